@@ -1,0 +1,441 @@
+package engine
+
+import (
+	"fmt"
+	"slices"
+)
+
+// Apply validates action a by seat and, if it is legal, applies it to s and
+// runs the game on to the next decision. On error s is unchanged. The events
+// are unredacted: show each seat EventsFor(events, seat).
+func Apply(s *State, seat int, a Action) ([]Event, error) {
+	if err := check(s, seat, a); err != nil {
+		return nil, err
+	}
+	g := &game{s: s}
+	g.apply(seat, a)
+	g.loop()
+	g.drainQueue()
+	s.Version++
+	s.rng = nil
+	return g.events, nil
+}
+
+// ApplyBatch applies a seat's actions in order, all or nothing, to a copy of
+// s. If an action leaves the seat waiting (an interrupt window, a prompt),
+// the actions after it are queued in the state and resumed by the engine
+// when the seat can act again; if one of them has become illegal by then the
+// queue is dropped with a private "queue_dropped" event saying why. On error
+// it returns s itself, the index of the failing action and the error.
+func ApplyBatch(s *State, seat int, actions []Action) (*State, []Event, int, error) {
+	if len(actions) == 0 {
+		return s, nil, 0, illegal(ErrBadAction, "no actions")
+	}
+	c := s.Clone()
+	var events []Event
+	for i, a := range actions {
+		ev, err := Apply(c, seat, a)
+		if err != nil {
+			return s, nil, i, err
+		}
+		events = append(events, ev...)
+		if i+1 < len(actions) && !c.Over() && (len(c.Prompts) > 0 || len(c.Stack) > 0) {
+			c.Queue = &Queued{Seat: seat, Actions: slices.Clone(actions[i+1:])}
+			events = append(events, Event{Kind: "queued", Seat: seat, N: len(actions) - i - 1, Only: []int{seat},
+				Text: fmt.Sprintf("%s wait for the game to continue.", plural(len(actions)-i-1, "action"))})
+			break
+		}
+	}
+	return c, events, -1, nil
+}
+
+// idle reports whether the game waits only for the active player's action.
+func (s *State) idle() bool {
+	return s.Phase == PhaseAction && len(s.Prompts) == 0 && len(s.Stack) == 0
+}
+
+// Awaiting lists the seats the game is waiting for: seats with open prompts,
+// or else the active player.
+func Awaiting(s *State) []int {
+	if s.Over() {
+		return nil
+	}
+	var out []int
+	for _, p := range s.Prompts {
+		if !slices.Contains(out, p.Seat) {
+			out = append(out, p.Seat)
+		}
+	}
+	if len(out) == 0 && s.idle() {
+		out = append(out, s.Active)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// PromptsFor returns the open prompts owed by seat.
+func PromptsFor(s *State, seat int) []Prompt {
+	var out []Prompt
+	for _, p := range s.Prompts {
+		if p.Seat == seat {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// check is the single set of predicates that decides legality: Apply uses it
+// to validate, Legal to list.
+func check(s *State, seat int, a Action) error {
+	if s.Over() {
+		return illegal(ErrGameOver, "the game is over")
+	}
+	if a.Type == ActTimeout {
+		if seat != System {
+			return illegal(ErrBadAction, "timeout is submitted by the service, not a seat")
+		}
+		return nil
+	}
+	if !s.live(seat) {
+		return illegal(ErrBadAction, "seat %d is not playing in this game", seat)
+	}
+	switch a.Type {
+	case ActAnswer:
+		return s.checkAnswer(seat, a)
+	case ActStanding:
+		return s.checkStanding(a.Standing)
+	case ActVoteEnd:
+		if s.Players[seat].VotedEnd {
+			return illegal(ErrBadAction, "you already voted to end the game")
+		}
+		return nil
+	case ActResign:
+		return nil
+	case ActPlace, ActPlayTool, ActPlayHack, ActClaim, ActAbandon, ActActivate, ActEndTurn:
+	default:
+		return illegal(ErrBadAction, "unknown action type %q", a.Type)
+	}
+	if seat != s.Active {
+		return illegal(ErrNotYourTurn, "it is %s's turn", s.name(s.Active))
+	}
+	if len(s.Prompts) > 0 || len(s.Stack) > 0 {
+		return illegal(ErrWaiting, "the game is waiting for %s to answer a prompt", joinAnd(s.names(Awaiting(s))))
+	}
+	if s.Phase != PhaseAction {
+		return illegal(ErrWrongPhase, "%s is only possible in the Action phase", a.Type)
+	}
+	switch a.Type {
+	case ActPlace, ActPlayTool, ActPlayHack:
+		c, err := s.handCard(seat, a.Card)
+		if err != nil {
+			return err
+		}
+		return s.checkPlay(seat, a.Type, c)
+	case ActClaim:
+		return s.checkClaim(a.Challenges)
+	case ActAbandon:
+		if s.Build == nil {
+			return illegal(ErrBuild, "there is no open Software Build to abandon")
+		}
+	case ActActivate:
+		_, err := s.activatable(seat, a.Card)
+		return err
+	}
+	return nil
+}
+
+// handCard finds a card in seat's hand.
+func (s *State) handCard(seat int, id string) (*Card, error) {
+	in, ok := find(s.Players[seat].Hand, id)
+	if !ok {
+		return nil, illegal(ErrNoCard, "card %q is not in your hand", id)
+	}
+	return s.card(in.Card), nil
+}
+
+// checkPlay checks playing card c from hand with action type t.
+func (s *State) checkPlay(seat int, t ActionType, c *Card) error {
+	want := map[ActionType][]CardType{ActPlace: {Monster, LabEquipment}, ActPlayTool: {Tool}, ActPlayHack: {Hack}}[t]
+	if !slices.Contains(want, c.Type) {
+		return illegal(ErrCardType, "%s is a %s; %s takes a %s", c.Name, c.Type.Title(), t, joinOr(typeTitles(want)))
+	}
+	if c.Has(KwInterrupt) {
+		return illegal(ErrCardType, "%s is an interrupt: it is played when an interrupt window asks you", c.Name)
+	}
+	if err := s.playable(seat, c); err != nil {
+		return err
+	}
+	if t == ActPlace {
+		return s.placeable(seat, c)
+	}
+	return nil
+}
+
+// playable checks a card's requirements and the limit keyword for seat.
+func (s *State) playable(seat int, c *Card) error {
+	if c.Has(KwLimit) && s.Players[seat].Limited {
+		return illegal(ErrLimit, "%s has the limit keyword and you already played a limit card since the start of your last turn", c.Name)
+	}
+	for _, r := range c.Requires {
+		if !s.holds(seat, c, r) {
+			return illegal(ErrRequirement, "%s requires %s", c.Name, ConditionText(r))
+		}
+	}
+	return nil
+}
+
+// placeable checks the Monster placement rules: a Senior needs a same-name
+// Monster in the Lab, a Chief a same-name Senior or Chief.
+func (s *State) placeable(seat int, c *Card) error {
+	if c.Type != Monster || c.Level == Junior {
+		return nil
+	}
+	best := 0
+	for _, in := range s.Players[seat].Lab {
+		if m := s.card(in.Card); m.Type == Monster && m.Name == c.Name {
+			best = max(best, m.Level.Rank())
+		}
+	}
+	switch {
+	case c.Level == Senior && best == 0:
+		return illegal(ErrPlacement, "a Senior %s needs a %s already in your Lab", c.Name, c.Name)
+	case c.Level == Chief && best < Senior.Rank():
+		return illegal(ErrPlacement, "a Chief %s needs a Senior or Chief %s already in your Lab", c.Name, c.Name)
+	}
+	return nil
+}
+
+// checkClaim checks that the open build covers the chosen Market challenges.
+func (s *State) checkClaim(ids []string) error {
+	if s.Build == nil || len(s.Build.Tools) == 0 {
+		return illegal(ErrBuild, "play Tools into a Software Build before claiming")
+	}
+	if len(ids) == 0 {
+		return illegal(ErrBuild, "name at least one Market challenge to claim")
+	}
+	tech, sci := 0, 0
+	for i, id := range ids {
+		in, ok := find(s.Market, id)
+		if !ok {
+			return illegal(ErrNoCard, "challenge %q is not in the Market", id)
+		}
+		if slices.Contains(ids[:i], id) {
+			return illegal(ErrBadAction, "challenge %q is named twice", id)
+		}
+		c := s.card(in.Card)
+		tech += c.Tech
+		sci += c.Sci
+	}
+	if bt, bs := s.BuildTech(), s.BuildSci(); tech > bt || sci > bs {
+		return illegal(ErrBuild, "the claim needs %d TECH and %d SCI; the Software Build has %d TECH and %d SCI", tech, sci, bt, bs)
+	}
+	return nil
+}
+
+// activatable finds the activated effect of a card in seat's Lab.
+func (s *State) activatable(seat int, id string) (Effect, error) {
+	p := &s.Players[seat]
+	in, ok := find(p.Lab, id)
+	if !ok {
+		return Effect{}, illegal(ErrNoCard, "card %q is not in your Lab", id)
+	}
+	c := s.card(in.Card)
+	effs := c.effects(Activated)
+	if len(effs) == 0 {
+		return Effect{}, illegal(ErrActivated, "%s has no activated ability", c.Name)
+	}
+	if slices.Contains(p.Used, id) {
+		return Effect{}, illegal(ErrActivated, "%s's ability was already used this turn", c.Name)
+	}
+	e := effs[0]
+	if e.Cost > len(p.Hand) {
+		return Effect{}, illegal(ErrActivated, "%s's ability costs %s to discard; you hold %d", c.Name, plural(e.Cost, "card"), len(p.Hand))
+	}
+	if e.If != nil && !s.holds(seat, c, *e.If) {
+		return Effect{}, illegal(ErrRequirement, "%s's ability requires %s", c.Name, ConditionText(*e.If))
+	}
+	return e, nil
+}
+
+// checkAnswer validates an answer to one of seat's prompts.
+func (s *State) checkAnswer(seat int, a Action) error {
+	i := slices.IndexFunc(s.Prompts, func(p Prompt) bool { return p.ID == a.Prompt })
+	if i < 0 {
+		return illegal(ErrNoPrompt, "prompt %q is not open", a.Prompt)
+	}
+	p := &s.Prompts[i]
+	if p.Seat != seat {
+		return illegal(ErrNoPrompt, "prompt %q is not yours", a.Prompt)
+	}
+	if len(a.Choices) < p.Min || len(a.Choices) > p.Max {
+		if p.Min == p.Max {
+			return illegal(ErrAnswer, "prompt %s takes exactly %d choices, got %d", p.ID, p.Min, len(a.Choices))
+		}
+		return illegal(ErrAnswer, "prompt %s takes %d to %d choices, got %d", p.ID, p.Min, p.Max, len(a.Choices))
+	}
+	for k, ch := range a.Choices {
+		if !slices.ContainsFunc(p.Options, func(o Option) bool { return o.ID == ch }) {
+			return illegal(ErrAnswer, "%q is not an option of prompt %s", ch, p.ID)
+		}
+		if slices.Contains(a.Choices[:k], ch) {
+			return illegal(ErrAnswer, "%q is chosen twice", ch)
+		}
+	}
+	return nil
+}
+
+// checkStanding validates standing interrupt answers.
+func (s *State) checkStanding(st *Standing) error {
+	if st == nil {
+		return illegal(ErrBadAction, "standing needs a standing field")
+	}
+	for _, sp := range st.Plays {
+		c := s.catalog().Card(sp.Card)
+		if c == nil {
+			return illegal(ErrNoCard, "no card %q", sp.Card)
+		}
+		if !c.answers(sp.On) {
+			return illegal(ErrCardType, "%s does not answer %s events", c.Name, sp.On)
+		}
+	}
+	return nil
+}
+
+// apply performs a checked action.
+func (g *game) apply(seat int, a Action) {
+	s := g.s
+	switch a.Type {
+	case ActPlace, ActPlayTool, ActPlayHack:
+		p := &s.Players[seat]
+		in, _ := remove(&p.Hand, a.Card)
+		c := s.card(in.Card)
+		if c.Has(KwLimit) {
+			p.Limited = true
+		}
+		kind := map[ActionType]EventKind{ActPlace: EvPlace, ActPlayTool: EvPlayTool, ActPlayHack: EvPlayHack}[a.Type]
+		if kind == EvPlayTool && s.Build == nil {
+			s.Build = &Build{}
+		}
+		g.emit(Event{Kind: "played", Seat: seat, Card: c.ID, Inst: in.ID, On: kind, Text: fmt.Sprintf("%s plays %s.", s.name(seat), c.Name)})
+		g.propose(Proposal{Kind: kind, Actor: seat, Card: &in})
+	case ActClaim:
+		g.propose(Proposal{Kind: EvClaim, Actor: seat, Challenges: slices.Clone(a.Challenges)})
+	case ActAbandon:
+		g.abandonBuild(seat)
+	case ActActivate:
+		e, _ := s.activatable(seat, a.Card)
+		p := &s.Players[seat]
+		p.Used = append(p.Used, a.Card)
+		in, _ := find(p.Lab, a.Card)
+		c := s.card(in.Card)
+		g.emit(Event{Kind: "activated", Seat: seat, Card: c.ID, Inst: in.ID, Text: fmt.Sprintf("%s activates %s.", s.name(seat), c.Name)})
+		g.pushEffect(seat, c, e, 0)
+	case ActEndTurn:
+		g.push(Task{Kind: TaskNext, Seat: seat}, Task{Kind: TaskEnd, Seat: seat})
+	case ActAnswer:
+		i := slices.IndexFunc(s.Prompts, func(p Prompt) bool { return p.ID == a.Prompt })
+		g.answer(s.Prompts[i], slices.Clone(a.Choices))
+	case ActStanding:
+		s.Players[seat].Standing = *a.Standing
+		g.emit(Event{Kind: "standing_set", Seat: seat, Only: []int{seat}, Text: "Your standing interrupt answers are saved."})
+	case ActVoteEnd:
+		s.Players[seat].VotedEnd = true
+		g.emit(Event{Kind: "voted_end", Seat: seat, Text: fmt.Sprintf("%s votes to end the game.", s.name(seat))})
+		for _, o := range s.order(seat) {
+			if !s.Players[o].VotedEnd {
+				return
+			}
+		}
+		g.finish("all players agreed to end it")
+	case ActResign:
+		g.resign(seat)
+	case ActTimeout:
+		g.timeout()
+	}
+}
+
+// timeout is a passed deadline: open prompts get their default answers
+// (interrupt windows pass); with none open, the active turn ends.
+func (g *game) timeout() {
+	s := g.s
+	if len(s.Prompts) > 0 {
+		seats := Awaiting(s)
+		for _, p := range slices.Clone(s.Prompts) {
+			g.answer(p, p.Default())
+		}
+		g.emit(Event{Kind: "timeout", Seat: -1, Seats: seats, Text: fmt.Sprintf("Time ran out for %s: the default answers apply.", joinAnd(s.names(seats)))})
+		return
+	}
+	g.emit(Event{Kind: "timeout", Seat: -1, Seats: []int{s.Active}, Text: fmt.Sprintf("Time ran out for %s: the turn ends.", s.name(s.Active))})
+	if s.idle() {
+		g.push(Task{Kind: TaskNext, Seat: s.Active}, Task{Kind: TaskEnd, Seat: s.Active})
+	}
+}
+
+// resign takes seat out of the game.
+func (g *game) resign(seat int) {
+	s := g.s
+	for _, p := range slices.Clone(s.Prompts) {
+		if p.Seat == seat {
+			g.answer(p, p.Default())
+		}
+	}
+	s.Players[seat].Resigned = true
+	if s.Queue != nil && s.Queue.Seat == seat {
+		s.Queue = nil
+	}
+	g.emit(Event{Kind: "resigned", Seat: seat, Text: fmt.Sprintf("%s resigns.", s.name(seat))})
+	if len(s.order(seat)) < 2 {
+		g.finish("only one player is left")
+		return
+	}
+	if seat != s.Active {
+		return
+	}
+	for _, t := range s.Stack {
+		g.returnHeld(t)
+	}
+	s.Stack, s.Prompts = nil, nil
+	g.abandonBuild(seat)
+	g.push(Task{Kind: TaskNext, Seat: seat})
+}
+
+// drainQueue resumes queued actions once their seat can act again.
+func (g *game) drainQueue() {
+	s := g.s
+	for s.Queue != nil {
+		q := s.Queue
+		if s.Over() {
+			s.Queue = nil
+			return
+		}
+		if len(s.Prompts) > 0 || len(s.Stack) > 0 {
+			return
+		}
+		a := q.Actions[0]
+		err := check(s, q.Seat, a)
+		if err == nil && s.Active != q.Seat {
+			err = illegal(ErrNotYourTurn, "your turn ended before the queued actions could run")
+		}
+		if err != nil {
+			s.Queue = nil
+			g.emit(Event{Kind: "queue_dropped", Seat: q.Seat, N: len(q.Actions), Only: []int{q.Seat},
+				Text: fmt.Sprintf("Your %s were dropped: %s (%s).", plural(len(q.Actions), "queued action"), a, err)})
+			return
+		}
+		if q.Actions = q.Actions[1:]; len(q.Actions) == 0 {
+			s.Queue = nil
+		}
+		g.emit(Event{Kind: "queue_resumed", Seat: q.Seat, Only: []int{q.Seat}, Text: fmt.Sprintf("Your queued action %s runs.", a)})
+		g.apply(q.Seat, a)
+		g.loop()
+	}
+}
+
+func typeTitles(ts []CardType) []string {
+	out := make([]string, len(ts))
+	for i, t := range ts {
+		out[i] = t.Title()
+	}
+	return out
+}

@@ -1,0 +1,575 @@
+package engine
+
+import (
+	"fmt"
+	"slices"
+)
+
+// TaskKind names a step of work waiting on the stack.
+type TaskKind string
+
+// Task kinds. Phase tasks drive the turn; ops tasks run an effect; event
+// tasks carry a proposed event through its interrupt window.
+const (
+	TaskBegin     TaskKind = "begin"      // Beginning phase of Seat's turn
+	TaskDraw      TaskKind = "draw"       // Draw phase
+	TaskHandLimit TaskKind = "hand_limit" // end of the Draw phase: discard down to the hand limit
+	TaskAction    TaskKind = "action"     // enter the Action phase
+	TaskEnd       TaskKind = "end"        // End phase
+	TaskNext      TaskKind = "next"       // pass the turn on
+	TaskOps       TaskKind = "ops"        // run Ops for Seat
+	TaskEvent     TaskKind = "event"      // a proposed event
+)
+
+// Task is one frame of the engine's work stack: "where was I" inside a
+// running turn or effect, as plain data, so a game can wait days for an
+// answer.
+type Task struct {
+	Kind     TaskKind  `json:"kind"`
+	Seat     int       `json:"seat"`
+	Src      string    `json:"src,omitempty"`      // card id whose effect runs
+	Ops      []Op      `json:"ops,omitempty"`      // TaskOps: the operations
+	I        int       `json:"i,omitempty"`        // TaskOps: the next operation
+	Who      []int     `json:"who,omitempty"`      // seats the current operation still has to deal with
+	Resolved bool      `json:"resolved,omitempty"` // Who is set for the current operation
+	Prompt   string    `json:"prompt,omitempty"`   // the prompt this task waits for
+	Answer   []string  `json:"answer,omitempty"`
+	Answered bool      `json:"answered,omitempty"`
+	Parent   int       `json:"parent,omitempty"` // 1 + stack index of the event an interrupt effect answers; 0 none
+	Held     []Inst    `json:"held,omitempty"`   // cards lifted from a deck while a choice is made
+	Ev       *Proposal `json:"ev,omitempty"`
+}
+
+// Proposal is an event proposed but not yet happened.
+type Proposal struct {
+	Kind       EventKind `json:"kind"`
+	Actor      int       `json:"actor"`
+	Card       *Inst     `json:"card,omitempty"` // the card being placed or played, held here meanwhile
+	Challenges []string  `json:"challenges,omitempty"`
+	N          int       `json:"n,omitempty"`    // draw: cards to draw
+	Tech       int       `json:"tech,omitempty"` // alterations
+	Sci        int       `json:"sci,omitempty"`
+	Cancelled  bool      `json:"cancelled,omitempty"`
+	Depth      int       `json:"depth,omitempty"`
+	Interrupt  bool      `json:"interrupt,omitempty"` // a play_hack of an interrupt answering Parent
+	Parent     int       `json:"parent,omitempty"`
+	Stage      string    `json:"stage,omitempty"`
+	Window     *Window   `json:"window,omitempty"`
+}
+
+// Window is an open interrupt window. Plays are sealed: views never show them.
+type Window struct {
+	Seats   []int        `json:"seats"`   // seats asked, in seat order from the actor
+	Prompts []string     `json:"prompts"` // prompts still open
+	Plays   []WindowPlay `json:"plays,omitempty"`
+}
+
+// WindowPlay is a sealed answer: Seat plays the instance Card.
+type WindowPlay struct {
+	Seat int    `json:"seat"`
+	Card string `json:"card"`
+}
+
+// loopCap bounds the steps of one Apply; reaching it is an engine bug.
+const loopCap = 100000
+
+// game is one Apply in progress: the state and the events it emits.
+type game struct {
+	s      *State
+	events []Event
+	steps  int
+}
+
+func (g *game) emit(e Event) { g.events = append(g.events, e) }
+
+// emitPrivate emits an event for seat only, with a public twin.
+func (g *game) emitPrivate(seat int, private, public Event) {
+	private.Only = []int{seat}
+	private.Public = &public
+	g.emit(private)
+}
+
+func (s *State) name(seat int) string {
+	if seat < 0 || seat >= len(s.Players) {
+		return "the game"
+	}
+	if n := s.Players[seat].Name; n != "" {
+		return n
+	}
+	return fmt.Sprintf("Seat %d", seat)
+}
+
+// push puts tasks on the stack; the last one runs first.
+func (g *game) push(ts ...Task) { g.s.Stack = append(g.s.Stack, ts...) }
+
+func (g *game) pop() Task {
+	s := g.s
+	t := s.Stack[len(s.Stack)-1]
+	s.Stack = s.Stack[:len(s.Stack)-1]
+	return t
+}
+
+// loop runs the stack until a prompt is open, the stack is empty (the
+// active player's Action phase) or the game is over.
+func (g *game) loop() {
+	s := g.s
+	for s.Phase != PhaseOver && len(s.Prompts) == 0 && len(s.Stack) > 0 {
+		g.steps++
+		if g.steps > loopCap {
+			panic("engine: loop cap reached")
+		}
+		g.step()
+	}
+}
+
+func (g *game) step() {
+	s := g.s
+	top := len(s.Stack) - 1
+	switch t := s.Stack[top]; t.Kind {
+	case TaskBegin:
+		g.pop()
+		g.beginTurn(t.Seat)
+	case TaskDraw:
+		g.pop()
+		s.Phase = PhaseDraw
+		n := drawCount[len(s.Players)] + s.statMod(t.Seat, StatDraw)
+		g.push(Task{Kind: TaskEvent, Seat: t.Seat, Ev: &Proposal{Kind: EvDraw, Actor: t.Seat, N: max(n, 0)}})
+	case TaskHandLimit:
+		g.pop()
+		if over := len(s.Players[t.Seat].Hand) - HandLimit; over > 0 {
+			g.push(Task{Kind: TaskOps, Seat: t.Seat, Src: "hand_limit", Ops: []Op{{Verb: VDiscard, N: over}}})
+		}
+	case TaskAction:
+		g.pop()
+		s.Phase = PhaseAction
+	case TaskEnd:
+		g.pop()
+		s.Phase = PhaseEnd
+		g.abandonBuild(t.Seat)
+		g.labEffects(t.Seat, OnTurnEnd)
+	case TaskNext:
+		g.pop()
+		g.emit(Event{Kind: "turn_ended", Seat: t.Seat, Text: fmt.Sprintf("%s ends their turn.", s.name(t.Seat))})
+		next := s.order(t.Seat)[0]
+		s.Turn++
+		s.Active = next
+		g.push(Task{Kind: TaskAction, Seat: next}, Task{Kind: TaskHandLimit, Seat: next}, Task{Kind: TaskDraw, Seat: next}, Task{Kind: TaskBegin, Seat: next})
+	case TaskOps:
+		g.stepOps(top)
+	case TaskEvent:
+		g.stepEvent(top)
+	default:
+		panic("engine: unknown task " + string(t.Kind))
+	}
+}
+
+// beginTurn runs the Beginning phase: globals expire, the limit lock lifts,
+// and "at the beginning of your turn" effects of the Lab run.
+func (g *game) beginTurn(seat int) {
+	s := g.s
+	s.Phase = PhaseBeginning
+	p := &s.Players[seat]
+	p.Limited = false
+	p.Used = nil
+	g.emit(Event{Kind: "turn_started", Seat: seat, N: s.Turn, Text: fmt.Sprintf("Turn %d: %s begins.", s.Turn, s.name(seat))})
+	kept := s.Global[:0]
+	for _, gl := range s.Global {
+		if gl.Owner != seat {
+			kept = append(kept, gl)
+			continue
+		}
+		*s.bin(seat) = append(*s.bin(seat), s.rekey(gl.Inst))
+		g.emit(Event{Kind: "global_expired", Seat: seat, Card: gl.Card, Inst: gl.ID,
+			Text: fmt.Sprintf("%s's %s leaves the Global zone.", s.name(seat), s.card(gl.Card).Name)})
+	}
+	s.Global = kept
+	g.labEffects(seat, OnTurnStart)
+}
+
+// labEffects pushes the effects with trigger t of seat's Lab cards, so that
+// they run in Lab order.
+func (g *game) labEffects(seat int, t Trigger) {
+	s := g.s
+	lab := s.Players[seat].Lab
+	for i := len(lab) - 1; i >= 0; i-- {
+		c := s.card(lab[i].Card)
+		effs := c.effects(t)
+		for j := len(effs) - 1; j >= 0; j-- {
+			g.pushEffect(seat, c, effs[j], 0)
+		}
+	}
+}
+
+// pushEffect schedules an effect of card c controlled by seat, unless its
+// condition fails. parent is 1 + the stack index of the event it answers.
+func (g *game) pushEffect(seat int, c *Card, e Effect, parent int) {
+	if e.If != nil && !g.s.holds(seat, c, *e.If) {
+		return
+	}
+	ops := e.Do
+	if e.Cost > 0 {
+		ops = append([]Op{{Verb: VDiscard, N: e.Cost}}, ops...)
+	}
+	g.push(Task{Kind: TaskOps, Seat: seat, Src: c.ID, Ops: ops, Parent: parent})
+}
+
+// draw moves n cards from seat's Laboratory Deck to their hand, reshuffling
+// the Recycle Bin into a new deck when the deck runs out.
+func (g *game) draw(seat, n int) {
+	s := g.s
+	var got []Inst
+	for range n {
+		if !g.ensureDeck(seat) {
+			break
+		}
+		deck := s.deck(seat)
+		c := s.rekey((*deck)[0])
+		*deck = (*deck)[1:]
+		got = append(got, c)
+	}
+	if len(got) == 0 {
+		return
+	}
+	p := &s.Players[seat]
+	p.Hand = append(p.Hand, got...)
+	cards, insts := split(got)
+	g.emitPrivate(seat,
+		Event{Kind: "drew", Seat: seat, Cards: cards, Insts: insts, N: len(got), Text: fmt.Sprintf("You draw %s.", s.cardList(cards))},
+		Event{Kind: "drew", Seat: seat, N: len(got), Text: fmt.Sprintf("%s draws %s.", s.name(seat), plural(len(got), "card"))})
+}
+
+// ensureDeck makes sure seat's deck has a card, reshuffling the Recycle Bin
+// if needed. It reports false if both are empty.
+func (g *game) ensureDeck(seat int) bool {
+	s := g.s
+	deck, bin := s.deck(seat), s.bin(seat)
+	if len(*deck) > 0 {
+		return true
+	}
+	if len(*bin) == 0 {
+		return false
+	}
+	*deck, *bin = *bin, nil
+	s.shuffle(*deck)
+	g.emit(Event{Kind: "deck_reshuffled", Seat: seat, N: len(*deck),
+		Text: fmt.Sprintf("%s shuffles the Recycle Bin into a new Laboratory Deck of %s.", s.name(seat), plural(len(*deck), "card"))})
+	return true
+}
+
+// toBin puts cards into seat's Recycle Bin, face down.
+func (g *game) toBin(seat int, cards ...Inst) {
+	bin := g.s.bin(seat)
+	for _, c := range cards {
+		*bin = append(*bin, g.s.rekey(c))
+	}
+}
+
+// discard moves the hand cards with these instance ids to the Recycle Bin.
+func (g *game) discard(seat int, ids []string, random bool) {
+	s := g.s
+	p := &s.Players[seat]
+	var gone []Inst
+	for _, id := range ids {
+		if c, ok := remove(&p.Hand, id); ok {
+			gone = append(gone, c)
+		}
+	}
+	if len(gone) == 0 {
+		return
+	}
+	g.toBin(seat, gone...)
+	cards, _ := split(gone)
+	how := ""
+	if random {
+		how = " at random"
+	}
+	g.emitPrivate(seat,
+		Event{Kind: "discarded", Seat: seat, Cards: cards, N: len(gone), Text: fmt.Sprintf("You discard %s%s.", s.cardList(cards), how)},
+		Event{Kind: "discarded", Seat: seat, N: len(gone), Text: fmt.Sprintf("%s discards %s%s.", s.name(seat), plural(len(gone), "card"), how)})
+}
+
+// refillMarket flips challenges until the Market is full or the Challenge
+// Deck is empty.
+func (g *game) refillMarket() {
+	s := g.s
+	for len(s.Market) < marketSize[len(s.Players)] && len(s.ChallengeDeck) > 0 {
+		c := s.rekey(s.ChallengeDeck[0])
+		s.ChallengeDeck = s.ChallengeDeck[1:]
+		s.Market = append(s.Market, c)
+		g.emit(Event{Kind: "challenge_revealed", Seat: -1, Card: c.Card, Inst: c.ID,
+			Text: fmt.Sprintf("%s opens in the Market.", s.card(c.Card).Name)})
+	}
+}
+
+// abandonBuild sends an open build's Tools to the Recycle Bin.
+func (g *game) abandonBuild(seat int) {
+	s := g.s
+	if s.Build == nil {
+		return
+	}
+	tools := s.Build.Tools
+	s.Build = nil
+	g.toBin(seat, tools...)
+	g.emit(Event{Kind: "build_abandoned", Seat: seat, N: len(tools),
+		Text: fmt.Sprintf("%s abandons a Software Build of %s.", s.name(seat), plural(len(tools), "Tool"))})
+}
+
+// prompt opens a prompt for task t. A prompt for a seat that has left the
+// game is answered at once with its default.
+func (g *game) prompt(t *Task, p Prompt) {
+	s := g.s
+	if !s.live(p.Seat) {
+		t.Answer, t.Answered = p.Default(), true
+		return
+	}
+	s.Serial++
+	p.ID = fmt.Sprintf("p%d", s.Serial)
+	if p.Kind != PromptInterrupt {
+		p.Actor = p.Seat
+	}
+	s.Prompts = append(s.Prompts, p)
+	t.Prompt = p.ID
+	g.emitPrivate(p.Seat,
+		Event{Kind: "prompt", Seat: p.Seat, Prompt: p.ID, Text: p.Text},
+		Event{Kind: "waiting", Seat: p.Seat, Text: fmt.Sprintf("Waiting for %s to decide.", s.name(p.Seat))})
+}
+
+// answer delivers a validated answer to the task or window waiting for it.
+func (g *game) answer(p Prompt, choices []string) {
+	s := g.s
+	s.Prompts = slices.DeleteFunc(s.Prompts, func(q Prompt) bool { return q.ID == p.ID })
+	for i := len(s.Stack) - 1; i >= 0; i-- {
+		t := &s.Stack[i]
+		if t.Prompt == p.ID {
+			t.Prompt, t.Answer, t.Answered = "", choices, true
+			return
+		}
+		if t.Ev != nil && t.Ev.Window != nil && slices.Contains(t.Ev.Window.Prompts, p.ID) {
+			w := t.Ev.Window
+			w.Prompts = slices.DeleteFunc(w.Prompts, func(id string) bool { return id == p.ID })
+			if choices[0] != Pass {
+				w.Plays = append(w.Plays, WindowPlay{Seat: p.Seat, Card: choices[0]})
+			}
+			g.emit(Event{Kind: "answered", Seat: p.Seat, Prompt: p.ID, On: t.Ev.Kind,
+				Text: fmt.Sprintf("%s has answered.", s.name(p.Seat))})
+			return
+		}
+	}
+	panic("engine: no task waits for prompt " + p.ID)
+}
+
+// finish ends the game, scores it and names the winners.
+func (g *game) finish(reason string) {
+	s := g.s
+	for _, t := range s.Stack {
+		g.returnHeld(t)
+	}
+	s.Stack, s.Prompts, s.Queue = nil, nil, nil
+	if s.Build != nil {
+		g.abandonBuild(s.Active)
+	}
+	s.Phase = PhaseOver
+	scores := make([]int, len(s.Players))
+	for i := range s.Players {
+		scores[i] = s.Score(i)
+	}
+	s.Winners = s.winners(scores)
+	names := make([]string, len(s.Winners))
+	for i, w := range s.Winners {
+		names[i] = s.name(w)
+	}
+	g.emit(Event{Kind: "game_over", Seat: -1, Scores: scores, Seats: s.Winners,
+		Text: fmt.Sprintf("The game is over (%s). Winner: %s.", reason, joinAnd(names))})
+}
+
+// returnHeld puts cards held by a task back into a Recycle Bin, so that no
+// card is lost when the stack is unwound.
+func (g *game) returnHeld(t Task) {
+	if t.Ev != nil && t.Ev.Card != nil {
+		g.toBin(t.Ev.Actor, *t.Ev.Card)
+	}
+	if len(t.Held) > 0 {
+		g.toBin(t.Seat, t.Held...)
+	}
+}
+
+// Score is seat's Big Data Points: their Ranking plus static modifiers.
+func (s *State) Score(seat int) int {
+	n := 0
+	for _, c := range s.Players[seat].Ranking {
+		n += s.card(c.Card).Points
+	}
+	return n + s.statMod(seat, StatPoints)
+}
+
+// winners applies the scoring rules: most Big Data Points; on a tie, the
+// player holding the single most valuable challenge; still tied, a shared
+// win. Seats that resigned cannot win.
+func (s *State) winners(scores []int) []int {
+	best := -1 << 31
+	var tied []int
+	for i, sc := range scores {
+		if !s.live(i) {
+			continue
+		}
+		switch {
+		case sc > best:
+			best, tied = sc, []int{i}
+		case sc == best:
+			tied = append(tied, i)
+		}
+	}
+	if len(tied) < 2 {
+		return tied
+	}
+	top := func(seat int) int {
+		m := 0
+		for _, c := range s.Players[seat].Ranking {
+			m = max(m, s.card(c.Card).Points)
+		}
+		return m
+	}
+	bestTop := -1
+	var out []int
+	for _, seat := range tied {
+		switch t := top(seat); {
+		case t > bestTop:
+			bestTop, out = t, []int{seat}
+		case t == bestTop:
+			out = append(out, seat)
+		}
+	}
+	return out
+}
+
+// statMod sums the static modifiers of stat that apply to seat: from every
+// Lab card in play and every card in the Global zone.
+func (s *State) statMod(seat int, stat Stat) int {
+	sum := 0
+	add := func(owner int, in Inst) {
+		c := s.card(in.Card)
+		for _, e := range c.Effects {
+			if e.Trigger != Static || (e.If != nil && !s.holds(owner, c, *e.If)) {
+				continue
+			}
+			for _, op := range e.Do {
+				if op.Stat == stat && affects(owner, op.Who, seat) {
+					sum += op.N * s.per(owner, op.Per)
+				}
+			}
+		}
+	}
+	for owner := range s.Players {
+		if !s.live(owner) {
+			continue
+		}
+		for _, in := range s.Players[owner].Lab {
+			add(owner, in)
+		}
+	}
+	for _, gl := range s.Global {
+		add(gl.Owner, gl.Inst)
+	}
+	return sum
+}
+
+func affects(owner int, who Who, seat int) bool {
+	switch who {
+	case Opponents:
+		return seat != owner
+	case All:
+		return true
+	}
+	return seat == owner
+}
+
+// per is the multiplier of an operation with Per: the number of Monsters of
+// that class in seat's Lab, or 1 without Per.
+func (s *State) per(seat int, cl Class) int {
+	if cl == "" {
+		return 1
+	}
+	n := 0
+	for _, in := range s.Players[seat].Lab {
+		if c := s.card(in.Card); c.Type == Monster && c.HasClass(cl) {
+			n++
+		}
+	}
+	return n
+}
+
+// holds tests a condition for seat about card c.
+func (s *State) holds(seat int, c *Card, cond Condition) bool {
+	lab := s.Players[seat].Lab
+	if cond.Class != "" || cond.Level != "" {
+		need := max(cond.Count, 1)
+		n := 0
+		for _, in := range lab {
+			m := s.card(in.Card)
+			if m.Type == Monster && (cond.Class == "" || m.HasClass(cond.Class)) && m.Level.Rank() >= cond.Level.Rank() {
+				n++
+			}
+		}
+		if n < need {
+			return false
+		}
+	}
+	if cond.Equipment != "" && !slices.ContainsFunc(lab, func(in Inst) bool { return in.Card == cond.Equipment }) {
+		return false
+	}
+	if cond.Recipe || cond.Components > 0 {
+		if s.Build == nil || s.Active != seat {
+			return false
+		}
+		if cond.Recipe {
+			have := make([]string, 0, len(s.Build.Tools))
+			for _, t := range s.Build.Tools {
+				have = append(have, t.Card)
+			}
+			for _, need := range c.Recipe {
+				i := slices.Index(have, need)
+				if i < 0 {
+					return false
+				}
+				have = slices.Delete(have, i, i+1)
+			}
+		}
+		if cond.Components > 0 {
+			n := 0
+			for _, t := range s.Build.Tools {
+				if s.card(t.Card).Has(KwComponent) {
+					n++
+				}
+			}
+			if n < cond.Components {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// BuildTech and BuildSci are the open build's totals with static modifiers.
+func (s *State) BuildTech() int {
+	if s.Build == nil {
+		return 0
+	}
+	return max(s.Build.Tech+s.statMod(s.Active, StatTech), 0)
+}
+
+// BuildSci is the open build's SCI with static modifiers.
+func (s *State) BuildSci() int {
+	if s.Build == nil {
+		return 0
+	}
+	return max(s.Build.Sci+s.statMod(s.Active, StatSci), 0)
+}
+
+func split(cs []Inst) (cards, insts []string) {
+	cards = make([]string, len(cs))
+	insts = make([]string, len(cs))
+	for i, c := range cs {
+		cards[i], insts[i] = c.Card, c.ID
+	}
+	return cards, insts
+}

@@ -1,0 +1,92 @@
+package engine
+
+// maxAnswers caps how many combinations of a multi-choice prompt Legal
+// lists; every listed answer is legal, and the prompt itself describes all.
+const maxAnswers = 256
+
+// Legal lists the actions seat may submit now, each of which Apply accepts.
+// It generates candidates and keeps those that pass the same predicates
+// Apply uses. Timeout (System only) and the always-available standing,
+// vote_end and resign actions are not listed.
+func Legal(s *State, seat int) []Action {
+	if s.Over() || !s.live(seat) {
+		return nil
+	}
+	var out []Action
+	keep := func(a Action) {
+		if check(s, seat, a) == nil {
+			out = append(out, a)
+		}
+	}
+	for _, p := range s.Prompts {
+		if p.Seat != seat {
+			continue
+		}
+		combos(len(p.Options), p.Min, p.Max, func(pick []int) bool {
+			ch := make([]string, len(pick))
+			for i, k := range pick {
+				ch[i] = p.Options[k].ID
+			}
+			keep(Action{Type: ActAnswer, Prompt: p.ID, Choices: ch})
+			return len(out) < maxAnswers
+		})
+	}
+	if seat != s.Active || !s.idle() {
+		return out
+	}
+	p := &s.Players[seat]
+	for _, in := range p.Hand {
+		switch s.card(in.Card).Type {
+		case Monster, LabEquipment:
+			keep(Action{Type: ActPlace, Card: in.ID})
+		case Tool:
+			keep(Action{Type: ActPlayTool, Card: in.ID})
+		case Hack:
+			keep(Action{Type: ActPlayHack, Card: in.ID})
+		}
+	}
+	for _, in := range p.Lab {
+		if len(s.card(in.Card).effects(Activated)) > 0 {
+			keep(Action{Type: ActActivate, Card: in.ID})
+		}
+	}
+	if s.Build != nil {
+		combos(len(s.Market), 1, len(s.Market), func(pick []int) bool {
+			ids := make([]string, len(pick))
+			for i, k := range pick {
+				ids[i] = s.Market[k].ID
+			}
+			keep(Action{Type: ActClaim, Challenges: ids})
+			return true
+		})
+		keep(Action{Type: ActAbandon})
+	}
+	keep(Action{Type: ActEndTurn})
+	return out
+}
+
+// combos calls f with every increasing selection of lo..hi indexes below n,
+// until f returns false.
+func combos(n, lo, hi int, f func([]int) bool) {
+	pick := make([]int, 0, hi)
+	var rec func(start int) bool
+	rec = func(start int) bool {
+		if len(pick) >= lo {
+			if !f(append([]int(nil), pick...)) {
+				return false
+			}
+		}
+		if len(pick) == hi {
+			return true
+		}
+		for i := start; i < n; i++ {
+			pick = append(pick, i)
+			if !rec(i + 1) {
+				return false
+			}
+			pick = pick[:len(pick)-1]
+		}
+		return true
+	}
+	rec(0)
+}

@@ -1,0 +1,350 @@
+package engine
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+)
+
+// stepOps runs the next operation of the ops task at index i.
+func (g *game) stepOps(i int) {
+	s := g.s
+	t := &s.Stack[i]
+	if t.I >= len(t.Ops) {
+		g.pop()
+		return
+	}
+	if g.op(t, t.Ops[t.I]) {
+		t = &s.Stack[i]
+		t.I++
+		t.Who, t.Resolved, t.Answer, t.Answered, t.Held = nil, false, nil, false, nil
+	}
+}
+
+// parent returns the proposal an interrupt effect answers, or nil.
+func (g *game) parent(t *Task) *Proposal {
+	if t.Parent <= 0 || t.Parent > len(g.s.Stack) {
+		return nil
+	}
+	return g.s.Stack[t.Parent-1].Ev
+}
+
+// targets resolves op.Who into t.Who, prompting for a chosen opponent. It
+// reports false while waiting for that answer.
+func (g *game) targets(t *Task, op Op) bool {
+	if t.Resolved {
+		return true
+	}
+	s := g.s
+	opps := slices.DeleteFunc(s.order(t.Seat), func(x int) bool { return x == t.Seat })
+	switch op.Who {
+	case Opponents:
+		t.Who = opps
+	case All:
+		t.Who = append([]int{t.Seat}, opps...)
+	case Actor:
+		if p := g.parent(t); p != nil && s.live(p.Actor) {
+			t.Who = []int{p.Actor}
+		}
+	case Chosen:
+		switch {
+		case t.Answered:
+			seat, _ := strconv.Atoi(t.Answer[0])
+			t.Who, t.Answer, t.Answered = []int{seat}, nil, false
+		case len(opps) <= 1:
+			t.Who = opps
+		default:
+			opts := make([]Option, len(opps))
+			for k, o := range opps {
+				opts[k] = Option{ID: strconv.Itoa(o), Label: s.name(o)}
+			}
+			g.prompt(t, Prompt{Seat: t.Seat, Kind: PromptPlayer, Min: 1, Max: 1, Options: opts, Source: t.Src,
+				Text: fmt.Sprintf("%s: choose an opponent to %s.", s.srcName(t.Src), OpText(op))})
+			return false
+		}
+	default:
+		t.Who = []int{t.Seat}
+	}
+	t.Resolved = true
+	return true
+}
+
+// op runs one operation for task t. It reports whether the operation is
+// finished; false means it opened a prompt and waits for the answer.
+func (g *game) op(t *Task, op Op) bool {
+	s := g.s
+	if !g.targets(t, op) {
+		return false
+	}
+	n := op.N * s.per(t.Seat, op.Per)
+	src := s.srcName(t.Src)
+	switch op.Verb {
+	case VDraw:
+		for _, seat := range t.Who {
+			g.draw(seat, n)
+		}
+	case VDiscardRandom:
+		for _, seat := range t.Who {
+			hand := s.Players[seat].Hand
+			var ids []string
+			for _, k := range s.random().Perm(len(hand))[:min(n, len(hand))] {
+				ids = append(ids, hand[k].ID)
+			}
+			g.discard(seat, ids, true)
+		}
+	case VDiscard:
+		for len(t.Who) > 0 {
+			seat := t.Who[0]
+			hand := s.Players[seat].Hand
+			switch {
+			case t.Answered:
+				g.discard(seat, t.Answer, false)
+				t.Answer, t.Answered = nil, false
+			case len(hand) <= n:
+				_, ids := split(hand)
+				g.discard(seat, ids, false)
+			default:
+				text := fmt.Sprintf("%s: discard %s.", src, plural(n, "card"))
+				if t.Src == "hand_limit" {
+					text = fmt.Sprintf("Hand limit: discard %s to keep %d.", plural(n, "card"), HandLimit)
+				}
+				g.prompt(t, Prompt{Seat: seat, Kind: PromptDiscard, Min: n, Max: n, Options: s.cardOptions(hand), Source: t.Src, Text: text})
+				return false
+			}
+			t.Who = t.Who[1:]
+		}
+	case VLook:
+		return g.look(t, n)
+	case VRecover:
+		return g.recover(t, n)
+	case VRecycle:
+		deck, bin := s.deck(t.Seat), s.bin(t.Seat)
+		k := len(*bin)
+		*deck = append(*deck, *bin...)
+		*bin = nil
+		s.shuffle(*deck)
+		g.emit(Event{Kind: "recycled", Seat: t.Seat, N: k, Text: fmt.Sprintf("%s shuffles %s from the Recycle Bin into the Laboratory Deck.", s.name(t.Seat), plural(k, "card"))})
+	case VBoost:
+		if s.Build != nil && s.Active == t.Seat {
+			if op.Stat == StatTech {
+				s.Build.Tech += n
+			} else {
+				s.Build.Sci += n
+			}
+			g.emit(Event{Kind: "boosted", Seat: t.Seat, Card: t.Src, N: n, Text: fmt.Sprintf("%s adds %d %s to the Software Build.", src, n, statName(op.Stat))})
+		}
+	case VCancel:
+		if p := g.parent(t); p != nil && !p.Cancelled {
+			p.Cancelled = true
+			g.emit(Event{Kind: "cancelled", Seat: t.Seat, Card: t.Src, On: p.Kind, Target: p.Actor,
+				Text: fmt.Sprintf("%s cancels %s.", src, s.proposalText(p))})
+		}
+	case VAlter:
+		if p := g.parent(t); p != nil {
+			switch op.Stat {
+			case StatDraw:
+				p.N = max(p.N+op.N, 0)
+			case StatTech:
+				p.Tech += op.N
+			case StatSci:
+				p.Sci += op.N
+			}
+			g.emit(Event{Kind: "altered", Seat: t.Seat, Card: t.Src, On: p.Kind, N: op.N, Target: p.Actor,
+				Text: fmt.Sprintf("%s changes %s: %+d %s.", src, s.proposalText(p), op.N, statName(op.Stat))})
+		}
+	case VRefresh:
+		return g.refresh(t, n)
+	case VBounce, VScrap:
+		return g.removeFromLab(t, op)
+	case VChoose:
+		if !t.Answered {
+			opts := make([]Option, len(op.Options))
+			for k, o := range op.Options {
+				opts[k] = Option{ID: strconv.Itoa(k + 1), Label: OpsText(o)}
+			}
+			g.prompt(t, Prompt{Seat: t.Seat, Kind: PromptChoose, Min: 1, Max: 1, Options: opts, Source: t.Src, Text: src + ": choose one."})
+			return false
+		}
+		k, _ := strconv.Atoi(t.Answer[0])
+		t.Ops = slices.Concat(t.Ops[:t.I+1], op.Options[k-1], t.Ops[t.I+1:])
+	}
+	return true
+}
+
+// look lifts the top n cards of the controller's deck, lets them take one
+// into their hand, and puts the rest on the bottom.
+func (g *game) look(t *Task, n int) bool {
+	s := g.s
+	seat := t.Seat
+	if !t.Answered {
+		for len(t.Held) < n && g.ensureDeck(seat) {
+			deck := s.deck(seat)
+			t.Held = append(t.Held, (*deck)[0])
+			*deck = (*deck)[1:]
+		}
+		if len(t.Held) == 0 {
+			return true
+		}
+		if len(t.Held) > 1 {
+			g.prompt(t, Prompt{Seat: seat, Kind: PromptLook, Min: 1, Max: 1, Options: s.cardOptions(t.Held), Source: t.Src,
+				Text: fmt.Sprintf("%s: take one of the top %s of your Laboratory Deck; the rest go to the bottom.", s.srcName(t.Src), plural(len(t.Held), "card"))})
+			return false
+		}
+		t.Answer = []string{t.Held[0].ID}
+	}
+	var taken Inst
+	var rest []Inst
+	for _, c := range t.Held {
+		if c.ID == t.Answer[0] {
+			taken = c
+		} else {
+			rest = append(rest, c)
+		}
+	}
+	p := &s.Players[seat]
+	p.Hand = append(p.Hand, s.rekey(taken))
+	deck := s.deck(seat)
+	for _, c := range rest {
+		*deck = append(*deck, s.rekey(c))
+	}
+	t.Held = nil
+	seen, _ := split(append([]Inst{taken}, rest...))
+	g.emitPrivate(seat,
+		Event{Kind: "looked", Seat: seat, Card: taken.Card, Cards: seen, N: len(seen), Text: fmt.Sprintf("You look at %s and take %s.", s.cardList(seen), s.card(taken.Card).Name)},
+		Event{Kind: "looked", Seat: seat, N: len(seen), Text: fmt.Sprintf("%s looks at %s of their deck and takes one.", s.name(seat), plural(len(seen), "card"))})
+	return true
+}
+
+// recover takes up to n cards of the controller's choice from their Recycle
+// Bin into their hand.
+func (g *game) recover(t *Task, n int) bool {
+	s := g.s
+	seat := t.Seat
+	bin := s.bin(seat)
+	if len(*bin) == 0 {
+		return true
+	}
+	var ids []string
+	switch {
+	case t.Answered:
+		ids = t.Answer
+	case len(*bin) <= n:
+		_, ids = split(*bin)
+	default:
+		g.prompt(t, Prompt{Seat: seat, Kind: PromptRecover, Min: n, Max: n, Options: s.cardOptions(*bin), Source: t.Src,
+			Text: fmt.Sprintf("%s: take %s from your Recycle Bin.", s.srcName(t.Src), plural(n, "card"))})
+		return false
+	}
+	var got []Inst
+	for _, id := range ids {
+		if c, ok := remove(bin, id); ok {
+			got = append(got, s.rekey(c))
+		}
+	}
+	s.Players[seat].Hand = append(s.Players[seat].Hand, got...)
+	cards, _ := split(got)
+	g.emitPrivate(seat,
+		Event{Kind: "recovered", Seat: seat, Cards: cards, N: len(got), Text: fmt.Sprintf("You take %s from your Recycle Bin.", s.cardList(cards))},
+		Event{Kind: "recovered", Seat: seat, N: len(got), Text: fmt.Sprintf("%s takes %s from the Recycle Bin.", s.name(seat), plural(len(got), "card"))})
+	return true
+}
+
+// refresh puts up to n Market challenges of the controller's choice under
+// the Challenge Deck and refills the Market.
+func (g *game) refresh(t *Task, n int) bool {
+	s := g.s
+	if len(s.Market) == 0 || len(s.ChallengeDeck) == 0 {
+		return true
+	}
+	if !t.Answered {
+		g.prompt(t, Prompt{Seat: t.Seat, Kind: PromptRefresh, Min: 0, Max: min(n, len(s.Market)), Options: s.cardOptions(s.Market), Source: t.Src,
+			Text: fmt.Sprintf("%s: put up to %s from the Market under the Challenge Deck.", s.srcName(t.Src), plural(n, "challenge"))})
+		return false
+	}
+	for _, id := range t.Answer {
+		if c, ok := remove(&s.Market, id); ok {
+			s.ChallengeDeck = append(s.ChallengeDeck, s.rekey(c))
+			g.emit(Event{Kind: "challenge_refreshed", Seat: t.Seat, Card: c.Card, Inst: c.ID,
+				Text: fmt.Sprintf("%s puts %s under the Challenge Deck.", s.name(t.Seat), s.card(c.Card).Name)})
+		}
+	}
+	g.refillMarket()
+	return true
+}
+
+// removeFromLab returns (bounce) or discards (scrap) a card of the target
+// type from each target's Lab, chosen by the controller.
+func (g *game) removeFromLab(t *Task, op Op) bool {
+	s := g.s
+	for len(t.Who) > 0 {
+		seat := t.Who[0]
+		var cands []Inst
+		for _, in := range s.Players[seat].Lab {
+			if s.card(in.Card).Type == op.Target {
+				cands = append(cands, in)
+			}
+		}
+		switch {
+		case len(cands) == 0:
+		case !t.Answered && len(cands) > 1:
+			g.prompt(t, Prompt{Seat: t.Seat, Kind: PromptCard, Min: 1, Max: 1, Options: s.cardOptions(cands), Source: t.Src,
+				Text: fmt.Sprintf("%s: choose a card in %s's Lab to %s.", s.srcName(t.Src), s.name(seat), op.Verb)})
+			return false
+		default:
+			id := cands[0].ID
+			if t.Answered {
+				id = t.Answer[0]
+			}
+			t.Answer, t.Answered = nil, false
+			c, _ := remove(&s.Players[seat].Lab, id)
+			where := "hand"
+			if op.Verb == VBounce {
+				s.Players[seat].Hand = append(s.Players[seat].Hand, s.rekey(c))
+			} else {
+				g.toBin(seat, c)
+				where = "Recycle Bin"
+			}
+			g.emit(Event{Kind: string(op.Verb), Seat: t.Seat, Target: seat, Card: c.Card, Inst: c.ID,
+				Text: fmt.Sprintf("%s sends %s from %s's Lab to their %s.", s.srcName(t.Src), s.card(c.Card).Name, s.name(seat), where)})
+		}
+		t.Who = t.Who[1:]
+	}
+	return true
+}
+
+// cardOptions lists cards as prompt options.
+func (s *State) cardOptions(cs []Inst) []Option {
+	out := make([]Option, len(cs))
+	for i, c := range cs {
+		out[i] = Option{ID: c.ID, Card: c.Card, Label: s.card(c.Card).Name}
+	}
+	return out
+}
+
+// srcName is the name of the card an effect comes from.
+func (s *State) srcName(src string) string {
+	switch src {
+	case "":
+		return "The game"
+	case "hand_limit":
+		return "Hand limit"
+	}
+	if c := s.catalog().Card(src); c != nil {
+		return c.Name
+	}
+	return src
+}
+
+func statName(st Stat) string {
+	switch st {
+	case StatTech:
+		return "TECH"
+	case StatSci:
+		return "SCI"
+	case StatDraw:
+		return "cards drawn"
+	case StatPoints:
+		return "Big Data Points"
+	}
+	return string(st)
+}

@@ -1,0 +1,93 @@
+package engine
+
+import (
+	"math/rand/v2"
+	"testing"
+)
+
+// packs returns the two prebuilt decks.
+func packs(t testing.TB) (Deck, Deck) {
+	t.Helper()
+	a, ok1 := Standard().Deck("running-a-startup")
+	b, ok2 := Standard().Deck("working-for-the-enterprise")
+	if !ok1 || !ok2 {
+		t.Fatal("prebuilt decks missing")
+	}
+	return a, b
+}
+
+func newTestGame(t testing.TB, seed uint64, players int, mode Mode, office bool, policy Policy) *State {
+	t.Helper()
+	a, b := packs(t)
+	setup := Setup{Seed: seed, Mode: mode, Office: office, Policy: policy}
+	for i := range players {
+		d := a
+		if i%2 == 1 {
+			d = b
+		}
+		setup.Players = append(setup.Players, SeatSetup{Name: string(rune('A' + i)), Deck: d})
+	}
+	if office {
+		setup.OfficeDeck = officeDeck(a, b, players)
+	}
+	s, _, err := NewGame(setup)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// officeDeck combines two copies of each pack, capped by the office copy limits.
+func officeDeck(a, b Deck, players int) Deck {
+	counts := map[string]int{}
+	var order []string
+	for _, d := range []Deck{a, a, b, b} {
+		for _, e := range d.Cards {
+			if counts[e.Card] == 0 {
+				order = append(order, e.Card)
+			}
+			counts[e.Card] += e.Count
+		}
+	}
+	out := Deck{ID: "office", Name: "Office"}
+	for _, id := range order {
+		out.Cards = append(out.Cards, DeckEntry{Card: id, Count: min(counts[id], CopyLimit(Standard().Card(id), true))})
+	}
+	return out
+}
+
+func TestRandomPlayouts(t *testing.T) {
+	for seed := range uint64(300) {
+		players := 2 + int(seed%3)
+		s := newTestGame(t, seed, players, []Mode{ModeStandard, ModeFast}[seed%2], seed%5 == 0, []Policy{Holders, Conceal}[seed/2%2])
+		total := len(s.Cards())
+		r := rand.New(rand.NewPCG(seed, 7))
+		for step := 0; !s.Over(); step++ {
+			if step > 5000 {
+				t.Fatalf("seed %d: game did not finish (turn %d)", seed, s.Turn)
+			}
+			aw := Awaiting(s)
+			if len(aw) == 0 {
+				t.Fatalf("seed %d: nobody awaited, phase %s stack %d", seed, s.Phase, len(s.Stack))
+			}
+			seat := aw[r.IntN(len(aw))]
+			legal := Legal(s, seat)
+			if len(legal) == 0 {
+				t.Fatalf("seed %d: seat %d awaited with no legal action", seed, seat)
+			}
+			a := legal[r.IntN(len(legal))]
+			if s.Turn > 60 && seat == s.Active && len(s.Prompts) == 0 {
+				a = Action{Type: ActEndTurn}
+			}
+			if _, err := Apply(s, seat, a); err != nil {
+				t.Fatalf("seed %d: legal action %v rejected: %v", seed, a, err)
+			}
+			if n := len(s.Cards()); n != total {
+				t.Fatalf("seed %d: %d cards, want %d after %v", seed, n, total, a)
+			}
+			if s.Turn > 400 {
+				break
+			}
+		}
+	}
+}

@@ -1,0 +1,360 @@
+package engine
+
+import (
+	"fmt"
+	"slices"
+)
+
+// Stages of a proposed event.
+const (
+	stagePropose = ""
+	stageWindow  = "window"
+	stageHappen  = "happen"
+	stageKeep    = "keep"
+)
+
+// propose puts an event on the stack; it happens once its interrupt window
+// (if any) has closed and the interrupts played into it have resolved.
+func (g *game) propose(p Proposal) {
+	g.push(Task{Kind: TaskEvent, Seat: p.Actor, Ev: &p})
+}
+
+// stepEvent advances the proposed event at stack index i.
+func (g *game) stepEvent(i int) {
+	s := g.s
+	ev := s.Stack[i].Ev
+	switch ev.Stage {
+	case stagePropose:
+		ev.Stage = stageWindow
+		if ev.Depth < MaxDepth && g.openWindow(i) {
+			return
+		}
+	case stageWindow:
+		g.closeWindow(i)
+	case stageHappen:
+		g.happen(i)
+	case stageKeep:
+		g.keep(i)
+	}
+}
+
+// eligible lists the seats an interrupt window on ev asks, in seat order
+// from the actor, with the interrupt cards each could play now.
+func (s *State) eligible(ev *Proposal) (seats []int, playable [][]Inst) {
+	for _, seat := range s.order(ev.Actor) {
+		if seat == ev.Actor {
+			continue
+		}
+		var cards []Inst
+		for _, in := range s.Players[seat].Hand {
+			if c := s.card(in.Card); c.answers(ev.Kind) && s.playable(seat, c) == nil {
+				cards = append(cards, in)
+			}
+		}
+		ask := len(cards) > 0
+		if s.Policy == Conceal {
+			ask = slices.ContainsFunc(s.Players[seat].DeckList, func(id string) bool { return s.card(id).answers(ev.Kind) })
+		}
+		if ask {
+			seats = append(seats, seat)
+			playable = append(playable, cards)
+		}
+	}
+	return seats, playable
+}
+
+// openWindow opens an interrupt window on the event at stack index i,
+// applying standing answers. It reports whether any prompt is open.
+func (g *game) openWindow(i int) bool {
+	s := g.s
+	t := &s.Stack[i]
+	ev := t.Ev
+	seats, playable := s.eligible(ev)
+	if len(seats) == 0 {
+		return false
+	}
+	w := &Window{Seats: seats}
+	ev.Window = w
+	g.emit(Event{Kind: "window_opened", Seat: ev.Actor, On: ev.Kind, Seats: seats,
+		Text: fmt.Sprintf("%s: interrupt window for %s.", s.proposalText(ev), joinAnd(s.names(seats)))})
+	for k, seat := range seats {
+		if play, ok := s.standingPlay(seat, ev.Kind, playable[k]); ok {
+			w.Plays = append(w.Plays, WindowPlay{Seat: seat, Card: play})
+			g.emit(Event{Kind: "answered", Seat: seat, On: ev.Kind, Text: fmt.Sprintf("%s has answered.", s.name(seat))})
+			continue
+		}
+		if s.Players[seat].Standing.Pass {
+			g.emit(Event{Kind: "answered", Seat: seat, On: ev.Kind, Text: fmt.Sprintf("%s has answered.", s.name(seat))})
+			continue
+		}
+		opts := append([]Option{{ID: Pass, Label: "Pass"}}, s.cardOptions(playable[k])...)
+		before := s.Serial
+		g.prompt(&s.Stack[i], Prompt{Seat: seat, Kind: PromptInterrupt, Min: 1, Max: 1, Options: opts, Event: ev.Kind, Actor: ev.Actor,
+			Text: fmt.Sprintf("%s. Play an interrupt Hack, or pass.", s.proposalText(ev))})
+		t = &s.Stack[i]
+		if s.Serial != before {
+			w.Prompts = append(w.Prompts, t.Prompt)
+		}
+		t.Prompt = ""
+	}
+	return len(w.Prompts) > 0
+}
+
+// standingPlay returns the card a seat's standing answer plays, if any.
+func (s *State) standingPlay(seat int, kind EventKind, playable []Inst) (string, bool) {
+	for _, sp := range s.Players[seat].Standing.Plays {
+		if sp.On != kind {
+			continue
+		}
+		for _, in := range playable {
+			if in.Card == sp.Card {
+				return in.ID, true
+			}
+		}
+	}
+	return "", false
+}
+
+// closeWindow reveals the sealed plays and schedules them in seat order from
+// the actor; the event happens after they have resolved.
+func (g *game) closeWindow(i int) {
+	s := g.s
+	ev := s.Stack[i].Ev
+	ev.Stage = stageHappen
+	w := ev.Window
+	ev.Window = nil
+	if w == nil {
+		return
+	}
+	var plays []Proposal
+	for _, seat := range w.Seats {
+		for _, pl := range w.Plays {
+			if pl.Seat != seat {
+				continue
+			}
+			c, ok := remove(&s.Players[seat].Hand, pl.Card)
+			if !ok {
+				continue
+			}
+			if s.card(c.Card).Has(KwLimit) {
+				s.Players[seat].Limited = true
+			}
+			plays = append(plays, Proposal{Kind: EvPlayHack, Actor: seat, Card: &c, Depth: ev.Depth + 1, Interrupt: true, Parent: i + 1})
+		}
+	}
+	g.emit(Event{Kind: "window_closed", Seat: ev.Actor, On: ev.Kind, N: len(plays),
+		Text: fmt.Sprintf("The interrupt window closes with %s.", plural(len(plays), "interrupt"))})
+	for k := len(plays) - 1; k >= 0; k-- {
+		g.propose(plays[k])
+	}
+}
+
+// happen carries out the event at stack index i, unless it was cancelled.
+func (g *game) happen(i int) {
+	s := g.s
+	ev := *s.Stack[i].Ev
+	if ev.Kind == EvPlace && !ev.Cancelled {
+		g.place(i)
+		return
+	}
+	g.pop()
+	if ev.Cancelled {
+		if ev.Card != nil {
+			g.toBin(ev.Actor, *ev.Card)
+		}
+		return
+	}
+	switch ev.Kind {
+	case EvDraw:
+		g.draw(ev.Actor, ev.N)
+	case EvPlayTool:
+		c := s.card(ev.Card.Card)
+		effs := c.effects(OnPlay)
+		// Effect conditions see the build as it was before this Tool.
+		var run []Effect
+		for _, e := range effs {
+			if e.If == nil || s.holds(ev.Actor, c, *e.If) {
+				run = append(run, Effect{Trigger: e.Trigger, Do: e.Do})
+			}
+		}
+		if s.Build == nil {
+			s.Build = &Build{}
+		}
+		s.Build.Tools = append(s.Build.Tools, *ev.Card)
+		s.Build.Tech += max(c.Tech+ev.Tech, 0)
+		s.Build.Sci += max(c.Sci+ev.Sci, 0)
+		g.emit(Event{Kind: "tool_played", Seat: ev.Actor, Card: c.ID, Inst: ev.Card.ID, N: len(s.Build.Tools),
+			Text: fmt.Sprintf("%s adds %s to the Software Build (now %d TECH, %d SCI).", s.name(ev.Actor), c.Name, s.BuildTech(), s.BuildSci())})
+		for k := len(run) - 1; k >= 0; k-- {
+			g.pushEffect(ev.Actor, c, run[k], 0)
+		}
+	case EvPlayHack:
+		c := s.card(ev.Card.Card)
+		if c.Has(KwGlobal) {
+			s.Global = append(s.Global, Global{Inst: *ev.Card, Owner: ev.Actor})
+		} else {
+			g.toBin(ev.Actor, *ev.Card)
+		}
+		g.emit(Event{Kind: "hack_resolved", Seat: ev.Actor, Card: c.ID, Inst: ev.Card.ID,
+			Text: fmt.Sprintf("%s's %s takes effect.", s.name(ev.Actor), c.Name)})
+		trigger, parent := OnPlay, 0
+		if ev.Interrupt {
+			trigger, parent = OnInterrupt, ev.Parent
+		}
+		effs := c.effects(trigger)
+		for k := len(effs) - 1; k >= 0; k-- {
+			if ev.Interrupt && parent > 0 && parent <= len(s.Stack) && s.Stack[parent-1].Ev != nil && effs[k].Answers != s.Stack[parent-1].Ev.Kind {
+				continue
+			}
+			g.pushEffect(ev.Actor, c, effs[k], parent)
+		}
+	case EvClaim:
+		g.claim(ev)
+	}
+}
+
+// claim completes the Software Build if it still covers the challenges.
+func (g *game) claim(ev Proposal) {
+	s := g.s
+	tech, sci, points := ev.Tech, ev.Sci, 0
+	var won []Inst
+	for _, id := range ev.Challenges {
+		c, ok := find(s.Market, id)
+		if !ok {
+			continue
+		}
+		card := s.card(c.Card)
+		tech += card.Tech
+		sci += card.Sci
+		points += card.Points
+		won = append(won, c)
+	}
+	if s.Build == nil || len(won) != len(ev.Challenges) || tech > s.BuildTech() || sci > s.BuildSci() {
+		g.emit(Event{Kind: "claim_failed", Seat: ev.Actor, N: len(ev.Challenges),
+			Text: fmt.Sprintf("%s's Software Build no longer covers the claim; the build stays open.", s.name(ev.Actor))})
+		return
+	}
+	p := &s.Players[ev.Actor]
+	for _, c := range won {
+		remove(&s.Market, c.ID)
+		p.Ranking = append(p.Ranking, c)
+	}
+	tools := s.Build.Tools
+	s.Build = nil
+	g.toBin(ev.Actor, tools...)
+	cards, insts := split(won)
+	g.emit(Event{Kind: "build_completed", Seat: ev.Actor, Cards: cards, Insts: insts, N: points,
+		Text: fmt.Sprintf("%s completes a Software Build of %s and wins %s (%d Big Data Points).", s.name(ev.Actor), plural(len(tools), "Tool"), s.cardList(cards), points)})
+	g.refillMarket()
+	if len(s.Market) == 0 && len(s.ChallengeDeck) == 0 {
+		g.finish("the last challenge was won")
+	}
+}
+
+// place puts a Monster or Lab Equipment into the actor's Lab, following the
+// same-name rules: upgrade, degrade, or a choice of which card stays.
+func (g *game) place(i int) {
+	s := g.s
+	ev := s.Stack[i].Ev
+	seat := ev.Actor
+	c := s.card(ev.Card.Card)
+	p := &s.Players[seat]
+	k := slices.IndexFunc(p.Lab, func(in Inst) bool { return s.card(in.Card).Name == c.Name })
+	if err := s.placeable(seat, c); err != nil {
+		// The Lab changed while the event was proposed: the card returns to hand.
+		g.pop()
+		p.Hand = append(p.Hand, s.rekey(*ev.Card))
+		g.emit(Event{Kind: "place_failed", Seat: seat, Card: c.ID, Text: fmt.Sprintf("%s cannot be placed any more and returns to %s's hand.", c.Name, s.name(seat))})
+		return
+	}
+	if k < 0 {
+		g.pop()
+		p.Lab = append(p.Lab, *ev.Card)
+		g.placed(seat, *ev.Card, "")
+		return
+	}
+	old := p.Lab[k]
+	oc := s.card(old.Card)
+	if c.Type == Monster && oc.Type == Monster && c.Level.Rank() != oc.Level.Rank() {
+		g.pop()
+		p.Lab[k] = *ev.Card
+		g.toBin(seat, old)
+		g.placed(seat, *ev.Card, old.Card)
+		return
+	}
+	ev.Stage = stageKeep
+	t := &s.Stack[i]
+	g.prompt(t, Prompt{Seat: seat, Kind: PromptKeep, Min: 1, Max: 1, Source: c.ID,
+		Options: []Option{{ID: ev.Card.ID, Card: c.ID, Label: c.Name + " (new)"}, {ID: old.ID, Card: old.Card, Label: oc.Name + " (in your Lab)"}},
+		Text:    fmt.Sprintf("You already have %s in your Lab: choose which card stays.", c.Name)})
+}
+
+// keep finishes a placement after the choice of which card stays.
+func (g *game) keep(i int) {
+	s := g.s
+	t := g.pop()
+	ev := t.Ev
+	seat := ev.Actor
+	p := &s.Players[seat]
+	k := slices.IndexFunc(p.Lab, func(in Inst) bool { return s.card(in.Card).Name == s.card(ev.Card.Card).Name })
+	if k < 0 || t.Answer[0] != ev.Card.ID {
+		g.toBin(seat, *ev.Card)
+		g.emit(Event{Kind: "kept", Seat: seat, Card: ev.Card.Card, Text: fmt.Sprintf("%s keeps the %s already in the Lab.", s.name(seat), s.card(ev.Card.Card).Name)})
+		return
+	}
+	old := p.Lab[k]
+	p.Lab[k] = *ev.Card
+	g.toBin(seat, old)
+	g.placed(seat, *ev.Card, old.Card)
+}
+
+// placed announces a placement and runs the card's on-play effects.
+func (g *game) placed(seat int, in Inst, replaced string) {
+	s := g.s
+	c := s.card(in.Card)
+	text := fmt.Sprintf("%s places %s in the Lab.", s.name(seat), c.Name)
+	if replaced != "" {
+		text = fmt.Sprintf("%s places %s (%s) in the Lab, replacing the %s one.", s.name(seat), c.Name, c.Level, s.card(replaced).Level)
+	}
+	g.emit(Event{Kind: "placed", Seat: seat, Card: c.ID, Inst: in.ID, Text: text})
+	effs := c.effects(OnPlay)
+	for k := len(effs) - 1; k >= 0; k-- {
+		g.pushEffect(seat, c, effs[k], 0)
+	}
+}
+
+// proposalText describes a proposed event.
+func (s *State) proposalText(p *Proposal) string {
+	who := s.name(p.Actor)
+	switch p.Kind {
+	case EvDraw:
+		return fmt.Sprintf("%s is about to draw %s", who, plural(p.N, "card"))
+	case EvClaim:
+		var cards []string
+		for _, id := range p.Challenges {
+			if c, ok := find(s.Market, id); ok {
+				cards = append(cards, c.Card)
+			}
+		}
+		return fmt.Sprintf("%s is about to claim %s", who, s.cardList(cards))
+	}
+	name := "a card"
+	if p.Card != nil {
+		name = s.card(p.Card.Card).Name
+	}
+	switch p.Kind {
+	case EvPlace:
+		return fmt.Sprintf("%s is about to place %s", who, name)
+	case EvPlayTool:
+		return fmt.Sprintf("%s is about to play the Tool %s", who, name)
+	}
+	return fmt.Sprintf("%s is about to play the Hack %s", who, name)
+}
+
+func (s *State) names(seats []int) []string {
+	out := make([]string, len(seats))
+	for i, seat := range seats {
+		out[i] = s.name(seat)
+	}
+	return out
+}

@@ -1,0 +1,150 @@
+package engine
+
+import "slices"
+
+// Spectator is the seat number of a view for someone not playing.
+const Spectator = -1
+
+// CardView is a card as a seat sees it.
+type CardView struct {
+	ID   string `json:"id"`   // opaque instance id
+	Card string `json:"card"` // card id in the catalogue
+	Name string `json:"name"`
+}
+
+// PlayerView is what everyone may know of a seat.
+type PlayerView struct {
+	Seat      int        `json:"seat"`
+	Name      string     `json:"name"`
+	HandCount int        `json:"hand_count"`
+	DeckCount int        `json:"deck_count"`
+	BinCount  int        `json:"bin_count"`
+	Lab       []CardView `json:"lab"`
+	Ranking   []CardView `json:"ranking"`
+	Points    int        `json:"points"`
+	Limited   bool       `json:"limited"`
+	Resigned  bool       `json:"resigned"`
+	VotedEnd  bool       `json:"voted_end"`
+}
+
+// GlobalView is a card in the Global zone.
+type GlobalView struct {
+	CardView
+	Owner int `json:"owner"`
+}
+
+// BuildView is the open Software Build.
+type BuildView struct {
+	Tools []CardView `json:"tools"`
+	Tech  int        `json:"tech"`
+	Sci   int        `json:"sci"`
+}
+
+// WindowView is an open interrupt window, without the sealed answers.
+type WindowView struct {
+	On       EventKind `json:"on"`
+	Actor    int       `json:"actor"`
+	Text     string    `json:"text"`
+	Seats    []int     `json:"seats"`
+	Answered []int     `json:"answered"`
+}
+
+// View is what one seat (or a spectator) may know of a game. It never holds
+// the seed, another seat's hand, deck order or Recycle Bin, or sealed answers.
+type View struct {
+	Seat          int          `json:"seat"`
+	Version       int          `json:"version"`
+	Mode          Mode         `json:"mode"`
+	Office        bool         `json:"office"`
+	Policy        Policy       `json:"policy"`
+	Turn          int          `json:"turn"`
+	Active        int          `json:"active"`
+	Phase         Phase        `json:"phase"`
+	Players       []PlayerView `json:"players"`
+	Market        []CardView   `json:"market"`
+	ChallengeDeck int          `json:"challenge_deck"`
+	SharedDeck    int          `json:"shared_deck,omitempty"`
+	SharedBin     int          `json:"shared_bin,omitempty"`
+	Global        []GlobalView `json:"global"`
+	Build         *BuildView   `json:"build,omitempty"`
+	Window        *WindowView  `json:"window,omitempty"`
+	Awaiting      []int        `json:"awaiting"`
+	Hand          []CardView   `json:"hand,omitempty"`
+	Bin           []CardView   `json:"bin,omitempty"`
+	Prompts       []Prompt     `json:"prompts,omitempty"`
+	Queued        []Action     `json:"queued,omitempty"`
+	Standing      *Standing    `json:"standing,omitempty"`
+	Winners       []int        `json:"winners,omitempty"`
+}
+
+// View returns what seat may see; a seat outside the game (Spectator) sees
+// only public parts.
+func (s *State) View(seat int) *View {
+	if seat < 0 || seat >= len(s.Players) {
+		seat = Spectator
+	}
+	v := &View{Seat: seat, Version: s.Version, Mode: s.Mode, Office: s.Office, Policy: s.Policy, Turn: s.Turn,
+		Active: s.Active, Phase: s.Phase, Market: s.cardViews(s.Market), ChallengeDeck: len(s.ChallengeDeck),
+		Global: []GlobalView{}, Awaiting: Awaiting(s), Winners: s.Winners}
+	if v.Awaiting == nil {
+		v.Awaiting = []int{}
+	}
+	if s.Office {
+		v.SharedDeck, v.SharedBin = len(s.SharedDeck), len(s.SharedBin)
+	}
+	for i := range s.Players {
+		p := &s.Players[i]
+		v.Players = append(v.Players, PlayerView{Seat: i, Name: p.Name, HandCount: len(p.Hand), DeckCount: len(p.Deck),
+			BinCount: len(p.Bin), Lab: s.cardViews(p.Lab), Ranking: s.cardViews(p.Ranking), Points: s.Score(i),
+			Limited: p.Limited, Resigned: p.Resigned, VotedEnd: p.VotedEnd})
+	}
+	for _, gl := range s.Global {
+		v.Global = append(v.Global, GlobalView{CardView: s.cardView(gl.Inst), Owner: gl.Owner})
+	}
+	if s.Build != nil {
+		v.Build = &BuildView{Tools: s.cardViews(s.Build.Tools), Tech: s.BuildTech(), Sci: s.BuildSci()}
+	}
+	for _, t := range s.Stack {
+		if t.Ev == nil || t.Ev.Window == nil {
+			continue
+		}
+		w := t.Ev.Window
+		wv := &WindowView{On: t.Ev.Kind, Actor: t.Ev.Actor, Text: s.proposalText(t.Ev), Seats: w.Seats, Answered: []int{}}
+		for _, seat := range w.Seats {
+			open := slices.ContainsFunc(s.Prompts, func(p Prompt) bool { return p.Seat == seat && slices.Contains(w.Prompts, p.ID) })
+			if !open {
+				wv.Answered = append(wv.Answered, seat)
+			}
+		}
+		v.Window = wv
+	}
+	if seat == Spectator {
+		return v
+	}
+	p := &s.Players[seat]
+	v.Hand = s.cardViews(p.Hand)
+	if !s.Office {
+		v.Bin = s.cardViews(p.Bin)
+	}
+	v.Prompts = PromptsFor(s, seat)
+	if s.Queue != nil && s.Queue.Seat == seat {
+		v.Queued = s.Queue.Actions
+	}
+	if len(p.Standing.Plays) > 0 || p.Standing.Pass {
+		st := p.Standing
+		v.Standing = &st
+	}
+	return v
+}
+
+func (s *State) cardView(in Inst) CardView {
+	return CardView{ID: in.ID, Card: in.Card, Name: s.card(in.Card).Name}
+}
+
+func (s *State) cardViews(ins []Inst) []CardView {
+	out := make([]CardView, len(ins))
+	for i, in := range ins {
+		out[i] = s.cardView(in)
+	}
+	return out
+}
