@@ -2,7 +2,7 @@ package engine
 
 // maxAnswers caps how many combinations of a multi-choice prompt Legal
 // lists; every listed answer is legal, and the prompt itself describes all.
-const maxAnswers = 256
+const maxAnswers = 32
 
 // Legal lists the actions seat may submit now, each of which Apply accepts.
 // It generates candidates and keeps those that pass the same predicates

@@ -131,4 +131,3 @@ func distinct(ids []string) []string {
 	slices.Sort(out)
 	return slices.Compact(out)
 }
-
