@@ -1,0 +1,20 @@
+// Package engine implements the rules of Data Monsters: Gather and Measure
+// as a pure, deterministic function of a state and an action.
+//
+// A game is a *State created by NewGame. Apply validates one action of one
+// seat and, if it is legal, changes the state and returns the events;
+// otherwise it returns an *IllegalActionError and leaves the state as it
+// was. Legal lists the actions a seat may take now, using the same
+// predicates that Apply checks. View returns what one seat (or a spectator)
+// may know; EventsFor redacts events for a seat.
+//
+// The engine never blocks. Every decision is a Prompt stored in the state,
+// and the work in progress (the turn's phases, an effect half-way through,
+// an event waiting for its interrupt window) is a stack of Tasks, so a game
+// can wait days between two answers and still serialize to JSON.
+//
+// Randomness comes from the seed inside the state, combined with the
+// state's version for each action; time enters only through the timeout
+// action. The package uses no clock, no global random source, and no map
+// iteration that affects results. Cards are data (see docs/cards.md).
+package engine
