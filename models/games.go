@@ -1,0 +1,394 @@
+package models
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"gorm.io/gorm"
+)
+
+// Game statuses.
+const (
+	StatusOpen      = "open"      // waiting for players to join
+	StatusActive    = "active"    // started
+	StatusOver      = "over"      // ended by the rules, a vote or resignations
+	StatusCancelled = "cancelled" // cancelled before it started
+)
+
+// Game is a stored game. Version grows by one with every change, lobby
+// changes included. State is the engine's snapshot (nil before the start).
+type Game struct {
+	ID         int64
+	CreatedBy  int64
+	Status     string
+	Public     bool
+	Mode       string
+	Office     bool
+	Policy     string
+	Players    int    // number of seats
+	Settings   string // JSON; the store does not interpret it
+	Version    int64
+	EventSeq   int64 // seq of the last event
+	ActionSeq  int64 // seq of the last action
+	State      []byte
+	Winners    string     // comma-separated seat numbers; "" until the end
+	DeadlineAt *time.Time // when the awaited seats run out of time; nil: no deadline
+	CreatedAt  time.Time
+	UpdatedAt  time.Time
+	StartedAt  *time.Time
+	EndedAt    *time.Time
+
+	Seats []Seat `gorm:"-"` // in seat order
+}
+
+// TableName is the games table.
+func (Game) TableName() string { return "games" }
+
+// Seat is one seat of a game. An open seat has no UserID; an invited seat has
+// one but is not Joined until the invitee joins with a deck.
+type Seat struct {
+	GameID   int64 `gorm:"primaryKey;autoIncrement:false"`
+	SeatNo   int   `gorm:"primaryKey;autoIncrement:false"`
+	UserID   *int64
+	Username string
+	Invited  bool
+	Joined   bool
+	Deck     *string // deck list JSON, once joined
+	Awaited  bool    // the game waits for this seat (its turn, or a prompt)
+	JoinedAt *time.Time
+}
+
+// TableName is the seats table.
+func (Seat) TableName() string { return "seats" }
+
+// SeatOf returns the seat number of userID, or -1 if the user has no seat.
+func (g *Game) SeatOf(userID int64) int {
+	for _, s := range g.Seats {
+		if s.UserID != nil && *s.UserID == userID {
+			return s.SeatNo
+		}
+	}
+	return -1
+}
+
+// WinnerSeats returns the winners' seat numbers.
+func (g *Game) WinnerSeats() []int {
+	var out []int
+	for _, f := range strings.Split(g.Winners, ",") {
+		if n, err := strconv.Atoi(f); err == nil {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// ActionRecord is one entry of the append-only action log.
+type ActionRecord struct {
+	GameID    int64 `gorm:"primaryKey;autoIncrement:false"`
+	Seq       int64 `gorm:"primaryKey;autoIncrement:false"`
+	Version   int64 // the game version the action produced
+	Seat      int   // -1 for the service (timeouts)
+	UserID    *int64
+	Body      string // the action as JSON
+	CreatedAt time.Time
+}
+
+// TableName is the actions table.
+func (ActionRecord) TableName() string { return "actions" }
+
+// EventRecord is one entry of the event log. Body is the engine event as
+// JSON, unredacted: redact it for the reader.
+type EventRecord struct {
+	GameID    int64 `gorm:"primaryKey;autoIncrement:false"`
+	Seq       int64 `gorm:"primaryKey;autoIncrement:false"`
+	Version   int64
+	Body      string
+	CreatedAt time.Time
+}
+
+// TableName is the events table.
+func (EventRecord) TableName() string { return "events" }
+
+// PromptRecord is a pending prompt.
+type PromptRecord struct {
+	GameID     int64  `gorm:"primaryKey;autoIncrement:false"`
+	PromptID   string `gorm:"primaryKey"`
+	Seat       int
+	Body       string
+	CreatedAt  time.Time
+	DeadlineAt *time.Time
+}
+
+// TableName is the prompts table.
+func (PromptRecord) TableName() string { return "prompts" }
+
+// Idempotency is a stored response to a request made with an Idempotency-Key.
+type Idempotency struct {
+	UserID      int64  `gorm:"primaryKey;autoIncrement:false"`
+	Key         string `gorm:"primaryKey"`
+	RequestHash []byte // hash of method, path and body
+	Status      int
+	Response    []byte
+	CreatedAt   time.Time
+}
+
+// TableName is the idempotency_keys table.
+func (Idempotency) TableName() string { return "idempotency_keys" }
+
+// IdempotencyTTL is how long idempotency records are kept at least.
+const IdempotencyTTL = 24 * time.Hour
+
+// Change is what a Mutate callback writes besides the game row and seats.
+type Change struct {
+	Actions        []ActionRecord // appended; Seq, GameID and CreatedAt are filled in
+	Events         []EventRecord  // appended; Seq, GameID, Version and CreatedAt are filled in
+	ReplacePrompts bool           // replace the pending prompts with Prompts
+	Prompts        []PromptRecord
+	Idempotency    *Idempotency // stored with the change; a duplicate key gives ErrConflict
+}
+
+// CreateGame stores a new game with its seats and sets g.ID.
+func (s *Store) CreateGame(ctx context.Context, g *Game) error {
+	now := s.Now()
+	g.CreatedAt, g.UpdatedAt = now, now
+	return s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		if err := tx.Omit("Seats").Create(g).Error; err != nil {
+			return err
+		}
+		for i := range g.Seats {
+			g.Seats[i].GameID = g.ID
+		}
+		if len(g.Seats) == 0 {
+			return nil
+		}
+		return tx.Create(&g.Seats).Error
+	})
+}
+
+// Game returns the game with its seats, or ErrNotFound.
+func (s *Store) Game(ctx context.Context, id int64) (*Game, error) {
+	return s.loadGame(s.db.WithContext(ctx), id, "")
+}
+
+func (s *Store) loadGame(tx *gorm.DB, id int64, suffix string) (*Game, error) {
+	var g Game
+	if err := tx.Raw(qLockGame+suffix, id).Scan(&g).Error; err != nil {
+		return nil, err
+	}
+	if g.ID == 0 {
+		return nil, fmt.Errorf("game %d: %w", id, ErrNotFound)
+	}
+	if err := tx.Raw(qSeatsOfGame, id).Scan(&g.Seats).Error; err != nil {
+		return nil, err
+	}
+	return &g, nil
+}
+
+// Mutate changes game id in one transaction with the game row locked. fn
+// gets the current game and seats, changes them in place and returns what
+// else to write; the store then writes the game row, the seats that changed
+// and the Change. An error from fn rolls everything back and is returned as
+// is. The game row is always written, so fn should bump Version for every
+// change; a nil Change writes nothing else. Mutate returns the written game.
+func (s *Store) Mutate(ctx context.Context, id int64, fn func(g *Game) (*Change, error)) (*Game, error) {
+	var out *Game
+	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		g, err := s.loadGame(tx, id, s.forUpdate())
+		if err != nil {
+			return err
+		}
+		before := slices.Clone(g.Seats)
+		ch, err := fn(g)
+		if err != nil {
+			return err
+		}
+		if ch == nil {
+			ch = &Change{}
+		}
+		now := s.Now()
+		for i := range ch.Actions {
+			g.ActionSeq++
+			a := &ch.Actions[i]
+			a.GameID, a.Seq, a.CreatedAt = id, g.ActionSeq, now
+		}
+		for i := range ch.Events {
+			g.EventSeq++
+			e := &ch.Events[i]
+			e.GameID, e.Seq, e.Version, e.CreatedAt = id, g.EventSeq, g.Version, now
+		}
+		g.UpdatedAt = now
+		if err := tx.Exec(qUpdateGame, g.Status, g.Version, g.EventSeq, g.ActionSeq, g.State, g.Winners,
+			g.DeadlineAt, g.UpdatedAt, g.StartedAt, g.EndedAt, g.Settings, id).Error; err != nil {
+			return err
+		}
+		for i, st := range g.Seats {
+			if i < len(before) && seatEqual(before[i], st) {
+				continue
+			}
+			if err := tx.Exec(qUpdateSeat, st.UserID, st.Username, st.Invited, st.Joined, st.Deck, st.Awaited,
+				st.JoinedAt, id, st.SeatNo).Error; err != nil {
+				if uniqueViolation(err) {
+					return fmt.Errorf("seat %d: %w", st.SeatNo, ErrConflict)
+				}
+				return err
+			}
+		}
+		if len(ch.Actions) > 0 {
+			if err := tx.Create(&ch.Actions).Error; err != nil {
+				return err
+			}
+		}
+		if len(ch.Events) > 0 {
+			if err := tx.Create(&ch.Events).Error; err != nil {
+				return err
+			}
+		}
+		if ch.ReplacePrompts {
+			if err := tx.Exec(`DELETE FROM prompts WHERE game_id = ?`, id).Error; err != nil {
+				return err
+			}
+			for i := range ch.Prompts {
+				ch.Prompts[i].GameID, ch.Prompts[i].CreatedAt = id, now
+			}
+			if len(ch.Prompts) > 0 {
+				if err := tx.Create(&ch.Prompts).Error; err != nil {
+					return err
+				}
+			}
+		}
+		if ch.Idempotency != nil {
+			ch.Idempotency.CreatedAt = now
+			if err := tx.Exec(`DELETE FROM idempotency_keys WHERE user_id = ? AND key = ? AND created_at < ?`,
+				ch.Idempotency.UserID, ch.Idempotency.Key, now.Add(-IdempotencyTTL)).Error; err != nil {
+				return err
+			}
+			if err := tx.Create(ch.Idempotency).Error; err != nil {
+				if uniqueViolation(err) {
+					return fmt.Errorf("idempotency key: %w", ErrConflict)
+				}
+				return err
+			}
+		}
+		out = g
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func seatEqual(a, b Seat) bool {
+	eqID := (a.UserID == nil) == (b.UserID == nil) && (a.UserID == nil || *a.UserID == *b.UserID)
+	eqDeck := (a.Deck == nil) == (b.Deck == nil) && (a.Deck == nil || *a.Deck == *b.Deck)
+	eqTime := (a.JoinedAt == nil) == (b.JoinedAt == nil) && (a.JoinedAt == nil || a.JoinedAt.Equal(*b.JoinedAt))
+	return eqID && eqDeck && eqTime && a.Username == b.Username && a.Invited == b.Invited &&
+		a.Joined == b.Joined && a.Awaited == b.Awaited
+}
+
+// GameFilter selects games for ListGames.
+type GameFilter struct {
+	UserID   int64  // the caller
+	Open     bool   // list public games open for joining instead of the caller's games
+	Awaiting bool   // only the caller's games that wait for the caller
+	Status   string // "" for any
+	Before   int64  // cursor: only games with id < Before; 0 for the first page
+	Limit    int    // page size, 1..100
+}
+
+// ListGames returns a page of games, newest first, with their seats.
+func (s *Store) ListGames(ctx context.Context, f GameFilter) ([]Game, error) {
+	before := f.Before
+	if before <= 0 {
+		before = 1<<63 - 1
+	}
+	if f.Limit <= 0 || f.Limit > 100 {
+		return nil, errors.New("limit must be 1..100")
+	}
+	var (
+		q    string
+		args []any
+	)
+	switch {
+	case f.Open:
+		q, args = qOpenGames, []any{before}
+	case f.Awaiting:
+		q, args = qMyAwaitedGames, []any{f.UserID, before}
+	default:
+		q, args = qMyGames, []any{f.UserID, before}
+	}
+	if f.Status != "" {
+		q += " AND g.status = ?"
+		args = append(args, f.Status)
+	}
+	q += " ORDER BY g.id DESC LIMIT ?"
+	args = append(args, f.Limit)
+	db := s.db.WithContext(ctx)
+	var games []Game
+	if err := db.Raw(q, args...).Scan(&games).Error; err != nil {
+		return nil, err
+	}
+	if len(games) == 0 {
+		return games, nil
+	}
+	ids := make([]int64, len(games))
+	idx := make(map[int64]int, len(games))
+	for i, g := range games {
+		ids[i], idx[g.ID] = g.ID, i
+	}
+	var seats []Seat
+	if err := db.Raw(qSeatsOfGames, ids).Scan(&seats).Error; err != nil {
+		return nil, err
+	}
+	for _, st := range seats {
+		g := &games[idx[st.GameID]]
+		g.Seats = append(g.Seats, st)
+	}
+	return games, nil
+}
+
+// EventsAfter returns up to limit events of the game with seq > after.
+func (s *Store) EventsAfter(ctx context.Context, gameID, after int64, limit int) ([]EventRecord, error) {
+	var out []EventRecord
+	err := s.db.WithContext(ctx).Raw(qEventsAfter, gameID, after, limit).Scan(&out).Error
+	return out, err
+}
+
+// Actions returns the game's whole action log in order.
+func (s *Store) Actions(ctx context.Context, gameID int64) ([]ActionRecord, error) {
+	var out []ActionRecord
+	err := s.db.WithContext(ctx).Where("game_id = ?", gameID).Order("seq").Find(&out).Error
+	return out, err
+}
+
+// Prompts returns the game's pending prompts.
+func (s *Store) Prompts(ctx context.Context, gameID int64) ([]PromptRecord, error) {
+	var out []PromptRecord
+	err := s.db.WithContext(ctx).Raw(qPromptsOfGame, gameID).Scan(&out).Error
+	return out, err
+}
+
+// IdempotencyRecord returns the user's record for key if it is younger than
+// IdempotencyTTL, or ErrNotFound.
+func (s *Store) IdempotencyRecord(ctx context.Context, userID int64, key string) (*Idempotency, error) {
+	var r Idempotency
+	if err := s.db.WithContext(ctx).Raw(qIdempotencyGet, userID, key, s.Now().Add(-IdempotencyTTL)).Scan(&r).Error; err != nil {
+		return nil, err
+	}
+	if r.UserID == 0 {
+		return nil, ErrNotFound
+	}
+	return &r, nil
+}
+
+// PurgeIdempotency deletes records older than IdempotencyTTL and returns how
+// many it deleted.
+func (s *Store) PurgeIdempotency(ctx context.Context) (int64, error) {
+	res := s.db.WithContext(ctx).Exec(qIdempotencyPurge, s.Now().Add(-IdempotencyTTL))
+	return res.RowsAffected, res.Error
+}

@@ -1,0 +1,89 @@
+// Package modelstest opens stores for tests: SQLite in a temporary folder,
+// and Postgres in a fresh schema of the database named by TEST_DATABASE_URL.
+package modelstest
+
+import (
+	"context"
+	"crypto/rand"
+	"database/sql"
+	"encoding/hex"
+	"net/url"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/datamonsters/turns/models"
+	_ "github.com/jackc/pgx/v5/stdlib" // database/sql driver "pgx", for schema setup
+)
+
+// EnvURL is the variable naming the test Postgres database.
+const EnvURL = "TEST_DATABASE_URL"
+
+// Dialects returns the dialects to test: SQLite always, Postgres when
+// TEST_DATABASE_URL is set.
+func Dialects() []models.Dialect {
+	if os.Getenv(EnvURL) == "" {
+		return []models.Dialect{models.SQLite}
+	}
+	return []models.Dialect{models.SQLite, models.Postgres}
+}
+
+// Open returns a migrated store of dialect for the test, closed and removed
+// when the test ends. For Postgres it skips the test when TEST_DATABASE_URL is
+// unset and fails it when the database cannot be reached; each store lives
+// in its own schema, so tests may run in parallel.
+func Open(t testing.TB, d models.Dialect, opt models.Options) *models.Store {
+	t.Helper()
+	ctx := context.Background()
+	var st *models.Store
+	var err error
+	switch d {
+	case models.SQLite:
+		st, err = models.Open(ctx, "", t.TempDir(), opt)
+	case models.Postgres:
+		st, err = models.Open(ctx, SchemaURL(t), "", opt)
+	}
+	if err != nil {
+		t.Fatalf("open %s: %v", d, err)
+	}
+	t.Cleanup(func() { st.Close() })
+	if _, err := st.Migrate(ctx); err != nil {
+		t.Fatalf("migrate %s: %v", d, err)
+	}
+	return st
+}
+
+// SchemaURL creates a fresh schema in the TEST_DATABASE_URL database, drops
+// it when the test ends, and returns a URL whose search_path is that schema.
+func SchemaURL(t testing.TB) string {
+	t.Helper()
+	base := os.Getenv(EnvURL)
+	if base == "" {
+		t.Skip(EnvURL + " is not set; skipping Postgres")
+	}
+	var b [6]byte
+	rand.Read(b[:])
+	schema := "test_" + hex.EncodeToString(b[:])
+	db, err := sql.Open("pgx", base)
+	if err != nil {
+		t.Fatalf("%s: %v", EnvURL, err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if _, err := db.ExecContext(ctx, "CREATE SCHEMA "+schema); err != nil {
+		db.Close()
+		t.Fatalf("%s unreachable or unusable: %v", EnvURL, err)
+	}
+	t.Cleanup(func() {
+		db.Exec("DROP SCHEMA " + schema + " CASCADE")
+		db.Close()
+	})
+	u, err := url.Parse(base)
+	if err != nil {
+		t.Fatalf("%s: %v", EnvURL, err)
+	}
+	q := u.Query()
+	q.Set("search_path", schema)
+	u.RawQuery = q.Encode()
+	return u.String()
+}

@@ -1,0 +1,62 @@
+package models
+
+// Named SQL for the queries that are more than a lookup by key. Placeholders
+// are "?"; GORM rewrites them for Postgres.
+
+const qUpdateProfile = `
+UPDATE users SET email = ?, display_name = ?, notify_email = ?, notify_turns = ?, updated_at = ?
+WHERE id = ?`
+
+const qRefreshByHash = `
+SELECT id, user_id, family_id, token_hash, created_at, expires_at, rotated_at, revoked_at
+FROM refresh_tokens WHERE token_hash = ?`
+
+const qRevokeFamily = `
+UPDATE refresh_tokens SET revoked_at = ? WHERE family_id = ? AND revoked_at IS NULL`
+
+// qLockGame loads the game row; the caller appends the FOR UPDATE suffix.
+const qLockGame = `
+SELECT * FROM games WHERE id = ?`
+
+const qSeatsOfGame = `
+SELECT * FROM seats WHERE game_id = ? ORDER BY seat_no`
+
+const qSeatsOfGames = `
+SELECT * FROM seats WHERE game_id IN ? ORDER BY game_id, seat_no`
+
+const qUpdateGame = `
+UPDATE games SET status = ?, version = ?, event_seq = ?, action_seq = ?, state = ?, winners = ?,
+  deadline_at = ?, updated_at = ?, started_at = ?, ended_at = ?, settings = ?
+WHERE id = ?`
+
+const qUpdateSeat = `
+UPDATE seats SET user_id = ?, username = ?, invited = ?, joined = ?, deck = ?, awaited = ?, joined_at = ?
+WHERE game_id = ? AND seat_no = ?`
+
+// The game lists. Each uses an index that starts with the caller's user id
+// (seats_user, or the partial seats_awaiting) and walks game ids downwards
+// from the cursor, so a page costs the same with 100,000 stored games.
+const qMyGames = `
+SELECT g.* FROM seats s JOIN games g ON g.id = s.game_id
+WHERE s.user_id = ? AND s.game_id < ?`
+
+const qMyAwaitedGames = `
+SELECT g.* FROM seats s JOIN games g ON g.id = s.game_id
+WHERE s.user_id = ? AND s.awaited AND s.game_id < ?`
+
+const qOpenGames = `
+SELECT g.* FROM games g
+WHERE g.status = 'open' AND g.public AND g.id < ?`
+
+const qEventsAfter = `
+SELECT game_id, seq, version, body, created_at FROM events
+WHERE game_id = ? AND seq > ? ORDER BY seq LIMIT ?`
+
+const qPromptsOfGame = `
+SELECT * FROM prompts WHERE game_id = ? ORDER BY created_at, prompt_id`
+
+const qIdempotencyGet = `
+SELECT * FROM idempotency_keys WHERE user_id = ? AND key = ? AND created_at > ?`
+
+const qIdempotencyPurge = `
+DELETE FROM idempotency_keys WHERE created_at < ?`

@@ -1,0 +1,342 @@
+package models_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/datamonsters/turns/models"
+	"github.com/datamonsters/turns/models/modelstest"
+)
+
+// eachDB runs f as a parallel subtest against every test database.
+func eachDB(t *testing.T, f func(t *testing.T, st *models.Store)) {
+	t.Helper()
+	for _, d := range []models.Dialect{models.SQLite, models.Postgres} {
+		t.Run(d.String(), func(t *testing.T) {
+			t.Parallel()
+			f(t, modelstest.Open(t, d, models.Options{}))
+		})
+	}
+}
+
+func newUser(t *testing.T, st *models.Store, name string) *models.User {
+	t.Helper()
+	u := &models.User{Username: name, Email: name + "@example.com", NotifyEmail: true, NotifyTurns: true}
+	if err := st.CreateUser(context.Background(), u, "hash-"+name); err != nil {
+		t.Fatal(err)
+	}
+	return u
+}
+
+func TestMigrateIsIdempotent(t *testing.T) {
+	eachDB(t, func(t *testing.T, st *models.Store) {
+		applied, err := st.Migrate(context.Background())
+		if err != nil || len(applied) != 0 {
+			t.Fatalf("second migrate applied %v, %v", applied, err)
+		}
+		for _, d := range []models.Dialect{models.SQLite, models.Postgres} {
+			m, err := models.Migrations(d)
+			if err != nil || len(m) == 0 || m[0].Version != 1 {
+				t.Fatalf("%s migrations: %v %v", d, m, err)
+			}
+		}
+	})
+}
+
+func TestUsers(t *testing.T) {
+	eachDB(t, func(t *testing.T, st *models.Store) {
+		ctx := context.Background()
+		ana := newUser(t, st, "ana")
+		if err := st.CreateUser(ctx, &models.User{Username: "ana"}, "x"); !errors.Is(err, models.ErrConflict) {
+			t.Fatalf("duplicate username: %v", err)
+		}
+		got, err := st.UserByUsername(ctx, "ana")
+		if err != nil || got.ID != ana.ID || got.Email != "ana@example.com" || !got.CreatedAt.Equal(ana.CreatedAt) {
+			t.Fatalf("by name: %+v %v", got, err)
+		}
+		if h, err := st.PasswordHash(ctx, ana.ID); err != nil || h != "hash-ana" {
+			t.Fatalf("hash %q %v", h, err)
+		}
+		if _, err := st.UserByID(ctx, ana.ID+100); !errors.Is(err, models.ErrNotFound) {
+			t.Fatalf("missing user: %v", err)
+		}
+		ana.NotifyEmail, ana.Email = false, "" // zero values must be written too
+		if err := st.UpdateProfile(ctx, ana); err != nil {
+			t.Fatal(err)
+		}
+		got, _ = st.UserByID(ctx, ana.ID)
+		if got.NotifyEmail || got.Email != "" || !got.NotifyTurns {
+			t.Fatalf("after update: %+v", got)
+		}
+	})
+}
+
+func TestRefreshRotationAndReuse(t *testing.T) {
+	eachDB(t, func(t *testing.T, st *models.Store) {
+		ctx := context.Background()
+		u := newUser(t, st, "bo")
+		exp := time.Now().Add(time.Hour)
+		h := func(s string) []byte { return models.HashToken(s) }
+		if err := st.CreateRefreshToken(ctx, u.ID, "fam", h("t1"), exp); err != nil {
+			t.Fatal(err)
+		}
+		if id, err := st.RotateRefreshToken(ctx, h("t1"), h("t2"), exp); err != nil || id != u.ID {
+			t.Fatalf("rotate: %d %v", id, err)
+		}
+		if _, err := st.RotateRefreshToken(ctx, h("nope"), h("t3"), exp); !errors.Is(err, models.ErrInvalidToken) {
+			t.Fatalf("unknown token: %v", err)
+		}
+		// t1 again: reuse, the family (t2 included) is revoked.
+		if _, err := st.RotateRefreshToken(ctx, h("t1"), h("t3"), exp); !errors.Is(err, models.ErrTokenReuse) {
+			t.Fatalf("reuse: %v", err)
+		}
+		if _, err := st.RotateRefreshToken(ctx, h("t2"), h("t4"), exp); !errors.Is(err, models.ErrInvalidToken) {
+			t.Fatalf("family not revoked: %v", err)
+		}
+		// Expired tokens are refused; logout revokes.
+		st.CreateRefreshToken(ctx, u.ID, "old", h("e1"), time.Now().Add(-time.Second))
+		if _, err := st.RotateRefreshToken(ctx, h("e1"), h("e2"), exp); !errors.Is(err, models.ErrInvalidToken) {
+			t.Fatalf("expired: %v", err)
+		}
+		st.CreateRefreshToken(ctx, u.ID, "f2", h("l1"), exp)
+		if id, err := st.RevokeRefreshFamily(ctx, h("l1")); err != nil || id != u.ID {
+			t.Fatalf("logout: %v", err)
+		}
+		if _, err := st.RotateRefreshToken(ctx, h("l1"), h("l2"), exp); !errors.Is(err, models.ErrInvalidToken) {
+			t.Fatalf("after logout: %v", err)
+		}
+	})
+}
+
+func TestAPITokens(t *testing.T) {
+	eachDB(t, func(t *testing.T, st *models.Store) {
+		ctx := context.Background()
+		u, other := newUser(t, st, "cy"), newUser(t, st, "di")
+		tok := &models.APIToken{UserID: u.ID, Name: "bot", Prefix: "dm_abc", TokenHash: models.HashToken("secret"), Scopes: "read,play"}
+		if err := st.CreateAPIToken(ctx, tok); err != nil {
+			t.Fatal(err)
+		}
+		got, err := st.APITokenByHash(ctx, models.HashToken("secret"))
+		if err != nil || got.ID != tok.ID || len(got.ScopeList()) != 2 || got.LastUsedAt == nil {
+			t.Fatalf("by hash: %+v %v", got, err)
+		}
+		if err := st.RevokeAPIToken(ctx, other.ID, tok.ID); !errors.Is(err, models.ErrNotFound) {
+			t.Fatalf("revoke by another user: %v", err)
+		}
+		if err := st.RevokeAPIToken(ctx, u.ID, tok.ID); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := st.APITokenByHash(ctx, models.HashToken("secret")); !errors.Is(err, models.ErrInvalidToken) {
+			t.Fatalf("revoked token: %v", err)
+		}
+		if list, _ := st.APITokens(ctx, u.ID); len(list) != 0 {
+			t.Fatalf("revoked token listed: %v", list)
+		}
+	})
+}
+
+func TestDecks(t *testing.T) {
+	eachDB(t, func(t *testing.T, st *models.Store) {
+		ctx := context.Background()
+		u, other := newUser(t, st, "ed"), newUser(t, st, "flo")
+		d := &models.Deck{UserID: u.ID, Name: "mine", Cards: `[{"card":"x","count":2}]`}
+		if err := st.CreateDeck(ctx, d); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := st.Deck(ctx, other.ID, d.ID); !errors.Is(err, models.ErrNotFound) {
+			t.Fatalf("another user's deck: %v", err)
+		}
+		d.Name, d.Cards = "renamed", `[{"card":"y","count":1}]`
+		if err := st.UpdateDeck(ctx, d); err != nil {
+			t.Fatal(err)
+		}
+		got, err := st.Deck(ctx, u.ID, d.ID)
+		if err != nil || got.Name != "renamed" || got.Cards != `[{"card": "y", "count": 1}]` && got.Cards != d.Cards {
+			t.Fatalf("after update: %+v %v", got, err)
+		}
+		list, _ := st.Decks(ctx, u.ID, 0, 10)
+		if len(list) != 1 {
+			t.Fatalf("list: %v", list)
+		}
+		if err := st.DeleteDeck(ctx, other.ID, d.ID); !errors.Is(err, models.ErrNotFound) {
+			t.Fatalf("delete by another user: %v", err)
+		}
+		if err := st.DeleteDeck(ctx, u.ID, d.ID); err != nil {
+			t.Fatal(err)
+		}
+	})
+}
+
+func newGame(t *testing.T, st *models.Store, users ...*models.User) *models.Game {
+	t.Helper()
+	g := &models.Game{CreatedBy: users[0].ID, Status: models.StatusActive, Mode: "standard", Policy: "holders",
+		Players: len(users), Settings: `{}`, Version: 1, State: []byte(`{"v":1}`)}
+	for i, u := range users {
+		id := u.ID
+		g.Seats = append(g.Seats, models.Seat{SeatNo: i, UserID: &id, Username: u.Username, Joined: true, Awaited: i == 0})
+	}
+	if err := st.CreateGame(context.Background(), g); err != nil {
+		t.Fatal(err)
+	}
+	return g
+}
+
+// TestMutateSerializes submits 32 changes computed from the same version at
+// once: exactly one may be applied.
+func TestMutateSerializes(t *testing.T) {
+	eachDB(t, func(t *testing.T, st *models.Store) {
+		ctx := context.Background()
+		a, b := newUser(t, st, "gil"), newUser(t, st, "hal")
+		g := newGame(t, st, a, b)
+		stale := errors.New("stale")
+		var ok atomic.Int32
+		var wg sync.WaitGroup
+		for i := range 32 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				_, err := st.Mutate(ctx, g.ID, func(cur *models.Game) (*models.Change, error) {
+					if cur.Version != g.Version {
+						return nil, stale
+					}
+					cur.Version++
+					cur.State = []byte(fmt.Sprintf(`{"by":%d}`, i))
+					return &models.Change{
+						Actions: []models.ActionRecord{{Seat: 0, Body: fmt.Sprintf(`{"n":%d}`, i)}},
+						Events:  []models.EventRecord{{Body: `{"kind":"a"}`}, {Body: `{"kind":"b"}`}},
+					}, nil
+				})
+				switch {
+				case err == nil:
+					ok.Add(1)
+				case !errors.Is(err, stale):
+					t.Error(err)
+				}
+			}()
+		}
+		wg.Wait()
+		if ok.Load() != 1 {
+			t.Fatalf("%d submissions applied, want 1", ok.Load())
+		}
+		got, _ := st.Game(ctx, g.ID)
+		acts, _ := st.Actions(ctx, g.ID)
+		evs, _ := st.EventsAfter(ctx, g.ID, 0, 100)
+		if got.Version != 2 || got.EventSeq != 2 || len(acts) != 1 || len(evs) != 2 || evs[1].Seq != 2 || evs[1].Version != 2 {
+			t.Fatalf("version %d, %d actions, %d events", got.Version, len(acts), len(evs))
+		}
+	})
+}
+
+func TestMutateRollsBackAndTracksSeats(t *testing.T) {
+	eachDB(t, func(t *testing.T, st *models.Store) {
+		ctx := context.Background()
+		a, b := newUser(t, st, "ida"), newUser(t, st, "jo")
+		g := newGame(t, st, a, b)
+		boom := errors.New("boom")
+		_, err := st.Mutate(ctx, g.ID, func(cur *models.Game) (*models.Change, error) {
+			cur.Version = 99
+			return nil, boom
+		})
+		if !errors.Is(err, boom) {
+			t.Fatal(err)
+		}
+		_, err = st.Mutate(ctx, g.ID, func(cur *models.Game) (*models.Change, error) {
+			cur.Version++
+			cur.Seats[0].Awaited, cur.Seats[1].Awaited = false, true
+			return &models.Change{ReplacePrompts: true, Prompts: []models.PromptRecord{{PromptID: "p1", Seat: 1, Body: `{}`}}}, nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, _ := st.Game(ctx, g.ID)
+		if got.Version != 2 || got.Seats[0].Awaited || !got.Seats[1].Awaited {
+			t.Fatalf("%+v", got)
+		}
+		if p, _ := st.Prompts(ctx, g.ID); len(p) != 1 || p[0].PromptID != "p1" {
+			t.Fatalf("prompts %v", p)
+		}
+		if _, err := st.Mutate(ctx, g.ID+1000, func(*models.Game) (*models.Change, error) { return nil, nil }); !errors.Is(err, models.ErrNotFound) {
+			t.Fatalf("missing game: %v", err)
+		}
+	})
+}
+
+func TestListGamesAwaitingAndCursor(t *testing.T) {
+	eachDB(t, func(t *testing.T, st *models.Store) {
+		ctx := context.Background()
+		a, b := newUser(t, st, "kim"), newUser(t, st, "lu")
+		var ids []int64
+		for i := range 5 {
+			var g *models.Game
+			if i%2 == 0 {
+				g = newGame(t, st, a, b) // awaits a
+			} else {
+				g = newGame(t, st, b, a) // awaits b
+			}
+			ids = append(ids, g.ID)
+		}
+		page, err := st.ListGames(ctx, models.GameFilter{UserID: a.ID, Limit: 2})
+		if err != nil || len(page) != 2 || page[0].ID != ids[4] || page[1].ID != ids[3] || len(page[0].Seats) != 2 {
+			t.Fatalf("page 1: %v %v", page, err)
+		}
+		page, _ = st.ListGames(ctx, models.GameFilter{UserID: a.ID, Limit: 10, Before: ids[3]})
+		if len(page) != 3 || page[0].ID != ids[2] {
+			t.Fatalf("page 2: %v", page)
+		}
+		page, _ = st.ListGames(ctx, models.GameFilter{UserID: a.ID, Awaiting: true, Limit: 10})
+		if len(page) != 3 || page[0].ID != ids[4] || page[1].ID != ids[2] {
+			t.Fatalf("awaiting: %d", len(page))
+		}
+		page, _ = st.ListGames(ctx, models.GameFilter{UserID: a.ID, Status: models.StatusOver, Limit: 10})
+		if len(page) != 0 {
+			t.Fatalf("status filter: %d", len(page))
+		}
+	})
+}
+
+func TestIdempotency(t *testing.T) {
+	eachDB(t, func(t *testing.T, st *models.Store) {
+		ctx := context.Background()
+		a, b := newUser(t, st, "max"), newUser(t, st, "ned")
+		g := newGame(t, st, a, b)
+		if _, err := st.IdempotencyRecord(ctx, a.ID, "k1"); !errors.Is(err, models.ErrNotFound) {
+			t.Fatal(err)
+		}
+		rec := func() *models.Idempotency {
+			return &models.Idempotency{UserID: a.ID, Key: "k1", RequestHash: []byte{1, 2}, Status: 200, Response: []byte(`{"ok":true}`)}
+		}
+		mut := func(cur *models.Game) (*models.Change, error) {
+			cur.Version++
+			return &models.Change{Idempotency: rec()}, nil
+		}
+		if _, err := st.Mutate(ctx, g.ID, mut); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := st.Mutate(ctx, g.ID, mut); !errors.Is(err, models.ErrConflict) {
+			t.Fatalf("same key twice: %v", err)
+		}
+		got, err := st.IdempotencyRecord(ctx, a.ID, "k1")
+		if err != nil || got.Status != 200 || !bytes.Equal(got.Response, []byte(`{"ok":true}`)) {
+			t.Fatalf("%+v %v", got, err)
+		}
+		if cur, _ := st.Game(ctx, g.ID); cur.Version != 2 {
+			t.Fatalf("version %d: the duplicate was applied", cur.Version)
+		}
+	})
+}
+
+func TestPostgresRequiredWhenConfigured(t *testing.T) {
+	if len(modelstest.Dialects()) == 1 {
+		t.Skip(modelstest.EnvURL + " not set")
+	}
+	st := modelstest.Open(t, models.Postgres, models.Options{})
+	if st.Dialect() != models.Postgres {
+		t.Fatal(st.Dialect())
+	}
+}

@@ -1,0 +1,244 @@
+package models
+
+import (
+	"context"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"gorm.io/gorm"
+)
+
+// User is an account.
+type User struct {
+	ID          int64
+	Username    string
+	Email       string // "" when not given
+	DisplayName string // "" when not given
+	NotifyEmail bool   // send turn notifications by email
+	NotifyTurns bool   // notify when it is the user's turn or a prompt waits
+	CreatedAt   time.Time
+	UpdatedAt   time.Time
+}
+
+// TableName is the users table.
+func (User) TableName() string { return "users" }
+
+// credential is a user's password hash (argon2id, PHC string format).
+type credential struct {
+	UserID       int64 `gorm:"primaryKey"`
+	PasswordHash string
+	UpdatedAt    time.Time
+}
+
+func (credential) TableName() string { return "credentials" }
+
+// RefreshToken is a stored refresh token. Only its SHA-256 hash is kept.
+type RefreshToken struct {
+	ID        int64
+	UserID    int64
+	FamilyID  string
+	TokenHash []byte
+	CreatedAt time.Time
+	ExpiresAt time.Time
+	RotatedAt *time.Time // set once the token has been exchanged
+	RevokedAt *time.Time
+}
+
+// TableName is the refresh_tokens table.
+func (RefreshToken) TableName() string { return "refresh_tokens" }
+
+// APIToken is a personal API token. Only its SHA-256 hash is kept; Prefix is
+// the first characters of the token, shown in lists to tell tokens apart.
+type APIToken struct {
+	ID         int64
+	UserID     int64
+	Name       string
+	Prefix     string
+	TokenHash  []byte
+	Scopes     string // comma-separated, e.g. "read,play"
+	CreatedAt  time.Time
+	LastUsedAt *time.Time
+	RevokedAt  *time.Time
+}
+
+// TableName is the api_tokens table.
+func (APIToken) TableName() string { return "api_tokens" }
+
+// ScopeList returns the token's scopes.
+func (t *APIToken) ScopeList() []string {
+	if t.Scopes == "" {
+		return nil
+	}
+	return strings.Split(t.Scopes, ",")
+}
+
+// HashToken is the hash under which refresh and API tokens are stored.
+func HashToken(token string) []byte {
+	sum := sha256.Sum256([]byte(token))
+	return sum[:]
+}
+
+// CreateUser stores a new user with its password hash. A taken username
+// gives ErrConflict.
+func (s *Store) CreateUser(ctx context.Context, u *User, passwordHash string) error {
+	now := s.Now()
+	u.CreatedAt, u.UpdatedAt = now, now
+	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		if err := tx.Create(u).Error; err != nil {
+			return err
+		}
+		return tx.Create(&credential{UserID: u.ID, PasswordHash: passwordHash, UpdatedAt: now}).Error
+	})
+	if uniqueViolation(err) {
+		return fmt.Errorf("username %q: %w", u.Username, ErrConflict)
+	}
+	return err
+}
+
+// UserByID returns the user with id, or ErrNotFound.
+func (s *Store) UserByID(ctx context.Context, id int64) (*User, error) {
+	var u User
+	if err := s.db.WithContext(ctx).Where("id = ?", id).Take(&u).Error; err != nil {
+		return nil, notFound(err)
+	}
+	return &u, nil
+}
+
+// UserByUsername returns the user named username, or ErrNotFound.
+func (s *Store) UserByUsername(ctx context.Context, username string) (*User, error) {
+	var u User
+	if err := s.db.WithContext(ctx).Where("username = ?", username).Take(&u).Error; err != nil {
+		return nil, notFound(err)
+	}
+	return &u, nil
+}
+
+// PasswordHash returns the stored password hash of the user.
+func (s *Store) PasswordHash(ctx context.Context, userID int64) (string, error) {
+	var c credential
+	if err := s.db.WithContext(ctx).Where("user_id = ?", userID).Take(&c).Error; err != nil {
+		return "", notFound(err)
+	}
+	return c.PasswordHash, nil
+}
+
+// UpdateProfile writes the user's email, display name and notification
+// preferences (all of them, zero values included).
+func (s *Store) UpdateProfile(ctx context.Context, u *User) error {
+	u.UpdatedAt = s.Now()
+	res := s.db.WithContext(ctx).Exec(qUpdateProfile, u.Email, u.DisplayName, u.NotifyEmail, u.NotifyTurns, u.UpdatedAt, u.ID)
+	if res.Error != nil {
+		return res.Error
+	}
+	if res.RowsAffected == 0 {
+		return ErrNotFound
+	}
+	return nil
+}
+
+// CreateRefreshToken stores a refresh token hash for userID in family.
+func (s *Store) CreateRefreshToken(ctx context.Context, userID int64, family string, hash []byte, expires time.Time) error {
+	return s.db.WithContext(ctx).Create(&RefreshToken{
+		UserID: userID, FamilyID: family, TokenHash: hash, CreatedAt: s.Now(), ExpiresAt: expires.UTC(),
+	}).Error
+}
+
+// RotateRefreshToken exchanges the refresh token with oldHash for a new one
+// with newHash in the same family, and returns the user id. An unknown,
+// expired or revoked token gives ErrInvalidToken. A token that was already
+// rotated gives ErrTokenReuse and revokes the whole family, since either the
+// client or a thief holds a copy.
+func (s *Store) RotateRefreshToken(ctx context.Context, oldHash, newHash []byte, expires time.Time) (int64, error) {
+	now := s.Now()
+	var userID int64
+	reused := false
+	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		var t RefreshToken
+		if err := tx.Raw(qRefreshByHash+s.forUpdate(), oldHash).Scan(&t).Error; err != nil {
+			return err
+		}
+		if t.ID == 0 || t.RevokedAt != nil || !now.Before(t.ExpiresAt) {
+			return ErrInvalidToken
+		}
+		if t.RotatedAt != nil {
+			reused = true
+			return tx.Exec(qRevokeFamily, now, t.FamilyID).Error
+		}
+		if err := tx.Exec(`UPDATE refresh_tokens SET rotated_at = ? WHERE id = ?`, now, t.ID).Error; err != nil {
+			return err
+		}
+		userID = t.UserID
+		return tx.Create(&RefreshToken{UserID: t.UserID, FamilyID: t.FamilyID, TokenHash: newHash, CreatedAt: now, ExpiresAt: expires.UTC()}).Error
+	})
+	if err != nil {
+		return 0, err
+	}
+	if reused {
+		return 0, ErrTokenReuse
+	}
+	return userID, nil
+}
+
+// RevokeRefreshFamily revokes the family of the refresh token with hash
+// (log out). It gives ErrInvalidToken for an unknown token.
+func (s *Store) RevokeRefreshFamily(ctx context.Context, hash []byte) (userID int64, err error) {
+	var t RefreshToken
+	if err := s.db.WithContext(ctx).Raw(qRefreshByHash, hash).Scan(&t).Error; err != nil {
+		return 0, err
+	}
+	if t.ID == 0 {
+		return 0, ErrInvalidToken
+	}
+	return t.UserID, s.db.WithContext(ctx).Exec(qRevokeFamily, s.Now(), t.FamilyID).Error
+}
+
+// CreateAPIToken stores a personal API token.
+func (s *Store) CreateAPIToken(ctx context.Context, t *APIToken) error {
+	t.CreatedAt = s.Now()
+	return s.db.WithContext(ctx).Create(t).Error
+}
+
+// APITokens lists the user's tokens that are not revoked, oldest first.
+func (s *Store) APITokens(ctx context.Context, userID int64) ([]APIToken, error) {
+	var out []APIToken
+	err := s.db.WithContext(ctx).Where("user_id = ? AND revoked_at IS NULL", userID).Order("id").Find(&out).Error
+	return out, err
+}
+
+// RevokeAPIToken revokes the user's token id; ErrNotFound if the user has no
+// such live token.
+func (s *Store) RevokeAPIToken(ctx context.Context, userID, id int64) error {
+	res := s.db.WithContext(ctx).Exec(`UPDATE api_tokens SET revoked_at = ? WHERE id = ? AND user_id = ? AND revoked_at IS NULL`, s.Now(), id, userID)
+	if res.Error != nil {
+		return res.Error
+	}
+	if res.RowsAffected == 0 {
+		return ErrNotFound
+	}
+	return nil
+}
+
+// APITokenByHash returns the live token with hash and records its use.
+// Unknown or revoked tokens give ErrInvalidToken.
+func (s *Store) APITokenByHash(ctx context.Context, hash []byte) (*APIToken, error) {
+	var t APIToken
+	err := s.db.WithContext(ctx).Where("token_hash = ? AND revoked_at IS NULL", hash).Take(&t).Error
+	if errors.Is(notFound(err), ErrNotFound) {
+		return nil, ErrInvalidToken
+	}
+	if err != nil {
+		return nil, err
+	}
+	now := s.Now()
+	// Last use is advisory: recorded at most once a minute per token.
+	if t.LastUsedAt == nil || now.Sub(*t.LastUsedAt) > time.Minute {
+		if err := s.db.WithContext(ctx).Exec(`UPDATE api_tokens SET last_used_at = ? WHERE id = ?`, now, t.ID).Error; err != nil {
+			return nil, err
+		}
+		t.LastUsedAt = &now
+	}
+	return &t, nil
+}
