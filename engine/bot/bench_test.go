@@ -1,0 +1,55 @@
+package bot
+
+import (
+	"github.com/datamonsters/turns/engine"
+	"runtime"
+	"testing"
+)
+
+// BenchmarkGame2P plays complete 2-player games between Random bots, from
+// NewGame to the end, and reports games per second and allocations per
+// action.
+func BenchmarkGame2P(b *testing.B) {
+	benchGames(b, 2, "random")
+}
+
+// BenchmarkGame2PGreedy is BenchmarkGame2P with Greedy bots.
+func BenchmarkGame2PGreedy(b *testing.B) {
+	benchGames(b, 2, "greedy")
+}
+
+// BenchmarkGame4P plays complete 4-player games between Random bots.
+func BenchmarkGame4P(b *testing.B) {
+	benchGames(b, 4, "random")
+}
+
+func benchGames(b *testing.B, players int, kind string) {
+	setups := make([]engine.Setup, 64)
+	for i := range setups {
+		setups[i] = setup(b, uint64(i), players)
+	}
+	b.ReportAllocs()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	actions, unfinished := 0, 0
+	seed := uint64(0)
+	for b.Loop() {
+		res, err := Play(setups[seed%64], bots(kind, seed, players), 2000)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if !res.Finished {
+			unfinished++
+		}
+		actions += res.Actions
+		seed++
+	}
+	runtime.ReadMemStats(&after)
+	if unfinished > 0 {
+		b.Fatalf("%d games did not finish", unfinished)
+	}
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "games/s")
+	b.ReportMetric(float64(actions)/float64(b.N), "actions/game")
+	b.ReportMetric(float64(after.Mallocs-before.Mallocs)/float64(max(actions, 1)), "allocs/action")
+	b.ReportMetric(0, "ns/op")
+}

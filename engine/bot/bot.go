@@ -1,0 +1,118 @@
+package bot
+
+import (
+	"errors"
+	"fmt"
+	"math/rand/v2"
+
+	"github.com/datamonsters/turns/engine"
+)
+
+// Bot chooses one action for the seat of view v. legal is engine.Legal for
+// that seat and is never empty. A bot may also answer a prompt of v with
+// any combination of its options that the prompt allows.
+type Bot interface {
+	Choose(v *engine.View, legal []engine.Action) engine.Action
+}
+
+// Random picks uniformly among the legal actions.
+type Random struct{ r *rand.Rand }
+
+// NewRandom returns a Random bot drawing from r.
+func NewRandom(r *rand.Rand) *Random { return &Random{r: r} }
+
+// Choose returns a uniformly random legal action.
+func (b *Random) Choose(v *engine.View, legal []engine.Action) engine.Action {
+	n := 0
+	for _, a := range legal {
+		if a.Type == engine.ActClaim {
+			n++
+		}
+	}
+	if n > 0 {
+		k := b.r.IntN(n)
+		for _, a := range legal {
+			if a.Type == engine.ActClaim {
+				if k == 0 {
+					return a
+				}
+				k--
+			}
+		}
+	}
+	for {
+		a := legal[b.r.IntN(len(legal))]
+		if a.Type != engine.ActAbandon {
+			return a
+		}
+	}
+}
+
+// Result is the outcome of one bot game.
+type Result struct {
+	Winners  []int // winning seats; empty if the game did not finish
+	First    int   // the seat that took the first turn
+	Scores   []int // Big Data Points per seat at the end
+	Turns    int   // turns played
+	Actions  int   // actions applied, prompt answers included
+	Finished bool  // the game ended by its rules within the turn cap
+}
+
+// ErrStuck is returned when the game waits for nobody although it is not over.
+var ErrStuck = errors.New("bot: game waits for nobody")
+
+// maxActions bounds one game, whatever maxTurns says.
+const maxActions = 1_000_000
+
+// Play runs a game from setup with one bot per seat until it ends or
+// maxTurns turns have been played (then Finished is false). Whenever
+// several seats owe an answer, the lowest seat acts first. An action the
+// engine rejects is returned as an error: a bot must only choose legal
+// actions.
+func Play(setup engine.Setup, bots []Bot, maxTurns int) (Result, error) {
+	if len(bots) != len(setup.Players) {
+		return Result{}, fmt.Errorf("bot: %d bots for %d seats", len(bots), len(setup.Players))
+	}
+	s, _, err := engine.NewGame(setup)
+	if err != nil {
+		return Result{}, err
+	}
+	return Run(s, bots, maxTurns)
+}
+
+// Run continues the game s with one bot per seat, like Play.
+func Run(s *engine.State, bots []Bot, maxTurns int) (Result, error) {
+	res := Result{First: s.Active}
+	if s.Turn > 1 {
+		res.First = -1
+	}
+	for !s.Over() && s.Turn <= maxTurns {
+		if res.Actions >= maxActions {
+			return res, fmt.Errorf("bot: %d actions without the game ending", res.Actions)
+		}
+		aw := engine.Awaiting(s)
+		if len(aw) == 0 {
+			return res, ErrStuck
+		}
+		seat := aw[0]
+		legal := engine.Legal(s, seat)
+		if len(legal) == 0 {
+			return res, fmt.Errorf("bot: seat %d is awaited but has no legal action", seat)
+		}
+		a := bots[seat].Choose(s.View(seat), legal)
+		if _, err := engine.Apply(s, seat, a); err != nil {
+			return res, fmt.Errorf("bot: seat %d action %v: %w", seat, a, err)
+		}
+		res.Actions++
+	}
+	res.Turns = s.Turn
+	res.Finished = s.Over()
+	res.Scores = make([]int, len(s.Players))
+	for i := range s.Players {
+		res.Scores[i] = s.Score(i)
+	}
+	if res.Finished {
+		res.Winners = append([]int(nil), s.Winners...)
+	}
+	return res, nil
+}

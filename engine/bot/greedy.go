@@ -1,0 +1,506 @@
+package bot
+
+import (
+	"math/rand/v2"
+	"slices"
+	"strconv"
+
+	"github.com/datamonsters/turns/engine"
+)
+
+// Greedy plays for the most Big Data Points now: it places useful Monsters
+// and Lab Equipment, plays its Hacks, uses Lab abilities, builds toward the
+// most valuable set of Market challenges its hand can cover and claims it,
+// then ends the turn. It answers prompts by card value: it keeps the most
+// useful cards, plays interrupts against opponents' events and targets the
+// leading opponent.
+type Greedy struct {
+	r   *rand.Rand
+	cat *engine.Catalog
+}
+
+// NewGreedy returns a Greedy bot; r breaks ties.
+func NewGreedy(r *rand.Rand) *Greedy { return &Greedy{r: r, cat: engine.Standard()} }
+
+// card looks a card id up in the standard card set; nil if unknown.
+func (g *Greedy) card(id string) *engine.Card { return g.cat.Card(id) }
+
+// Choose picks the greedy action.
+func (g *Greedy) Choose(v *engine.View, legal []engine.Action) engine.Action {
+	for i := range v.Prompts {
+		p := &v.Prompts[i]
+		if a, ok := g.answer(v, p, legal); ok {
+			return a
+		}
+	}
+	var claims, places, hacks, activates, tools []engine.Action
+	end := -1
+	for i, a := range legal {
+		switch a.Type {
+		case engine.ActClaim:
+			claims = append(claims, a)
+		case engine.ActPlace:
+			places = append(places, a)
+		case engine.ActPlayHack:
+			hacks = append(hacks, a)
+		case engine.ActActivate:
+			activates = append(activates, a)
+		case engine.ActPlayTool:
+			tools = append(tools, a)
+		case engine.ActEndTurn:
+			end = i
+		}
+	}
+	if end < 0 {
+		// Not our Action phase (no prompt of ours we could answer): take
+		// the first legal action.
+		return legal[0]
+	}
+	hand := map[string]string{} // instance id -> card id
+	for _, c := range v.Hand {
+		hand[c.ID] = c.Card
+	}
+	// 1. Placements that improve the Lab.
+	for _, a := range places {
+		if g.placeValue(v, g.card(hand[a.Card])) >= 3 {
+			return a
+		}
+	}
+	// 2. Hacks that do something now.
+	for _, a := range hacks {
+		if g.hackUseful(v, g.card(hand[a.Card])) {
+			return a
+		}
+	}
+	// 3. Lab abilities.
+	for _, a := range activates {
+		if g.activateUseful(v, a.Card) {
+			return a
+		}
+	}
+	// 4. Claims and Tools.
+	bestClaim, bestPts := -1, 0
+	for i, a := range claims {
+		if pts := g.challengePoints(v, a.Challenges); pts > bestPts {
+			bestClaim, bestPts = i, pts
+		}
+	}
+	target, targetPts := g.target(v, tools, hand)
+	if bestClaim >= 0 && bestPts >= targetPts {
+		return claims[bestClaim]
+	}
+	if targetPts > 0 {
+		if a, ok := g.toolToward(v, target, tools, hand); ok {
+			return a
+		}
+	}
+	if bestClaim >= 0 {
+		return claims[bestClaim]
+	}
+	return legal[end]
+}
+
+// mods estimates the seat's static TECH and SCI modifiers from the public
+// Labs and the Global zone.
+func (g *Greedy) mods(v *engine.View) (tech, sci int) {
+	add := func(owner int, id string) {
+		c := g.card(id)
+		if c == nil {
+			return
+		}
+		for _, e := range c.Effects {
+			if e.Trigger != engine.Static {
+				continue
+			}
+			for _, op := range e.Do {
+				hit := false
+				switch op.Who {
+				case engine.Opponents:
+					hit = owner != v.Seat
+				case engine.All:
+					hit = true
+				default:
+					hit = owner == v.Seat
+				}
+				if !hit {
+					continue
+				}
+				switch op.Stat {
+				case engine.StatTech:
+					tech += op.N
+				case engine.StatSci:
+					sci += op.N
+				}
+			}
+		}
+	}
+	for _, p := range v.Players {
+		if p.Resigned {
+			continue
+		}
+		for _, c := range p.Lab {
+			add(p.Seat, c.Card)
+		}
+	}
+	for _, gl := range v.Global {
+		add(gl.Owner, gl.Card)
+	}
+	return tech, sci
+}
+
+// build is the open build's TECH and SCI, or the modifiers a new build starts with.
+func (g *Greedy) build(v *engine.View) (tech, sci int) {
+	if v.Build != nil {
+		return v.Build.Tech, v.Build.Sci
+	}
+	tech, sci = g.mods(v)
+	return max(tech, 0), max(sci, 0)
+}
+
+func (g *Greedy) challengePoints(v *engine.View, ids []string) int {
+	pts := 0
+	for _, id := range ids {
+		for _, m := range v.Market {
+			if m.ID == id {
+				if c := g.card(m.Card); c != nil {
+					pts += c.Points
+				}
+			}
+		}
+	}
+	return pts
+}
+
+// target finds the most valuable set of Market challenges that the build
+// plus every playable Tool in hand could cover, and its points.
+func (g *Greedy) target(v *engine.View, tools []engine.Action, hand map[string]string) (need [2]int, points int) {
+	bt, bs := g.build(v)
+	for _, a := range tools {
+		if c := g.card(hand[a.Card]); c != nil {
+			bt += c.Tech
+			bs += c.Sci
+		}
+	}
+	n := len(v.Market)
+	bestCost := 1 << 30
+	for mask := 1; mask < 1<<n; mask++ {
+		t, s, p := 0, 0, 0
+		for k := range n {
+			if mask&(1<<k) == 0 {
+				continue
+			}
+			c := g.card(v.Market[k].Card)
+			if c == nil {
+				continue
+			}
+			t += c.Tech
+			s += c.Sci
+			p += c.Points
+		}
+		if t > bt || s > bs {
+			continue
+		}
+		if p > points || (p == points && t+s < bestCost) {
+			need, points, bestCost = [2]int{t, s}, p, t+s
+		}
+	}
+	return need, points
+}
+
+// toolToward picks the Tool that brings the build closest to need, wasting
+// the least.
+func (g *Greedy) toolToward(v *engine.View, need [2]int, tools []engine.Action, hand map[string]string) (engine.Action, bool) {
+	bt, bs := g.build(v)
+	best, bestDef, bestWaste := -1, 1<<30, 1<<30
+	for i, a := range tools {
+		c := g.card(hand[a.Card])
+		if c == nil {
+			continue
+		}
+		t, s := bt+c.Tech+boost(c, engine.StatTech), bs+c.Sci+boost(c, engine.StatSci)
+		def := max(need[0]-t, 0) + max(need[1]-s, 0)
+		waste := max(t-need[0], 0) + max(s-need[1], 0)
+		if def < bestDef || (def == bestDef && waste < bestWaste) {
+			best, bestDef, bestWaste = i, def, waste
+		}
+	}
+	if best < 0 {
+		return engine.Action{}, false
+	}
+	return tools[best], true
+}
+
+// boost is what a Tool's unconditional on-play effects add to stat.
+func boost(c *engine.Card, stat engine.Stat) int {
+	n := 0
+	for _, e := range c.Effects {
+		if e.Trigger != engine.OnPlay || e.If != nil {
+			continue
+		}
+		for _, op := range e.Do {
+			if op.Verb == engine.VBoost && op.Stat == stat && op.Per == "" {
+				n += op.N
+			}
+		}
+	}
+	return n
+}
+
+// labCard returns the seat's Lab card with the same name as c, if any.
+func (g *Greedy) labCard(v *engine.View, c *engine.Card) *engine.Card {
+	if v.Seat < 0 || v.Seat >= len(v.Players) {
+		return nil
+	}
+	for _, in := range v.Players[v.Seat].Lab {
+		if l := g.card(in.Card); l != nil && l.Name == c.Name {
+			return l
+		}
+	}
+	return nil
+}
+
+// placeValue rates placing c in the Lab: 5 an upgrade, 4 a new card, 1 a
+// card that cannot be placed yet, 0 a card that would replace a better one.
+func (g *Greedy) placeValue(v *engine.View, c *engine.Card) int {
+	if c == nil {
+		return 0
+	}
+	old := g.labCard(v, c)
+	switch {
+	case old == nil && (c.Type != engine.Monster || c.Level == engine.Junior):
+		return 4
+	case old == nil:
+		return 1
+	case c.Type == engine.Monster && old.Type == engine.Monster && c.Level.Rank() > old.Level.Rank():
+		return 5
+	}
+	return 0
+}
+
+// hackUseful says whether playing Hack c now does something.
+func (g *Greedy) hackUseful(v *engine.View, c *engine.Card) bool {
+	if c == nil {
+		return false
+	}
+	for _, e := range c.Effects {
+		if e.Trigger != engine.OnPlay {
+			continue
+		}
+		for _, op := range e.Do {
+			switch op.Verb {
+			case engine.VBounce, engine.VScrap:
+				if !g.opponentHas(v, op.Target) {
+					return false
+				}
+			}
+		}
+	}
+	return true
+}
+
+func (g *Greedy) opponentHas(v *engine.View, t engine.CardType) bool {
+	for _, p := range v.Players {
+		if p.Seat == v.Seat || p.Resigned {
+			continue
+		}
+		for _, in := range p.Lab {
+			if c := g.card(in.Card); c != nil && c.Type == t {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// activateUseful says whether to use the ability of Lab card id now.
+func (g *Greedy) activateUseful(v *engine.View, id string) bool {
+	if v.Seat < 0 || v.Seat >= len(v.Players) {
+		return false
+	}
+	var c *engine.Card
+	for _, in := range v.Players[v.Seat].Lab {
+		if in.ID == id {
+			c = g.card(in.Card)
+		}
+	}
+	if c == nil {
+		return false
+	}
+	for _, e := range c.Effects {
+		if e.Trigger != engine.Activated {
+			continue
+		}
+		if e.Cost > 0 && len(v.Hand) < e.Cost+1 {
+			return false
+		}
+		for _, op := range e.Do {
+			if op.Verb == engine.VRecover && len(v.Bin) == 0 && !v.Office {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
+// value rates a card in hand: higher is more useful to keep.
+func (g *Greedy) value(v *engine.View, id string) float64 {
+	c := g.card(id)
+	if c == nil {
+		return 0
+	}
+	switch c.Type {
+	case engine.Tool:
+		x := float64(c.Tech+c.Sci+boost(c, engine.StatTech)+boost(c, engine.StatSci)) + 0.5
+		if len(c.Requires) > 0 {
+			x -= 1
+		}
+		return x
+	case engine.Monster, engine.LabEquipment:
+		return float64(g.placeValue(v, c))
+	case engine.Hack:
+		return 3
+	}
+	return 1
+}
+
+// answer answers one of the seat's prompts, if legal lists any answer to it.
+func (g *Greedy) answer(v *engine.View, p *engine.Prompt, legal []engine.Action) (engine.Action, bool) {
+	first := -1
+	for i, a := range legal {
+		if a.Type == engine.ActAnswer && a.Prompt == p.ID {
+			first = i
+			break
+		}
+	}
+	if first < 0 {
+		return engine.Action{}, false
+	}
+	opts := make([]int, len(p.Options))
+	for i := range opts {
+		opts[i] = i
+	}
+	var pick []string
+	switch p.Kind {
+	case engine.PromptInterrupt:
+		// Play the first interrupt offered against an opponent's event.
+		pick = []string{engine.Pass}
+		for _, o := range p.Options {
+			if o.ID != engine.Pass && p.Actor != v.Seat {
+				pick = []string{o.ID}
+				break
+			}
+		}
+	case engine.PromptDiscard:
+		// Discard the least useful cards.
+		slices.SortStableFunc(opts, func(a, b int) int {
+			return cmpFloat(g.value(v, p.Options[a].Card), g.value(v, p.Options[b].Card))
+		})
+		pick = g.ids(p, opts[:p.Min])
+	case engine.PromptLook, engine.PromptRecover:
+		// Take the most useful cards.
+		slices.SortStableFunc(opts, func(a, b int) int {
+			return cmpFloat(g.value(v, p.Options[b].Card), g.value(v, p.Options[a].Card))
+		})
+		pick = g.ids(p, opts[:max(p.Min, min(p.Max, 1))])
+	case engine.PromptKeep:
+		// Keep the higher level; the new card on a tie.
+		best := 0
+		for i, o := range p.Options {
+			if c, b := g.card(o.Card), g.card(p.Options[best].Card); c != nil && b != nil && c.Level.Rank() > b.Level.Rank() {
+				best = i
+			}
+		}
+		pick = []string{p.Options[best].ID}
+	case engine.PromptPlayer:
+		// Target the opponent with the most points.
+		best, bestPts := 0, -1
+		for i, o := range p.Options {
+			for _, pl := range v.Players {
+				if o.ID == strconv.Itoa(pl.Seat) && pl.Points > bestPts {
+					best, bestPts = i, pl.Points
+				}
+			}
+		}
+		pick = []string{p.Options[best].ID}
+	case engine.PromptCard:
+		// Take away the opponent's highest-level card.
+		best, bestRank := 0, -1
+		for i, o := range p.Options {
+			if c := g.card(o.Card); c != nil && c.Level.Rank() > bestRank {
+				best, bestRank = i, c.Level.Rank()
+			}
+		}
+		pick = []string{p.Options[best].ID}
+	case engine.PromptRefresh:
+		// Put away the challenges beyond the reach of the hand, most
+		// demanding first.
+		pick = g.refresh(v, p)
+	default:
+		return legal[first], true
+	}
+	a := engine.Action{Type: engine.ActAnswer, Prompt: p.ID, Choices: pick}
+	if !valid(p, pick) {
+		return legal[first], true
+	}
+	return a, true
+}
+
+func (g *Greedy) refresh(v *engine.View, p *engine.Prompt) []string {
+	bt, bs := g.build(v)
+	for _, c := range v.Hand {
+		if k := g.card(c.Card); k != nil && k.Type == engine.Tool {
+			bt += k.Tech
+			bs += k.Sci
+		}
+	}
+	var out []string
+	for _, o := range p.Options {
+		if len(out) >= p.Max {
+			break
+		}
+		if c := g.card(o.Card); c != nil && (c.Tech > bt || c.Sci > bs) {
+			out = append(out, o.ID)
+		}
+	}
+	for len(out) < p.Min {
+		for _, o := range p.Options {
+			if !slices.Contains(out, o.ID) {
+				out = append(out, o.ID)
+				break
+			}
+		}
+	}
+	return out
+}
+
+func (g *Greedy) ids(p *engine.Prompt, idx []int) []string {
+	out := make([]string, len(idx))
+	for i, k := range idx {
+		out[i] = p.Options[k].ID
+	}
+	return out
+}
+
+// valid checks an answer against the prompt's own rules.
+func valid(p *engine.Prompt, pick []string) bool {
+	if len(pick) < p.Min || len(pick) > p.Max {
+		return false
+	}
+	for i, id := range pick {
+		if slices.Contains(pick[:i], id) || !slices.ContainsFunc(p.Options, func(o engine.Option) bool { return o.ID == id }) {
+			return false
+		}
+	}
+	return true
+}
+
+func cmpFloat(a, b float64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
