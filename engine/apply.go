@@ -155,7 +155,7 @@ func (s *State) handCard(seat int, id string) (*Card, error) {
 
 // checkPlay checks playing card c from hand with action type t.
 func (s *State) checkPlay(seat int, t ActionType, c *Card) error {
-	want := map[ActionType][]CardType{ActPlace: {Monster, LabEquipment}, ActPlayTool: {Tool}, ActPlayHack: {Hack}}[t]
+	want := playTypes(t)
 	if !slices.Contains(want, c.Type) {
 		return illegal(ErrCardType, "%s is a %s; %s takes a %s", c.Name, c.Type.Title(), t, joinOr(typeTitles(want)))
 	}
@@ -312,7 +312,7 @@ func (g *game) apply(seat int, a Action) {
 		if c.Has(KwLimit) {
 			p.Limited = true
 		}
-		kind := map[ActionType]EventKind{ActPlace: EvPlace, ActPlayTool: EvPlayTool, ActPlayHack: EvPlayHack}[a.Type]
+		kind := playEvent(a.Type)
 		if kind == EvPlayTool && s.Build == nil {
 			s.Build = &Build{}
 		}
@@ -430,6 +430,37 @@ func (g *game) drainQueue() {
 		g.apply(q.Seat, a)
 		g.loop()
 	}
+}
+
+// Card types each play action takes, and the event it proposes.
+var (
+	placeTypes = []CardType{Monster, LabEquipment}
+	toolTypes  = []CardType{Tool}
+	hackTypes  = []CardType{Hack}
+)
+
+func playTypes(t ActionType) []CardType {
+	switch t {
+	case ActPlace:
+		return placeTypes
+	case ActPlayTool:
+		return toolTypes
+	case ActPlayHack:
+		return hackTypes
+	}
+	return nil
+}
+
+func playEvent(t ActionType) EventKind {
+	switch t {
+	case ActPlace:
+		return EvPlace
+	case ActPlayTool:
+		return EvPlayTool
+	case ActPlayHack:
+		return EvPlayHack
+	}
+	return ""
 }
 
 func typeTitles(ts []CardType) []string {

@@ -51,14 +51,36 @@ func Legal(s *State, seat int) []Action {
 		}
 	}
 	if s.Build != nil {
-		combos(len(s.Market), 1, len(s.Market), func(pick []int) bool {
-			ids := make([]string, len(pick))
-			for i, k := range pick {
-				ids[i] = s.Market[k].ID
+		// Only selections the build covers can pass check; skip the others
+		// before building the action.
+		bt, bs := s.BuildTech(), s.BuildSci()
+		var tech, sci [16]int
+		n := min(len(s.Market), len(tech))
+		for k := range n {
+			c := s.card(s.Market[k].Card)
+			tech[k], sci[k] = c.Tech, c.Sci
+		}
+		// Selections in the order of combos; TECH and SCI are never
+		// negative, so a selection the build cannot cover has no coverable
+		// extension either.
+		var pick [16]int
+		var rec func(depth, start, t, sc int)
+		rec = func(depth, start, t, sc int) {
+			for k := start; k < n; k++ {
+				t2, sc2 := t+tech[k], sc+sci[k]
+				if t2 > bt || sc2 > bs {
+					continue
+				}
+				pick[depth] = k
+				ids := make([]string, depth+1)
+				for i := range ids {
+					ids[i] = s.Market[pick[i]].ID
+				}
+				keep(Action{Type: ActClaim, Challenges: ids})
+				rec(depth+1, k+1, t2, sc2)
 			}
-			keep(Action{Type: ActClaim, Challenges: ids})
-			return true
-		})
+		}
+		rec(0, 0, 0, 0)
 		keep(Action{Type: ActAbandon})
 	}
 	keep(Action{Type: ActEndTurn})
