@@ -207,26 +207,29 @@ type Locate struct {
 type Expect struct {
 	Error *ErrorExpect `yaml:"error"`
 
-	Phase          *Phase              `yaml:"phase"`
-	Active         *int                `yaml:"active"`
-	Turn           *int                `yaml:"turn"`
-	Over           *bool               `yaml:"over"`
-	Winners        *[]int              `yaml:"winners"`
-	Awaiting       *[]int              `yaml:"awaiting"`
-	Market         *StringList         `yaml:"market"`
-	MarketCount    *int                `yaml:"market_count"`
-	ChallengeDeck  *int                `yaml:"challenge_deck_count"`
-	Global         *StringList         `yaml:"global"`
-	SharedDeck     *int                `yaml:"shared_deck_count"`
-	SharedBin      *StringList         `yaml:"shared_bin"`
-	SharedBinCount *int                `yaml:"shared_bin_count"`
-	Build          *BuildExpect        `yaml:"build"`
-	Window         *WindowExpect       `yaml:"window"`
-	Queued         *int                `yaml:"queued"`
-	Seats          map[int]*SeatExpect `yaml:"seats"`
-	Events         []EventExpect       `yaml:"events"`
-	Visible        []VisibleExpect     `yaml:"visible"`
-	Legal          []LegalExpect       `yaml:"legal"`
+	Phase          *Phase        `yaml:"phase"`
+	Active         *int          `yaml:"active"`
+	Turn           *int          `yaml:"turn"`
+	Over           *bool         `yaml:"over"`
+	Winners        *[]int        `yaml:"winners"`
+	Awaiting       *[]int        `yaml:"awaiting"`
+	Market         *StringList   `yaml:"market"`
+	MarketCount    *int          `yaml:"market_count"`
+	ChallengeDeck  *int          `yaml:"challenge_deck_count"`
+	Global         *StringList   `yaml:"global"`
+	SharedDeck     *int          `yaml:"shared_deck_count"`
+	SharedBin      *StringList   `yaml:"shared_bin"`
+	SharedBinCount *int          `yaml:"shared_bin_count"`
+	Build          *BuildExpect  `yaml:"build"`
+	Window         *WindowExpect `yaml:"window"`
+	Queued         *int          `yaml:"queued"`
+	// Challenges counts the game's challenges (Market, Challenge Deck and
+	// Rankings) that are basic and hard.
+	Challenges *ChallengeMix       `yaml:"challenges"`
+	Seats      map[int]*SeatExpect `yaml:"seats"`
+	Events     []EventExpect       `yaml:"events"`
+	Visible    []VisibleExpect     `yaml:"visible"`
+	Legal      []LegalExpect       `yaml:"legal"`
 }
 
 // ErrorExpect is an expected illegal-action error: a code, a substring of
@@ -286,6 +289,12 @@ func (e *ErrorExpect) match(err error) bool {
 		}
 	}
 	return e.Contains == "" || strings.Contains(msg, e.Contains)
+}
+
+// ChallengeMix counts basic and hard challenges.
+type ChallengeMix struct {
+	Basic *int `yaml:"basic"`
+	Hard  *int `yaml:"hard"`
 }
 
 // SeatExpect lists expected facts about one seat. Card lists compare as
@@ -1066,6 +1075,22 @@ func (r *runner) check(e *Expect, st *ScenarioStep, events []Event) {
 			n = len(s.Queue.Actions)
 		}
 		r.count("queued actions", e.Queued, n)
+	}
+	if m := e.Challenges; m != nil {
+		basic, hard := 0, 0
+		all := slices.Concat(s.Market, s.ChallengeDeck)
+		for i := range s.Players {
+			all = append(all, s.Players[i].Ranking...)
+		}
+		for _, in := range all {
+			if s.card(in.Card).Hard {
+				hard++
+			} else {
+				basic++
+			}
+		}
+		r.count("basic challenges", m.Basic, basic)
+		r.count("hard challenges", m.Hard, hard)
 	}
 	seats := make([]int, 0, len(e.Seats))
 	for k := range e.Seats {
