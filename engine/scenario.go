@@ -746,7 +746,11 @@ func (r *runner) resolve(pile []Inst, ref, where string, used map[string]bool) (
 	}
 	in, ok := nth(free, ref)
 	if !ok {
-		return "", fmt.Errorf("%s has no %s (it has %s)", where, ref, cardIDs(pile))
+		// Naming a card again (for example the same challenge twice) is
+		// left to the engine to judge.
+		if in, ok = nth(pile, ref); !ok {
+			return "", fmt.Errorf("%s has no %s (it has %s)", where, ref, cardIDs(pile))
+		}
 	}
 	used[in.ID] = true
 	return in.ID, nil
