@@ -162,6 +162,10 @@ func (g *game) happen(i int) {
 		if ev.Card != nil {
 			g.toBin(ev.Actor, *ev.Card)
 		}
+		// A build opened for a Tool that never arrived is not a build.
+		if ev.Kind == EvPlayTool && s.Build != nil && len(s.Build.Tools) == 0 {
+			s.Build = nil
+		}
 		return
 	}
 	switch ev.Kind {
