@@ -214,8 +214,21 @@ func (c *Card) Has(k Keyword) bool { return slices.Contains(c.Keywords, k) }
 func (c *Card) HasClass(cl Class) bool { return slices.Contains(c.Classes, cl) }
 
 // effects returns the card's effects with trigger t.
+// The result may share the card's own slice: callers must not modify it.
 func (c *Card) effects(t Trigger) []Effect {
-	var out []Effect
+	n := 0
+	for i := range c.Effects {
+		if c.Effects[i].Trigger == t {
+			n++
+		}
+	}
+	switch n {
+	case 0:
+		return nil
+	case len(c.Effects):
+		return c.Effects
+	}
+	out := make([]Effect, 0, n)
 	for _, e := range c.Effects {
 		if e.Trigger == t {
 			out = append(out, e)

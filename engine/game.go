@@ -395,11 +395,16 @@ func (g *game) returnHeld(t Task) {
 
 // Score is seat's Big Data Points: their Ranking plus static modifiers.
 func (s *State) Score(seat int) int {
+	return s.scoreWith(seat, s.statMod(seat, StatPoints))
+}
+
+// scoreWith is Score given seat's static points modifier.
+func (s *State) scoreWith(seat, mod int) int {
 	n := 0
 	for _, c := range s.Players[seat].Ranking {
 		n += s.card(c.Card).Points
 	}
-	return n + s.statMod(seat, StatPoints)
+	return n + mod
 }
 
 // winners applies the scoring rules: most Big Data Points; on a tie, the
@@ -446,15 +451,52 @@ func (s *State) winners(scores []int) []int {
 // Lab card in play and every card in the Global zone.
 func (s *State) statMod(seat int, stat Stat) int {
 	sum := 0
-	add := func(owner int, in Inst) {
-		c := s.card(in.Card)
-		for _, e := range c.Effects {
+	for owner := range s.Players {
+		if !s.live(owner) {
+			continue
+		}
+		for _, in := range s.Players[owner].Lab {
+			sum += s.staticMod(owner, in.Card, seat, stat)
+		}
+	}
+	for _, gl := range s.Global {
+		sum += s.staticMod(gl.Owner, gl.Card, seat, stat)
+	}
+	return sum
+}
+
+// statSums holds every stat's static modifier for one seat.
+type statSums struct{ tech, sci, draw, points int }
+
+func (m *statSums) add(stat Stat, n int) {
+	switch stat {
+	case StatTech:
+		m.tech += n
+	case StatSci:
+		m.sci += n
+	case StatDraw:
+		m.draw += n
+	case StatPoints:
+		m.points += n
+	}
+}
+
+// allStatMods is statMod for every seat and stat, in one pass.
+func (s *State) allStatMods() []statSums {
+	out := make([]statSums, len(s.Players))
+	add := func(owner int, id string) {
+		c := s.card(id)
+		for i := range c.Effects {
+			e := &c.Effects[i]
 			if e.Trigger != Static || (e.If != nil && !s.holds(owner, c, *e.If)) {
 				continue
 			}
 			for _, op := range e.Do {
-				if op.Stat == stat && affects(owner, op.Who, seat) {
-					sum += op.N * s.per(owner, op.Per)
+				n := op.N * s.per(owner, op.Per)
+				for seat := range out {
+					if affects(owner, op.Who, seat) {
+						out[seat].add(op.Stat, n)
+					}
 				}
 			}
 		}
@@ -464,11 +506,30 @@ func (s *State) statMod(seat int, stat Stat) int {
 			continue
 		}
 		for _, in := range s.Players[owner].Lab {
-			add(owner, in)
+			add(owner, in.Card)
 		}
 	}
 	for _, gl := range s.Global {
-		add(gl.Owner, gl.Inst)
+		add(gl.Owner, gl.Card)
+	}
+	return out
+}
+
+// staticMod is what the static effects of card id, controlled by owner, add
+// to seat's stat.
+func (s *State) staticMod(owner int, id string, seat int, stat Stat) int {
+	c := s.card(id)
+	sum := 0
+	for i := range c.Effects {
+		e := &c.Effects[i]
+		if e.Trigger != Static || (e.If != nil && !s.holds(owner, c, *e.If)) {
+			continue
+		}
+		for _, op := range e.Do {
+			if op.Stat == stat && affects(owner, op.Who, seat) {
+				sum += op.N * s.per(owner, op.Per)
+			}
+		}
 	}
 	return sum
 }

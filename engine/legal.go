@@ -12,7 +12,7 @@ func Legal(s *State, seat int) []Action {
 	if s.Over() || !s.live(seat) {
 		return nil
 	}
-	var out []Action
+	out := make([]Action, 0, len(s.Players[seat].Hand)+4)
 	keep := func(a Action) {
 		if check(s, seat, a) == nil {
 			out = append(out, a)
@@ -42,6 +42,9 @@ func Legal(s *State, seat int) []Action {
 		case Tool:
 			keep(Action{Type: ActPlayTool, Card: in.ID})
 		case Hack:
+			if s.card(in.Card).Has(KwInterrupt) {
+				continue // played only into interrupt windows; check says so
+			}
 			keep(Action{Type: ActPlayHack, Card: in.ID})
 		}
 	}
@@ -88,13 +91,13 @@ func Legal(s *State, seat int) []Action {
 }
 
 // combos calls f with every increasing selection of lo..hi indexes below n,
-// until f returns false.
+// until f returns false. f must not keep the slice it is given.
 func combos(n, lo, hi int, f func([]int) bool) {
 	pick := make([]int, 0, hi)
 	var rec func(start int) bool
 	rec = func(start int) bool {
 		if len(pick) >= lo {
-			if !f(append([]int(nil), pick...)) {
+			if !f(pick) {
 				return false
 			}
 		}

@@ -83,26 +83,51 @@ func (s *State) View(seat int) *View {
 	if seat < 0 || seat >= len(s.Players) {
 		seat = Spectator
 	}
+	// One backing array for every card the view shows.
+	n := len(s.Market)
+	for i := range s.Players {
+		n += len(s.Players[i].Lab) + len(s.Players[i].Ranking)
+	}
+	if s.Build != nil {
+		n += len(s.Build.Tools)
+	}
+	if seat != Spectator {
+		n += len(s.Players[seat].Hand)
+		if !s.Office {
+			n += len(s.Players[seat].Bin)
+		}
+	}
+	buf := make([]CardView, 0, n)
+	views := func(ins []Inst) []CardView {
+		start := len(buf)
+		for _, in := range ins {
+			buf = append(buf, s.cardView(in))
+		}
+		return buf[start:len(buf):len(buf)]
+	}
 	v := &View{Seat: seat, Version: s.Version, Mode: s.Mode, Office: s.Office, Policy: s.Policy, Turn: s.Turn,
-		Active: s.Active, Phase: s.Phase, Market: s.cardViews(s.Market), ChallengeDeck: len(s.ChallengeDeck),
-		Global: []GlobalView{}, Awaiting: Awaiting(s), Winners: s.Winners}
+		Active: s.Active, Phase: s.Phase, Market: views(s.Market), ChallengeDeck: len(s.ChallengeDeck),
+		Global: make([]GlobalView, 0, len(s.Global)), Awaiting: Awaiting(s), Winners: s.Winners,
+		Players: make([]PlayerView, 0, len(s.Players))}
 	if v.Awaiting == nil {
 		v.Awaiting = []int{}
 	}
 	if s.Office {
 		v.SharedDeck, v.SharedBin = len(s.SharedDeck), len(s.SharedBin)
 	}
+	mods := s.allStatMods()
 	for i := range s.Players {
 		p := &s.Players[i]
 		v.Players = append(v.Players, PlayerView{Seat: i, Name: p.Name, HandCount: len(p.Hand), DeckCount: len(p.Deck),
-			BinCount: len(p.Bin), Lab: s.cardViews(p.Lab), Ranking: s.cardViews(p.Ranking), Points: s.Score(i),
+			BinCount: len(p.Bin), Lab: views(p.Lab), Ranking: views(p.Ranking), Points: s.scoreWith(i, mods[i].points),
 			Limited: p.Limited, Resigned: p.Resigned, VotedEnd: p.VotedEnd})
 	}
 	for _, gl := range s.Global {
 		v.Global = append(v.Global, GlobalView{CardView: s.cardView(gl.Inst), Owner: gl.Owner})
 	}
 	if s.Build != nil {
-		v.Build = &BuildView{Tools: s.cardViews(s.Build.Tools), Tech: s.BuildTech(), Sci: s.BuildSci()}
+		// BuildTech and BuildSci, with the modifiers computed above.
+		v.Build = &BuildView{Tools: views(s.Build.Tools), Tech: max(s.Build.Tech+mods[s.Active].tech, 0), Sci: max(s.Build.Sci+mods[s.Active].sci, 0)}
 	}
 	for _, t := range s.Stack {
 		if t.Ev == nil || t.Ev.Window == nil {
@@ -122,9 +147,9 @@ func (s *State) View(seat int) *View {
 		return v
 	}
 	p := &s.Players[seat]
-	v.Hand = s.cardViews(p.Hand)
+	v.Hand = views(p.Hand)
 	if !s.Office {
-		v.Bin = s.cardViews(p.Bin)
+		v.Bin = views(p.Bin)
 	}
 	v.Prompts = PromptsFor(s, seat)
 	if s.Queue != nil && s.Queue.Seat == seat {

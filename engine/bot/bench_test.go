@@ -31,6 +31,7 @@ func benchGames(b *testing.B, players int, kind string) {
 	b.ReportAllocs()
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
+	cpu0 := cpuTime()
 	actions, unfinished := 0, 0
 	seed := uint64(0)
 	for b.Loop() {
@@ -44,6 +45,7 @@ func benchGames(b *testing.B, players int, kind string) {
 		actions += res.Actions
 		seed++
 	}
+	cpu := cpuTime() - cpu0
 	runtime.ReadMemStats(&after)
 	if unfinished > 0 {
 		b.Fatalf("%d games did not finish", unfinished)
@@ -51,5 +53,10 @@ func benchGames(b *testing.B, players int, kind string) {
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "games/s")
 	b.ReportMetric(float64(actions)/float64(b.N), "actions/game")
 	b.ReportMetric(float64(after.Mallocs-before.Mallocs)/float64(max(actions, 1)), "allocs/action")
+	if cpu > 0 {
+		// Games per second of process CPU time: steadier than wall time on
+		// a busy machine.
+		b.ReportMetric(float64(b.N)/cpu.Seconds(), "games/cpu-s")
+	}
 	b.ReportMetric(0, "ns/op")
 }

@@ -15,13 +15,16 @@ type Bot interface {
 	Choose(v *engine.View, legal []engine.Action) engine.Action
 }
 
-// Random picks uniformly among the legal actions.
+// Random picks uniformly among the legal actions, except that it always
+// claims when a claim is listed (a random one of them) and never abandons a
+// build, so that its games end.
 type Random struct{ r *rand.Rand }
 
 // NewRandom returns a Random bot drawing from r.
 func NewRandom(r *rand.Rand) *Random { return &Random{r: r} }
 
-// Choose returns a uniformly random legal action.
+// Choose returns a random claim if there is one, otherwise a uniformly
+// random legal action other than abandon_build.
 func (b *Random) Choose(v *engine.View, legal []engine.Action) engine.Action {
 	n := 0
 	for _, a := range legal {
@@ -40,12 +43,13 @@ func (b *Random) Choose(v *engine.View, legal []engine.Action) engine.Action {
 			}
 		}
 	}
-	for {
+	for range 64 {
 		a := legal[b.r.IntN(len(legal))]
 		if a.Type != engine.ActAbandon {
 			return a
 		}
 	}
+	return legal[0]
 }
 
 // Result is the outcome of one bot game.
