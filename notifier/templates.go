@@ -1,0 +1,363 @@
+package notifier
+
+import (
+	"bytes"
+	"embed"
+	"fmt"
+	htmltemplate "html/template"
+	"regexp"
+	"strconv"
+	"strings"
+	texttemplate "text/template"
+	"time"
+)
+
+// Kind names a notification and its templates (templates/<kind>.txt and
+// templates/<kind>.html).
+type Kind string
+
+// Notification kinds, one per thing the service tells a player.
+const (
+	KindInvitation       Kind = "invitation"        // you were invited to a game
+	KindGameStarted      Kind = "game_started"      // the game you are in has started
+	KindYourTurn         Kind = "your_turn"         // it is your turn
+	KindPromptWaiting    Kind = "prompt_waiting"    // a prompt waits for your answer
+	KindQueuedActions    Kind = "queued_actions"    // your queued actions were resumed or dropped
+	KindDeadlineReminder Kind = "deadline_reminder" // most of your time is used up
+	KindTimeoutApplied   Kind = "timeout_applied"   // a deadline passed and the default was applied
+	KindGameOver         Kind = "game_over"         // final scores
+	KindVacation         Kind = "vacation"          // another player is away; clocks pause
+	KindDigest           Kind = "digest"            // the daily summary
+)
+
+// Kinds lists every kind, in the order above.
+var Kinds = []Kind{
+	KindInvitation, KindGameStarted, KindYourTurn, KindPromptWaiting, KindQueuedActions,
+	KindDeadlineReminder, KindTimeoutApplied, KindGameOver, KindVacation, KindDigest,
+}
+
+// Data is the input of Render: one of the structs below. All of them hold
+// plain strings and times that the caller has already redacted for the
+// recipient; templates print them as given (HTML-escaped in the HTML body).
+type Data interface {
+	Kind() Kind
+	base() Common
+}
+
+// Common holds what every notification has. Methods on Common format times
+// for the templates.
+type Common struct {
+	Recipient string // the recipient's display name
+	GameID    string // "" for mail about no single game (the digest)
+	GameTitle string // the game's title as its creator typed it
+	GameURL   string // link to the game in a client; "" hides the link
+
+	UnsubscribeURL string // one-click unsubscribe for this kind of mail; "" hides it
+	SettingsURL    string // notification preferences; "" hides it
+
+	// Now is the rendering time, for relative phrases ("in 3 hours"); the
+	// zero value leaves them out, so output depends only on the data.
+	Now time.Time
+	// Location is the recipient's time zone; nil means UTC.
+	Location *time.Location
+}
+
+func (c Common) base() Common { return c }
+
+// When formats t for the recipient, e.g. "Tue 1 Dec 2026, 14:00 UTC"; ""
+// for the zero time.
+func (c Common) When(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	loc := c.Location
+	if loc == nil {
+		loc = time.UTC
+	}
+	return t.In(loc).Format("Mon 2 Jan 2006, 15:04 MST")
+}
+
+// Date formats the day of t for the recipient, e.g. "Tue 1 Dec 2026"; ""
+// for the zero time.
+func (c Common) Date(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	loc := c.Location
+	if loc == nil {
+		loc = time.UTC
+	}
+	return t.In(loc).Format("Mon 2 Jan 2006")
+}
+
+// Until describes how far t lies after Now: "in 2 days 3 hours",
+// "in 45 minutes", "in less than a minute", or "overdue". It is "" when Now
+// or t is zero.
+func (c Common) Until(t time.Time) string {
+	if t.IsZero() || c.Now.IsZero() {
+		return ""
+	}
+	d := t.Sub(c.Now)
+	if d <= 0 {
+		return "overdue"
+	}
+	return "in " + HumanDuration(d)
+}
+
+// Due formats t with When and, if known, Until: "Tue 1 Dec 2026,
+// 14:00 UTC (in 2 days 3 hours)".
+func (c Common) Due(t time.Time) string {
+	s := c.When(t)
+	if u := c.Until(t); u != "" && s != "" {
+		s += " (" + u + ")"
+	}
+	return s
+}
+
+// HumanDuration writes d in at most two units, rounded down: "3 days",
+// "2 days 3 hours", "1 hour 5 minutes", "45 minutes", "less than a
+// minute".
+func HumanDuration(d time.Duration) string {
+	if d < time.Minute {
+		return "less than a minute"
+	}
+	units := []struct {
+		size time.Duration
+		name string
+	}{{24 * time.Hour, "day"}, {time.Hour, "hour"}, {time.Minute, "minute"}}
+	var parts []string
+	for _, u := range units {
+		if n := int(d / u.size); n > 0 {
+			parts = append(parts, plural(n, u.name))
+			d -= time.Duration(n) * u.size
+		} else if len(parts) > 0 {
+			break
+		}
+		if len(parts) == 2 {
+			break
+		}
+	}
+	return strings.Join(parts, " ")
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return strconv.Itoa(n) + " " + word + "s"
+}
+
+// Card is a card in the recipient's hand: its name and the text lines the
+// engine generates for it (type and stats, then effects).
+type Card struct {
+	Name  string
+	Lines []string
+}
+
+// Prompt is a decision waiting for the recipient: the question and the
+// answers they may give (the engine's legal answers, already worded).
+type Prompt struct {
+	Text     string
+	Options  []string
+	Deadline time.Time // zero: no deadline of its own
+}
+
+// Score is one player's final result.
+type Score struct {
+	Player string
+	Points int // Big Data Points
+	Winner bool
+	You    bool // this row is the recipient
+}
+
+// Invitation: someone invited the recipient to a game.
+type Invitation struct {
+	Common
+	Inviter        string
+	Players        []string      // seated and invited players so far
+	Seats          int           // 2-4
+	Mode           string        // "standard", "fast" or "office"
+	TurnDeadline   time.Duration // 0: not shown
+	PromptDeadline time.Duration // 0: not shown
+	JoinURL        string        // where to accept; "" falls back to GameURL
+}
+
+// GameStarted: the game has started.
+type GameStarted struct {
+	Common
+	Players     []string  // in seat order
+	FirstPlayer string    // whose turn comes first
+	YourTurn    bool      // the recipient plays first
+	Deadline    time.Time // the first turn's deadline; zero: none
+}
+
+// YourTurn: it is the recipient's turn.
+type YourTurn struct {
+	Common
+	Turn     int       // turn number; 0 hides it
+	Since    []string  // what happened since the recipient last acted, redacted for them
+	Hand     []Card    // the recipient's hand
+	Prompts  []Prompt  // prompts also waiting for the recipient
+	Deadline time.Time // when the turn times out; zero: no deadline
+}
+
+// PromptWaiting: a prompt waits for the recipient, usually during another
+// player's turn (an interrupt window, a choice).
+type PromptWaiting struct {
+	Common
+	TurnOf   string    // whose turn it is ("" to leave out)
+	Turn     int       // turn number; 0 hides it
+	Since    []string  // what happened since the recipient last acted
+	Prompts  []Prompt  // at least one
+	Hand     []Card    // the recipient's hand, to decide with
+	Deadline time.Time // when unanswered prompts pass; zero: no deadline
+}
+
+// QueuedActions: actions the recipient queued behind an interrupt window
+// were resumed, or dropped because one of them became illegal.
+type QueuedActions struct {
+	Common
+	Dropped bool     // false: resumed
+	Actions []string // the queued actions, worded
+	Reason  string   // why they were dropped (the engine's reason)
+}
+
+// DeadlineReminder: most of the recipient's time is used up.
+type DeadlineReminder struct {
+	Common
+	Prompt   bool      // the deadline is for prompts, not the turn
+	Prompts  []Prompt  // the prompts still waiting (Prompt true)
+	Deadline time.Time // required
+}
+
+// TimeoutApplied: a deadline passed and the engine's default was applied.
+type TimeoutApplied struct {
+	Common
+	Player      string   // who timed out
+	You         bool     // the recipient timed out
+	Prompt      bool     // a prompt timed out (it passed), not a turn
+	Applied     []string // what the default did, worded
+	Consecutive int      // consecutive timeouts of that seat so far
+	Limit       int      // timeouts before takeover; 0: no takeover rule
+	TakeOver    string   // "" (nothing yet), "bot" or "forfeit": what happened now
+}
+
+// GameOver: the game has ended.
+type GameOver struct {
+	Common
+	Reason string  // how it ended, e.g. "the last challenge was won"
+	Scores []Score // in ranking order
+}
+
+// VacationNotice: another player is away; their clocks pause.
+type VacationNotice struct {
+	Common
+	Player string
+	From   time.Time
+	Until  time.Time
+}
+
+// Digest: the daily summary across the recipient's games.
+type Digest struct {
+	Common
+	Day   time.Time // the day summarised
+	Games []DigestGame
+}
+
+// DigestGame is one game in a digest.
+type DigestGame struct {
+	Title    string
+	URL      string
+	YourTurn bool      // the recipient is awaited (turn or prompt)
+	Deadline time.Time // the recipient's deadline, if awaited
+	Lines    []string  // what happened, redacted for the recipient
+}
+
+// Kind implementations.
+func (Invitation) Kind() Kind       { return KindInvitation }
+func (GameStarted) Kind() Kind      { return KindGameStarted }
+func (YourTurn) Kind() Kind         { return KindYourTurn }
+func (PromptWaiting) Kind() Kind    { return KindPromptWaiting }
+func (QueuedActions) Kind() Kind    { return KindQueuedActions }
+func (DeadlineReminder) Kind() Kind { return KindDeadlineReminder }
+func (TimeoutApplied) Kind() Kind   { return KindTimeoutApplied }
+func (GameOver) Kind() Kind         { return KindGameOver }
+func (VacationNotice) Kind() Kind   { return KindVacation }
+func (Digest) Kind() Kind           { return KindDigest }
+
+//go:embed templates
+var templateFS embed.FS
+
+type kindTemplates struct {
+	text *texttemplate.Template // defines "subject" and "text"
+	html *htmltemplate.Template // the layout, executed as "layout.html"
+}
+
+var templatesByKind = mustParseTemplates()
+
+var funcs = map[string]any{
+	"plural": plural,
+	"join":   strings.Join,
+	"dur": func(d time.Duration) string {
+		if d <= 0 {
+			return ""
+		}
+		return HumanDuration(d)
+	},
+	"inc": func(i int) int { return i + 1 },
+}
+
+func mustParseTemplates() map[Kind]kindTemplates {
+	m := make(map[Kind]kindTemplates, len(Kinds))
+	for _, k := range Kinds {
+		tt := texttemplate.Must(texttemplate.New(string(k)).Funcs(funcs).ParseFS(templateFS,
+			"templates/partials.txt", "templates/"+string(k)+".txt"))
+		ht := htmltemplate.Must(htmltemplate.New("layout.html").Funcs(funcs).ParseFS(templateFS,
+			"templates/layout.html", "templates/partials.html", "templates/"+string(k)+".html"))
+		for _, name := range []string{"subject", "text"} {
+			if tt.Lookup(name) == nil {
+				panic(fmt.Sprintf("notifier: templates/%s.txt defines no %q", k, name))
+			}
+		}
+		if ht.Lookup("content") == nil {
+			panic(fmt.Sprintf("notifier: templates/%s.html defines no \"content\"", k))
+		}
+		m[k] = kindTemplates{text: tt, html: ht}
+	}
+	return m
+}
+
+var (
+	blankRuns   = regexp.MustCompile(`\n{3,}`)
+	lineEndings = regexp.MustCompile(`[ \t]+\n`)
+)
+
+// Render produces a notification's subject (one line, cleaned with
+// CleanHeaderText), text body and HTML body. The text body has trailing
+// spaces removed and at most one blank line in a row.
+func Render(d Data) (subject, text, html string, err error) {
+	if d == nil {
+		return "", "", "", fmt.Errorf("notifier: render nil data")
+	}
+	t, ok := templatesByKind[d.Kind()]
+	if !ok {
+		return "", "", "", fmt.Errorf("notifier: no templates for %q", d.Kind())
+	}
+	var b bytes.Buffer
+	if err := t.text.ExecuteTemplate(&b, "subject", d); err != nil {
+		return "", "", "", fmt.Errorf("notifier: render %s subject: %w", d.Kind(), err)
+	}
+	subject = CleanHeaderText(b.String(), maxSubjectRunes)
+	b.Reset()
+	if err := t.text.ExecuteTemplate(&b, "text", d); err != nil {
+		return "", "", "", fmt.Errorf("notifier: render %s text: %w", d.Kind(), err)
+	}
+	text = lineEndings.ReplaceAllString(b.String(), "\n")
+	text = blankRuns.ReplaceAllString(strings.TrimLeft(text, "\n"), "\n\n")
+	text = strings.TrimRight(text, "\n") + "\n"
+	b.Reset()
+	if err := t.html.ExecuteTemplate(&b, "layout.html", d); err != nil {
+		return "", "", "", fmt.Errorf("notifier: render %s html: %w", d.Kind(), err)
+	}
+	return subject, text, b.String(), nil
+}

@@ -1,0 +1,275 @@
+package notifier
+
+import (
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+var update = flag.Bool("update", false, "rewrite testdata/golden files from the current output")
+
+var (
+	renderNow = time.Date(2026, 11, 29, 21, 0, 0, 0, time.UTC)
+	due       = time.Date(2026, 12, 2, 14, 30, 0, 0, time.UTC)
+)
+
+func common() Common {
+	return Common{
+		Recipient:      "Ana",
+		GameID:         "42",
+		GameTitle:      "Friday lab",
+		GameURL:        "https://dm.example/games/42",
+		UnsubscribeURL: "https://dm.example/v1/unsubscribe?token=abc",
+		SettingsURL:    "https://dm.example/settings/notifications",
+		Now:            renderNow,
+	}
+}
+
+var hand = []Card{
+	{Name: "Data Lake", Lines: []string{"Tool · TECH 2 · SCI 1", "When played: draw 1 card."}},
+	{Name: "Overfit Goblin", Lines: []string{"Junior Monster · Machine Learning", "At the beginning of your turn: look at the top card of your Laboratory Deck."}},
+}
+
+var prompts = []Prompt{{
+	Text:     "Bob proposes to claim the challenge Sort a Billion Rows. Interrupt?",
+	Options:  []string{"pass", "play Null Pointer (cancel the claim)"},
+	Deadline: time.Date(2026, 11, 30, 21, 0, 0, 0, time.UTC),
+}}
+
+// samples has one filled-in value of every kind.
+func samples() []Data {
+	c := common()
+	return []Data{
+		Invitation{Common: c, Inviter: "Bob", Players: []string{"Bob", "Ana", "Cleo"}, Seats: 3, Mode: "standard",
+			TurnDeadline: 72 * time.Hour, PromptDeadline: 24 * time.Hour, JoinURL: "https://dm.example/games/42/join"},
+		GameStarted{Common: c, Players: []string{"Bob", "Ana", "Cleo"}, FirstPlayer: "Ana", YourTurn: true, Deadline: due},
+		YourTurn{Common: c, Turn: 7, Deadline: due, Hand: hand, Prompts: nil,
+			Since: []string{"Bob drew 2 cards.", "Bob placed Senior Overfit Goblin in his Lab.", "Cleo claimed Sort a Billion Rows (3 Big Data Points)."}},
+		PromptWaiting{Common: c, TurnOf: "Bob", Turn: 8, Prompts: prompts, Hand: hand, Deadline: prompts[0].Deadline,
+			Since: []string{"Bob played Quantum Annealer into a Software Build."}},
+		QueuedActions{Common: c, Dropped: true, Actions: []string{"play Data Lake into your build", "complete the build"},
+			Reason: "Data Lake is no longer in your hand"},
+		DeadlineReminder{Common: c, Prompt: true, Prompts: prompts, Deadline: prompts[0].Deadline},
+		TimeoutApplied{Common: c, Player: "Ana", You: true, Applied: []string{"Your open build was abandoned.", "You discarded Data Lake down to the hand limit."},
+			Consecutive: 2, Limit: 3},
+		GameOver{Common: c, Reason: "the last challenge was won", Scores: []Score{
+			{Player: "Cleo", Points: 11, Winner: true}, {Player: "Ana", Points: 9, You: true}, {Player: "Bob", Points: 4}}},
+		VacationNotice{Common: c, Player: "Bob", From: renderNow, Until: due},
+		Digest{Common: Common{Recipient: "Ana", Now: renderNow, UnsubscribeURL: "https://dm.example/v1/unsubscribe?token=d"},
+			Day: renderNow, Games: []DigestGame{
+				{Title: "Friday lab", URL: "https://dm.example/games/42", YourTurn: true, Deadline: due, Lines: []string{"Bob ended his turn."}},
+				{Title: "Office league", URL: "https://dm.example/games/43"},
+			}},
+	}
+}
+
+func TestRenderAllKinds(t *testing.T) {
+	t.Parallel()
+	seen := map[Kind]bool{}
+	for _, d := range samples() {
+		seen[d.Kind()] = true
+		subject, text, html, err := Render(d)
+		if err != nil {
+			t.Errorf("%s: %v", d.Kind(), err)
+			continue
+		}
+		if !strings.HasPrefix(subject, "[Data Monsters] ") || strings.ContainsAny(subject, "\r\n") {
+			t.Errorf("%s: subject %q", d.Kind(), subject)
+		}
+		if !strings.HasPrefix(text, "Hello Ana,\n") || strings.Contains(text, "\n\n\n") || strings.Contains(text, " \n") {
+			t.Errorf("%s: text body layout:\n%s", d.Kind(), text)
+		}
+		for _, bad := range []string{"<no value>", "%!", "ZgotmplZ"} {
+			if strings.Contains(text, bad) || strings.Contains(html, bad) || strings.Contains(subject, bad) {
+				t.Errorf("%s: output contains %q", d.Kind(), bad)
+			}
+		}
+		if !strings.Contains(html, "<p>Hello Ana,</p>") || !strings.Contains(html, "</html>") {
+			t.Errorf("%s: html body:\n%s", d.Kind(), html)
+		}
+		if !strings.Contains(text, d.base().UnsubscribeURL) || !strings.Contains(html, d.base().UnsubscribeURL) {
+			t.Errorf("%s: no unsubscribe link", d.Kind())
+		}
+		golden(t, string(d.Kind())+".txt", "Subject: "+subject+"\n\n"+text)
+		golden(t, string(d.Kind())+".html", html)
+	}
+	for _, k := range Kinds {
+		if !seen[k] {
+			t.Errorf("no sample for %s", k)
+		}
+	}
+}
+
+// golden compares got with testdata/golden/name, or rewrites it with -update.
+func golden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", "golden", name)
+	if *update {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -run TestRenderAllKinds -update)", err)
+	}
+	if string(want) != got {
+		t.Errorf("%s differs from the golden file; got:\n%s", name, got)
+	}
+}
+
+// The "your turn" mail carries everything the issue asks for.
+func TestRenderYourTurnContent(t *testing.T) {
+	t.Parallel()
+	d := YourTurn{Common: common(), Turn: 7, Deadline: due, Hand: hand, Prompts: prompts,
+		Since: []string{"Bob drew 2 cards.", "Cleo claimed Sort a Billion Rows (3 Big Data Points)."}}
+	subject, text, html, err := Render(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if subject != "[Data Monsters] Friday lab: your turn (turn 7)" {
+		t.Errorf("subject = %q", subject)
+	}
+	for _, want := range []string{
+		"It is your turn (turn 7)",
+		"Since you last played:\n  - Bob drew 2 cards.\n  - Cleo claimed Sort a Billion Rows (3 Big Data Points).\n",
+		"Your hand (2 cards):\n  * Data Lake\n      Tool · TECH 2 · SCI 1\n      When played: draw 1 card.\n  * Overfit Goblin\n",
+		"  1. Bob proposes to claim the challenge Sort a Billion Rows. Interrupt?\n     You may answer: pass | play Null Pointer (cancel the claim)\n     Answer by Mon 30 Nov 2026, 21:00 UTC\n",
+		"Deadline: Wed 2 Dec 2026, 14:30 UTC (in 2 days 17 hours)\n",
+		"Open the game: https://dm.example/games/42\n",
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("text lacks %q:\n%s", want, text)
+		}
+	}
+	for _, want := range []string{
+		"<li>Bob drew 2 cards.</li>", "<strong>Data Lake</strong>", "When played: draw 1 card.",
+		"<code>play Null Pointer (cancel the claim)</code>", "Wed 2 Dec 2026, 14:30 UTC (in 2 days 17 hours)",
+		`href="https://dm.example/games/42"`,
+	} {
+		if !strings.Contains(html, want) {
+			t.Errorf("html lacks %q", want)
+		}
+	}
+
+	// In the recipient's time zone, and without a clock no relative phrase.
+	d.Location = time.FixedZone("CET", 3600)
+	d.Now = time.Time{}
+	_, text, _, _ = Render(d)
+	if !strings.Contains(text, "Deadline: Wed 2 Dec 2026, 15:30 CET\n") {
+		t.Errorf("time zone / no clock:\n%s", text)
+	}
+}
+
+// Hostile titles and names are escaped in HTML, cleaned in the subject, and
+// a javascript: link is neutralised.
+func TestRenderEscaping(t *testing.T) {
+	t.Parallel()
+	c := common()
+	c.GameTitle = "<script>alert(1)</script>\r\nBcc: x@y"
+	c.Recipient = `Eve" onmouseover="x`
+	c.GameURL = "javascript:alert(1)"
+	d := YourTurn{Common: c, Since: []string{"<img src=x onerror=alert(1)>"}, Hand: []Card{{Name: "<b>Card</b>"}}}
+	subject, text, html, err := Render(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if subject != "[Data Monsters] <script>alert(1)</script> Bcc: x@y: your turn" {
+		t.Errorf("subject = %q", subject)
+	}
+	for _, bad := range []string{"<script>", "<img", "<b>Card</b>", `" onmouseover="`, `href="javascript:`} {
+		if strings.Contains(html, bad) {
+			t.Errorf("html contains %q", bad)
+		}
+	}
+	for _, want := range []string{"&lt;script&gt;", "&lt;img src=x onerror=alert(1)&gt;", "#ZgotmplZ"} {
+		if !strings.Contains(html, want) {
+			t.Errorf("html lacks %q", want)
+		}
+	}
+	// The text body is plain text: it keeps the characters as typed.
+	if !strings.Contains(text, "<img src=x onerror=alert(1)>") {
+		t.Errorf("text body changed the event text:\n%s", text)
+	}
+}
+
+func TestRenderVariants(t *testing.T) {
+	t.Parallel()
+	c := common()
+	for _, tc := range []struct {
+		d       Data
+		subject string
+		text    []string
+	}{
+		{QueuedActions{Common: c, Actions: []string{"complete the build"}},
+			"[Data Monsters] Friday lab: your queued actions were played",
+			[]string{"your queued actions were played", "  - complete the build"}},
+		{TimeoutApplied{Common: c, Player: "Bob", Prompt: true, Consecutive: 3, Limit: 3, TakeOver: "bot"},
+			"[Data Monsters] Friday lab: Bob ran out of time",
+			[]string{"Bob did not answer in time", "After 3 timeouts in a row, a bot now plays Bob's seat."}},
+		{TimeoutApplied{Common: c, You: true, Consecutive: 1, Limit: 2, TakeOver: "forfeit"},
+			"[Data Monsters] Friday lab: you ran out of time",
+			[]string{"You did not finish the turn in time", "After 1 timeout in a row, you have forfeited the game."}},
+		{GameOver{Common: c, Scores: []Score{{Player: "Ana", Points: 9, You: true, Winner: true}, {Player: "Bob", Points: 9, Winner: true}}},
+			"[Data Monsters] Friday lab: game over, you won",
+			[]string{"  1. Ana (you): 9  - winner\n  2. Bob: 9  - winner\n"}},
+		{GameStarted{Common: c, Players: []string{"Bob", "Ana"}, FirstPlayer: "Bob"},
+			"[Data Monsters] Friday lab: the game has started",
+			[]string{"Bob plays first; we will tell you when it is your turn."}},
+		{DeadlineReminder{Common: c, Deadline: renderNow.Add(90 * time.Minute)},
+			"[Data Monsters] Friday lab: reminder, your turn is due in 1 hour 30 minutes",
+			[]string{"At the deadline it ends with the default choices.", "Deadline: Sun 29 Nov 2026, 22:30 UTC (in 1 hour 30 minutes)"}},
+		{Digest{Common: Common{Recipient: "Ana"}},
+			"[Data Monsters] Your daily digest",
+			[]string{"Nothing happened in your games."}},
+		{Invitation{Common: Common{GameID: "7", GameURL: "https://dm.example/games/7"}, Inviter: "Bob", Seats: 2, Mode: "fast"},
+			"[Data Monsters] Bob invites you to game 7",
+			[]string{"Hello there,", "a 2-player fast game", "Open the game: https://dm.example/games/7"}},
+	} {
+		subject, text, _, err := Render(tc.d)
+		if err != nil {
+			t.Errorf("%s: %v", tc.d.Kind(), err)
+			continue
+		}
+		if subject != tc.subject {
+			t.Errorf("%s: subject %q, want %q", tc.d.Kind(), subject, tc.subject)
+		}
+		for _, want := range tc.text {
+			if !strings.Contains(text, want) {
+				t.Errorf("%s: text lacks %q:\n%s", tc.d.Kind(), want, text)
+			}
+		}
+	}
+	if _, _, _, err := Render(nil); err == nil {
+		t.Error("Render(nil) succeeded")
+	}
+}
+
+func TestHumanDuration(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		d    time.Duration
+		want string
+	}{
+		{0, "less than a minute"},
+		{59 * time.Second, "less than a minute"},
+		{time.Minute, "1 minute"},
+		{45 * time.Minute, "45 minutes"},
+		{time.Hour + 5*time.Minute + 30*time.Second, "1 hour 5 minutes"},
+		{2 * time.Hour, "2 hours"},
+		{72 * time.Hour, "3 days"},
+		{51*time.Hour + 59*time.Minute, "2 days 3 hours"},
+		{24*time.Hour + 30*time.Minute, "1 day"},
+	} {
+		if got := HumanDuration(tc.d); got != tc.want {
+			t.Errorf("HumanDuration(%v) = %q, want %q", tc.d, got, tc.want)
+		}
+	}
+}
