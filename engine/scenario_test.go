@@ -35,6 +35,14 @@ func TestScenarios(t *testing.T) {
 				return
 			}
 			checkInvariants(t, res.State)
+			// Same file, same result: scenarios are deterministic.
+			again, err := RunScenario(data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if again.State.Hash() != res.State.Hash() {
+				t.Error("running the scenario twice gave different final states")
+			}
 		})
 	}
 }

@@ -149,7 +149,10 @@ type Change struct {
 	Events         []EventRecord  // appended; Seq, GameID, Version and CreatedAt are filled in
 	ReplacePrompts bool           // replace the pending prompts with Prompts
 	Prompts        []PromptRecord
-	Idempotency    *Idempotency // stored with the change; a duplicate key gives ErrConflict
+	// Record, when set, is called once the sequence numbers are assigned and
+	// returns the idempotency record to store with the change (nil for
+	// none). A key already stored gives ErrConflict.
+	Record func() (*Idempotency, error)
 }
 
 // CreateGame stores a new game with its seats and sets g.ID.
@@ -261,13 +264,19 @@ func (s *Store) Mutate(ctx context.Context, id int64, fn func(g *Game) (*Change,
 				}
 			}
 		}
-		if ch.Idempotency != nil {
-			ch.Idempotency.CreatedAt = now
-			if err := tx.Exec(`DELETE FROM idempotency_keys WHERE user_id = ? AND key = ? AND created_at < ?`,
-				ch.Idempotency.UserID, ch.Idempotency.Key, now.Add(-IdempotencyTTL)).Error; err != nil {
+		var rec *Idempotency
+		if ch.Record != nil {
+			if rec, err = ch.Record(); err != nil {
 				return err
 			}
-			if err := tx.Create(ch.Idempotency).Error; err != nil {
+		}
+		if rec != nil {
+			rec.CreatedAt = now
+			if err := tx.Exec(`DELETE FROM idempotency_keys WHERE user_id = ? AND key = ? AND created_at < ?`,
+				rec.UserID, rec.Key, now.Add(-IdempotencyTTL)).Error; err != nil {
+				return err
+			}
+			if err := tx.Create(rec).Error; err != nil {
 				if uniqueViolation(err) {
 					return fmt.Errorf("idempotency key: %w", ErrConflict)
 				}

@@ -313,7 +313,7 @@ func TestIdempotency(t *testing.T) {
 		}
 		mut := func(cur *models.Game) (*models.Change, error) {
 			cur.Version++
-			return &models.Change{Idempotency: rec()}, nil
+			return &models.Change{Record: func() (*models.Idempotency, error) { return rec(), nil }}, nil
 		}
 		if _, err := st.Mutate(ctx, g.ID, mut); err != nil {
 			t.Fatal(err)

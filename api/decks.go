@@ -1,0 +1,207 @@
+package api
+
+import (
+	"encoding/json"
+	"net/http"
+
+	"github.com/datamonsters/turns/engine"
+	"github.com/datamonsters/turns/models"
+	"github.com/gin-gonic/gin"
+)
+
+// listCards is the card catalogue with texts generated from the card data.
+func (s *Server) listCards(c *gin.Context) {
+	out := cardListResponse{Cards: []cardResponse{}}
+	for _, card := range s.cat.Cards() {
+		cr := cardResponse{ID: card.ID, Name: card.Name, Type: card.Type.String(), Level: card.Level.String(),
+			Classes: []string{}, Tech: card.Tech, Sci: card.Sci, Points: card.Points, Hard: card.Hard,
+			Keywords: []string{}, Text: engine.CardText(card), Flavor: card.Flavor}
+		for _, cl := range card.Classes {
+			cr.Classes = append(cr.Classes, cl.String())
+		}
+		for _, k := range card.Keywords {
+			cr.Keywords = append(cr.Keywords, k.String())
+		}
+		out.Cards = append(out.Cards, cr)
+	}
+	c.Header("Cache-Control", "public, max-age=3600")
+	c.JSON(http.StatusOK, out)
+}
+
+func entriesOut(d engine.Deck) []deckEntry {
+	out := make([]deckEntry, 0, len(d.Cards))
+	for _, e := range d.Cards {
+		out = append(out, deckEntry{Card: e.Card, Count: e.Count})
+	}
+	return out
+}
+
+// listPrebuiltDecks lists the Adventure Pack decks.
+func (s *Server) listPrebuiltDecks(c *gin.Context) {
+	out := prebuiltDeckList{Decks: []prebuiltDeck{}}
+	for _, d := range s.cat.Decks() {
+		out.Decks = append(out.Decks, prebuiltDeck{ID: d.ID, Name: d.Name, Size: d.Size(), Cards: entriesOut(d)})
+	}
+	c.Header("Cache-Control", "public, max-age=3600")
+	c.JSON(http.StatusOK, out)
+}
+
+// engineDeck converts a deck request into an engine deck list.
+func engineDeck(name string, entries []deckEntry) engine.Deck {
+	d := engine.Deck{Name: name}
+	for _, e := range entries {
+		d.Cards = append(d.Cards, engine.DeckEntry{Card: e.Card, Count: e.Count})
+	}
+	return d
+}
+
+// storedDeck reads a stored deck list.
+func storedDeck(d *models.Deck) (engine.Deck, error) {
+	var entries []deckEntry
+	if err := json.Unmarshal([]byte(d.Cards), &entries); err != nil {
+		return engine.Deck{}, err
+	}
+	return engineDeck(d.Name, entries), nil
+}
+
+func deckOut(d *models.Deck) (deckResponse, error) {
+	ed, err := storedDeck(d)
+	if err != nil {
+		return deckResponse{}, err
+	}
+	return deckResponse{ID: d.ID, Name: d.Name, Size: ed.Size(), Cards: entriesOut(ed),
+		CreatedAt: rfc3339(d.CreatedAt), UpdatedAt: rfc3339(d.UpdatedAt)}, nil
+}
+
+// validateDeckRequest checks the name and the engine's deck-building rules
+// for a personal deck (any table size).
+func (s *Server) validateDeckRequest(req deckRequest) (string, error) {
+	if req.Name == "" || len(req.Name) > 64 {
+		return "", invalid("name: 1 to 64 characters")
+	}
+	if len(req.Cards) > 200 {
+		return "", invalid("cards: at most 200 entries")
+	}
+	if err := engine.ValidateDeck(s.cat, engineDeck(req.Name, req.Cards), false, engine.MinPlayers); err != nil {
+		return "", err
+	}
+	data, err := json.Marshal(req.Cards)
+	return string(data), err
+}
+
+// createDeck stores a custom deck after the engine's deck rules accept it.
+func (s *Server) createDeck(c *gin.Context) {
+	var req deckRequest
+	if err := decode(c, &req); err != nil {
+		writeError(c, err)
+		return
+	}
+	cards, err := s.validateDeckRequest(req)
+	if err != nil {
+		writeError(c, err)
+		return
+	}
+	d := &models.Deck{UserID: userID(c), Name: req.Name, Cards: cards}
+	if err := s.store.CreateDeck(c, d); err != nil {
+		writeError(c, err)
+		return
+	}
+	s.respondDeck(c, http.StatusCreated, d)
+}
+
+func (s *Server) respondDeck(c *gin.Context, status int, d *models.Deck) {
+	out, err := deckOut(d)
+	if err != nil {
+		writeError(c, err)
+		return
+	}
+	c.JSON(status, out)
+}
+
+// listDecks lists the caller's custom decks, oldest first.
+func (s *Server) listDecks(c *gin.Context) {
+	after, err := decodeCursor(c, "deck")
+	if err != nil {
+		writeError(c, err)
+		return
+	}
+	limit, err := queryInt(c, "limit", 50, 1, 100)
+	if err != nil {
+		writeError(c, err)
+		return
+	}
+	list, err := s.store.Decks(c, userID(c), after, int(limit)+1)
+	if err != nil {
+		writeError(c, err)
+		return
+	}
+	out := deckListResponse{Decks: []deckResponse{}}
+	if len(list) > int(limit) {
+		list = list[:limit]
+		out.NextCursor = encodeCursor("deck", list[len(list)-1].ID)
+	}
+	for i := range list {
+		d, err := deckOut(&list[i])
+		if err != nil {
+			writeError(c, err)
+			return
+		}
+		out.Decks = append(out.Decks, d)
+	}
+	c.JSON(http.StatusOK, out)
+}
+
+// getDeck returns one of the caller's decks.
+func (s *Server) getDeck(c *gin.Context) {
+	id, err := pathID(c, "id")
+	if err != nil {
+		writeError(c, err)
+		return
+	}
+	d, err := s.store.Deck(c, userID(c), id)
+	if err != nil {
+		writeError(c, err)
+		return
+	}
+	s.respondDeck(c, http.StatusOK, d)
+}
+
+// updateDeck replaces one of the caller's decks.
+func (s *Server) updateDeck(c *gin.Context) {
+	id, err := pathID(c, "id")
+	if err != nil {
+		writeError(c, err)
+		return
+	}
+	var req deckRequest
+	if err := decode(c, &req); err != nil {
+		writeError(c, err)
+		return
+	}
+	cards, err := s.validateDeckRequest(req)
+	if err != nil {
+		writeError(c, err)
+		return
+	}
+	d := &models.Deck{ID: id, UserID: userID(c), Name: req.Name, Cards: cards}
+	if err := s.store.UpdateDeck(c, d); err != nil {
+		writeError(c, err)
+		return
+	}
+	s.respondDeck(c, http.StatusOK, d)
+}
+
+// deleteDeck deletes one of the caller's decks. Games already started keep
+// their copy of the list.
+func (s *Server) deleteDeck(c *gin.Context) {
+	id, err := pathID(c, "id")
+	if err != nil {
+		writeError(c, err)
+		return
+	}
+	if err := s.store.DeleteDeck(c, userID(c), id); err != nil {
+		writeError(c, err)
+		return
+	}
+	c.Status(http.StatusNoContent)
+}

@@ -1,0 +1,155 @@
+package api
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+
+	"github.com/datamonsters/turns/engine"
+	"github.com/datamonsters/turns/models"
+	"github.com/gin-gonic/gin"
+)
+
+// Error is an API error with a stable machine-readable Code.
+type Error struct {
+	Status int
+	Code   string
+	Title  string
+	Detail string
+}
+
+func (e *Error) Error() string { return e.Code + ": " + e.Detail }
+
+// newError returns an *Error with a formatted detail.
+func newError(status int, code, title, format string, a ...any) *Error {
+	return &Error{Status: status, Code: code, Title: title, Detail: fmt.Sprintf(format, a...)}
+}
+
+func badRequest(format string, a ...any) *Error {
+	return newError(http.StatusBadRequest, "bad_request", "Bad request", format, a...)
+}
+
+func invalid(format string, a ...any) *Error {
+	return newError(http.StatusUnprocessableEntity, "invalid", "Invalid request", format, a...)
+}
+
+func conflict(code, format string, a ...any) *Error {
+	return newError(http.StatusConflict, code, "Conflict", format, a...)
+}
+
+func forbidden(code, format string, a ...any) *Error {
+	return newError(http.StatusForbidden, code, "Forbidden", format, a...)
+}
+
+var (
+	errUnauthorized = newError(http.StatusUnauthorized, "unauthorized", "Unauthorized", "a valid bearer token is required")
+	errNotFound     = newError(http.StatusNotFound, "not_found", "Not found", "no such resource")
+)
+
+// StaleVersionError is a submission computed from an old version.
+type StaleVersionError struct{ Current int64 }
+
+func (e *StaleVersionError) Error() string {
+	return fmt.Sprintf("stale version; current is %d", e.Current)
+}
+
+// BatchError is an illegal action at Index of a submitted batch.
+type BatchError struct {
+	Index int
+	Err   error
+}
+
+func (e *BatchError) Error() string { return fmt.Sprintf("action %d: %v", e.Index, e.Err) }
+func (e *BatchError) Unwrap() error { return e.Err }
+
+// RateLimitError is too many attempts; retry after RetryAfter seconds.
+type RateLimitError struct{ RetryAfter int }
+
+func (e *RateLimitError) Error() string { return "rate limited" }
+
+// Problem is an RFC 9457 problem detail.
+type Problem struct {
+	Type           string `json:"type"`
+	Title          string `json:"title"`
+	Status         int    `json:"status"`
+	Detail         string `json:"detail"`
+	Code           string `json:"code"`
+	RequestID      string `json:"request_id,omitempty"`
+	Index          *int   `json:"index,omitempty"`           // illegal_action: the failing action
+	Reason         string `json:"reason,omitempty"`          // illegal_action: the engine's code
+	Card           string `json:"card,omitempty"`            // invalid_deck: the card at fault
+	Rule           string `json:"rule,omitempty"`            // invalid_deck: the rule broken
+	CurrentVersion *int64 `json:"current_version,omitempty"` // stale_version
+}
+
+// problemType is the stable type URI of a problem code.
+func problemType(code string) string { return "urn:datamonsters:problem:" + code }
+
+// problemFor maps any error to the response a client sees. It is the only
+// place that decides statuses and codes for errors; unexpected errors become
+// a 500 without their text.
+func problemFor(err error) Problem {
+	var (
+		apiErr   *Error
+		stale    *StaleVersionError
+		batch    *BatchError
+		illegal  *engine.IllegalActionError
+		deckErr  *engine.DeckError
+		rateErr  *RateLimitError
+		maxBytes *http.MaxBytesError
+	)
+	p := Problem{Status: http.StatusInternalServerError, Code: "internal", Title: "Internal error",
+		Detail: "the server failed to handle the request; it has been logged"}
+	switch {
+	case errors.As(err, &apiErr):
+		p = Problem{Status: apiErr.Status, Code: apiErr.Code, Title: apiErr.Title, Detail: apiErr.Detail}
+	case errors.As(err, &stale):
+		cur := stale.Current
+		p = Problem{Status: http.StatusConflict, Code: "stale_version", Title: "Stale version",
+			Detail: fmt.Sprintf("the game is at version %d; reload and resubmit", cur), CurrentVersion: &cur}
+	case errors.As(err, &batch) && errors.As(err, &illegal):
+		idx := batch.Index
+		p = Problem{Status: http.StatusUnprocessableEntity, Code: "illegal_action", Title: "Illegal action",
+			Detail: fmt.Sprintf("action %d: %s", idx, illegal.Error()), Index: &idx, Reason: illegal.Code}
+	case errors.As(err, &illegal):
+		p = Problem{Status: http.StatusUnprocessableEntity, Code: "illegal_action", Title: "Illegal action",
+			Detail: illegal.Error(), Reason: illegal.Code}
+	case errors.As(err, &deckErr):
+		p = Problem{Status: http.StatusUnprocessableEntity, Code: "invalid_deck", Title: "Invalid deck",
+			Detail: deckErr.Error(), Card: deckErr.Card, Rule: string(deckErr.Rule)}
+	case errors.As(err, &rateErr):
+		p = Problem{Status: http.StatusTooManyRequests, Code: "rate_limited", Title: "Too many requests",
+			Detail: "too many attempts; retry after " + strconv.Itoa(rateErr.RetryAfter) + " seconds"}
+	case errors.As(err, &maxBytes):
+		p = Problem{Status: http.StatusRequestEntityTooLarge, Code: "body_too_large", Title: "Request body too large",
+			Detail: fmt.Sprintf("the body exceeds %d bytes", maxBytes.Limit)}
+	case errors.Is(err, models.ErrNotFound):
+		p = Problem{Status: http.StatusNotFound, Code: "not_found", Title: "Not found", Detail: "no such resource"}
+	case errors.Is(err, models.ErrTokenReuse), errors.Is(err, models.ErrInvalidToken):
+		p = Problem{Status: http.StatusUnauthorized, Code: "invalid_token", Title: "Invalid token",
+			Detail: "the token is unknown, expired or revoked"}
+	case errors.Is(err, models.ErrConflict):
+		p = Problem{Status: http.StatusConflict, Code: "conflict", Title: "Conflict", Detail: "the resource already exists or changed meanwhile"}
+	}
+	p.Type = problemType(p.Code)
+	return p
+}
+
+// writeError responds with the problem for err and logs server errors.
+func writeError(c *gin.Context, err error) {
+	p := problemFor(err)
+	p.RequestID = c.GetString(ctxRequestID)
+	if p.Status >= 500 {
+		c.Error(err) // logged by the request logger
+	}
+	var rateErr *RateLimitError
+	if errors.As(err, &rateErr) {
+		c.Header("Retry-After", strconv.Itoa(rateErr.RetryAfter))
+	}
+	if p.Status == http.StatusUnauthorized {
+		c.Header("WWW-Authenticate", `Bearer realm="datamonsters"`)
+	}
+	c.Header("Content-Type", "application/problem+json")
+	c.AbortWithStatusJSON(p.Status, p)
+}

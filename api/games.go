@@ -1,0 +1,758 @@
+package api
+
+import (
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/datamonsters/turns/engine"
+	"github.com/datamonsters/turns/models"
+	"github.com/gin-gonic/gin"
+)
+
+// Defaults and bounds of the game deadlines, in seconds.
+const (
+	defaultTurnDeadline   = 3 * 24 * 3600
+	defaultPromptDeadline = 24 * 3600
+	minDeadline           = 60
+	maxDeadline           = 30 * 24 * 3600
+	maxBatch              = 50
+)
+
+// resolveDeck returns the deck the choice names, checked against the deck
+// rules for the table.
+func (s *Server) resolveDeck(c *gin.Context, ch deckChoice, office bool, players int) (engine.Deck, error) {
+	var d engine.Deck
+	switch {
+	case ch.Prebuilt != "" && ch.DeckID != 0, ch.Prebuilt == "" && ch.DeckID == 0:
+		return d, invalid("deck: give exactly one of prebuilt or deck_id")
+	case ch.Prebuilt != "":
+		var ok bool
+		if d, ok = s.cat.Deck(ch.Prebuilt); !ok {
+			return d, invalid("deck: no prebuilt deck %q", ch.Prebuilt)
+		}
+	default:
+		stored, err := s.store.Deck(c, userID(c), ch.DeckID)
+		if errors.Is(err, models.ErrNotFound) {
+			return d, invalid("deck: you have no deck %d", ch.DeckID)
+		}
+		if err != nil {
+			return d, err
+		}
+		if d, err = storedDeck(stored); err != nil {
+			return d, err
+		}
+	}
+	if err := engine.ValidateDeck(s.cat, d, office, players); err != nil {
+		return d, err
+	}
+	return d, nil
+}
+
+func deckJSON(d engine.Deck) *string {
+	data, _ := json.Marshal(d)
+	s := string(data)
+	return &s
+}
+
+func settingsOf(g *models.Game) gameSettings {
+	var st gameSettings
+	json.Unmarshal([]byte(g.Settings), &st)
+	return st
+}
+
+// createGame opens a game with the caller in seat 0, invited users in the
+// next seats and open seats after them.
+func (s *Server) createGame(c *gin.Context) {
+	var req createGameRequest
+	if err := decode(c, &req); err != nil {
+		writeError(c, err)
+		return
+	}
+	if req.Mode == "" {
+		req.Mode = string(engine.ModeStandard)
+	}
+	if req.Policy == "" {
+		req.Policy = string(engine.Holders)
+	}
+	if req.TurnDeadlineSeconds == 0 {
+		req.TurnDeadlineSeconds = defaultTurnDeadline
+	}
+	if req.PromptDeadlineSeconds == 0 {
+		req.PromptDeadlineSeconds = defaultPromptDeadline
+	}
+	public := req.Public == nil || *req.Public
+	switch {
+	case req.Players < engine.MinPlayers || req.Players > engine.MaxPlayers:
+		writeError(c, invalid("players: %d to %d", engine.MinPlayers, engine.MaxPlayers))
+		return
+	case req.Mode != string(engine.ModeStandard) && req.Mode != string(engine.ModeFast):
+		writeError(c, invalid("mode: standard or fast"))
+		return
+	case req.Policy != string(engine.Holders) && req.Policy != string(engine.Conceal):
+		writeError(c, invalid("policy: holders or conceal"))
+		return
+	case len(req.Invite) > req.Players-1:
+		writeError(c, invalid("invite: at most %d usernames for %d players", req.Players-1, req.Players))
+		return
+	case req.TurnDeadlineSeconds < minDeadline || req.TurnDeadlineSeconds > maxDeadline,
+		req.PromptDeadlineSeconds < minDeadline || req.PromptDeadlineSeconds > maxDeadline:
+		writeError(c, invalid("deadlines: %d to %d seconds", minDeadline, maxDeadline))
+		return
+	}
+	deck, err := s.resolveDeck(c, req.Deck, req.Office, req.Players)
+	if err != nil {
+		writeError(c, err)
+		return
+	}
+	me, err := s.store.UserByID(c, userID(c))
+	if err != nil {
+		writeError(c, err)
+		return
+	}
+	settings, _ := json.Marshal(gameSettings{TurnDeadlineSeconds: req.TurnDeadlineSeconds, PromptDeadlineSeconds: req.PromptDeadlineSeconds})
+	now := s.now().UTC()
+	uid := me.ID
+	g := &models.Game{CreatedBy: me.ID, Status: models.StatusOpen, Public: public, Mode: req.Mode, Office: req.Office,
+		Policy: req.Policy, Players: req.Players, Settings: string(settings), Version: 1,
+		Seats: []models.Seat{{SeatNo: 0, UserID: &uid, Username: me.Username, Joined: true, Deck: deckJSON(deck), JoinedAt: &now}}}
+	for _, name := range req.Invite {
+		u, err := s.store.UserByUsername(c, name)
+		if errors.Is(err, models.ErrNotFound) {
+			writeError(c, invalid("invite: no user %q", name))
+			return
+		}
+		if err != nil {
+			writeError(c, err)
+			return
+		}
+		if g.SeatOf(u.ID) >= 0 {
+			writeError(c, invalid("invite: %q is already seated", name))
+			return
+		}
+		id := u.ID
+		g.Seats = append(g.Seats, models.Seat{SeatNo: len(g.Seats), UserID: &id, Username: u.Username, Invited: true})
+	}
+	for len(g.Seats) < req.Players {
+		g.Seats = append(g.Seats, models.Seat{SeatNo: len(g.Seats)})
+	}
+	if err := s.store.CreateGame(c, g); err != nil {
+		writeError(c, err)
+		return
+	}
+	c.Header("Location", fmt.Sprintf("/v1/games/%d", g.ID))
+	c.Header("ETag", etagOf(g, 0))
+	c.JSON(http.StatusCreated, s.gameOut(g, 0, nil))
+}
+
+// etagOf is the ETag of the game as seat sees it: it changes with every
+// version.
+func etagOf(g *models.Game, seat int) string {
+	return fmt.Sprintf(`"g%d-v%d-s%d"`, g.ID, g.Version, seat)
+}
+
+// gameOut builds the game response for seat (-1: not a player). With a
+// state it includes the seat's view and prompts.
+func (s *Server) gameOut(g *models.Game, seat int, st *engine.State) gameResponse {
+	set := settingsOf(g)
+	out := gameResponse{ID: g.ID, Status: g.Status, Public: g.Public, Mode: g.Mode, Office: g.Office, Policy: g.Policy,
+		Players: g.Players, Version: g.Version, TurnDeadlineSeconds: set.TurnDeadlineSeconds,
+		PromptDeadlineSeconds: set.PromptDeadlineSeconds, Seats: []seatResponse{}, Winners: g.WinnerSeats(),
+		DeadlineAt: rfc3339p(g.DeadlineAt), CreatedAt: rfc3339(g.CreatedAt), StartedAt: rfc3339p(g.StartedAt),
+		EndedAt: rfc3339p(g.EndedAt)}
+	if out.Winners == nil {
+		out.Winners = []int{}
+	}
+	if seat >= 0 {
+		out.YourSeat = &seat
+	}
+	for _, st := range g.Seats {
+		sr := seatResponse{Seat: st.SeatNo, Invited: st.Invited, Joined: st.Joined, Awaited: st.Awaited}
+		if st.Username != "" {
+			name := st.Username
+			sr.Username = &name
+		}
+		out.Seats = append(out.Seats, sr)
+	}
+	if st != nil {
+		out.View = st.View(seat)
+		out.Prompts = promptsFor(st, seat)
+	}
+	return out
+}
+
+// promptsFor is the seat's pending prompts; never another seat's.
+func promptsFor(st *engine.State, seat int) []engine.Prompt {
+	p := engine.PromptsFor(st, seat)
+	if p == nil || seat < 0 {
+		p = []engine.Prompt{}
+	}
+	return p
+}
+
+// listGames lists the caller's games (or, with open=true, public games
+// waiting for players), newest first.
+func (s *Server) listGames(c *gin.Context) {
+	before, err := decodeCursor(c, "game")
+	if err != nil {
+		writeError(c, err)
+		return
+	}
+	limit, err := queryInt(c, "limit", 20, 1, 100)
+	if err != nil {
+		writeError(c, err)
+		return
+	}
+	f := models.GameFilter{UserID: userID(c), Before: before, Limit: int(limit) + 1, Status: c.Query("status"),
+		Awaiting: c.Query("awaiting") == "true", Open: c.Query("open") == "true"}
+	if f.Status != "" && !slices.Contains([]string{models.StatusOpen, models.StatusActive, models.StatusOver, models.StatusCancelled}, f.Status) {
+		writeError(c, badRequest("status: open, active, over or cancelled"))
+		return
+	}
+	for _, q := range []string{"awaiting", "open"} {
+		if v, ok := c.GetQuery(q); ok && v != "true" && v != "false" {
+			writeError(c, badRequest("%s: true or false", q))
+			return
+		}
+	}
+	games, err := s.store.ListGames(c, f)
+	if err != nil {
+		writeError(c, err)
+		return
+	}
+	out := gameListResponse{Games: []gameResponse{}}
+	if len(games) > int(limit) {
+		games = games[:limit]
+		out.NextCursor = encodeCursor("game", games[len(games)-1].ID)
+	}
+	for i := range games {
+		out.Games = append(out.Games, s.gameOut(&games[i], games[i].SeatOf(userID(c)), nil))
+	}
+	c.JSON(http.StatusOK, out)
+}
+
+// loadVisible returns the game and the caller's seat (-1 for a spectator
+// of a public game). Private games of others are not found.
+func (s *Server) loadVisible(c *gin.Context) (*models.Game, int, error) {
+	id, err := pathID(c, "id")
+	if err != nil {
+		return nil, 0, err
+	}
+	g, err := s.store.Game(c, id)
+	if err != nil {
+		return nil, 0, err
+	}
+	seat := g.SeatOf(userID(c))
+	if seat < 0 && !g.Public {
+		return nil, 0, models.ErrNotFound
+	}
+	return g, seat, nil
+}
+
+func stateOf(g *models.Game) (*engine.State, error) {
+	if g.State == nil {
+		return nil, nil
+	}
+	return engine.Unmarshal(g.State)
+}
+
+// getGame is the game as the caller may see it, with ETag.
+func (s *Server) getGame(c *gin.Context) {
+	g, seat, err := s.loadVisible(c)
+	if err != nil {
+		writeError(c, err)
+		return
+	}
+	etag := etagOf(g, seat)
+	c.Header("ETag", etag)
+	if etagMatch(c, etag) {
+		c.Status(http.StatusNotModified)
+		return
+	}
+	st, err := stateOf(g)
+	if err != nil {
+		writeError(c, err)
+		return
+	}
+	c.JSON(http.StatusOK, s.gameOut(g, seat, st))
+}
+
+func actionOut(a engine.Action) actionInput {
+	out := actionInput{Type: a.Type.String(), Card: a.Card, Challenges: a.Challenges, Prompt: a.Prompt, Choices: a.Choices}
+	if a.Standing != nil {
+		out.Standing = &standingInput{Pass: a.Standing.Pass, Plays: []standingPlayInput{}}
+		for _, p := range a.Standing.Plays {
+			out.Standing.Plays = append(out.Standing.Plays, standingPlayInput{On: string(p.On), Card: p.Card})
+		}
+	}
+	return out
+}
+
+func actionIn(a actionInput) engine.Action {
+	out := engine.Action{Type: engine.ActionType(a.Type), Card: a.Card, Challenges: a.Challenges, Prompt: a.Prompt, Choices: a.Choices}
+	if a.Standing != nil {
+		out.Standing = &engine.Standing{Pass: a.Standing.Pass}
+		for _, p := range a.Standing.Plays {
+			out.Standing.Plays = append(out.Standing.Plays, engine.StandingPlay{On: engine.EventKind(p.On), Card: p.Card})
+		}
+	}
+	return out
+}
+
+// legalActions lists what the caller's seat may do now.
+func (s *Server) legalActions(c *gin.Context) {
+	g, seat, err := s.loadVisible(c)
+	if err != nil {
+		writeError(c, err)
+		return
+	}
+	if seat < 0 {
+		writeError(c, forbidden("not_a_player", "you have no seat in this game"))
+		return
+	}
+	st, err := stateOf(g)
+	if err != nil {
+		writeError(c, err)
+		return
+	}
+	out := legalResponse{Version: g.Version, Seat: seat, Actions: []actionInput{}}
+	if st != nil && g.Status == models.StatusActive {
+		for _, a := range engine.Legal(st, seat) {
+			out.Actions = append(out.Actions, actionOut(a))
+		}
+	}
+	c.JSON(http.StatusOK, out)
+}
+
+// listEvents is the event log after a sequence number, redacted for the
+// caller (spectators see only public events).
+func (s *Server) listEvents(c *gin.Context) {
+	g, seat, err := s.loadVisible(c)
+	if err != nil {
+		writeError(c, err)
+		return
+	}
+	after, err := queryInt(c, "after", 0, 0, 1<<62)
+	if err != nil {
+		writeError(c, err)
+		return
+	}
+	limit, err := queryInt(c, "limit", 100, 1, 500)
+	if err != nil {
+		writeError(c, err)
+		return
+	}
+	recs, err := s.store.EventsAfter(c, g.ID, after, int(limit))
+	if err != nil {
+		writeError(c, err)
+		return
+	}
+	out := eventListResponse{Events: []eventResponse{}, NextAfter: after}
+	for _, r := range recs {
+		var ev engine.Event
+		if err := json.Unmarshal([]byte(r.Body), &ev); err != nil {
+			writeError(c, err)
+			return
+		}
+		out.NextAfter = r.Seq
+		if v, ok := ev.For(seat); ok {
+			out.Events = append(out.Events, eventResponse{Seq: r.Seq, Version: r.Version, CreatedAt: rfc3339(r.CreatedAt), Event: v})
+		}
+	}
+	c.JSON(http.StatusOK, out)
+}
+
+// response is a status and body decided inside a game transaction.
+type response struct {
+	status int
+	body   any
+}
+
+// mutation changes a locked game for the caller's seat (-1: none) and
+// returns what to write and how to respond once the sequence numbers are
+// assigned.
+type mutation func(g *models.Game, seat int) (*models.Change, func() response, error)
+
+// mutateGame runs fn on the locked game and responds. With an
+// Idempotency-Key header, a repeat of the same request (same method, path and
+// body) gets the stored response again without applying anything, and a
+// different request with the key gets 422.
+func (s *Server) mutateGame(c *gin.Context, fn mutation) {
+	id, err := pathID(c, "id")
+	if err != nil {
+		writeError(c, err)
+		return
+	}
+	uid := userID(c)
+	key := c.GetHeader("Idempotency-Key")
+	var reqHash []byte
+	if key != "" {
+		if len(key) > 128 {
+			writeError(c, badRequest("Idempotency-Key: at most 128 characters"))
+			return
+		}
+		body, _ := c.Get(ctxBody)
+		raw, _ := body.([]byte)
+		sum := sha256.Sum256(append([]byte(c.Request.Method+" "+c.Request.URL.Path+"\n"), raw...))
+		reqHash = sum[:]
+		if s.replay(c, uid, key, reqHash) {
+			return
+		}
+	}
+	var resp response
+	_, err = s.store.Mutate(c, id, func(g *models.Game) (*models.Change, error) {
+		seat := g.SeatOf(uid)
+		if seat < 0 && !g.Public {
+			return nil, models.ErrNotFound
+		}
+		ch, respond, err := fn(g, seat)
+		if err != nil {
+			return nil, err
+		}
+		ch.Record = func() (*models.Idempotency, error) {
+			resp = respond()
+			if key == "" {
+				return nil, nil
+			}
+			data, err := json.Marshal(resp.body)
+			if err != nil {
+				return nil, err
+			}
+			return &models.Idempotency{UserID: uid, Key: key, RequestHash: reqHash, Status: resp.status, Response: data}, nil
+		}
+		return ch, nil
+	})
+	if errors.Is(err, models.ErrConflict) && key != "" && s.replay(c, uid, key, reqHash) {
+		return // a concurrent request with the same key won
+	}
+	if err != nil {
+		writeError(c, err)
+		return
+	}
+	c.JSON(resp.status, resp.body)
+}
+
+// replay answers from a stored idempotency record and reports whether it
+// did.
+func (s *Server) replay(c *gin.Context, uid int64, key string, reqHash []byte) bool {
+	rec, err := s.store.IdempotencyRecord(c, uid, key)
+	if errors.Is(err, models.ErrNotFound) {
+		return false
+	}
+	if err != nil {
+		writeError(c, err)
+		return true
+	}
+	if string(rec.RequestHash) != string(reqHash) {
+		writeError(c, newError(http.StatusUnprocessableEntity, "idempotency_key_reused", "Idempotency key reused",
+			"this Idempotency-Key was used for a different request"))
+		return true
+	}
+	c.Header("Idempotent-Replayed", "true")
+	c.Data(rec.Status, "application/json; charset=utf-8", rec.Response)
+	return true
+}
+
+// lobby is a mutation of a game that has not started: it bumps the version
+// and responds with the game.
+func (s *Server) lobby(c *gin.Context, fn func(g *models.Game, seat int) error) {
+	s.mutateGame(c, func(g *models.Game, seat int) (*models.Change, func() response, error) {
+		if err := fn(g, seat); err != nil {
+			return nil, nil, err
+		}
+		g.Version++
+		return &models.Change{}, func() response {
+			return response{http.StatusOK, s.gameOut(g, g.SeatOf(userID(c)), nil)}
+		}, nil
+	})
+}
+
+var errNotOpen = conflict("game_not_open", "the game has already started or was cancelled")
+
+// joinGame takes the caller's invited seat, or else the first open seat.
+func (s *Server) joinGame(c *gin.Context) {
+	var req joinRequest
+	if err := decode(c, &req); err != nil {
+		writeError(c, err)
+		return
+	}
+	g, _, err := s.loadVisible(c)
+	if err != nil {
+		writeError(c, err)
+		return
+	}
+	deck, err := s.resolveDeck(c, req.Deck, g.Office, g.Players)
+	if err != nil {
+		writeError(c, err)
+		return
+	}
+	me, err := s.store.UserByID(c, userID(c))
+	if err != nil {
+		writeError(c, err)
+		return
+	}
+	s.lobby(c, func(g *models.Game, seat int) error {
+		if g.Status != models.StatusOpen {
+			return errNotOpen
+		}
+		if seat >= 0 && g.Seats[seat].Joined {
+			return conflict("already_joined", "you already sit in seat %d", seat)
+		}
+		if seat < 0 {
+			seat = slices.IndexFunc(g.Seats, func(st models.Seat) bool { return st.UserID == nil })
+		}
+		if seat < 0 {
+			return conflict("game_full", "no open seat is left")
+		}
+		now := s.now().UTC()
+		uid := me.ID
+		st := &g.Seats[seat]
+		st.UserID, st.Username, st.Joined, st.Deck, st.JoinedAt = &uid, me.Username, true, deckJSON(deck), &now
+		return nil
+	})
+}
+
+// leaveGame gives up the caller's seat before the start. An invitation
+// stays open for the invitee.
+func (s *Server) leaveGame(c *gin.Context) {
+	s.lobby(c, func(g *models.Game, seat int) error {
+		switch {
+		case seat < 0 || !g.Seats[seat].Joined:
+			return forbidden("not_a_player", "you have no seat in this game")
+		case g.Status != models.StatusOpen:
+			return errNotOpen
+		case g.CreatedBy == userID(c):
+			return conflict("creator_cannot_leave", "the creator cancels the game instead of leaving it")
+		}
+		st := &g.Seats[seat]
+		st.Joined, st.Deck, st.JoinedAt = false, nil, nil
+		if !st.Invited {
+			st.UserID, st.Username = nil, ""
+		}
+		return nil
+	})
+}
+
+// cancelGame cancels a game that has not started; only its creator may.
+func (s *Server) cancelGame(c *gin.Context) {
+	s.lobby(c, func(g *models.Game, seat int) error {
+		if g.CreatedBy != userID(c) {
+			return forbidden("not_creator", "only the game's creator may cancel it")
+		}
+		if g.Status != models.StatusOpen {
+			return errNotOpen
+		}
+		now := s.now().UTC()
+		g.Status, g.EndedAt = models.StatusCancelled, &now
+		return nil
+	})
+}
+
+// newSeed draws the game's secret seed.
+func newSeed() uint64 {
+	var b [8]byte
+	rand.Read(b[:])
+	return binary.LittleEndian.Uint64(b[:])
+}
+
+// startGame deals the game once every seat is taken; only the creator may.
+func (s *Server) startGame(c *gin.Context) {
+	s.mutateGame(c, func(g *models.Game, seat int) (*models.Change, func() response, error) {
+		if g.CreatedBy != userID(c) {
+			return nil, nil, forbidden("not_creator", "only the game's creator may start it")
+		}
+		if g.Status != models.StatusOpen {
+			return nil, nil, errNotOpen
+		}
+		setup := engine.Setup{Seed: newSeed(), Mode: engine.Mode(g.Mode), Office: g.Office, Policy: engine.Policy(g.Policy)}
+		for _, st := range g.Seats {
+			if !st.Joined || st.Deck == nil {
+				return nil, nil, conflict("not_full", "seat %d is not taken yet", st.SeatNo)
+			}
+			var d engine.Deck
+			if err := json.Unmarshal([]byte(*st.Deck), &d); err != nil {
+				return nil, nil, err
+			}
+			if g.Office && st.SeatNo == 0 {
+				setup.OfficeDeck = d
+			}
+			setup.Players = append(setup.Players, engine.SeatSetup{Name: st.Username, Deck: d})
+		}
+		state, events, err := engine.NewGame(setup)
+		if err != nil {
+			return nil, nil, err
+		}
+		now := s.now().UTC()
+		g.Status, g.StartedAt = models.StatusActive, &now
+		return s.commitState(g, seat, nil, nil, state, events)
+	})
+}
+
+// submitActions applies a batch of actions for the caller's seat, all or
+// nothing, if the game is still at the version they were computed from.
+func (s *Server) submitActions(c *gin.Context) {
+	var req submitRequest
+	if err := decode(c, &req); err != nil {
+		writeError(c, err)
+		return
+	}
+	expected, err := expectedVersion(c, req.ExpectedVersion)
+	if err != nil {
+		writeError(c, err)
+		return
+	}
+	if len(req.Actions) == 0 || len(req.Actions) > maxBatch {
+		writeError(c, invalid("actions: 1 to %d actions", maxBatch))
+		return
+	}
+	actions := make([]engine.Action, len(req.Actions))
+	for i, a := range req.Actions {
+		if a.Type == string(engine.ActTimeout) {
+			writeError(c, &BatchError{Index: i, Err: &engine.IllegalActionError{Code: engine.ErrBadAction.Code,
+				Reason: "timeout is submitted by the service, not a seat"}})
+			return
+		}
+		actions[i] = actionIn(a)
+	}
+	s.apply(c, &expected, actions)
+}
+
+// resign and voteEnd submit the one action they name, at any version.
+func (s *Server) resign(c *gin.Context) {
+	s.apply(c, nil, []engine.Action{{Type: engine.ActResign}})
+}
+
+func (s *Server) voteEnd(c *gin.Context) {
+	s.apply(c, nil, []engine.Action{{Type: engine.ActVoteEnd}})
+}
+
+var ifMatchVersion = regexp.MustCompile(`^(?:W/)?"(?:g\d+-)?v(\d+)(?:-s-?\d+)?"$`)
+
+// expectedVersion takes the version from the body or from If-Match (an
+// ETag of the game, or "v12"); one of them is required and they must agree.
+func expectedVersion(c *gin.Context, body *int64) (int64, error) {
+	var header *int64
+	if im := strings.TrimSpace(c.GetHeader("If-Match")); im != "" {
+		m := ifMatchVersion.FindStringSubmatch(im)
+		if m == nil {
+			return 0, badRequest(`If-Match: want an ETag of the game, or "v<version>"`)
+		}
+		v, _ := strconv.ParseInt(m[1], 10, 64)
+		header = &v
+	}
+	switch {
+	case body == nil && header == nil:
+		return 0, newError(http.StatusPreconditionRequired, "version_required", "Version required",
+			"name the version the actions were computed from: expected_version or If-Match")
+	case body != nil && header != nil && *body != *header:
+		return 0, badRequest("expected_version and If-Match disagree")
+	case body != nil:
+		return *body, nil
+	}
+	return *header, nil
+}
+
+// apply runs actions for the caller's seat on the locked game.
+func (s *Server) apply(c *gin.Context, expected *int64, actions []engine.Action) {
+	s.mutateGame(c, func(g *models.Game, seat int) (*models.Change, func() response, error) {
+		switch {
+		case seat < 0:
+			return nil, nil, forbidden("not_a_player", "you have no seat in this game")
+		case g.Status != models.StatusActive:
+			return nil, nil, conflict("game_not_active", "the game is %s", g.Status)
+		case expected != nil && *expected != g.Version:
+			return nil, nil, &StaleVersionError{Current: g.Version}
+		}
+		prev, err := engine.Unmarshal(g.State)
+		if err != nil {
+			return nil, nil, err
+		}
+		next, events, idx, err := engine.ApplyBatch(prev, seat, actions)
+		if err != nil {
+			return nil, nil, &BatchError{Index: idx, Err: err}
+		}
+		return s.commitState(g, seat, prev, actions, next, events)
+	})
+}
+
+// commitState records a new engine state on g: snapshot, version, awaited
+// seats, deadline, status and winners, and returns the change (actions,
+// events, prompts) and the response for seat.
+func (s *Server) commitState(g *models.Game, seat int, prev *engine.State, actions []engine.Action, next *engine.State,
+	events []engine.Event) (*models.Change, func() response, error) {
+	data, err := next.Marshal()
+	if err != nil {
+		return nil, nil, err
+	}
+	now := s.now().UTC()
+	set := settingsOf(g)
+	g.State = data
+	g.Version++
+	awaiting := engine.Awaiting(next)
+	for i := range g.Seats {
+		g.Seats[i].Awaited = slices.Contains(awaiting, g.Seats[i].SeatNo)
+	}
+	switch {
+	case next.Over():
+		g.DeadlineAt = nil
+		g.Status, g.EndedAt = models.StatusOver, &now
+		var w []string
+		for _, seat := range next.Winners {
+			w = append(w, strconv.Itoa(seat))
+		}
+		g.Winners = strings.Join(w, ",")
+	case len(next.Prompts) > 0:
+		d := now.Add(time.Duration(set.PromptDeadlineSeconds) * time.Second)
+		g.DeadlineAt = &d
+	case len(awaiting) > 0:
+		d := now.Add(time.Duration(set.TurnDeadlineSeconds) * time.Second)
+		g.DeadlineAt = &d
+	default:
+		g.DeadlineAt = nil
+	}
+	ch := &models.Change{}
+	var uid *int64
+	if seat >= 0 && g.Seats[seat].UserID != nil {
+		uid = g.Seats[seat].UserID
+	}
+	for _, a := range actions {
+		body, _ := json.Marshal(a)
+		ch.Actions = append(ch.Actions, models.ActionRecord{Version: g.Version, Seat: seat, UserID: uid, Body: string(body)})
+	}
+	for _, e := range events {
+		body, _ := json.Marshal(e)
+		ch.Events = append(ch.Events, models.EventRecord{Body: string(body)})
+	}
+	if prev == nil || !samePrompts(prev.Prompts, next.Prompts) {
+		ch.ReplacePrompts = true
+		for _, p := range next.Prompts {
+			body, _ := json.Marshal(p)
+			ch.Prompts = append(ch.Prompts, models.PromptRecord{PromptID: p.ID, Seat: p.Seat, Body: string(body), DeadlineAt: g.DeadlineAt})
+		}
+	}
+	respond := func() response {
+		out := submitResponse{Version: g.Version, Status: g.Status, Events: []eventResponse{}, View: next.View(seat),
+			Prompts: promptsFor(next, seat)}
+		for i, e := range events {
+			if v, ok := e.For(seat); ok {
+				r := ch.Events[i]
+				out.Events = append(out.Events, eventResponse{Seq: r.Seq, Version: r.Version, CreatedAt: rfc3339(r.CreatedAt), Event: v})
+			}
+		}
+		return response{http.StatusOK, out}
+	}
+	return ch, respond, nil
+}
+
+func samePrompts(a, b []engine.Prompt) bool {
+	return slices.EqualFunc(a, b, func(x, y engine.Prompt) bool { return x.ID == y.ID })
+}

@@ -1,0 +1,250 @@
+package api_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	turns "github.com/datamonsters/turns"
+	"github.com/datamonsters/turns/api"
+	"github.com/datamonsters/turns/models"
+	"github.com/datamonsters/turns/models/modelstest"
+	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/getkin/kin-openapi/openapi3filter"
+	"github.com/getkin/kin-openapi/routers"
+	"github.com/getkin/kin-openapi/routers/legacy"
+)
+
+var (
+	specOnce   sync.Once
+	specRouter routers.Router
+	specErr    error
+)
+
+// contract loads openapi.yaml once and returns a router over it.
+func contract(t testing.TB) routers.Router {
+	t.Helper()
+	specOnce.Do(func() {
+		loader := openapi3.NewLoader()
+		doc, err := loader.LoadFromData(turns.OpenAPI)
+		if err != nil {
+			specErr = err
+			return
+		}
+		if err := doc.Validate(loader.Context); err != nil {
+			specErr = fmt.Errorf("openapi.yaml is not valid: %w", err)
+			return
+		}
+		// Validate against the test server's address, whatever it is.
+		doc.Servers = nil
+		specRouter, specErr = legacy.NewRouter(doc)
+	})
+	if specErr != nil {
+		t.Fatal(specErr)
+	}
+	return specRouter
+}
+
+// env is a test server over real HTTP with a client that checks every
+// request and response against openapi.yaml.
+type env struct {
+	t     testing.TB
+	srv   *httptest.Server
+	store *models.Store
+	http  *http.Client
+	now   func() time.Time
+	clock *clock
+}
+
+// clock is a settable test clock.
+type clock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *clock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+func (c *clock) Add(d time.Duration) {
+	c.mu.Lock()
+	c.t = c.t.Add(d)
+	c.mu.Unlock()
+}
+
+var testSecret = []byte("test-secret-0123456789abcdef0123456789")
+
+func testConfig() api.Config {
+	return api.Config{Secret: testSecret, Issuer: "datamonsters", Audience: "datamonsters-api", MaxBodyBytes: 64 << 10}
+}
+
+// newEnv starts a server on a fresh store of dialect.
+func newEnv(t testing.TB, d models.Dialect, cfg api.Config) *env {
+	t.Helper()
+	clk := &clock{t: time.Now().UTC()}
+	st := modelstest.Open(t, d, models.Options{Now: clk.Now})
+	log := slog.New(slog.NewJSONHandler(io.Discard, nil))
+	srv := httptest.NewServer(api.New(st, cfg, log, clk.Now).Handler())
+	t.Cleanup(srv.Close)
+	return &env{t: t, srv: srv, store: st, http: srv.Client(), clock: clk}
+}
+
+// eachDB runs f in parallel subtests, on SQLite and on Postgres.
+func eachDB(t *testing.T, f func(t *testing.T, e *env)) {
+	for _, d := range []models.Dialect{models.SQLite, models.Postgres} {
+		t.Run(d.String(), func(t *testing.T) {
+			t.Parallel()
+			f(t, newEnv(t, d, testConfig()))
+		})
+	}
+}
+
+// resp is a response read whole.
+type resp struct {
+	Status int
+	Header http.Header
+	Body   []byte
+}
+
+func (r *resp) decode(t testing.TB, dst any) {
+	t.Helper()
+	if err := json.Unmarshal(r.Body, dst); err != nil {
+		t.Fatalf("decode %s: %v", r.Body, err)
+	}
+}
+
+// problem decodes the body as a problem and returns its code.
+func (r *resp) code(t testing.TB) string {
+	t.Helper()
+	var p struct {
+		Code string `json:"code"`
+	}
+	r.decode(t, &p)
+	return p.Code
+}
+
+// req is one request; Body is marshalled to JSON unless it is a string.
+type req struct {
+	Method, Path, Token string
+	Body                any
+	Header              map[string]string
+	NoContract          bool // skip the request check (deliberately bad requests)
+}
+
+// do sends r and checks the request (unless NoContract) and the response
+// against the contract.
+func (e *env) do(r req) *resp {
+	e.t.Helper()
+	var body []byte
+	switch b := r.Body.(type) {
+	case nil:
+	case string:
+		body = []byte(b)
+	case []byte:
+		body = b
+	default:
+		var err error
+		if body, err = json.Marshal(b); err != nil {
+			e.t.Fatal(err)
+		}
+	}
+	build := func(base string) *http.Request {
+		hr, err := http.NewRequest(r.Method, base+r.Path, bytes.NewReader(body))
+		if err != nil {
+			e.t.Fatal(err)
+		}
+		if body != nil {
+			hr.Header.Set("Content-Type", "application/json")
+		}
+		if r.Token != "" {
+			hr.Header.Set("Authorization", "Bearer "+r.Token)
+		}
+		for k, v := range r.Header {
+			hr.Header.Set(k, v)
+		}
+		return hr
+	}
+	// The contract's routes carry no server; match on the path alone.
+	check := build("")
+	route, params, err := contract(e.t).FindRoute(check)
+	if err != nil {
+		e.t.Fatalf("%s %s: route not in openapi.yaml: %v", r.Method, r.Path, err)
+	}
+	in := &openapi3filter.RequestValidationInput{Request: check, PathParams: params, Route: route,
+		Options: &openapi3filter.Options{AuthenticationFunc: openapi3filter.NoopAuthenticationFunc, SkipSettingDefaults: true}}
+	if !r.NoContract {
+		if err := openapi3filter.ValidateRequest(context.Background(), in); err != nil {
+			e.t.Fatalf("%s %s: request breaks openapi.yaml: %v", r.Method, r.Path, err)
+		}
+	}
+	res, err := e.http.Do(build(e.srv.URL))
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	defer res.Body.Close()
+	data, err := io.ReadAll(res.Body)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	if res.Header.Get("X-Request-ID") == "" {
+		e.t.Errorf("%s %s: no X-Request-ID", r.Method, r.Path)
+	}
+	out := &openapi3filter.ResponseValidationInput{RequestValidationInput: in, Status: res.StatusCode, Header: res.Header,
+		Body: io.NopCloser(bytes.NewReader(data)), Options: &openapi3filter.Options{IncludeResponseStatus: true}}
+	if err := openapi3filter.ValidateResponse(context.Background(), out); err != nil {
+		e.t.Fatalf("%s %s: response %d breaks openapi.yaml: %v\n%s", r.Method, r.Path, res.StatusCode, err, trim(data))
+	}
+	if res.StatusCode >= 400 && !strings.HasPrefix(res.Header.Get("Content-Type"), "application/problem+json") {
+		e.t.Errorf("%s %s: error %d is %s, not problem+json", r.Method, r.Path, res.StatusCode, res.Header.Get("Content-Type"))
+	}
+	return &resp{Status: res.StatusCode, Header: res.Header, Body: data}
+}
+
+func trim(b []byte) string {
+	if len(b) > 2000 {
+		return string(b[:2000]) + "..."
+	}
+	return string(b)
+}
+
+// must sends r and fails the test unless the status is want.
+func (e *env) must(want int, r req) *resp {
+	e.t.Helper()
+	res := e.do(r)
+	if res.Status != want {
+		e.t.Fatalf("%s %s: status %d, want %d: %s", r.Method, r.Path, res.Status, want, trim(res.Body))
+	}
+	return res
+}
+
+// player is a registered user with its tokens.
+type player struct {
+	Name, Access, Refresh string
+	ID                    int64
+}
+
+func (e *env) register(name string) *player {
+	e.t.Helper()
+	res := e.must(http.StatusCreated, req{Method: "POST", Path: "/v1/auth/register",
+		Body: map[string]string{"username": name, "password": "password-" + name, "email": name + "@example.com"}})
+	var tok struct {
+		AccessToken  string `json:"access_token"`
+		RefreshToken string `json:"refresh_token"`
+		User         struct {
+			ID int64 `json:"id"`
+		} `json:"user"`
+	}
+	res.decode(e.t, &tok)
+	return &player{Name: name, Access: tok.AccessToken, Refresh: tok.RefreshToken, ID: tok.User.ID}
+}

@@ -1,0 +1,286 @@
+package api
+
+import (
+	"context"
+	"encoding/hex"
+	"log/slog"
+	"net/http"
+	"regexp"
+	"strings"
+	"time"
+
+	turns "github.com/datamonsters/turns"
+	"github.com/datamonsters/turns/engine"
+	"github.com/datamonsters/turns/models"
+	"github.com/gin-gonic/gin"
+)
+
+// Config is what the API needs to know. Secret, Issuer and Audience are
+// required; zero durations and sizes take the defaults noted.
+type Config struct {
+	Secret       []byte        // HS256 key for access tokens
+	Issuer       string        // iss of access tokens
+	Audience     string        // aud of access tokens
+	AccessTTL    time.Duration // access token lifetime; 0 means 15 minutes
+	RefreshTTL   time.Duration // refresh token lifetime; 0 means 30 days
+	MaxBodyBytes int64         // request body limit; 0 means 1 MiB
+	BaseURL      string        // public address, for links
+	// LoginBurst and LoginEvery rate-limit logins per client IP and
+	// username: LoginBurst attempts at once, one more per LoginEvery. Zero
+	// means 10 and 30 seconds.
+	LoginBurst int
+	LoginEvery time.Duration
+}
+
+// Server holds the API's dependencies. Build it with New.
+type Server struct {
+	cfg    Config
+	store  *models.Store
+	cat    *engine.Catalog
+	log    *slog.Logger
+	now    func() time.Time
+	logins *limiter
+}
+
+// New returns the API server. now is the clock (nil means time.Now).
+func New(store *models.Store, cfg Config, log *slog.Logger, now func() time.Time) *Server {
+	if now == nil {
+		now = time.Now
+	}
+	if cfg.AccessTTL == 0 {
+		cfg.AccessTTL = 15 * time.Minute
+	}
+	if cfg.RefreshTTL == 0 {
+		cfg.RefreshTTL = 30 * 24 * time.Hour
+	}
+	if cfg.MaxBodyBytes == 0 {
+		cfg.MaxBodyBytes = 1 << 20
+	}
+	if cfg.LoginBurst == 0 {
+		cfg.LoginBurst = 10
+	}
+	if cfg.LoginEvery == 0 {
+		cfg.LoginEvery = 30 * time.Second
+	}
+	if log == nil {
+		log = slog.Default()
+	}
+	return &Server{cfg: cfg, store: store, cat: engine.Standard(), log: log, now: now,
+		logins: newLimiter(cfg.LoginBurst, cfg.LoginEvery, now)}
+}
+
+// Handler returns the HTTP handler with every route.
+func (s *Server) Handler() http.Handler {
+	gin.SetMode(gin.ReleaseMode)
+	r := gin.New()
+	r.HandleMethodNotAllowed = true
+	r.ContextWithFallback = true
+	r.Use(s.requestID, s.logRequests, s.recover, s.limitBody)
+	r.NoRoute(func(c *gin.Context) { writeError(c, errNotFound) })
+	r.NoMethod(func(c *gin.Context) {
+		writeError(c, newError(http.StatusMethodNotAllowed, "method_not_allowed", "Method not allowed", "this route does not take %s", c.Request.Method))
+	})
+	s.routes(r)
+	return r
+}
+
+// routes is the route table: every route, grouped by the authentication it
+// needs. It reads like openapi.yaml.
+func (s *Server) routes(r *gin.Engine) {
+	// Operations and the contract: no authentication.
+	r.GET("/healthz", s.healthz)
+	r.GET("/readyz", s.readyz)
+	r.GET("/openapi.yaml", s.openapi)
+
+	v1 := r.Group("/v1")
+
+	// Public: accounts and the card catalogue.
+	v1.POST("/auth/register", s.register)
+	v1.POST("/auth/login", s.login)
+	v1.POST("/auth/refresh", s.refresh)
+	v1.POST("/auth/logout", s.logout)
+	v1.GET("/cards", s.listCards)
+	v1.GET("/prebuilt-decks", s.listPrebuiltDecks)
+
+	// Scope read: a login's access token or an API token with "read".
+	read := v1.Group("", s.authenticate, s.require(ScopeRead))
+	read.GET("/me", s.me)
+	read.GET("/decks", s.listDecks)
+	read.GET("/decks/:id", s.getDeck)
+	read.GET("/games", s.listGames)
+	read.GET("/games/:id", s.getGame)
+	read.GET("/games/:id/legal", s.legalActions)
+	read.GET("/games/:id/events", s.listEvents)
+
+	// Scope play: a login's access token or an API token with "play".
+	play := v1.Group("", s.authenticate, s.require(ScopePlay))
+	play.POST("/decks", s.createDeck)
+	play.PUT("/decks/:id", s.updateDeck)
+	play.DELETE("/decks/:id", s.deleteDeck)
+	play.POST("/games", s.createGame)
+	play.POST("/games/:id/join", s.joinGame)
+	play.POST("/games/:id/leave", s.leaveGame)
+	play.POST("/games/:id/start", s.startGame)
+	play.POST("/games/:id/cancel", s.cancelGame)
+	play.POST("/games/:id/resign", s.resign)
+	play.POST("/games/:id/vote-end", s.voteEnd)
+	play.POST("/games/:id/actions", s.submitActions)
+
+	// Session only: a login's access token, never an API token.
+	session := v1.Group("", s.authenticate, s.require(scopeAccount))
+	session.PATCH("/me", s.updateMe)
+	session.GET("/tokens", s.listTokens)
+	session.POST("/tokens", s.createToken)
+	session.DELETE("/tokens/:id", s.revokeToken)
+}
+
+// Context keys.
+const (
+	ctxRequestID = "request_id"
+	ctxUserID    = "user_id"
+	ctxScopes    = "scopes"
+)
+
+// scopeAccount is held only by login access tokens: managing the account
+// and its API tokens.
+const scopeAccount = "account"
+
+var requestIDPattern = regexp.MustCompile(`^[A-Za-z0-9._-]{1,64}$`)
+
+// requestID takes the client's X-Request-ID when it is sane, else makes one,
+// and echoes it in the response.
+func (s *Server) requestID(c *gin.Context) {
+	id := c.GetHeader("X-Request-ID")
+	if !requestIDPattern.MatchString(id) {
+		id = hex.EncodeToString(randomBytes(8))
+	}
+	c.Set(ctxRequestID, id)
+	c.Header("X-Request-ID", id)
+	c.Next()
+}
+
+// logRequests writes one JSON log line per request.
+func (s *Server) logRequests(c *gin.Context) {
+	start := time.Now()
+	c.Next()
+	attrs := []slog.Attr{
+		slog.String("request_id", c.GetString(ctxRequestID)),
+		slog.String("method", c.Request.Method),
+		slog.String("route", c.FullPath()),
+		slog.String("path", c.Request.URL.Path),
+		slog.Int("status", c.Writer.Status()),
+		slog.Duration("duration", time.Since(start)),
+	}
+	if uid := c.GetInt64(ctxUserID); uid != 0 {
+		attrs = append(attrs, slog.Int64("user_id", uid))
+	}
+	level := slog.LevelInfo
+	if len(c.Errors) > 0 {
+		level = slog.LevelError
+		attrs = append(attrs, slog.String("error", c.Errors.String()))
+	}
+	s.log.LogAttrs(c.Request.Context(), level, "request", attrs...)
+}
+
+// recover turns a panic into a 500 problem.
+func (s *Server) recover(c *gin.Context) {
+	defer func() {
+		if v := recover(); v != nil {
+			if v == http.ErrAbortHandler {
+				panic(v)
+			}
+			s.log.Error("panic", "request_id", c.GetString(ctxRequestID), "panic", v)
+			writeError(c, newError(http.StatusInternalServerError, "internal", "Internal error", "the server failed to handle the request; it has been logged"))
+		}
+	}()
+	c.Next()
+}
+
+// limitBody caps request bodies at MaxBodyBytes.
+func (s *Server) limitBody(c *gin.Context) {
+	if c.Request.Body != nil {
+		c.Request.Body = http.MaxBytesReader(c.Writer, c.Request.Body, s.cfg.MaxBodyBytes)
+	}
+	c.Next()
+}
+
+// authenticate accepts "Authorization: Bearer" with a login access token
+// (JWT) or a personal API token, and records the user and scopes.
+func (s *Server) authenticate(c *gin.Context) {
+	tok, ok := strings.CutPrefix(c.GetHeader("Authorization"), "Bearer ")
+	if !ok || tok == "" {
+		writeError(c, errUnauthorized)
+		return
+	}
+	if strings.HasPrefix(tok, apiTokenPrefix) {
+		t, err := s.store.APITokenByHash(c, models.HashToken(tok))
+		if err != nil {
+			writeError(c, err)
+			return
+		}
+		c.Set(ctxUserID, t.UserID)
+		c.Set(ctxScopes, t.ScopeList())
+		c.Next()
+		return
+	}
+	uid, err := s.parseAccess(tok)
+	if err != nil {
+		writeError(c, errUnauthorized)
+		return
+	}
+	c.Set(ctxUserID, uid)
+	c.Set(ctxScopes, []string{ScopeRead, ScopePlay, scopeAccount})
+	c.Next()
+}
+
+// require lets the request through only if the token carries scope.
+func (s *Server) require(scope string) gin.HandlerFunc {
+	return func(c *gin.Context) {
+		for _, have := range c.GetStringSlice(ctxScopes) {
+			if have == scope {
+				c.Next()
+				return
+			}
+		}
+		if scope == scopeAccount {
+			writeError(c, forbidden("insufficient_scope", "this route needs a login session, not an API token"))
+			return
+		}
+		writeError(c, forbidden("insufficient_scope", "this route needs the %q scope", scope))
+	}
+}
+
+func userID(c *gin.Context) int64 { return c.GetInt64(ctxUserID) }
+
+// healthz says the process is up.
+func (s *Server) healthz(c *gin.Context) {
+	c.JSON(http.StatusOK, statusResponse{Status: "ok"})
+}
+
+// readyz says the database answers.
+func (s *Server) readyz(c *gin.Context) {
+	ctx, cancel := context.WithTimeout(c, 2*time.Second)
+	defer cancel()
+	if err := s.store.Ping(ctx); err != nil {
+		s.log.Warn("readyz", "error", err)
+		writeError(c, newError(http.StatusServiceUnavailable, "not_ready", "Not ready", "the database does not answer"))
+		return
+	}
+	c.JSON(http.StatusOK, statusResponse{Status: "ready"})
+}
+
+// openapi serves the contract.
+func (s *Server) openapi(c *gin.Context) {
+	c.Data(http.StatusOK, "application/yaml", turns.OpenAPI)
+}
+
+// rfc3339 formats t in UTC.
+func rfc3339(t time.Time) string { return t.UTC().Format(time.RFC3339) }
+
+func rfc3339p(t *time.Time) *string {
+	if t == nil {
+		return nil
+	}
+	s := rfc3339(*t)
+	return &s
+}

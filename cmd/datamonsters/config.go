@@ -1,0 +1,108 @@
+package main
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// Config is the whole configuration of the service, read once from the
+// environment by loadConfig. The zero value is not usable; see loadConfig for
+// the defaults.
+type Config struct {
+	DatabaseURL  string        // DATABASE_URL; empty selects the embedded SQLite file in DataDir
+	Addr         string        // ADDR; listen address, default ":8080"
+	DataDir      string        // DATA_DIR; default "./data": SQLite file and generated JWT secret
+	JWTSecret    []byte        // JWT_SECRET; empty: generated once and kept in DataDir/jwt.secret
+	JWTIssuer    string        // JWT_ISSUER; default "datamonsters"
+	JWTAudience  string        // JWT_AUDIENCE; default "datamonsters-api"
+	AccessTTL    time.Duration // ACCESS_TOKEN_TTL; default 15m
+	RefreshTTL   time.Duration // REFRESH_TOKEN_TTL; default 720h (30 days)
+	BaseURL      string        // BASE_URL; public address of the service, default "http://localhost:8080"
+	LogLevel     slog.Level    // LOG_LEVEL; debug, info (default), warn or error
+	MaxBodyBytes int64         // MAX_BODY_BYTES; request body limit, default 1 MiB
+}
+
+// loadConfig reads the configuration through getenv (os.Getenv in main, a map
+// in tests). It creates DataDir when it needs it for the JWT secret.
+func loadConfig(getenv func(string) string) (Config, error) {
+	get := func(key, def string) string {
+		if v := strings.TrimSpace(getenv(key)); v != "" {
+			return v
+		}
+		return def
+	}
+	cfg := Config{
+		DatabaseURL: get("DATABASE_URL", ""),
+		Addr:        get("ADDR", ":8080"),
+		DataDir:     get("DATA_DIR", "./data"),
+		JWTIssuer:   get("JWT_ISSUER", "datamonsters"),
+		JWTAudience: get("JWT_AUDIENCE", "datamonsters-api"),
+		BaseURL:     strings.TrimRight(get("BASE_URL", "http://localhost:8080"), "/"),
+	}
+	var err error
+	if cfg.AccessTTL, err = time.ParseDuration(get("ACCESS_TOKEN_TTL", "15m")); err != nil || cfg.AccessTTL <= 0 {
+		return Config{}, fmt.Errorf("ACCESS_TOKEN_TTL: want a positive duration such as 15m, got %q", getenv("ACCESS_TOKEN_TTL"))
+	}
+	if cfg.RefreshTTL, err = time.ParseDuration(get("REFRESH_TOKEN_TTL", "720h")); err != nil || cfg.RefreshTTL <= 0 {
+		return Config{}, fmt.Errorf("REFRESH_TOKEN_TTL: want a positive duration such as 720h, got %q", getenv("REFRESH_TOKEN_TTL"))
+	}
+	if err := cfg.LogLevel.UnmarshalText([]byte(get("LOG_LEVEL", "info"))); err != nil {
+		return Config{}, fmt.Errorf("LOG_LEVEL: %w", err)
+	}
+	if _, err := fmt.Sscan(get("MAX_BODY_BYTES", "1048576"), &cfg.MaxBodyBytes); err != nil || cfg.MaxBodyBytes <= 0 {
+		return Config{}, fmt.Errorf("MAX_BODY_BYTES: want a positive number of bytes, got %q", getenv("MAX_BODY_BYTES"))
+	}
+	if s := getenv("JWT_SECRET"); s != "" {
+		if len(s) < 32 {
+			return Config{}, errors.New("JWT_SECRET: want at least 32 characters")
+		}
+		cfg.JWTSecret = []byte(s)
+	} else if cfg.JWTSecret, err = persistedSecret(filepath.Join(cfg.DataDir, "jwt.secret")); err != nil {
+		return Config{}, fmt.Errorf("JWT secret: %w", err)
+	}
+	return cfg, nil
+}
+
+// persistedSecret returns the secret stored in path, creating the file with
+// a new random secret (mode 0600) when it does not exist, so that tokens stay
+// valid across restarts without any configuration.
+func persistedSecret(path string) ([]byte, error) {
+	data, err := os.ReadFile(path)
+	if err == nil {
+		s := strings.TrimSpace(string(data))
+		if len(s) < 32 {
+			return nil, fmt.Errorf("%s: secret shorter than 32 characters", path)
+		}
+		return []byte(s), nil
+	}
+	if !errors.Is(err, os.ErrNotExist) {
+		return nil, err
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return nil, err
+	}
+	var raw [32]byte
+	if _, err := rand.Read(raw[:]); err != nil {
+		return nil, err
+	}
+	s := hex.EncodeToString(raw[:])
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if errors.Is(err, os.ErrExist) {
+		return persistedSecret(path) // another process won the race
+	}
+	if err != nil {
+		return nil, err
+	}
+	if _, err := f.WriteString(s + "\n"); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return []byte(s), f.Close()
+}

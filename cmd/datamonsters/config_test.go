@@ -1,0 +1,70 @@
+package main
+
+import (
+	"bytes"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+func env(m map[string]string) func(string) string {
+	return func(k string) string { return m[k] }
+}
+
+func TestLoadConfigDefaults(t *testing.T) {
+	dir := t.TempDir()
+	cfg, err := loadConfig(env(map[string]string{"DATA_DIR": dir}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Addr != ":8080" || cfg.DatabaseURL != "" || cfg.AccessTTL != 15*time.Minute ||
+		cfg.LogLevel != slog.LevelInfo || cfg.JWTIssuer != "datamonsters" || cfg.MaxBodyBytes != 1<<20 {
+		t.Fatalf("defaults: %+v", cfg)
+	}
+	if len(cfg.JWTSecret) != 64 {
+		t.Fatalf("generated secret has %d characters", len(cfg.JWTSecret))
+	}
+	st, err := os.Stat(filepath.Join(dir, "jwt.secret"))
+	if err != nil || st.Mode().Perm() != 0o600 {
+		t.Fatalf("secret file: %v %v", st, err)
+	}
+	again, err := loadConfig(env(map[string]string{"DATA_DIR": dir}))
+	if err != nil || !bytes.Equal(again.JWTSecret, cfg.JWTSecret) {
+		t.Fatalf("secret not kept across starts: %v", err)
+	}
+}
+
+func TestLoadConfigValues(t *testing.T) {
+	dir := t.TempDir()
+	cfg, err := loadConfig(env(map[string]string{
+		"DATA_DIR": dir, "ADDR": "127.0.0.1:9000", "JWT_SECRET": "0123456789abcdef0123456789abcdef",
+		"LOG_LEVEL": "debug", "ACCESS_TOKEN_TTL": "1m", "BASE_URL": "https://dm.example/",
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Addr != "127.0.0.1:9000" || string(cfg.JWTSecret) != "0123456789abcdef0123456789abcdef" ||
+		cfg.LogLevel != slog.LevelDebug || cfg.AccessTTL != time.Minute || cfg.BaseURL != "https://dm.example" {
+		t.Fatalf("%+v", cfg)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "jwt.secret")); !os.IsNotExist(err) {
+		t.Fatal("secret file written although JWT_SECRET was set")
+	}
+}
+
+func TestLoadConfigErrors(t *testing.T) {
+	for _, bad := range []map[string]string{
+		{"JWT_SECRET": "short"},
+		{"LOG_LEVEL": "loud"},
+		{"ACCESS_TOKEN_TTL": "soon"},
+		{"REFRESH_TOKEN_TTL": "-1h"},
+		{"MAX_BODY_BYTES": "0"},
+	} {
+		bad["DATA_DIR"] = t.TempDir()
+		if _, err := loadConfig(env(bad)); err == nil {
+			t.Errorf("%v: no error", bad)
+		}
+	}
+}

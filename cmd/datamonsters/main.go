@@ -1,0 +1,58 @@
+// Command datamonsters runs the Data Monsters turn service and its tools.
+//
+//	datamonsters serve      run the HTTP API (migrates the database first)
+//	datamonsters migrate    apply pending database migrations and exit
+//	datamonsters scenario   run a rules scenario file and print the result
+//	datamonsters simulate   play bot games and print statistics
+//	datamonsters bench      load-test a running service over HTTP
+//
+// Configuration comes from the environment; see .env.example.
+package main
+
+import (
+	"fmt"
+	"os"
+)
+
+const usage = `usage: datamonsters <command> [arguments]
+
+commands:
+  serve      run the HTTP API (applies pending migrations first)
+  migrate    apply pending database migrations and exit
+  scenario   run a rules scenario file and print the result as JSON
+  simulate   play bot games and print statistics
+  bench      load-test the API over HTTP with concurrent clients
+`
+
+func main() {
+	if len(os.Args) < 2 {
+		fmt.Fprint(os.Stderr, usage)
+		os.Exit(2)
+	}
+	args := os.Args[2:]
+	code := 0
+	switch os.Args[1] {
+	case "serve":
+		code = runServe(args)
+	case "migrate":
+		code = runMigrate(args)
+	case "scenario":
+		code = runScenario(args)
+	case "simulate":
+		code = runSimulate(args)
+	case "bench":
+		code = runBench(args)
+	case "help", "-h", "--help":
+		fmt.Print(usage)
+	default:
+		fmt.Fprintf(os.Stderr, "datamonsters: unknown command %q\n\n%s", os.Args[1], usage)
+		code = 2
+	}
+	os.Exit(code)
+}
+
+// fatal prints err and exits with status 1.
+func fatal(err error) {
+	fmt.Fprintln(os.Stderr, "datamonsters:", err)
+	os.Exit(1)
+}
