@@ -1,0 +1,376 @@
+package notifier
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Topic names a stream: one user's notifications or one game's events.
+type Topic string
+
+// UserTopic is the topic of one user's notifications.
+func UserTopic(userID string) Topic { return Topic("user:" + userID) }
+
+// GameTopic is the topic of one game's (public, redacted) events.
+func GameTopic(gameID string) Topic { return Topic("game:" + gameID) }
+
+// Event is one Server-Sent Event.
+type Event struct {
+	// ID is what a client sends back as Last-Event-ID to resume: the
+	// event's position in the stored log (for example the game's event
+	// sequence number, or the user's notification id). CR, LF and NUL are
+	// removed when written. "" sends no id line.
+	ID string
+	// Type is the SSE event name ("turn", "prompt", "game_over", ...); ""
+	// is the default "message". CR, LF and NUL are removed when written.
+	Type string
+	// Data is the payload, usually JSON. Each line becomes a "data:" line.
+	// Browsers do not dispatch an event whose data is empty.
+	Data []byte
+}
+
+// DefaultSubscriberBuffer is the number of events a subscriber may fall
+// behind before the hub drops it.
+const DefaultSubscriberBuffer = 64
+
+// Hub fans events out to in-process subscribers by topic. Publish never
+// blocks: a subscriber whose buffer is full is dropped (its channel closed,
+// Lagged true) and its client reconnects with Last-Event-ID, catching up
+// from the stored log. Across processes, a Postgres LISTEN/NOTIFY listener
+// receives each committed event and calls Publish in every process; the
+// hub itself keeps no history. The zero Hub is not usable; call NewHub.
+type Hub struct {
+	mu     sync.RWMutex
+	topics map[Topic]map[*Subscription]struct{}
+	buffer int
+	closed bool
+}
+
+// NewHub returns a hub whose subscribers buffer up to buffer events
+// (buffer <= 0 means DefaultSubscriberBuffer).
+func NewHub(buffer int) *Hub {
+	if buffer <= 0 {
+		buffer = DefaultSubscriberBuffer
+	}
+	return &Hub{topics: make(map[Topic]map[*Subscription]struct{}), buffer: buffer}
+}
+
+// Subscription receives the events published to its topics, in publish
+// order per publisher. Close it when the client goes away.
+type Subscription struct {
+	hub    *Hub
+	topics []Topic
+	ch     chan Event
+	closed bool // guarded by hub.mu
+	lagged bool // guarded by hub.mu
+}
+
+// Subscribe returns a subscription to the given topics (duplicates are
+// ignored). On a closed hub the subscription's channel is already closed.
+func (h *Hub) Subscribe(topics ...Topic) *Subscription {
+	s := &Subscription{hub: h, ch: make(chan Event, h.buffer)}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.closed {
+		s.closed = true
+		close(s.ch)
+		return s
+	}
+	for _, t := range topics {
+		subs := h.topics[t]
+		if subs == nil {
+			subs = make(map[*Subscription]struct{})
+			h.topics[t] = subs
+		}
+		if _, dup := subs[s]; dup {
+			continue
+		}
+		subs[s] = struct{}{}
+		s.topics = append(s.topics, t)
+	}
+	return s
+}
+
+// Publish sends ev to every subscriber of topic and returns how many
+// received it. It is safe to call from any goroutine (the notify listener,
+// a request handler) and never blocks on a slow subscriber: one whose
+// buffer is full is dropped instead.
+func (h *Hub) Publish(topic Topic, ev Event) int {
+	var laggards []*Subscription
+	n := 0
+	h.mu.RLock()
+	for s := range h.topics[topic] {
+		select {
+		case s.ch <- ev:
+			n++
+		default:
+			laggards = append(laggards, s)
+		}
+	}
+	h.mu.RUnlock()
+	for _, s := range laggards {
+		h.remove(s, true)
+	}
+	return n
+}
+
+// Subscribers returns the number of subscriptions to topic (for "is this
+// player connected to the live stream", which suppresses turn emails).
+func (h *Hub) Subscribers(topic Topic) int {
+	h.mu.RLock()
+	defer h.mu.RUnlock()
+	return len(h.topics[topic])
+}
+
+// Close closes every subscription; later Subscribe calls get closed
+// subscriptions and Publish reaches no one.
+func (h *Hub) Close() {
+	h.mu.Lock()
+	subs := map[*Subscription]struct{}{}
+	for _, m := range h.topics {
+		for s := range m {
+			subs[s] = struct{}{}
+		}
+	}
+	h.closed = true
+	h.mu.Unlock()
+	for s := range subs {
+		h.remove(s, false)
+	}
+}
+
+// remove unregisters s and closes its channel once. The channel is closed
+// under the write lock, so no Publish (which sends under the read lock) can
+// send on it afterwards.
+func (h *Hub) remove(s *Subscription, lagged bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if s.closed {
+		return
+	}
+	for _, t := range s.topics {
+		if subs := h.topics[t]; subs != nil {
+			delete(subs, s)
+			if len(subs) == 0 {
+				delete(h.topics, t)
+			}
+		}
+	}
+	s.closed, s.lagged = true, lagged
+	close(s.ch)
+}
+
+// Events returns the channel of events; it is closed when the subscription
+// is closed, dropped for lagging, or the hub is closed.
+func (s *Subscription) Events() <-chan Event { return s.ch }
+
+// Close ends the subscription. It is safe to call more than once.
+func (s *Subscription) Close() { s.hub.remove(s, false) }
+
+// Lagged reports whether the hub dropped the subscription because it fell
+// more than the buffer behind.
+func (s *Subscription) Lagged() bool {
+	s.hub.mu.RLock()
+	defer s.hub.mu.RUnlock()
+	return s.lagged
+}
+
+// SSEWriter writes the text/event-stream format to a response and flushes
+// after every event.
+type SSEWriter struct {
+	w            io.Writer
+	rc           *http.ResponseController
+	writeTimeout time.Duration
+}
+
+// NewSSEWriter sets the event-stream response headers (Content-Type,
+// Cache-Control: no-cache, X-Accel-Buffering: no so proxies do not buffer),
+// writes the 200 status and flushes. writeTimeout, if > 0, bounds each
+// write, so a client that stops reading is noticed.
+func NewSSEWriter(w http.ResponseWriter, writeTimeout time.Duration) (*SSEWriter, error) {
+	h := w.Header()
+	h.Set("Content-Type", "text/event-stream; charset=utf-8")
+	h.Set("Cache-Control", "no-cache")
+	h.Set("Connection", "keep-alive")
+	h.Set("X-Accel-Buffering", "no")
+	w.WriteHeader(http.StatusOK)
+	s := &SSEWriter{w: w, rc: http.NewResponseController(w), writeTimeout: writeTimeout}
+	return s, s.flush()
+}
+
+func (s *SSEWriter) flush() error {
+	if err := s.rc.Flush(); err != nil && !errors.Is(err, http.ErrNotSupported) {
+		return err
+	}
+	return nil
+}
+
+func (s *SSEWriter) write(b []byte) error {
+	if s.writeTimeout > 0 {
+		if err := s.rc.SetWriteDeadline(time.Now().Add(s.writeTimeout)); err != nil && !errors.Is(err, http.ErrNotSupported) {
+			return err
+		}
+	}
+	if _, err := s.w.Write(b); err != nil {
+		return err
+	}
+	return s.flush()
+}
+
+// FormatEvent returns ev in the text/event-stream format: optional "id:"
+// and "event:" lines (CR, LF and NUL removed), one "data:" line per line of
+// Data (split at CRLF, CR or LF), and a blank line.
+func FormatEvent(ev Event) []byte {
+	var b strings.Builder
+	if id := sseField(ev.ID); id != "" {
+		b.WriteString("id: ")
+		b.WriteString(id)
+		b.WriteByte('\n')
+	}
+	if typ := sseField(ev.Type); typ != "" {
+		b.WriteString("event: ")
+		b.WriteString(typ)
+		b.WriteByte('\n')
+	}
+	data := strings.ReplaceAll(string(ev.Data), "\r\n", "\n")
+	data = strings.ReplaceAll(data, "\r", "\n")
+	for _, line := range strings.Split(data, "\n") {
+		b.WriteString("data: ")
+		b.WriteString(line)
+		b.WriteByte('\n')
+	}
+	b.WriteByte('\n')
+	return []byte(b.String())
+}
+
+func sseField(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r == '\r' || r == '\n' || r == 0 {
+			return -1
+		}
+		return r
+	}, s)
+}
+
+// Event writes one event and flushes it.
+func (s *SSEWriter) Event(ev Event) error { return s.write(FormatEvent(ev)) }
+
+// Comment writes a comment line (": text"), which clients ignore; used as a
+// heartbeat so proxies and clients see the connection alive.
+func (s *SSEWriter) Comment(text string) error {
+	return s.write([]byte(": " + sseField(text) + "\n\n"))
+}
+
+// Retry tells the client how long to wait before reconnecting.
+func (s *SSEWriter) Retry(d time.Duration) error {
+	return s.write([]byte("retry: " + strconv.FormatInt(d.Milliseconds(), 10) + "\n\n"))
+}
+
+// ErrStreamLagged ends ServeSSE when the hub dropped a slow subscriber;
+// ErrStreamClosed when the subscription or hub was closed.
+var (
+	ErrStreamLagged = errors.New("notifier: live stream subscriber fell behind")
+	ErrStreamClosed = errors.New("notifier: live stream closed")
+)
+
+// StreamOptions configure ServeSSE.
+type StreamOptions struct {
+	// Backlog is sent first: the stored events after the client's
+	// Last-Event-ID, read after Subscribe. Live events with an ID already
+	// in Backlog are skipped, so an event both stored and published
+	// meanwhile is sent once.
+	Backlog []Event
+	// Heartbeat is the interval of ": ping" comments (default 25 s; < 0
+	// disables them).
+	Heartbeat time.Duration
+	// Retry, if > 0, is sent first as the client's reconnection delay.
+	Retry time.Duration
+	// WriteTimeout bounds each write (default 10 s).
+	WriteTimeout time.Duration
+}
+
+// ServeSSE streams sub to w until ctx ends (the client left: returns
+// ctx.Err()), the subscription ends (ErrStreamLagged or ErrStreamClosed; the
+// client then reconnects with Last-Event-ID), or a write fails. It does not
+// close sub. The resumable pattern for a handler is:
+//
+//	sub := hub.Subscribe(notifier.UserTopic(uid))
+//	defer sub.Close()
+//	backlog := store.EventsAfter(ctx, uid, notifier.LastEventID(r)) // after Subscribe
+//	err := notifier.ServeSSE(r.Context(), w, sub, notifier.StreamOptions{Backlog: backlog})
+func ServeSSE(ctx context.Context, w http.ResponseWriter, sub *Subscription, opts StreamOptions) error {
+	if opts.Heartbeat == 0 {
+		opts.Heartbeat = 25 * time.Second
+	}
+	if opts.WriteTimeout <= 0 {
+		opts.WriteTimeout = 10 * time.Second
+	}
+	sw, err := NewSSEWriter(w, opts.WriteTimeout)
+	if err != nil {
+		return err
+	}
+	if opts.Retry > 0 {
+		if err := sw.Retry(opts.Retry); err != nil {
+			return err
+		}
+	}
+	sent := make(map[string]struct{}, len(opts.Backlog))
+	for _, ev := range opts.Backlog {
+		if err := sw.Event(ev); err != nil {
+			return err
+		}
+		if ev.ID != "" {
+			sent[ev.ID] = struct{}{}
+		}
+	}
+	var tick <-chan time.Time
+	if opts.Heartbeat > 0 {
+		t := time.NewTicker(opts.Heartbeat)
+		defer t.Stop()
+		tick = t.C
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case ev, ok := <-sub.Events():
+			if !ok {
+				if sub.Lagged() {
+					return ErrStreamLagged
+				}
+				return ErrStreamClosed
+			}
+			if _, dup := sent[ev.ID]; dup && ev.ID != "" {
+				delete(sent, ev.ID)
+				continue
+			}
+			if err := sw.Event(ev); err != nil {
+				return fmt.Errorf("notifier: live stream write: %w", err)
+			}
+		case <-tick:
+			if err := sw.Comment("ping"); err != nil {
+				return fmt.Errorf("notifier: live stream write: %w", err)
+			}
+		}
+	}
+}
+
+// LastEventID returns the position a client resumes from: the
+// Last-Event-ID header (sent by browsers on reconnect), else the
+// last_event_id query parameter (for a first connection), else "". Values
+// longer than 200 bytes or containing CR, LF or NUL are ignored.
+func LastEventID(r *http.Request) string {
+	for _, v := range []string{r.Header.Get("Last-Event-ID"), r.URL.Query().Get("last_event_id")} {
+		if v != "" && len(v) <= 200 && !strings.ContainsAny(v, "\r\n\x00") {
+			return v
+		}
+	}
+	return ""
+}

@@ -1,0 +1,328 @@
+package notifier
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+func recv(t *testing.T, s *Subscription) Event {
+	t.Helper()
+	select {
+	case ev, ok := <-s.Events():
+		if !ok {
+			t.Fatal("subscription closed")
+		}
+		return ev
+	case <-time.After(2 * time.Second):
+		t.Fatal("no event")
+	}
+	return Event{}
+}
+
+func none(t *testing.T, s *Subscription) {
+	t.Helper()
+	select {
+	case ev, ok := <-s.Events():
+		t.Fatalf("unexpected event %+v (open %v)", ev, ok)
+	default:
+	}
+}
+
+func TestHubFanOut(t *testing.T) {
+	t.Parallel()
+	h := NewHub(8)
+	ana := h.Subscribe(UserTopic("1"))
+	bob := h.Subscribe(UserTopic("2"), GameTopic("42"))
+	spectator := h.Subscribe(GameTopic("42"), GameTopic("42")) // duplicate topic counted once
+	defer ana.Close()
+	defer bob.Close()
+
+	if n := h.Publish(GameTopic("42"), Event{ID: "7", Type: "event", Data: []byte(`{"seq":7}`)}); n != 2 {
+		t.Errorf("game publish reached %d, want 2", n)
+	}
+	if n := h.Publish(UserTopic("1"), Event{ID: "n-1", Type: "turn"}); n != 1 {
+		t.Errorf("user publish reached %d, want 1", n)
+	}
+	if n := h.Publish(UserTopic("3"), Event{ID: "x"}); n != 0 {
+		t.Errorf("publish to nobody reached %d", n)
+	}
+	if ev := recv(t, bob); ev.ID != "7" || string(ev.Data) != `{"seq":7}` {
+		t.Errorf("bob got %+v", ev)
+	}
+	if ev := recv(t, spectator); ev.ID != "7" {
+		t.Errorf("spectator got %+v", ev)
+	}
+	none(t, spectator)
+	if ev := recv(t, ana); ev.ID != "n-1" || ev.Type != "turn" {
+		t.Errorf("ana got %+v", ev)
+	}
+	none(t, ana)
+	none(t, bob)
+
+	if h.Subscribers(GameTopic("42")) != 2 {
+		t.Errorf("subscribers = %d", h.Subscribers(GameTopic("42")))
+	}
+	spectator.Close()
+	spectator.Close() // twice is fine
+	if _, ok := <-spectator.Events(); ok {
+		t.Error("closed subscription still open")
+	}
+	if h.Subscribers(GameTopic("42")) != 1 || spectator.Lagged() {
+		t.Errorf("after close: subscribers %d, lagged %v", h.Subscribers(GameTopic("42")), spectator.Lagged())
+	}
+	if n := h.Publish(GameTopic("42"), Event{ID: "8"}); n != 1 {
+		t.Errorf("after close publish reached %d", n)
+	}
+}
+
+// A subscriber that does not read is dropped; the others keep receiving
+// and Publish never blocks.
+func TestHubDropsLaggingSubscriber(t *testing.T) {
+	t.Parallel()
+	h := NewHub(4)
+	slow := h.Subscribe(GameTopic("1"))
+	fast := h.Subscribe(GameTopic("1"))
+	var got []string
+	for i := range 10 {
+		h.Publish(GameTopic("1"), Event{ID: fmt.Sprint(i)})
+		got = append(got, recv(t, fast).ID)
+	}
+	if strings.Join(got, ",") != "0,1,2,3,4,5,6,7,8,9" {
+		t.Errorf("fast subscriber got %v", got)
+	}
+	var slowGot []string
+	for ev := range slow.Events() { // closed after the buffered events
+		slowGot = append(slowGot, ev.ID)
+	}
+	if strings.Join(slowGot, ",") != "0,1,2,3" || !slow.Lagged() {
+		t.Errorf("slow subscriber got %v, lagged %v; want the first 4 and lagged", slowGot, slow.Lagged())
+	}
+	if h.Subscribers(GameTopic("1")) != 1 {
+		t.Errorf("subscribers = %d, want 1", h.Subscribers(GameTopic("1")))
+	}
+	h.Close()
+	if _, ok := <-fast.Events(); ok || fast.Lagged() {
+		t.Error("hub close did not close the fast subscriber cleanly")
+	}
+	late := h.Subscribe(GameTopic("1"))
+	if _, ok := <-late.Events(); ok {
+		t.Error("subscribe after close is open")
+	}
+	if h.Publish(GameTopic("1"), Event{}) != 0 {
+		t.Error("publish after close reached someone")
+	}
+}
+
+// Publishers, subscribers and closers at once; run with -race.
+func TestHubConcurrent(t *testing.T) {
+	t.Parallel()
+	h := NewHub(16)
+	var wg sync.WaitGroup
+	stop := make(chan struct{})
+	for p := range 4 {
+		wg.Go(func() {
+			for i := 0; ; i++ {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				h.Publish(GameTopic(fmt.Sprint(i%3)), Event{ID: fmt.Sprint(p, i)})
+			}
+		})
+	}
+	for range 8 {
+		wg.Go(func() {
+			for i := range 200 {
+				s := h.Subscribe(GameTopic(fmt.Sprint(i%3)), UserTopic("u"))
+				for range 3 {
+					select {
+					case <-s.Events():
+					default:
+					}
+				}
+				s.Close()
+			}
+		})
+	}
+	time.Sleep(50 * time.Millisecond)
+	h.Close()
+	close(stop)
+	wg.Wait()
+	for i := range 3 {
+		if n := h.Subscribers(GameTopic(fmt.Sprint(i))); n != 0 {
+			t.Errorf("topic %d has %d subscribers after close", i, n)
+		}
+	}
+}
+
+func TestFormatEvent(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		ev   Event
+		want string
+	}{
+		{Event{ID: "17", Type: "turn", Data: []byte(`{"game_id":42}`)}, "id: 17\nevent: turn\ndata: {\"game_id\":42}\n\n"},
+		{Event{Data: []byte("a\nb\r\nc\rd")}, "data: a\ndata: b\ndata: c\ndata: d\n\n"},
+		{Event{ID: "1\r\nevent: x\x00", Type: "t\nid: 9", Data: []byte("x")}, "id: 1event: x\nevent: tid: 9\ndata: x\n\n"},
+		{Event{ID: "5"}, "id: 5\ndata: \n\n"},
+	} {
+		if got := string(FormatEvent(tc.ev)); got != tc.want {
+			t.Errorf("FormatEvent(%+v) = %q, want %q", tc.ev, got, tc.want)
+		}
+	}
+}
+
+// sseEvent is an event parsed the way a browser's EventSource parses.
+type sseEvent struct{ ID, Type, Data string }
+
+// readSSE parses events and comments from a stream until n events arrived.
+func readSSE(t *testing.T, sc *bufio.Scanner, n int) (events []sseEvent, comments []string) {
+	t.Helper()
+	var cur sseEvent
+	var data []string
+	for len(events) < n && sc.Scan() {
+		line := sc.Text()
+		switch {
+		case line == "":
+			if data != nil {
+				cur.Data = strings.Join(data, "\n")
+				events = append(events, cur)
+			}
+			cur, data = sseEvent{}, nil
+		case strings.HasPrefix(line, ":"):
+			comments = append(comments, strings.TrimSpace(line[1:]))
+		default:
+			field, value, _ := strings.Cut(line, ":")
+			value = strings.TrimPrefix(value, " ")
+			switch field {
+			case "id":
+				cur.ID = value
+			case "event":
+				cur.Type = value
+			case "data":
+				data = append(data, value)
+			}
+		}
+	}
+	return events, comments
+}
+
+// End to end over HTTP: backlog first, a duplicate skipped, live events,
+// heartbeats, and the handler ending when the client leaves.
+func TestServeSSE(t *testing.T) {
+	t.Parallel()
+	h := NewHub(16)
+	done := make(chan error, 1)
+	subscribed := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		sub := h.Subscribe(GameTopic("42"))
+		defer sub.Close()
+		if LastEventID(r) != "3" {
+			http.Error(w, "want Last-Event-ID 3, got "+LastEventID(r), 400)
+			return
+		}
+		// The stored events after 3, read after subscribing; 5 is also
+		// published live below and must be sent once.
+		backlog := []Event{{ID: "4", Type: "event", Data: []byte("four")}, {ID: "5", Type: "event", Data: []byte("five")}}
+		close(subscribed)
+		done <- ServeSSE(r.Context(), w, sub, StreamOptions{Backlog: backlog, Heartbeat: 30 * time.Millisecond, Retry: 2 * time.Second})
+	}))
+	defer srv.Close()
+
+	ctx, cancel := context.WithCancel(context.Background())
+	req, _ := http.NewRequestWithContext(ctx, "GET", srv.URL, nil)
+	req.Header.Set("Last-Event-ID", "3")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "text/event-stream; charset=utf-8" || resp.Header.Get("Cache-Control") != "no-cache" {
+		t.Fatalf("status %d, headers %v", resp.StatusCode, resp.Header)
+	}
+	<-subscribed
+	h.Publish(GameTopic("42"), Event{ID: "5", Type: "event", Data: []byte("five")})
+	h.Publish(GameTopic("42"), Event{ID: "6", Type: "event", Data: []byte("six\nlines")})
+	h.Publish(GameTopic("7"), Event{ID: "99", Data: []byte("other game")})
+
+	sc := bufio.NewScanner(resp.Body)
+	events, _ := readSSE(t, sc, 3)
+	want := []sseEvent{{"4", "event", "four"}, {"5", "event", "five"}, {"6", "event", "six\nlines"}}
+	if fmt.Sprint(events) != fmt.Sprint(want) {
+		t.Errorf("events = %v, want %v", events, want)
+	}
+	// Wait for a heartbeat, then a later event still arrives.
+	time.Sleep(80 * time.Millisecond)
+	h.Publish(GameTopic("42"), Event{ID: "7", Data: []byte("seven")})
+	events, comments := readSSE(t, sc, 1)
+	if len(events) != 1 || events[0].ID != "7" || len(comments) == 0 || comments[0] != "ping" {
+		t.Errorf("after a pause: events %v, comments %v", events, comments)
+	}
+
+	cancel()
+	select {
+	case err := <-done:
+		if !errors.Is(err, context.Canceled) {
+			t.Errorf("ServeSSE returned %v, want context.Canceled", err)
+		}
+	case <-time.After(2 * time.Second):
+		t.Fatal("ServeSSE did not return after the client left")
+	}
+	// The handler's deferred Close ran: no subscriber left.
+	deadline := time.Now().Add(time.Second)
+	for h.Subscribers(GameTopic("42")) != 0 && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
+	if n := h.Subscribers(GameTopic("42")); n != 0 {
+		t.Errorf("%d subscribers left", n)
+	}
+}
+
+// A stream whose subscriber lags ends with ErrStreamLagged, so the client
+// reconnects and resumes from the store.
+func TestServeSSELagged(t *testing.T) {
+	t.Parallel()
+	h := NewHub(1)
+	sub := h.Subscribe(UserTopic("1"))
+	h.Publish(UserTopic("1"), Event{ID: "1", Data: []byte("a")})
+	h.Publish(UserTopic("1"), Event{ID: "2", Data: []byte("b")}) // buffer full: dropped
+	rec := httptest.NewRecorder()
+	err := ServeSSE(context.Background(), rec, sub, StreamOptions{Heartbeat: -1})
+	if !errors.Is(err, ErrStreamLagged) {
+		t.Errorf("err = %v, want ErrStreamLagged", err)
+	}
+	if rec.Body.String() != "id: 1\ndata: a\n\n" {
+		t.Errorf("body = %q", rec.Body.String())
+	}
+}
+
+func TestLastEventID(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		header, query, want string
+	}{
+		{"12", "", "12"},
+		{"", "9", "9"},
+		{"12", "9", "12"},
+		{"", "", ""},
+		{"a\x00b", "", ""},
+		{strings.Repeat("x", 201), "5", "5"},
+	} {
+		r := httptest.NewRequest("GET", "/v1/stream?last_event_id="+tc.query, nil)
+		if tc.header != "" {
+			r.Header["Last-Event-Id"] = []string{tc.header}
+		}
+		if got := LastEventID(r); got != tc.want {
+			t.Errorf("header %q query %q: %q, want %q", tc.header, tc.query, got, tc.want)
+		}
+	}
+}
