@@ -69,6 +69,12 @@ type EmailConfig struct {
 	MailDir string
 	// Timeout bounds connecting and each SMTP command (default 15 s).
 	Timeout time.Duration
+	// MaxIdleConns is how many SMTP connections are kept open between sends
+	// (default DefaultMaxIdleConns; negative: none, a connection per message).
+	MaxIdleConns int
+	// IdleTimeout is how long an idle connection may be reused (default
+	// DefaultIdleTimeout); keep it below the server's idle limit.
+	IdleTimeout time.Duration
 	// TLSConfig, if set, replaces the default TLS settings (system roots,
 	// ServerName = Host). It is not read from the environment; tests use it to
 	// trust a self-signed certificate.
@@ -93,6 +99,9 @@ const (
 	DefaultBaseURL = "http://localhost:8080"
 	DefaultMailDir = "./data/mail"
 	DefaultTimeout = 15 * time.Second
+
+	DefaultMaxIdleConns = 4
+	DefaultIdleTimeout  = 30 * time.Second
 )
 
 // LoadEmailConfig reads the email configuration from the environment through

@@ -11,11 +11,13 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 	"unicode"
 	"unicode/utf8"
 
 	gomail "github.com/wneessen/go-mail"
+	"github.com/wneessen/go-mail/smtp"
 )
 
 // Address is a recipient: a display name (may be empty, may be hostile: it
@@ -237,14 +239,29 @@ func buildMsg(from mail.Address, m Message, now time.Time) (*gomail.Msg, error) 
 	return msg, nil
 }
 
-// SMTPSender sends each message over its own SMTP connection (connect,
-// EHLO, STARTTLS or implicit TLS, AUTH, MAIL, RCPT, DATA, QUIT). It is safe
-// for concurrent use; run several workers for throughput.
+// SMTPSender sends messages over SMTP (connect, EHLO, STARTTLS or implicit
+// TLS, AUTH, then MAIL, RCPT, DATA, RSET per message). It keeps up to
+// MaxIdleConns connections open between sends, each reused only while it
+// has been idle less than IdleTimeout; a pooled connection the server has
+// meanwhile closed is detected by a NOOP before anything is sent, and the
+// message goes over a fresh connection. It is safe for concurrent use; run
+// several workers for throughput.
 type SMTPSender struct {
-	client *gomail.Client
-	from   mail.Address
-	log    *slog.Logger
-	now    func() time.Time
+	client      *gomail.Client
+	from        mail.Address
+	log         *slog.Logger
+	now         func() time.Time
+	timeout     time.Duration
+	maxIdle     int
+	idleTimeout time.Duration
+
+	mu   sync.Mutex
+	idle []idleConn // most recently used last
+}
+
+type idleConn struct {
+	c     *smtp.Client
+	since time.Time
 }
 
 // NewSMTPSender returns a sender for cfg.Host. It does not connect; the
@@ -288,7 +305,16 @@ func NewSMTPSender(cfg EmailConfig, logger *slog.Logger) (*SMTPSender, error) {
 	if err != nil {
 		return nil, fmt.Errorf("notifier: smtp client: %w", err)
 	}
-	return &SMTPSender{client: c, from: cfg.From, log: logger, now: time.Now}, nil
+	maxIdle := cfg.MaxIdleConns
+	if maxIdle == 0 {
+		maxIdle = DefaultMaxIdleConns
+	}
+	idleTimeout := cfg.IdleTimeout
+	if idleTimeout <= 0 {
+		idleTimeout = DefaultIdleTimeout
+	}
+	return &SMTPSender{client: c, from: cfg.From, log: logger, now: time.Now, timeout: timeout,
+		maxIdle: max(maxIdle, 0), idleTimeout: idleTimeout}, nil
 }
 
 // SetClock replaces the clock used for Date headers (tests).
@@ -301,10 +327,108 @@ func (s *SMTPSender) Send(ctx context.Context, m Message) error {
 	if err != nil {
 		return err
 	}
-	if err := s.client.DialAndSendWithContext(ctx, msg); err != nil {
+	if sc := s.takeIdle(); sc != nil {
+		err := s.sendOn(sc, msg)
+		if err == nil {
+			return nil
+		}
+		if !connCheckFailed(err) {
+			return fmt.Errorf("notifier: smtp send %s: %w", m.MessageID, err)
+		}
+		// The pooled connection was dead; nothing was sent. Start afresh.
+		if msg, err = buildMsg(s.from, m, s.now()); err != nil {
+			return err
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	sc, err := s.client.DialToSMTPClientWithContext(ctx)
+	if err != nil {
+		return fmt.Errorf("notifier: smtp connect: %w", err)
+	}
+	if err := s.sendOn(sc, msg); err != nil {
 		return fmt.Errorf("notifier: smtp send %s: %w", m.MessageID, err)
 	}
 	s.log.Debug("email sent", "message_id", m.MessageID, "to", m.To.Email)
+	return nil
+}
+
+// sendOn sends msg on sc, then pools sc on success and closes it on error.
+func (s *SMTPSender) sendOn(sc *smtp.Client, msg *gomail.Msg) error {
+	if err := sc.UpdateDeadline(s.timeout); err != nil {
+		s.closeConn(sc)
+		return &gomail.SendError{Reason: gomail.ErrConnCheck}
+	}
+	if err := s.client.SendWithSMTPClient(sc, msg); err != nil {
+		s.closeConn(sc)
+		return err
+	}
+	s.putIdle(sc)
+	return nil
+}
+
+func connCheckFailed(err error) bool {
+	var se *gomail.SendError
+	return errors.As(err, &se) && se.Reason == gomail.ErrConnCheck
+}
+
+// takeIdle returns the most recently used pooled connection that is not
+// older than the idle timeout, closing the stale ones, or nil.
+func (s *SMTPSender) takeIdle() *smtp.Client {
+	var stale []*smtp.Client
+	var got *smtp.Client
+	s.mu.Lock()
+	cutoff := time.Now().Add(-s.idleTimeout)
+	for len(s.idle) > 0 {
+		ic := s.idle[len(s.idle)-1]
+		s.idle = s.idle[:len(s.idle)-1]
+		if ic.since.After(cutoff) {
+			got = ic.c
+			break
+		}
+		stale = append(stale, ic.c)
+	}
+	// Older entries sit at the front; drop those past the cutoff too.
+	for len(s.idle) > 0 && !s.idle[0].since.After(cutoff) {
+		stale = append(stale, s.idle[0].c)
+		s.idle = s.idle[1:]
+	}
+	s.mu.Unlock()
+	for _, c := range stale {
+		s.closeConn(c)
+	}
+	return got
+}
+
+func (s *SMTPSender) putIdle(sc *smtp.Client) {
+	s.mu.Lock()
+	if len(s.idle) < s.maxIdle {
+		s.idle = append(s.idle, idleConn{sc, time.Now()})
+		sc = nil
+	}
+	s.mu.Unlock()
+	if sc != nil {
+		s.closeConn(sc)
+	}
+}
+
+// closeConn says QUIT (briefly) and closes the connection.
+func (s *SMTPSender) closeConn(sc *smtp.Client) {
+	_ = sc.UpdateDeadline(2 * time.Second)
+	_ = s.client.CloseWithSMTPClient(sc)
+}
+
+// Close closes the pooled connections. The sender stays usable; later
+// sends connect again.
+func (s *SMTPSender) Close() error {
+	s.mu.Lock()
+	idle := s.idle
+	s.idle = nil
+	s.mu.Unlock()
+	for _, ic := range idle {
+		s.closeConn(ic.c)
+	}
 	return nil
 }
 

@@ -3,6 +3,7 @@ package notifier
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/mail"
 	"os"
 	"path/filepath"
@@ -381,5 +382,108 @@ func TestMessageIDs(t *testing.T) {
 		if !msgIDRe.MatchString(tc.got) {
 			t.Errorf("%q is not a valid id", tc.got)
 		}
+	}
+}
+
+// Render, compose and send through SMTP: what the outbox worker will do.
+func TestComposeAndSend(t *testing.T) {
+	t.Parallel()
+	s := startSink(t, sinkOptions{tlsMode: TLSNone})
+	cfg := s.config()
+	d := samples()[3].(PromptWaiting) // a prompt waits for Ana
+	m, err := Compose(cfg.Domain(), Address{"Ana", "ana@example.org"}, d, "ev-18.u-1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := sendOne(t, cfg, m); err != nil {
+		t.Fatal(err)
+	}
+	digest, err := Compose(cfg.Domain(), Address{"Ana", "ana@example.org"}, samples()[9], "digest.2026-11-29.u-1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := sendOne(t, cfg, digest); err != nil {
+		t.Fatal(err)
+	}
+	msgs := s.messages()
+	if len(msgs) != 2 {
+		t.Fatalf("sink got %d messages", len(msgs))
+	}
+	p := parseMail(t, msgs[0].Data)
+	if got := p.decodedHeader(t, "Subject"); got != "[Data Monsters] Friday lab: a decision waits for you" {
+		t.Errorf("Subject = %q", got)
+	}
+	if p.Header.Get("Message-Id") != "<game-42.ev-18.u-1@dm.example>" || p.Header.Get("References") != "<game-42@dm.example>" ||
+		p.Header.Get("List-Unsubscribe") != "<https://dm.example/v1/unsubscribe?token=abc>" {
+		t.Errorf("headers = %v", p.Header)
+	}
+	if !strings.Contains(p.Text, "You may answer: pass | play Null Pointer (cancel the claim)") ||
+		!strings.Contains(p.HTML, "<code>play Null Pointer (cancel the claim)</code>") {
+		t.Errorf("bodies lack the prompt options:\n%s\n%s", p.Text, p.HTML)
+	}
+	p = parseMail(t, msgs[1].Data)
+	if p.Header.Get("Message-Id") != "<dm.digest.2026-11-29.u-1@dm.example>" || p.Header.Get("References") != "" || p.Header.Get("In-Reply-To") != "" {
+		t.Errorf("digest headers = %v", p.Header)
+	}
+}
+
+// Connections are reused between sends; a pooled connection the server
+// has closed is replaced without losing or doubling the message.
+func TestSMTPConnectionReuse(t *testing.T) {
+	t.Parallel()
+	s := startSink(t, sinkOptions{tlsMode: TLSStartTLS, user: "mailer", password: "pw"})
+	snd, err := NewSMTPSender(s.config(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer snd.Close()
+	ctx := context.Background()
+	send := func(i int) {
+		t.Helper()
+		m := turnMessage(Address{"Ana", "ana@example.org"})
+		m.MessageID = DeliveryMessageID("42", fmt.Sprintf("ev-%d.u-3", i), "dm.example")
+		if err := snd.Send(ctx, m); err != nil {
+			t.Fatalf("send %d: %v", i, err)
+		}
+	}
+	for i := range 5 {
+		send(i)
+	}
+	if n := s.connections(); n != 1 {
+		t.Errorf("5 sequential sends used %d connections, want 1", n)
+	}
+	s.hangUp()
+	time.Sleep(50 * time.Millisecond)
+	send(5)
+	send(6)
+	if n := s.connections(); n != 2 {
+		t.Errorf("after the server hung up: %d connections, want 2", n)
+	}
+	msgs := s.messages()
+	if len(msgs) != 7 {
+		t.Fatalf("sink got %d messages, want 7", len(msgs))
+	}
+	for i, m := range msgs {
+		p := parseMail(t, m.Data)
+		if want := fmt.Sprintf("<game-42.ev-%d.u-3@dm.example>", i); p.Header.Get("Message-Id") != want || !m.TLS || m.AuthAs != "mailer" {
+			t.Errorf("message %d: id %q, TLS %v, auth %q", i, p.Header.Get("Message-Id"), m.TLS, m.AuthAs)
+		}
+	}
+
+	// With pooling off, each message has its own connection.
+	cfg := s.config()
+	cfg.MaxIdleConns = -1
+	one, err := NewSMTPSender(cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := s.connections()
+	for range 3 {
+		if err := one.Send(ctx, turnMessage(Address{"", "ana@example.org"})); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := s.connections() - before; n != 3 {
+		t.Errorf("without pooling 3 sends used %d connections", n)
 	}
 }

@@ -55,10 +55,12 @@ type sink struct {
 	Certs  *x509.CertPool // trusts the sink's certificate
 	server *smtp.Server
 
-	mu    sync.Mutex
-	msgs  []received
-	count int
-	opts  sinkOptions
+	mu       sync.Mutex
+	msgs     []received
+	count    int
+	sessions int                 // connections seen
+	conns    map[*smtp.Conn]bool // open connections; STARTTLS opens a second session on one
+	opts     sinkOptions
 }
 
 // startSink starts a sink and stops it when the test ends.
@@ -131,7 +133,35 @@ func (s *sink) accepted() int {
 
 // NewSession implements smtp.Backend.
 func (s *sink) NewSession(c *smtp.Conn) (smtp.Session, error) {
+	s.mu.Lock()
+	if s.conns == nil {
+		s.conns = map[*smtp.Conn]bool{}
+	}
+	if _, seen := s.conns[c]; !seen {
+		s.sessions++
+		s.conns[c] = true
+	}
+	s.mu.Unlock()
 	return &sinkSession{sink: s, conn: c}, nil
+}
+
+// connections returns how many SMTP connections were opened.
+func (s *sink) connections() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.sessions
+}
+
+// hangUp closes every open connection from the server side, as a server
+// does with idle clients.
+func (s *sink) hangUp() {
+	s.mu.Lock()
+	conns := s.conns
+	s.conns = map[*smtp.Conn]bool{}
+	s.mu.Unlock()
+	for c := range conns {
+		c.Close()
+	}
 }
 
 type sinkSession struct {

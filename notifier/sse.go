@@ -297,7 +297,7 @@ type StreamOptions struct {
 }
 
 // ServeSSE streams sub to w until ctx ends (the client left: returns
-// ctx.Err()), the subscription ends (ErrStreamLagged or ErrStreamClosed; the
+// ctx.Err(), also when a write failed because of it), the subscription ends (ErrStreamLagged or ErrStreamClosed; the
 // client then reconnects with Last-Event-ID), or a write fails. It does not
 // close sub. The resumable pattern for a handler is:
 //
@@ -352,14 +352,23 @@ func ServeSSE(ctx context.Context, w http.ResponseWriter, sub *Subscription, opt
 				continue
 			}
 			if err := sw.Event(ev); err != nil {
-				return fmt.Errorf("notifier: live stream write: %w", err)
+				return writeErr(ctx, err)
 			}
 		case <-tick:
 			if err := sw.Comment("ping"); err != nil {
-				return fmt.Errorf("notifier: live stream write: %w", err)
+				return writeErr(ctx, err)
 			}
 		}
 	}
+}
+
+// writeErr reports a failed write as the client leaving (ctx.Err()) when
+// the request context has ended, since that is what happened.
+func writeErr(ctx context.Context, err error) error {
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	return fmt.Errorf("notifier: live stream write: %w", err)
 }
 
 // LastEventID returns the position a client resumes from: the

@@ -361,3 +361,25 @@ func Render(d Data) (subject, text, html string, err error) {
 	}
 	return subject, text, b.String(), nil
 }
+
+// Compose renders d and wraps it into a Message for to: subject and bodies
+// from Render, a stable Message-ID from deliveryKey (see
+// DeliveryMessageID), the game's thread headers (none for mail about no
+// game), and d's UnsubscribeURL as List-Unsubscribe. domain is the
+// Message-ID domain, normally EmailConfig.Domain().
+func Compose(domain string, to Address, d Data, deliveryKey string) (Message, error) {
+	subject, text, html, err := Render(d)
+	if err != nil {
+		return Message{}, err
+	}
+	c := d.base()
+	m := Message{
+		To: to, Subject: subject, Text: text, HTML: html,
+		MessageID:      DeliveryMessageID(c.GameID, deliveryKey, domain),
+		UnsubscribeURL: c.UnsubscribeURL,
+	}
+	if c.GameID != "" {
+		m.InReplyTo, m.References = ThreadHeaders(c.GameID, domain)
+	}
+	return m, nil
+}
