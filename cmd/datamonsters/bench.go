@@ -1,12 +1,275 @@
 package main
 
 import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
 	"fmt"
+	"io"
+	"log/slog"
+	"math/rand/v2"
+	"net"
+	"net/http"
 	"os"
+	"runtime/pprof"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/datamonsters/turns/api"
+	"github.com/datamonsters/turns/engine"
 )
 
-// runBench is replaced below once the load benchmark lands.
+// runBench measures the API over real HTTP on loopback against the
+// configured database (use a scratch database: it creates users and games):
+// accepted action submissions per second and their latency with N
+// concurrent clients each playing its own game, GET of a game likewise, and
+// the cost of a submission at turn 3 against turn 300 of a game.
 func runBench(args []string) int {
-	fmt.Fprintln(os.Stderr, "datamonsters bench: not implemented")
-	return 2
+	fs := flag.NewFlagSet("bench", flag.ExitOnError)
+	clients := fs.Int("clients", 16, "concurrent clients")
+	dur := fs.Duration("duration", 15*time.Second, "length of each timed phase")
+	longTurn := fs.Int("long-turn", 300, "the late turn compared with turn 3")
+	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the run to this file")
+	fs.Parse(args)
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err != nil {
+			fatal(err)
+		}
+		pprof.StartCPUProfile(f)
+		defer pprof.StopCPUProfile()
+	}
+	cfg, err := loadConfig(os.Getenv)
+	if err != nil {
+		fatal(err)
+	}
+	ctx := context.Background()
+	st, _ := openStore(ctx, cfg)
+	defer st.Close()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		fatal(err)
+	}
+	ac := apiConfig(cfg)
+	ac.LoginBurst = 1 << 20
+	srv := &http.Server{Handler: api.New(st, ac, slog.New(slog.NewJSONHandler(io.Discard, nil)), nil).Handler()}
+	go srv.Serve(ln)
+	defer srv.Close()
+	b := &bench{base: "http://" + ln.Addr().String(), run: fmt.Sprintf("%x", time.Now().UnixNano()%0xffffff),
+		http: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 4 * *clients}}}
+	fmt.Printf("database: %s; %d clients over HTTP on loopback; %s per phase\n", st.Dialect(), *clients, *dur)
+
+	tables := make([]*table, *clients)
+	parallel(*clients, func(i int) { tables[i] = b.newTable(i) })
+
+	// Phase 1: accepted submissions per second, each client playing its own
+	// game with a random bot; a finished game is replaced by a new one.
+	lat := make([][]time.Duration, *clients)
+	deadline := time.Now().Add(*dur)
+	start := time.Now()
+	parallel(*clients, func(i int) {
+		t := tables[i]
+		for time.Now().Before(deadline) {
+			d, over := t.step(b, false)
+			lat[i] = append(lat[i], d)
+			if over {
+				tables[i] = b.newTable(i)
+				t = tables[i]
+			}
+		}
+	})
+	report("POST /v1/games/{id}/actions (accepted)", lat, time.Since(start))
+
+	// Phase 2: GET of a game by its players.
+	lat = make([][]time.Duration, *clients)
+	deadline = time.Now().Add(*dur)
+	start = time.Now()
+	parallel(*clients, func(i int) {
+		t := tables[i]
+		for n := 0; time.Now().Before(deadline); n++ {
+			t0 := time.Now()
+			b.call("GET", fmt.Sprintf("/v1/games/%d", t.id), t.tokens[n%2], nil, nil)
+			lat[i] = append(lat[i], time.Since(t0))
+		}
+	})
+	report("GET /v1/games/{id}", lat, time.Since(start))
+
+	// Phase 3: games that only end turns (and answer prompts) until the late
+	// turn; submission latency at turns 2-5 against the late turns.
+	early, late := make([][]time.Duration, *clients), make([][]time.Duration, *clients)
+	parallel(*clients, func(i int) {
+		t := b.newTable(i + *clients)
+		for {
+			d, over := t.step(b, true)
+			switch {
+			case over:
+				return
+			case t.turn >= 2 && t.turn <= 5:
+				early[i] = append(early[i], d)
+			case t.turn >= *longTurn && t.turn < *longTurn+4:
+				late[i] = append(late[i], d)
+			case t.turn >= *longTurn+4:
+				return
+			}
+		}
+	})
+	e, l := median(flat(early)), median(flat(late))
+	fmt.Printf("turn cost: p50 %s at turns 2-5, %s at turns %d-%d: ratio %.2f\n", ms(e), ms(l), *longTurn, *longTurn+3, float64(l)/float64(e))
+	return 0
+}
+
+type bench struct {
+	base, run string
+	http      *http.Client
+}
+
+// table is one client's game: two players driven by one client.
+type table struct {
+	id      int64
+	tokens  [2]string
+	version int64
+	turn    int
+	await   int
+	rng     *rand.Rand
+}
+
+type benchTurn struct {
+	Version int64        `json:"version"`
+	Status  string       `json:"status"`
+	View    *engine.View `json:"view"`
+}
+
+func (b *bench) call(method, path, token string, body, out any) int {
+	var rd io.Reader
+	if body != nil {
+		data, _ := json.Marshal(body)
+		rd = bytes.NewReader(data)
+	}
+	req, _ := http.NewRequest(method, b.base+path, rd)
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	res, err := b.http.Do(req)
+	if err != nil {
+		fatal(err)
+	}
+	defer res.Body.Close()
+	data, _ := io.ReadAll(res.Body)
+	if res.StatusCode >= 400 {
+		fatal(fmt.Errorf("%s %s: %d %s", method, path, res.StatusCode, data))
+	}
+	if out != nil {
+		if err := json.Unmarshal(data, out); err != nil {
+			fatal(err)
+		}
+	}
+	return res.StatusCode
+}
+
+// newTable registers two players and starts a 2-player game for them.
+func (b *bench) newTable(i int) *table {
+	t := &table{rng: rand.New(rand.NewPCG(uint64(i), 7))}
+	for s := range 2 {
+		var tok struct {
+			Access string `json:"access_token"`
+		}
+		name := fmt.Sprintf("b%s-%d-%d-%d", b.run, i, s, time.Now().UnixNano()%1e9)
+		b.call("POST", "/v1/auth/register", "", map[string]string{"username": name, "password": "bench-password"}, &tok)
+		t.tokens[s] = tok.Access
+	}
+	var g struct {
+		ID int64 `json:"id"`
+	}
+	b.call("POST", "/v1/games", t.tokens[0], map[string]any{"players": 2, "deck": map[string]string{"prebuilt": "running-a-startup"}}, &g)
+	t.id = g.ID
+	b.call("POST", fmt.Sprintf("/v1/games/%d/join", g.ID), t.tokens[1], map[string]any{"deck": map[string]string{"prebuilt": "working-for-the-enterprise"}}, nil)
+	var tr benchTurn
+	b.call("POST", fmt.Sprintf("/v1/games/%d/start", g.ID), t.tokens[0], nil, &tr)
+	t.observe(tr)
+	return t
+}
+
+func (t *table) observe(tr benchTurn) {
+	t.version, t.turn = tr.Version, tr.View.Turn
+	if len(tr.View.Awaiting) > 0 {
+		t.await = tr.View.Awaiting[0]
+	}
+}
+
+// step submits one action for the awaited seat and returns the latency of
+// the submission alone. endTurns prefers end_turn, so the game never ends.
+func (t *table) step(b *bench, endTurns bool) (time.Duration, bool) {
+	var legal struct {
+		Version int64           `json:"version"`
+		Actions []engine.Action `json:"actions"`
+	}
+	b.call("GET", fmt.Sprintf("/v1/games/%d/legal", t.id), t.tokens[t.await], nil, &legal)
+	if len(legal.Actions) == 0 {
+		fatal(errors.New("awaited seat has no legal actions"))
+	}
+	a := pick(t.rng, legal.Actions, endTurns)
+	var tr benchTurn
+	t0 := time.Now()
+	b.call("POST", fmt.Sprintf("/v1/games/%d/actions", t.id), t.tokens[t.await],
+		map[string]any{"expected_version": legal.Version, "actions": []engine.Action{a}}, &tr)
+	d := time.Since(t0)
+	t.observe(tr)
+	return d, tr.Status != "active"
+}
+
+// pick chooses a claim when there is one, else a random action other than
+// abandoning a build; with endTurns, end_turn whenever it is legal.
+func pick(r *rand.Rand, legal []engine.Action, endTurns bool) engine.Action {
+	for _, a := range legal {
+		if (endTurns && a.Type == engine.ActEndTurn) || (!endTurns && a.Type == engine.ActClaim) {
+			return a
+		}
+	}
+	for range 16 {
+		if a := legal[r.IntN(len(legal))]; a.Type != engine.ActAbandon && !(endTurns && a.Type == engine.ActVoteEnd) && a.Type != engine.ActResign {
+			return a
+		}
+	}
+	return legal[0]
+}
+
+func parallel(n int, f func(i int)) {
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() { defer wg.Done(); f(i) }()
+	}
+	wg.Wait()
+}
+
+func flat(l [][]time.Duration) []time.Duration {
+	var out []time.Duration
+	for _, x := range l {
+		out = append(out, x...)
+	}
+	slices.Sort(out)
+	return out
+}
+
+func median(sorted []time.Duration) time.Duration { return quantile(sorted, 0.5) }
+
+func quantile(sorted []time.Duration, q float64) time.Duration {
+	if len(sorted) == 0 {
+		return 0
+	}
+	return sorted[min(len(sorted)-1, int(q*float64(len(sorted))))]
+}
+
+func ms(d time.Duration) string { return fmt.Sprintf("%.2fms", float64(d)/1e6) }
+
+func report(what string, lat [][]time.Duration, elapsed time.Duration) {
+	all := flat(lat)
+	fmt.Printf("%s: %d in %.1fs = %.0f/s; p50 %s, p99 %s\n", what, len(all), elapsed.Seconds(),
+		float64(len(all))/elapsed.Seconds(), ms(quantile(all, 0.5)), ms(quantile(all, 0.99)))
 }

@@ -37,9 +37,9 @@ func main() {
 	case "migrate":
 		code = runMigrate(args)
 	case "scenario":
-		code = runScenario(args)
+		runScenario(args) // exits by itself on failure
 	case "simulate":
-		code = runSimulate(args)
+		runSimulate(args) // exits by itself on failure
 	case "bench":
 		code = runBench(args)
 	case "help", "-h", "--help":
