@@ -106,7 +106,8 @@ const (
 
 // LoadEmailConfig reads the email configuration from the environment through
 // getenv (pass os.Getenv; tests pass a map lookup). Unset variables take the
-// defaults above; SMTP_PORT defaults to the TLS mode's usual port. It
+// defaults above; SMTP_PORT defaults to the TLS mode's usual port, and
+// SMTP_TLS to starttls, or implicit when SMTP_PORT is 465. It
 // returns an error naming the variable for a malformed port, TLS mode, From
 // address or base URL.
 func LoadEmailConfig(getenv func(string) string) (EmailConfig, error) {
@@ -146,6 +147,9 @@ func LoadEmailConfig(getenv func(string) string) (EmailConfig, error) {
 	}
 	if cfg.MailDir == "" {
 		cfg.MailDir = DefaultMailDir
+	}
+	if get(EnvSMTPTLS) == "" && cfg.Port == 465 {
+		cfg.TLS = TLSImplicit // port 465 speaks TLS from the first byte
 	}
 	return cfg, nil
 }

@@ -319,6 +319,12 @@ func TestLoadEmailConfig(t *testing.T) {
 		cfg.BaseURL != "https://dm.example.com" || cfg.MailDir != "/tmp/m" {
 		t.Errorf("loaded = %+v", cfg)
 	}
+	if cfg, err := LoadEmailConfig(mapEnv(map[string]string{EnvSMTPPort: "465"})); err != nil || cfg.TLS != TLSImplicit {
+		t.Errorf("port 465 without SMTP_TLS: %v, %v; want implicit", cfg.TLS, err)
+	}
+	if cfg, err := LoadEmailConfig(mapEnv(map[string]string{EnvSMTPPort: "465", EnvSMTPTLS: "starttls"})); err != nil || cfg.TLS != TLSStartTLS {
+		t.Errorf("port 465 with SMTP_TLS=starttls: %v, %v", cfg.TLS, err)
+	}
 	for _, tc := range []struct{ port, tls string }{{"", "none"}, {"1025", "none"}} {
 		cfg, err := LoadEmailConfig(mapEnv(map[string]string{EnvSMTPPort: tc.port, EnvSMTPTLS: tc.tls}))
 		want := 25
