@@ -87,14 +87,18 @@ func ValidateDeck(cat *Catalog, d Deck, office bool, players int) error {
 		if counts[id] <= limit {
 			continue
 		}
-		rule, why := RuleCopies, "at most %d copies of a card"
+		copies := fmt.Sprintf("%d copies", limit)
+		if limit == 1 {
+			copies = "1 copy"
+		}
+		rule, why := RuleCopies, "at most "+copies+" of a card"
 		switch {
 		case c.One:
-			rule, why = RuleOneCopy, "a card marked one allows %d"
+			rule, why = RuleOneCopy, "a card marked one allows "+copies
 		case c.Many > 0:
-			rule, why = RuleManyCopies, "a card marked many allows %d"
+			rule, why = RuleManyCopies, "a card marked many allows "+copies
 		}
-		return &DeckError{Card: id, Rule: rule, Reason: fmt.Sprintf(why+" copies, the deck has %d", limit, counts[id])}
+		return &DeckError{Card: id, Rule: rule, Reason: fmt.Sprintf("%s, the deck has %d", why, counts[id])}
 	}
 	if office {
 		if min := OfficePerSeat * max(players, 1); total < min {
