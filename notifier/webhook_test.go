@@ -13,6 +13,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
+	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -253,13 +254,34 @@ func TestSSRFGuardAtDialTime(t *testing.T) {
 	if tr.Proxy != nil {
 		t.Error("webhook transport uses a proxy")
 	}
+	// End to end: a name that is not "localhost" but resolves to this
+	// machine passes the URL check and is refused at dial time.
+	if host, err := os.Hostname(); err == nil {
+		addrs, _ := net.LookupHost(host)
+		internal := len(addrs) > 0
+		for _, a := range addrs {
+			ip, err := netip.ParseAddr(a)
+			internal = internal && err == nil && ForbiddenIP(ip)
+		}
+		if internal {
+			target := "http://" + net.JoinHostPort(host, port) + "/"
+			if _, err := CheckWebhookURL(target, false); err != nil {
+				t.Fatalf("URL check refused %s already: %v", target, err)
+			}
+			res := NewWebhookClient(WebhookOptions{}).Deliver(context.Background(), target, []byte("k"), "d", []byte("{}"))
+			if !errors.Is(res.Err, ErrForbiddenTarget) || res.Outcome != OutcomeDisable || len(got()) != 0 {
+				t.Errorf("%s (resolves to %v): %+v, receiver got %d requests", target, addrs, res, len(got()))
+			}
+		} else {
+			t.Logf("host name %q resolves to %v: end-to-end dial check skipped", host, addrs)
+		}
+	}
 	open := guardedDialer(true, net.Dialer{Timeout: time.Second})
 	conn, err := open.DialContext(context.Background(), "tcp", srv.Listener.Addr().String())
 	if err != nil {
 		t.Fatalf("AllowPrivate dial: %v", err)
 	}
 	conn.Close()
-	_ = got
 }
 
 // A public-looking first hop that redirects to an internal address is
