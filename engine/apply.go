@@ -385,6 +385,7 @@ func (g *game) resign(seat int) {
 		s.Queue = nil
 	}
 	g.emit(Event{Kind: "resigned", Seat: seat, Text: fmt.Sprintf("%s resigns.", s.name(seat))})
+	g.expireGlobals(seat)
 	if len(s.order(seat)) < 2 {
 		g.finish("only one player is left")
 		return

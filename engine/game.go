@@ -172,6 +172,14 @@ func (g *game) beginTurn(seat int) {
 	p.Limited = false
 	p.Used = nil
 	g.emit(Event{Kind: "turn_started", Seat: seat, N: s.Turn, Text: fmt.Sprintf("Turn %d: %s begins.", s.Turn, s.name(seat))})
+	g.expireGlobals(seat)
+	g.labEffects(seat, OnTurnStart)
+}
+
+// expireGlobals moves seat's cards in the Global zone to their Recycle Bin:
+// at the start of their turn, or when they resign and will have no turn.
+func (g *game) expireGlobals(seat int) {
+	s := g.s
 	kept := s.Global[:0]
 	for _, gl := range s.Global {
 		if gl.Owner != seat {
@@ -183,7 +191,6 @@ func (g *game) beginTurn(seat int) {
 			Text: fmt.Sprintf("%s's %s leaves the Global zone.", s.name(seat), s.card(gl.Card).Name)})
 	}
 	s.Global = kept
-	g.labEffects(seat, OnTurnStart)
 }
 
 // labEffects pushes the effects with trigger t of seat's Lab cards, so that
