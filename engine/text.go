@@ -268,6 +268,10 @@ func opText(op Op, ctx textCtx) string {
 	}
 	w := who(op.Who)
 	switch op.Verb {
+	case VLook, VRecover, VRecycle, VBoost, VRefresh:
+		w = Self // these always act for the card's controller
+	}
+	switch op.Verb {
 	case VDraw:
 		return subject(w, "draw", "draws") + " " + countNoun(op.N, "card", "cards") + per
 	case VDiscard:
@@ -304,9 +308,15 @@ func opText(op Op, ctx textCtx) string {
 		return fmt.Sprintf("put up to %d Market %s of your choice under the Challenge Deck and refill the Market",
 			op.N, pluralWord(op.N, "challenge", "challenges"))
 	case VBounce:
-		return fmt.Sprintf("return %s from an opponent's Lab to its owner's hand", targetName(op.Target))
+		if w == Self {
+			return fmt.Sprintf("return %s from your Lab to your hand", targetName(op.Target))
+		}
+		return fmt.Sprintf("return %s from %s to its owner's hand", targetName(op.Target), labOf(w))
 	case VScrap:
-		return fmt.Sprintf("put %s from an opponent's Lab into its owner's Recycle Bin", targetName(op.Target))
+		if w == Self {
+			return fmt.Sprintf("put %s from your Lab into your Recycle Bin", targetName(op.Target))
+		}
+		return fmt.Sprintf("put %s from %s into its owner's Recycle Bin", targetName(op.Target), labOf(w))
 	case VChoose:
 		opts := make([]string, len(op.Options))
 		for i, o := range op.Options {
@@ -349,32 +359,22 @@ func alterText(op Op, ev EventKind) string {
 // conditionText words a condition as a noun phrase.
 func conditionText(c Condition, ctx textCtx) string {
 	var parts []string
-	if c.Level != "" {
-		lv := "a Monster"
+	if c.Class != "" || c.Level != "" || c.Count > 1 {
+		kind := "Monster"
+		if c.Class != "" {
+			kind = string(c.Class) + " " + kind
+		}
 		switch c.Level {
 		case Senior:
-			lv = "a Senior or Chief"
+			kind = "Senior or Chief " + kind
 		case Chief:
-			lv = "a Chief"
+			kind = "Chief " + kind
 		}
-		if c.Level != Junior {
-			if c.Class != "" {
-				lv += " " + string(c.Class)
-			}
-			lv += " Monster"
-		} else if c.Class != "" {
-			lv = article(string(c.Class)) + " " + string(c.Class) + " Monster"
-		}
-		parts = append(parts, lv+" in your Lab")
-	}
-	if c.Class != "" && (c.Level == "" || c.Count > 1) {
 		if c.Count > 1 {
-			parts = append(parts, fmt.Sprintf("at least %d %s Monsters in your Lab", c.Count, c.Class))
+			parts = append(parts, fmt.Sprintf("at least %d %ss in your Lab", c.Count, kind))
 		} else {
-			parts = append(parts, article(string(c.Class))+" "+string(c.Class)+" Monster in your Lab")
+			parts = append(parts, article(kind)+" "+kind+" in your Lab")
 		}
-	} else if c.Class == "" && c.Count > 1 {
-		parts = append(parts, fmt.Sprintf("at least %d Monsters in your Lab", c.Count))
 	}
 	if c.Equipment != "" {
 		parts = append(parts, ctx.name(c.Equipment)+" in your Lab")
@@ -437,6 +437,21 @@ func ownerOf(w Who) string {
 		return "your"
 	}
 	return "their"
+}
+
+// labOf names the Labs a bounce or scrap takes a card from.
+func labOf(w Who) string {
+	switch w {
+	case Opponents:
+		return "each opponent's Lab"
+	case All:
+		return "each player's Lab"
+	case Chosen:
+		return "the Lab of an opponent of your choice"
+	case Actor:
+		return "that player's Lab"
+	}
+	return "your Lab"
 }
 
 // possessive names whose Software Builds a modification changes.

@@ -48,9 +48,9 @@ func TestCardText(t *testing.T) {
 		{"bug-bounty", "Bug Bounty\nHack\nInterrupt.\nInterrupt — when an opponent claims challenges: that player discards 1 card, then you draw 1 card."},
 		{"cloud-outage", "Cloud Outage\nHack\nGlobal.\nUntil your next turn: opponents' Software Builds get -1 TECH."},
 		{"hype-cycle", "Hype Cycle\nHack\nGlobal. Limit.\nDraw 1 card.\nUntil your next turn: each opponent draws 1 fewer card in their Draw phase."},
-		{"headhunter", "Headhunter\nHack\nRequires a Manager Monster in your Lab.\nReturn a Monster from an opponent's Lab to its owner's hand."},
+		{"headhunter", "Headhunter\nHack\nRequires a Manager Monster in your Lab.\nReturn a Monster from the Lab of an opponent of your choice to its owner's hand."},
 		{"hostile-takeover", "Hostile Takeover\nHack\nLimit.\nRequires a Senior or Chief Manager Monster in your Lab.\n" +
-			"Put a Lab Equipment card from an opponent's Lab into its owner's Recycle Bin."},
+			"Put a Lab Equipment card from the Lab of an opponent of your choice into its owner's Recycle Bin."},
 		{"data-breach", "Data Breach\nHack\nLimit.\nAn opponent of your choice discards 1 card at random."},
 		{"team-offsite", "Team Offsite\nHack\nEach player draws 1 card, then you draw 1 card."},
 		{"market-research", "Market Research\nHack\nPut up to 2 Market challenges of your choice under the Challenge Deck and refill the Market, then draw 1 card."},
@@ -110,7 +110,6 @@ func TestOpText(t *testing.T) {
 		{Op{Verb: VDiscardRandom, N: 2, Who: Opponents}, "each opponent discards 2 cards at random"},
 		// A chosen opponent is worded for "choose an opponent to ...".
 		{Op{Verb: VDiscardRandom, N: 1, Who: Chosen}, "discard 1 card at random"},
-		{Op{Verb: VRecover, N: 2, Who: Chosen}, "take up to 2 cards from their Recycle Bin into their hand"},
 		{Op{Verb: VLook, N: 1}, "look at the top card of your Laboratory Deck and put it into your hand"},
 		{Op{Verb: VLook, N: 3}, "look at the top 3 cards of your Laboratory Deck, put one into your hand and the rest on the bottom"},
 		{Op{Verb: VRecover, N: 1}, "take up to 1 card from your Recycle Bin into your hand"},
@@ -125,8 +124,13 @@ func TestOpText(t *testing.T) {
 		{Op{Verb: VCancel}, "cancel the event"},
 		{Op{Verb: VAlter, Stat: StatTech, N: 2}, "change the event's TECH by +2"},
 		{Op{Verb: VRefresh, N: 2}, "put up to 2 Market challenges of your choice under the Challenge Deck and refill the Market"},
-		{Op{Verb: VBounce, Target: Monster}, "return a Monster from an opponent's Lab to its owner's hand"},
-		{Op{Verb: VScrap, Target: LabEquipment}, "put a Lab Equipment card from an opponent's Lab into its owner's Recycle Bin"},
+		{Op{Verb: VBounce, Target: Monster, Who: Opponents}, "return a Monster from each opponent's Lab to its owner's hand"},
+		{Op{Verb: VScrap, Target: LabEquipment, Who: Actor}, "put a Lab Equipment card from that player's Lab into its owner's Recycle Bin"},
+		{Op{Verb: VScrap, Target: Monster}, "put a Monster from your Lab into your Recycle Bin"},
+		// A chosen opponent: the prompt reads "choose an opponent to return ...".
+		{Op{Verb: VBounce, Target: Monster, Who: Chosen}, "return a Monster from their Lab to their hand"},
+		// look, recover, recycle, boost and refresh always act for the controller.
+		{Op{Verb: VRecover, N: 1, Who: Opponents}, "take up to 1 card from your Recycle Bin into your hand"},
 		{Op{Verb: VChoose, Options: [][]Op{{{Verb: VDraw, N: 2}}, {{Verb: VRecover, N: 1}, {Verb: VDraw, N: 1}}}},
 			"choose one: draw 2 cards; or take up to 1 card from your Recycle Bin into your hand and draw 1 card"},
 	} {
@@ -182,6 +186,7 @@ func TestConditionText(t *testing.T) {
 		{Condition{Components: 1}, "another component Tool in your Software Build"},
 		{Condition{Components: 2}, "at least 2 other component Tools in your Software Build"},
 		{Condition{Class: "Manager", Equipment: "cloud-credits"}, "a Manager Monster in your Lab and Cloud Credits in your Lab"},
+		{Condition{Class: "Engineer", Level: Senior, Count: 2}, "at least 2 Senior or Chief Engineer Monsters in your Lab"},
 	} {
 		if got := ConditionText(tc.c); got != tc.want {
 			t.Errorf("ConditionText(%+v) = %q, want %q", tc.c, got, tc.want)
