@@ -669,12 +669,13 @@ func (s *Server) apply(c *gin.Context, expected *int64, actions []engine.Action)
 			return nil, nil, forbidden("not_a_player", "you have no seat in this game")
 		case g.Status != models.StatusActive:
 			return nil, nil, conflict("game_not_active", "the game is %s", g.Status)
-		case expected != nil && *expected != g.Version:
-			return nil, nil, &StaleVersionError{Current: g.Version}
 		}
 		prev, err := engine.Unmarshal(g.State)
 		if err != nil {
 			return nil, nil, err
+		}
+		if expected != nil && *expected != g.Version && !answersOpenPrompts(prev, seat, actions) {
+			return nil, nil, &StaleVersionError{Current: g.Version}
 		}
 		next, events, idx, err := engine.ApplyBatch(prev, seat, actions)
 		if err != nil {
@@ -751,6 +752,21 @@ func (s *Server) commitState(g *models.Game, seat int, prev *engine.State, actio
 		return response{http.StatusOK, out}
 	}
 	return ch, respond, nil
+}
+
+// answersOpenPrompts reports whether every action answers a prompt that
+// is still open for seat. Such a batch does not depend on what the other
+// seats did meanwhile (each prompt lists its own legal answers), so it is
+// applied even when the game moved on since the version it names: an
+// answer never fails because another player answered a different prompt.
+func answersOpenPrompts(st *engine.State, seat int, actions []engine.Action) bool {
+	open := engine.PromptsFor(st, seat)
+	for _, a := range actions {
+		if a.Type != engine.ActAnswer || !slices.ContainsFunc(open, func(p engine.Prompt) bool { return p.ID == a.Prompt }) {
+			return false
+		}
+	}
+	return len(actions) > 0
 }
 
 func samePrompts(a, b []engine.Prompt) bool {
