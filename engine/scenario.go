@@ -477,6 +477,10 @@ type runner struct {
 	step int
 	note string
 	vars map[string]string
+	// raw is set while resolving a step that expects an error: a card or
+	// option that cannot be found is passed to the engine as written, so
+	// that the engine's own rejection can be checked.
+	raw bool
 }
 
 func (r *runner) fail(what, expected, found string) {
@@ -511,6 +515,7 @@ func (sc *Scenario) Run() (*ScenarioResult, error) {
 	}
 	for i := range sc.Steps {
 		r.step, r.note = i+1, sc.Steps[i].Note
+		r.raw = sc.Steps[i].Expect != nil && sc.Steps[i].Expect.Error != nil
 		if !r.run(&sc.Steps[i]) {
 			break
 		}
@@ -749,6 +754,9 @@ func (r *runner) resolve(pile []Inst, ref, where string, used map[string]bool) (
 		// Naming a card again (for example the same challenge twice) is
 		// left to the engine to judge.
 		if in, ok = nth(pile, ref); !ok {
+			if r.raw {
+				return ref, nil
+			}
 			return "", fmt.Errorf("%s has no %s (it has %s)", where, ref, cardIDs(pile))
 		}
 	}
@@ -805,6 +813,9 @@ func (r *runner) action(st *ScenarioStep, used map[string]bool) (int, Action, er
 		a.Standing = st.Standing.standing()
 	case ActAnswer:
 		p, err := r.findPrompt(st)
+		if err != nil && r.raw && st.Prompt != "" {
+			p, err = &Prompt{ID: st.Prompt, Seat: seat}, nil
+		}
 		if err != nil {
 			return 0, a, err
 		}
@@ -819,6 +830,9 @@ func (r *runner) action(st *ScenarioStep, used map[string]bool) (int, Action, er
 		a.Choices = []string{}
 		for _, tok := range *st.Answer {
 			id, err := matchOption(p, tok, taken)
+			if err != nil && r.raw {
+				id, err = tok, nil
+			}
 			if err != nil {
 				return 0, a, err
 			}
