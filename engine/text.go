@@ -40,8 +40,13 @@ func (cat *Catalog) Text(c *Card) string {
 // words them for the event answered.
 func OpText(op Op) string {
 	if op.Who == Chosen {
-		op.Who = Self
-		return strings.NewReplacer("your ", "their ").Replace(opText(op, textCtx{name: standardName}))
+		per := op.Per
+		op.Who, op.Per = Self, ""
+		t := strings.NewReplacer("your ", "their ").Replace(opText(op, textCtx{name: standardName}))
+		if per != "" {
+			t += " for each " + string(per) + " Monster in your Lab"
+		}
+		return t
 	}
 	return opText(op, textCtx{name: standardName})
 }

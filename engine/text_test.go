@@ -110,6 +110,7 @@ func TestOpText(t *testing.T) {
 		{Op{Verb: VDiscardRandom, N: 2, Who: Opponents}, "each opponent discards 2 cards at random"},
 		// A chosen opponent is worded for "choose an opponent to ...".
 		{Op{Verb: VDiscardRandom, N: 1, Who: Chosen}, "discard 1 card at random"},
+		{Op{Verb: VDiscard, N: 1, Who: Chosen, Per: "Manager"}, "discard 1 card for each Manager Monster in your Lab"},
 		{Op{Verb: VLook, N: 1}, "look at the top card of your Laboratory Deck and put it into your hand"},
 		{Op{Verb: VLook, N: 3}, "look at the top 3 cards of your Laboratory Deck, put one into your hand and the rest on the bottom"},
 		{Op{Verb: VRecover, N: 1}, "take up to 1 card from your Recycle Bin into your hand"},
