@@ -102,11 +102,13 @@ func (s *Server) createDeck(c *gin.Context) {
 		return
 	}
 	d := &models.Deck{UserID: userID(c), Name: req.Name, Cards: cards}
-	if err := s.store.CreateDeck(c, d); err != nil {
-		writeError(c, err)
-		return
-	}
-	s.respondDeck(c, http.StatusCreated, d)
+	s.idempotentCreate(c, func(st *models.Store) (response, error) {
+		if err := st.CreateDeck(c, d); err != nil {
+			return response{}, err
+		}
+		out, err := deckOut(d)
+		return response{status: http.StatusCreated, body: out}, err
+	})
 }
 
 func (s *Server) respondDeck(c *gin.Context, status int, d *models.Deck) {

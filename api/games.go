@@ -145,13 +145,13 @@ func (s *Server) createGame(c *gin.Context) {
 	for len(g.Seats) < req.Players {
 		g.Seats = append(g.Seats, models.Seat{SeatNo: len(g.Seats)})
 	}
-	if err := s.store.CreateGame(c, g); err != nil {
-		writeError(c, err)
-		return
-	}
-	c.Header("Location", fmt.Sprintf("/v1/games/%d", g.ID))
-	c.Header("ETag", etagOf(g, 0))
-	c.JSON(http.StatusCreated, s.gameOut(g, 0, nil))
+	s.idempotentCreate(c, func(st *models.Store) (response, error) {
+		if err := st.CreateGame(c, g); err != nil {
+			return response{}, err
+		}
+		return response{status: http.StatusCreated, body: s.gameOut(g, 0, nil),
+			header: map[string]string{"Location": fmt.Sprintf("/v1/games/%d", g.ID), "ETag": etagOf(g, 0)}}, nil
+	})
 }
 
 // etagOf is the ETag of the game as seat sees it: it changes with every
@@ -375,6 +375,7 @@ func (s *Server) listEvents(c *gin.Context) {
 type response struct {
 	status int
 	body   any
+	header map[string]string
 }
 
 // mutation changes a locked game for the caller's seat (-1: none) and
@@ -393,20 +394,13 @@ func (s *Server) mutateGame(c *gin.Context, fn mutation) {
 		return
 	}
 	uid := userID(c)
-	key := c.GetHeader("Idempotency-Key")
-	var reqHash []byte
-	if key != "" {
-		if len(key) > 128 {
-			writeError(c, badRequest("Idempotency-Key: at most 128 characters"))
-			return
-		}
-		body, _ := c.Get(ctxBody)
-		raw, _ := body.([]byte)
-		sum := sha256.Sum256(append([]byte(c.Request.Method+" "+c.Request.URL.Path+"\n"), raw...))
-		reqHash = sum[:]
-		if s.replay(c, uid, key, reqHash) {
-			return
-		}
+	key, reqHash, err := idempotencyKey(c)
+	if err != nil {
+		writeError(c, err)
+		return
+	}
+	if key != "" && s.replay(c, uid, key, reqHash) {
+		return
 	}
 	var resp response
 	_, err = s.store.Mutate(c, id, func(g *models.Game) (*models.Change, error) {
@@ -441,6 +435,59 @@ func (s *Server) mutateGame(c *gin.Context, fn mutation) {
 	c.JSON(resp.status, resp.body)
 }
 
+// idempotencyKey returns the request's Idempotency-Key ("" for none) and
+// the hash of the request it names: method, path and body.
+func idempotencyKey(c *gin.Context) (string, []byte, error) {
+	key := c.GetHeader("Idempotency-Key")
+	if key == "" {
+		return "", nil, nil
+	}
+	if len(key) > 128 {
+		return "", nil, badRequest("Idempotency-Key: at most 128 characters")
+	}
+	body, _ := c.Get(ctxBody)
+	raw, _ := body.([]byte)
+	sum := sha256.Sum256(append([]byte(c.Request.Method+" "+c.Request.URL.Path+"\n"), raw...))
+	return key, sum[:], nil
+}
+
+// idempotentCreate runs fn, which creates something with the store it is
+// given, in one transaction with the idempotency record of the request, and
+// responds; a repeated request gets the stored response.
+func (s *Server) idempotentCreate(c *gin.Context, fn func(st *models.Store) (response, error)) {
+	uid := userID(c)
+	key, reqHash, err := idempotencyKey(c)
+	if err != nil {
+		writeError(c, err)
+		return
+	}
+	if key != "" && s.replay(c, uid, key, reqHash) {
+		return
+	}
+	var resp response
+	err = s.store.InTx(c, func(tx *models.Store) error {
+		if resp, err = fn(tx); err != nil || key == "" {
+			return err
+		}
+		data, err := json.Marshal(resp.body)
+		if err != nil {
+			return err
+		}
+		return tx.SaveIdempotency(c, &models.Idempotency{UserID: uid, Key: key, RequestHash: reqHash, Status: resp.status, Response: data})
+	})
+	if errors.Is(err, models.ErrConflict) && key != "" && s.replay(c, uid, key, reqHash) {
+		return
+	}
+	if err != nil {
+		writeError(c, err)
+		return
+	}
+	for k, v := range resp.header {
+		c.Header(k, v)
+	}
+	c.JSON(resp.status, resp.body)
+}
+
 // replay answers from a stored idempotency record and reports whether it
 // did.
 func (s *Server) replay(c *gin.Context, uid int64, key string, reqHash []byte) bool {
@@ -471,7 +518,7 @@ func (s *Server) lobby(c *gin.Context, fn func(g *models.Game, seat int) error) 
 		}
 		g.Version++
 		return &models.Change{}, func() response {
-			return response{http.StatusOK, s.gameOut(g, g.SeatOf(userID(c)), nil)}
+			return response{status: http.StatusOK, body: s.gameOut(g, g.SeatOf(userID(c)), nil)}
 		}, nil
 	})
 }
@@ -749,7 +796,7 @@ func (s *Server) commitState(g *models.Game, seat int, prev *engine.State, actio
 				out.Events = append(out.Events, eventResponse{Seq: r.Seq, Version: r.Version, CreatedAt: rfc3339(r.CreatedAt), Event: v})
 			}
 		}
-		return response{http.StatusOK, out}
+		return response{status: http.StatusOK, body: out}
 	}
 	return ch, respond, nil
 }

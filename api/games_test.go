@@ -157,6 +157,31 @@ func TestLobby(t *testing.T) {
 	})
 }
 
+func TestIdempotentCreate(t *testing.T) {
+	eachDB(t, func(t *testing.T, e *env) {
+		ana := e.register("ana")
+		key := map[string]string{"Idempotency-Key": "create-1"}
+		body := map[string]any{"players": 2, "deck": deck(0)}
+		var a, b game
+		e.must(201, req{Method: "POST", Path: "/v1/games", Token: ana.Access, Body: body, Header: key}).decode(t, &a)
+		e.must(201, req{Method: "POST", Path: "/v1/games", Token: ana.Access, Body: body, Header: key}).decode(t, &b)
+		if a.ID != b.ID {
+			t.Fatalf("the retry created game %d besides %d", b.ID, a.ID)
+		}
+		body["players"] = 3
+		if r := e.do(req{Method: "POST", Path: "/v1/games", Token: ana.Access, Body: body, Header: key}); r.Status != 422 || r.code(t) != "idempotency_key_reused" {
+			t.Fatalf("other body: %d %s", r.Status, r.Body)
+		}
+		// Keys belong to their user.
+		bob := e.register("bob")
+		var c game
+		e.must(201, req{Method: "POST", Path: "/v1/games", Token: bob.Access, Body: body, Header: key}).decode(t, &c)
+		if c.ID == a.ID {
+			t.Fatal("bob got ana's stored response")
+		}
+	})
+}
+
 func TestGameListPagination(t *testing.T) {
 	e := newEnv(t, "sqlite", testConfig())
 	ana := e.register("ana")

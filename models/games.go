@@ -264,23 +264,16 @@ func (s *Store) Mutate(ctx context.Context, id int64, fn func(g *Game) (*Change,
 				}
 			}
 		}
-		var rec *Idempotency
 		if ch.Record != nil {
-			if rec, err = ch.Record(); err != nil {
+			rec, err := ch.Record()
+			if err != nil {
 				return err
 			}
-		}
-		if rec != nil {
-			rec.CreatedAt = now
-			if err := tx.Exec(`DELETE FROM idempotency_keys WHERE user_id = ? AND key = ? AND created_at < ?`,
-				rec.UserID, rec.Key, now.Add(-IdempotencyTTL)).Error; err != nil {
-				return err
-			}
-			if err := tx.Create(rec).Error; err != nil {
-				if uniqueViolation(err) {
-					return fmt.Errorf("idempotency key: %w", ErrConflict)
+			if rec != nil {
+				txs := &Store{db: tx, dialect: s.dialect, now: s.now}
+				if err := txs.SaveIdempotency(ctx, rec); err != nil {
+					return err
 				}
-				return err
 			}
 		}
 		out = g
@@ -307,36 +300,15 @@ type GameFilter struct {
 	Awaiting bool   // only the caller's games that wait for the caller
 	Status   string // "" for any
 	Before   int64  // cursor: only games with id < Before; 0 for the first page
-	Limit    int    // page size, 1..100
+	Limit    int    // page size, 1..101 (one more than a page tells whether another follows)
 }
 
 // ListGames returns a page of games, newest first, with their seats.
 func (s *Store) ListGames(ctx context.Context, f GameFilter) ([]Game, error) {
-	before := f.Before
-	if before <= 0 {
-		before = 1<<63 - 1
+	if f.Limit <= 0 || f.Limit > 101 {
+		return nil, errors.New("limit must be 1..101")
 	}
-	if f.Limit <= 0 || f.Limit > 100 {
-		return nil, errors.New("limit must be 1..100")
-	}
-	var (
-		q    string
-		args []any
-	)
-	switch {
-	case f.Open:
-		q, args = qOpenGames, []any{before}
-	case f.Awaiting:
-		q, args = qMyAwaitedGames, []any{f.UserID, before}
-	default:
-		q, args = qMyGames, []any{f.UserID, before}
-	}
-	if f.Status != "" {
-		q += " AND g.status = ?"
-		args = append(args, f.Status)
-	}
-	q += " ORDER BY g.id DESC LIMIT ?"
-	args = append(args, f.Limit)
+	q, args := listQuery(f)
 	db := s.db.WithContext(ctx)
 	var games []Game
 	if err := db.Raw(q, args...).Scan(&games).Error; err != nil {
@@ -359,6 +331,35 @@ func (s *Store) ListGames(ctx context.Context, f GameFilter) ([]Game, error) {
 		g.Seats = append(g.Seats, st)
 	}
 	return games, nil
+}
+
+// listQuery builds the named list query for f.
+func listQuery(f GameFilter) (string, []any) {
+	before := f.Before
+	if before <= 0 {
+		before = 1<<63 - 1
+	}
+	var (
+		q    string
+		args []any
+	)
+	switch {
+	case f.Open:
+		q, args = qOpenGames, []any{before}
+	case f.Awaiting:
+		q, args = qMyAwaitedGames, []any{f.UserID, before}
+	default:
+		q, args = qMyGames, []any{f.UserID, before}
+	}
+	if f.Status != "" {
+		q += " AND g.status = ?"
+		args = append(args, f.Status)
+	}
+	q += " ORDER BY s.game_id DESC LIMIT ?"
+	if f.Open {
+		q = strings.Replace(q, "s.game_id DESC", "g.id DESC", 1)
+	}
+	return q, append(args, f.Limit)
 }
 
 // EventsAfter returns up to limit events of the game with seq > after.
@@ -400,4 +401,32 @@ func (s *Store) IdempotencyRecord(ctx context.Context, userID int64, key string)
 func (s *Store) PurgeIdempotency(ctx context.Context) (int64, error) {
 	res := s.db.WithContext(ctx).Exec(qIdempotencyPurge, s.Now().Add(-IdempotencyTTL))
 	return res.RowsAffected, res.Error
+}
+
+// InTx runs fn with a store whose every call runs in one transaction,
+// committed if fn returns nil.
+func (s *Store) InTx(ctx context.Context, fn func(tx *Store) error) error {
+	return s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		return fn(&Store{db: tx, dialect: s.dialect, now: s.now})
+	})
+}
+
+// SaveIdempotency stores an idempotency record (in the caller's
+// transaction, with InTx). A live record with the same key gives
+// ErrConflict; an expired one is replaced.
+func (s *Store) SaveIdempotency(ctx context.Context, rec *Idempotency) error {
+	now := s.Now()
+	rec.CreatedAt = now
+	db := s.db.WithContext(ctx)
+	if err := db.Exec(`DELETE FROM idempotency_keys WHERE user_id = ? AND key = ? AND created_at < ?`,
+		rec.UserID, rec.Key, now.Add(-IdempotencyTTL)).Error; err != nil {
+		return err
+	}
+	if err := db.Create(rec).Error; err != nil {
+		if uniqueViolation(err) {
+			return fmt.Errorf("idempotency key: %w", ErrConflict)
+		}
+		return err
+	}
+	return nil
 }

@@ -1,0 +1,48 @@
+package models
+
+import (
+	"context"
+	"strings"
+)
+
+// ExecForTest runs one statement. It exists for tests that fill the
+// database in bulk; the service never calls it.
+func (s *Store) ExecForTest(ctx context.Context, query string, args ...any) error {
+	return s.db.WithContext(ctx).Exec(query, args...).Error
+}
+
+// ExplainForTest returns the query plan of the ListGames query for f, for
+// tests that check which index answers it.
+func (s *Store) ExplainForTest(ctx context.Context, f GameFilter) (string, error) {
+	q, args := listQuery(f)
+	prefix := "EXPLAIN "
+	if s.dialect == SQLite {
+		prefix = "EXPLAIN QUERY PLAN "
+	}
+	rows, err := s.db.WithContext(ctx).Raw(prefix+q, args...).Rows()
+	if err != nil {
+		return "", err
+	}
+	defer rows.Close()
+	cols, _ := rows.Columns()
+	var lines []string
+	for rows.Next() {
+		vals := make([]any, len(cols))
+		ptrs := make([]any, len(cols))
+		for i := range vals {
+			ptrs[i] = &vals[i]
+		}
+		if err := rows.Scan(ptrs...); err != nil {
+			return "", err
+		}
+		for _, v := range vals {
+			switch v := v.(type) {
+			case string:
+				lines = append(lines, v)
+			case []byte:
+				lines = append(lines, string(v))
+			}
+		}
+	}
+	return strings.Join(lines, "\n"), rows.Err()
+}
