@@ -25,7 +25,8 @@
 //
 // Live stream (sse.go): Hub fans events out to in-process subscribers by
 // topic (a user or a game); a Postgres LISTEN/NOTIFY listener calls
-// Hub.Publish. ServeSSE writes the text/event-stream format with heartbeats,
+// Hub.Publish with what DecodeNotify reads from a payload that EncodeNotify
+// made. ServeSSE writes the text/event-stream format with heartbeats,
 // a stored backlog first (resume after LastEventID), then live events.
 //
 // README.md beside this file documents the configuration, the webhook

@@ -328,3 +328,41 @@ func TestLastEventID(t *testing.T) {
 		}
 	}
 }
+
+// The cross-process hop: what one process NOTIFYs, another decodes and
+// publishes to its own subscribers.
+func TestNotifyCodec(t *testing.T) {
+	t.Parallel()
+	ev := Event{ID: "17", Type: "turn", Data: []byte(`{"game_id":42,"text":"Bob drew 2 cards.\n"}`)}
+	payload, err := EncodeNotify(GameTopic("42"), ev)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := NewHub(4)
+	sub := h.Subscribe(GameTopic("42"))
+	topic, got, err := DecodeNotify(payload)
+	if err != nil || topic != GameTopic("42") {
+		t.Fatalf("decode: %q, %v", topic, err)
+	}
+	if n := h.Publish(topic, got); n != 1 {
+		t.Fatalf("publish reached %d", n)
+	}
+	if r := recv(t, sub); r.ID != ev.ID || r.Type != ev.Type || string(r.Data) != string(ev.Data) {
+		t.Errorf("round trip: %+v, want %+v", r, ev)
+	}
+	if p, err := EncodeNotify(UserTopic("1"), Event{ID: "n-3"}); err != nil || p != `{"t":"user:1","i":"n-3"}` {
+		t.Errorf("no data: %q, %v", p, err)
+	}
+	big := Event{ID: "1", Data: []byte(`"` + strings.Repeat("x", MaxNotifyPayload) + `"`)}
+	if _, err := EncodeNotify(GameTopic("1"), big); !errors.Is(err, ErrNotifyTooLarge) {
+		t.Errorf("large: %v", err)
+	}
+	if _, err := EncodeNotify(GameTopic("1"), Event{Data: []byte("not json")}); err == nil {
+		t.Error("non-JSON data accepted")
+	}
+	for _, bad := range []string{"", "{}", "not json", `{"i":"1"}`} {
+		if _, _, err := DecodeNotify(bad); err == nil {
+			t.Errorf("DecodeNotify(%q) succeeded", bad)
+		}
+	}
+}

@@ -118,6 +118,34 @@ type WebhookOptions struct {
 	UserAgent    string        // default "DataMonsters-Webhooks/1"
 }
 
+// Environment variables read by LoadWebhookOptions.
+const (
+	EnvWebhookAllowPrivate = "WEBHOOK_ALLOW_PRIVATE" // "true"/"1": allow internal targets
+	EnvWebhookTimeout      = "WEBHOOK_TIMEOUT"       // Go duration, e.g. "10s"
+)
+
+// LoadWebhookOptions reads WEBHOOK_ALLOW_PRIVATE (a boolean, default
+// false) and WEBHOOK_TIMEOUT (a duration such as "10s", default 10 s)
+// through getenv (pass os.Getenv).
+func LoadWebhookOptions(getenv func(string) string) (WebhookOptions, error) {
+	var o WebhookOptions
+	if v := strings.TrimSpace(getenv(EnvWebhookAllowPrivate)); v != "" {
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			return WebhookOptions{}, fmt.Errorf("notifier: %s %q: want true or false", EnvWebhookAllowPrivate, v)
+		}
+		o.AllowPrivate = b
+	}
+	if v := strings.TrimSpace(getenv(EnvWebhookTimeout)); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d <= 0 || d > 5*time.Minute {
+			return WebhookOptions{}, fmt.Errorf("notifier: %s %q: want a duration up to 5m, e.g. 10s", EnvWebhookTimeout, v)
+		}
+		o.Timeout = d
+	}
+	return o, nil
+}
+
 // WebhookClient posts signed webhook deliveries. It never uses a proxy from
 // the environment (a proxy would hide the real target from the SSRF
 // guard). It is safe for concurrent use.

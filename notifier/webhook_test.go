@@ -493,3 +493,25 @@ func TestWebhookDisable(t *testing.T) {
 		t.Errorf("410: %+v", res)
 	}
 }
+
+func TestLoadWebhookOptions(t *testing.T) {
+	t.Parallel()
+	o, err := LoadWebhookOptions(mapEnv(nil))
+	if err != nil || o.AllowPrivate || o.Timeout != 0 {
+		t.Errorf("defaults = %+v, %v", o, err)
+	}
+	o, err = LoadWebhookOptions(mapEnv(map[string]string{EnvWebhookAllowPrivate: "true", EnvWebhookTimeout: "3s"}))
+	if err != nil || !o.AllowPrivate || o.Timeout != 3*time.Second {
+		t.Errorf("set = %+v, %v", o, err)
+	}
+	for _, env := range []map[string]string{
+		{EnvWebhookAllowPrivate: "maybe"},
+		{EnvWebhookTimeout: "10"},
+		{EnvWebhookTimeout: "-1s"},
+		{EnvWebhookTimeout: "1h"},
+	} {
+		if _, err := LoadWebhookOptions(mapEnv(env)); err == nil {
+			t.Errorf("%v: no error", env)
+		}
+	}
+}
