@@ -57,10 +57,11 @@ type Message struct {
 }
 
 // Sender delivers messages. Send returns nil only once the message has been
-// accepted (by the SMTP server, or written to disk). Implementations are
-// safe for concurrent use.
+// accepted (by the SMTP server, or written to disk). Close releases open
+// connections at shutdown. Implementations are safe for concurrent use.
 type Sender interface {
 	Send(ctx context.Context, m Message) error
+	Close() error
 }
 
 // ErrInvalidMessage is wrapped by Send for a message that can never be sent
@@ -477,6 +478,9 @@ func NewFolderSender(cfg EmailConfig, logger *slog.Logger) (*FolderSender, error
 
 // SetClock replaces the clock used for Date headers (tests).
 func (s *FolderSender) SetClock(now func() time.Time) { s.now = now }
+
+// Close does nothing; a FolderSender holds no connections.
+func (s *FolderSender) Close() error { return nil }
 
 // Dir returns the folder messages are written to.
 func (s *FolderSender) Dir() string { return s.dir }
