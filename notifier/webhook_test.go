@@ -257,7 +257,9 @@ func TestSSRFGuardAtDialTime(t *testing.T) {
 	// End to end: a name that is not "localhost" but resolves to this
 	// machine passes the URL check and is refused at dial time.
 	if host, err := os.Hostname(); err == nil {
-		addrs, _ := net.LookupHost(host)
+		lookupCtx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		addrs, _ := net.DefaultResolver.LookupHost(lookupCtx, host)
+		cancel()
 		internal := len(addrs) > 0
 		for _, a := range addrs {
 			ip, err := netip.ParseAddr(a)
