@@ -273,17 +273,35 @@ type DigestGame struct {
 	Lines    []string  // what happened, redacted for the recipient
 }
 
-// Kind implementations.
-func (Invitation) Kind() Kind       { return KindInvitation }
-func (GameStarted) Kind() Kind      { return KindGameStarted }
-func (YourTurn) Kind() Kind         { return KindYourTurn }
-func (PromptWaiting) Kind() Kind    { return KindPromptWaiting }
-func (QueuedActions) Kind() Kind    { return KindQueuedActions }
+// Kind returns KindInvitation.
+func (Invitation) Kind() Kind { return KindInvitation }
+
+// Kind returns KindGameStarted.
+func (GameStarted) Kind() Kind { return KindGameStarted }
+
+// Kind returns KindYourTurn.
+func (YourTurn) Kind() Kind { return KindYourTurn }
+
+// Kind returns KindPromptWaiting.
+func (PromptWaiting) Kind() Kind { return KindPromptWaiting }
+
+// Kind returns KindQueuedActions.
+func (QueuedActions) Kind() Kind { return KindQueuedActions }
+
+// Kind returns KindDeadlineReminder.
 func (DeadlineReminder) Kind() Kind { return KindDeadlineReminder }
-func (TimeoutApplied) Kind() Kind   { return KindTimeoutApplied }
-func (GameOver) Kind() Kind         { return KindGameOver }
-func (VacationNotice) Kind() Kind   { return KindVacation }
-func (Digest) Kind() Kind           { return KindDigest }
+
+// Kind returns KindTimeoutApplied.
+func (TimeoutApplied) Kind() Kind { return KindTimeoutApplied }
+
+// Kind returns KindGameOver.
+func (GameOver) Kind() Kind { return KindGameOver }
+
+// Kind returns KindVacation.
+func (VacationNotice) Kind() Kind { return KindVacation }
+
+// Kind returns KindDigest.
+func (Digest) Kind() Kind { return KindDigest }
 
 //go:embed templates
 var templateFS embed.FS
