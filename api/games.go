@@ -394,12 +394,8 @@ func (s *Server) mutateGame(c *gin.Context, fn mutation) {
 		return
 	}
 	uid := userID(c)
-	key, reqHash, err := idempotencyKey(c)
-	if err != nil {
-		writeError(c, err)
-		return
-	}
-	if key != "" && s.replay(c, uid, key, reqHash) {
+	key, reqHash, done := s.idempotencyStart(c)
+	if done {
 		return
 	}
 	var resp response
@@ -451,20 +447,29 @@ func idempotencyKey(c *gin.Context) (string, []byte, error) {
 	return key, sum[:], nil
 }
 
+// idempotencyStart reads the request's Idempotency-Key and request hash.
+// done is true when it has responded: with a stored response for a repeated
+// request, or with an error.
+func (s *Server) idempotencyStart(c *gin.Context) (key string, reqHash []byte, done bool) {
+	key, reqHash, err := idempotencyKey(c)
+	if err != nil {
+		writeError(c, err)
+		return "", nil, true
+	}
+	return key, reqHash, key != "" && s.replay(c, userID(c), key, reqHash)
+}
+
 // idempotentCreate runs fn, which creates something with the store it is
 // given, in one transaction with the idempotency record of the request, and
 // responds; a repeated request gets the stored response.
 func (s *Server) idempotentCreate(c *gin.Context, fn func(st *models.Store) (response, error)) {
 	uid := userID(c)
-	key, reqHash, err := idempotencyKey(c)
-	if err != nil {
-		writeError(c, err)
-		return
-	}
-	if key != "" && s.replay(c, uid, key, reqHash) {
+	key, reqHash, done := s.idempotencyStart(c)
+	if done {
 		return
 	}
 	var resp response
+	var err error
 	err = s.store.InTx(c, func(tx *models.Store) error {
 		if resp, err = fn(tx); err != nil || key == "" {
 			return err
