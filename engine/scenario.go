@@ -477,6 +477,7 @@ type runner struct {
 	step int
 	note string
 	vars map[string]string
+	after func(step int, s *State, events []Event)
 	// raw is set while resolving a step that expects an error: a card or
 	// option that cannot be found is passed to the engine as written, so
 	// that the engine's own rejection can be checked.
@@ -488,8 +489,12 @@ func (r *runner) fail(what, expected, found string) {
 }
 
 // Run runs a parsed scenario.
-func (sc *Scenario) Run() (*ScenarioResult, error) {
-	r := &runner{sc: sc, res: &ScenarioResult{Name: sc.Name, Events: []ScenarioEvent{}, Failures: []ScenarioFailure{}}, vars: map[string]string{}}
+func (sc *Scenario) Run() (*ScenarioResult, error) { return sc.run(nil) }
+
+// run runs the scenario; after calls after the setup and after every step
+// with the state and the step's events (tests use it for invariants).
+func (sc *Scenario) run(after func(step int, s *State, events []Event)) (*ScenarioResult, error) {
+	r := &runner{sc: sc, res: &ScenarioResult{Name: sc.Name, Events: []ScenarioEvent{}, Failures: []ScenarioFailure{}}, vars: map[string]string{}, after: after}
 	var events []Event
 	var err error
 	if sc.Setup != nil {
@@ -529,6 +534,9 @@ func (sc *Scenario) Run() (*ScenarioResult, error) {
 }
 
 func (r *runner) record(events []Event) {
+	if r.after != nil {
+		r.after(r.step, r.s, events)
+	}
 	for _, e := range events {
 		r.res.Events = append(r.res.Events, ScenarioEvent{Step: r.step, Event: e})
 	}

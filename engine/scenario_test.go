@@ -1,6 +1,9 @@
 package engine
 
 import (
+	"bytes"
+	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -364,4 +367,77 @@ func TestScenarioPositionRoundTrip(t *testing.T) {
 	if len(back.Extra) == 0 {
 		t.Error("inline cards were not kept in the state")
 	}
+}
+
+// TestScenariosLeakNoHiddenCard replays every rule scenario and, after the
+// setup and after each step, checks every seat's view and the step's
+// events as that seat sees them (and a spectator's) for the instance id of
+// any card hidden from it: another seat's hand or Recycle Bin, any
+// Laboratory Deck (its owner's too), the Challenge Deck, the shared Recycle
+// Bin, and cards set aside by an effect. Ids are re-keyed through hidden
+// zones, so none may show.
+func TestScenariosLeakNoHiddenCard(t *testing.T) {
+	files, err := filepath.Glob("testdata/scenarios/*.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range files {
+		t.Run(strings.TrimSuffix(filepath.Base(f), ".yaml"), func(t *testing.T) {
+			t.Parallel()
+			data, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sc, err := ParseScenario(data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = sc.run(func(step int, s *State, events []Event) {
+				for seat := -1; seat < len(s.Players); seat++ {
+					hidden := hiddenFrom(s, seat)
+					view, _ := json.Marshal(s.View(seat))
+					evs, _ := json.Marshal(EventsFor(events, seat))
+					for id, where := range hidden {
+						if bytes.Contains(view, []byte(id)) {
+							t.Errorf("step %d: seat %d's view shows %s (%s)", step, seat, id, where)
+						}
+						if bytes.Contains(evs, []byte(id)) {
+							t.Errorf("step %d: seat %d's events show %s (%s)", step, seat, id, where)
+						}
+					}
+				}
+			})
+			if err != nil && !strings.Contains(err.Error(), "setup") {
+				// Scenarios expecting a setup error have no state to check.
+				return
+			}
+		})
+	}
+}
+
+// hiddenFrom maps the instance ids seat may not see to where they are.
+func hiddenFrom(s *State, seat int) map[string]string {
+	out := map[string]string{}
+	add := func(where string, pile []Inst) {
+		for _, in := range pile {
+			out[in.ID] = where + " " + in.Card
+		}
+	}
+	for i := range s.Players {
+		p := &s.Players[i]
+		add(fmt.Sprintf("seat %d deck", i), p.Deck)
+		if i != seat {
+			add(fmt.Sprintf("seat %d hand", i), p.Hand)
+			add(fmt.Sprintf("seat %d Recycle Bin", i), p.Bin)
+		}
+	}
+	add("shared deck", s.SharedDeck)
+	add("shared Recycle Bin", s.SharedBin)
+	add("Challenge Deck", s.ChallengeDeck)
+	for _, t := range s.Stack {
+		if t.Seat != seat {
+			add("set aside", t.Held)
+		}
+	}
+	return out
 }
