@@ -471,12 +471,12 @@ func RunScenario(data []byte) (*ScenarioResult, error) {
 
 // runner holds a scenario run in progress.
 type runner struct {
-	sc   *Scenario
-	s    *State
-	res  *ScenarioResult
-	step int
-	note string
-	vars map[string]string
+	sc    *Scenario
+	s     *State
+	res   *ScenarioResult
+	step  int
+	note  string
+	vars  map[string]string
 	after func(step int, s *State, events []Event)
 	// raw is set while resolving a step that expects an error: a card or
 	// option that cannot be found is passed to the engine as written, so
