@@ -36,11 +36,9 @@ type simConfig struct {
 	policy                            engine.Policy
 }
 
-// runSimulate runs the simulate command and exits non-zero on failure.
-func runSimulate(args []string) {
-	if code := simulate(args, os.Stdout, os.Stderr); code != 0 {
-		os.Exit(code)
-	}
+// runSimulate runs the simulate command and returns its exit code.
+func runSimulate(args []string) int {
+	return simulate(args, os.Stdout, os.Stderr)
 }
 
 // simulate is runSimulate with its output streams; it returns the exit code:
