@@ -573,8 +573,8 @@ func TestValidateDeckErrors(t *testing.T) {
 			if de.Card != tc.card || de.Rule != tc.rule {
 				t.Errorf("got card %q rule %s, want card %q rule %s (%v)", de.Card, de.Rule, tc.card, tc.rule, err)
 			}
-			if !strings.Contains(err.Error(), tc.want) {
-				t.Errorf("error %q should say %q", err, tc.want)
+			if !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), string(tc.rule)+":") {
+				t.Errorf("error %q should name rule %s and say %q", err, tc.rule, tc.want)
 			}
 			if tc.card != "" && !strings.Contains(err.Error(), `"`+tc.card+`"`) {
 				t.Errorf("error %q should name card %q", err, tc.card)
