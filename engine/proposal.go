@@ -11,6 +11,7 @@ const (
 	stageWindow  = "window"
 	stageHappen  = "happen"
 	stageKeep    = "keep"
+	stageBin     = "bin" // a Hack whose effects are resolving; then to the Recycle Bin
 )
 
 // propose puts an event on the stack; it happens once its interrupt window
@@ -35,6 +36,9 @@ func (g *game) stepEvent(i int) {
 		g.happen(i)
 	case stageKeep:
 		g.keep(i)
+	case stageBin:
+		t := g.pop()
+		g.toBin(t.Ev.Actor, *t.Ev.Card)
 	}
 }
 
@@ -197,7 +201,9 @@ func (g *game) happen(i int) {
 		if c.Has(KwGlobal) {
 			s.Global = append(s.Global, Global{Inst: *ev.Card, Owner: ev.Actor})
 		} else {
-			g.toBin(ev.Actor, *ev.Card)
+			// "Hacks provide instant effects and then must be put into the
+			// Recycle Bin": the card waits under its effects.
+			g.push(Task{Kind: TaskEvent, Seat: ev.Actor, Ev: &Proposal{Kind: EvPlayHack, Actor: ev.Actor, Card: ev.Card, Stage: stageBin}})
 		}
 		g.emit(Event{Kind: "hack_resolved", Seat: ev.Actor, Card: c.ID, Inst: ev.Card.ID,
 			Text: fmt.Sprintf("%s's %s takes effect.", s.name(ev.Actor), c.Name)})
