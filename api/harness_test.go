@@ -86,7 +86,7 @@ func (c *clock) Add(d time.Duration) {
 var testSecret = []byte("test-secret-0123456789abcdef0123456789")
 
 func testConfig() api.Config {
-	return api.Config{Secret: testSecret, Issuer: "datamonsters", Audience: "datamonsters-api", MaxBodyBytes: 64 << 10}
+	return api.Config{Secret: testSecret, Issuer: "datamonsters", Audience: "datamonsters-api", MaxBodyBytes: 64 << 10, AccessTTL: 24 * time.Hour}
 }
 
 // newEnv starts a server on a fresh store of dialect.

@@ -430,3 +430,11 @@ func (s *Store) SaveIdempotency(ctx context.Context, rec *Idempotency) error {
 	}
 	return nil
 }
+
+// DueGames returns up to limit active games whose deadline is at or before
+// now, the most overdue first.
+func (s *Store) DueGames(ctx context.Context, now time.Time, limit int) ([]int64, error) {
+	var ids []int64
+	err := s.db.WithContext(ctx).Raw(qDueGames, now.UTC(), limit).Scan(&ids).Error
+	return ids, err
+}

@@ -60,3 +60,8 @@ SELECT * FROM idempotency_keys WHERE user_id = ? AND key = ? AND created_at > ?`
 
 const qIdempotencyPurge = `
 DELETE FROM idempotency_keys WHERE created_at < ?`
+
+// qDueGames uses the partial index games_deadline.
+const qDueGames = `
+SELECT id FROM games WHERE deadline_at IS NOT NULL AND deadline_at <= ? AND status = 'active'
+ORDER BY deadline_at LIMIT ?`

@@ -1,0 +1,66 @@
+package api
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/datamonsters/turns/engine"
+	"github.com/datamonsters/turns/models"
+)
+
+// errNotDue means a game's deadline has not passed (or it has none).
+var errNotDue = errors.New("deadline not passed")
+
+// Timeout submits the engine's timeout action for game id if its deadline
+// has passed: open prompts get their default answers, or else the active
+// turn ends. It reports whether it applied anything; a game that is not
+// due (another server got there first, or a player acted) is left alone.
+func (s *Server) Timeout(ctx context.Context, id int64) (bool, error) {
+	_, err := s.store.Mutate(ctx, id, func(g *models.Game) (*models.Change, error) {
+		if g.Status != models.StatusActive || g.DeadlineAt == nil || g.DeadlineAt.After(s.now()) {
+			return nil, errNotDue
+		}
+		prev, err := engine.Unmarshal(g.State)
+		if err != nil {
+			return nil, err
+		}
+		next, events, _, err := engine.ApplyBatch(prev, engine.System, []engine.Action{{Type: engine.ActTimeout}})
+		if err != nil {
+			return nil, err
+		}
+		ch, _, err := s.commitState(g, engine.System, prev, []engine.Action{{Type: engine.ActTimeout}}, next, events)
+		return ch, err
+	})
+	if errors.Is(err, errNotDue) {
+		return false, nil
+	}
+	return err == nil, err
+}
+
+// RunDeadlines applies timeouts to overdue games every interval until ctx
+// ends. Several servers may run it at once: the row lock and the deadline
+// check make each timeout apply once.
+func (s *Server) RunDeadlines(ctx context.Context, interval time.Duration) {
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		ids, err := s.store.DueGames(ctx, s.now(), 100)
+		if err != nil {
+			s.log.Warn("deadlines", "error", err)
+			continue
+		}
+		for _, id := range ids {
+			if ok, err := s.Timeout(ctx, id); err != nil {
+				s.log.Warn("timeout", "game_id", id, "error", err)
+			} else if ok {
+				s.log.Info("timeout applied", "game_id", id)
+			}
+		}
+	}
+}
