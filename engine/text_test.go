@@ -257,3 +257,50 @@ func ExampleCardText() {
 	// Interrupt.
 	// Interrupt — when an opponent plays a Tool: cancel it.
 }
+
+// Combinations that the vocabulary allows but the starter set does not use
+// still read as English.
+func TestUnusualWordings(t *testing.T) {
+	for _, tc := range []struct {
+		op   Op
+		want string
+	}{
+		{Op{Verb: VModify, Stat: StatTech, N: 1, Who: Chosen}, "their Software Builds get +1 TECH"},
+		{Op{Verb: VModify, Stat: StatSci, N: 2, Who: Actor}, "that player's Software Builds get +2 SCI"},
+		{Op{Verb: VModify, Stat: StatDraw, N: 1, Who: All}, "each player draws 1 more card in their Draw phase"},
+		{Op{Verb: VModify, Stat: StatPoints, N: 1, Per: "Analyst"}, "you score 1 more Big Data Point at the end of the game for each Analyst Monster in your Lab"},
+		{Op{Verb: VBounce, Target: LabEquipment, Who: All}, "return a Lab Equipment card from each player's Lab to its owner's hand"},
+		{Op{Verb: VAlter, Stat: StatDraw, N: -1}, "change the event's cards drawn by -1"},
+		{Op{Verb: VAlter, Stat: StatPoints, N: 1}, "change the event's Big Data Points by +1"},
+		{Op{Verb: VLook, N: 2, Who: Opponents}, "look at the top 2 cards of your Laboratory Deck, put one into your hand and the rest on the bottom"},
+		{Op{Verb: VDraw, N: 1, Who: Actor}, "that player draws 1 card"},
+	} {
+		if got := OpText(tc.op); got != tc.want {
+			t.Errorf("OpText(%+v) = %q, want %q", tc.op, got, tc.want)
+		}
+	}
+	if got, want := OpsText([]Op{{Verb: VModify, Stat: StatTech, N: 1, Who: Chosen}}), "the chosen opponent's Software Builds get +1 TECH"; got != want {
+		t.Errorf("OpsText = %q, want %q", got, want)
+	}
+	// Merged only when the players match and no per is involved.
+	if got, want := OpsText([]Op{{Verb: VModify, Stat: StatTech, N: 1}, {Verb: VModify, Stat: StatSci, N: 1, Who: Opponents}}),
+		"your Software Builds get +1 TECH, then opponents' Software Builds get +1 SCI"; got != want {
+		t.Errorf("OpsText = %q, want %q", got, want)
+	}
+	if got, want := OpsText([]Op{{Verb: VBoost, Stat: StatSci, N: 1}, {Verb: VBoost, Stat: StatTech, N: 2}}),
+		"add 1 SCI and 2 TECH to your Software Build"; got != want {
+		t.Errorf("OpsText = %q, want %q", got, want)
+	}
+	// A Challenge worth 1 point, a Hack with a play effect and a condition.
+	c := &Card{ID: "x", Name: "X", Type: Hack, Keywords: []Keyword{KwLimit}, Requires: []Condition{{Class: "Manager"}, {Level: Chief}},
+		Effects: []Effect{{Trigger: OnPlay, If: &Condition{Equipment: "research-grant"}, Do: []Op{{Verb: VRecycle}}}}}
+	want := "X\nHack\nLimit.\nRequires a Manager Monster in your Lab and a Chief Monster in your Lab.\n" +
+		"If you have Research Grant in your Lab: shuffle your Recycle Bin into your Laboratory Deck."
+	if got := CardText(c); got != want {
+		t.Errorf("CardText = %q, want %q", got, want)
+	}
+	var nilCat *Catalog
+	if got := nilCat.Text(Standard().Card("serverless-functions")); !strings.Contains(got, "Cloud Credits") {
+		t.Errorf("a nil catalog should fall back to the standard names: %q", got)
+	}
+}
