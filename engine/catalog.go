@@ -51,6 +51,8 @@ func (d Deck) CardIDs() []string {
 // A Catalog is read-only once loaded and safe for concurrent use.
 type Catalog struct {
 	cards map[string]*Card
+	fast  *[fastSlots]*Card // a lookup table in front of cards; see index
+	mul   uint64            // the table's hash multiplier
 	order []string
 	decks []Deck
 }
@@ -85,7 +87,59 @@ func LoadCatalog(files ...[]byte) (*Catalog, error) {
 	if err := cat.validate(); err != nil {
 		return nil, err
 	}
+	cat.index()
 	return cat, nil
+}
+
+// fastSlots is the size of the lookup table in front of a Catalog's map.
+const fastSlots = 1024
+
+// fastKey packs a card id into 64 bits: its last 8 bytes, its first byte
+// and its length.
+func fastKey(id string) uint64 {
+	n := len(id)
+	var k uint64
+	for i := max(n-8, 0); i < n; i++ {
+		k = k<<8 | uint64(id[i])
+	}
+	return k ^ uint64(id[0])*0x100000001b3 ^ uint64(n)<<58
+}
+
+// index fills the lookup table, choosing a multiplier for which the ids
+// do not collide if it can. An id that still collides stays out of the
+// table; Card finds it in the map.
+func (cat *Catalog) index() {
+	best, bestMul := -1, uint64(0)
+	for try := range uint64(64) {
+		mul := 0x9e3779b97f4a7c15 + try*0x5851f42d4c957f2e
+		var used [fastSlots]bool
+		n := 0
+		for _, id := range cat.order {
+			if id == "" {
+				continue
+			}
+			if k := (fastKey(id) * mul) >> 54; !used[k] {
+				used[k] = true
+				n++
+			}
+		}
+		if n > best {
+			best, bestMul = n, mul
+		}
+		if n == len(cat.order) {
+			break
+		}
+	}
+	cat.mul = bestMul
+	cat.fast = new([fastSlots]*Card)
+	for _, id := range cat.order {
+		if id == "" {
+			continue
+		}
+		if k := (fastKey(id) * cat.mul) >> 54; cat.fast[k] == nil {
+			cat.fast[k] = cat.cards[id]
+		}
+	}
 }
 
 func (cat *Catalog) validate() error {
@@ -103,7 +157,14 @@ func (cat *Catalog) validate() error {
 }
 
 // Card returns the card with that id, or nil.
-func (cat *Catalog) Card(id string) *Card { return cat.cards[id] }
+func (cat *Catalog) Card(id string) *Card {
+	if cat.fast != nil && id != "" {
+		if c := cat.fast[(fastKey(id)*cat.mul)>>54]; c != nil && c.ID == id {
+			return c
+		}
+	}
+	return cat.cards[id]
+}
 
 // Cards returns every card in file order.
 func (cat *Catalog) Cards() []*Card {
@@ -165,6 +226,7 @@ func (cat *Catalog) with(extra []Card) (*Catalog, error) {
 			return nil, err
 		}
 	}
+	out.index()
 	return out, nil
 }
 
