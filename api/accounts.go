@@ -49,7 +49,7 @@ func (s *Server) register(c *gin.Context) {
 		return
 	}
 	u := &models.User{Username: req.Username, Email: req.Email, DisplayName: req.DisplayName, NotifyEmail: req.Email != "", NotifyTurns: true}
-	if err := s.store.CreateUser(c, u, hashPassword(req.Password)); err != nil {
+	if err := s.store.CreateUser(c.Request.Context(), u, hashPassword(req.Password)); err != nil {
 		if errors.Is(err, models.ErrConflict) {
 			err = conflict("username_taken", "the username %q is taken", req.Username)
 		}
@@ -72,7 +72,7 @@ func (s *Server) login(c *gin.Context) {
 		return
 	}
 	badLogin := newError(http.StatusUnauthorized, "bad_credentials", "Unauthorized", "unknown username or wrong password")
-	u, err := s.store.UserByUsername(c, req.Username)
+	u, err := s.store.UserByUsername(c.Request.Context(), req.Username)
 	if errors.Is(err, models.ErrNotFound) {
 		checkPassword(dummyHash, req.Password)
 		writeError(c, badLogin)
@@ -82,7 +82,7 @@ func (s *Server) login(c *gin.Context) {
 		writeError(c, err)
 		return
 	}
-	hash, err := s.store.PasswordHash(c, u.ID)
+	hash, err := s.store.PasswordHash(c.Request.Context(), u.ID)
 	if err != nil {
 		writeError(c, err)
 		return
@@ -100,7 +100,7 @@ func (s *Server) respondTokens(c *gin.Context, status int, u *models.User) {
 	refresh := randomToken(refreshTokenPrefix)
 	refreshExp := s.now().Add(s.cfg.RefreshTTL)
 	family := randomToken("")
-	if err := s.store.CreateRefreshToken(c, u.ID, family, models.HashToken(refresh), refreshExp); err != nil {
+	if err := s.store.CreateRefreshToken(c.Request.Context(), u.ID, family, models.HashToken(refresh), refreshExp); err != nil {
 		writeError(c, err)
 		return
 	}
@@ -131,7 +131,7 @@ func (s *Server) refresh(c *gin.Context) {
 		return
 	}
 	next := randomToken(refreshTokenPrefix)
-	uid, err := s.store.RotateRefreshToken(c, models.HashToken(req.RefreshToken), models.HashToken(next), s.now().Add(s.cfg.RefreshTTL))
+	uid, err := s.store.RotateRefreshToken(c.Request.Context(), models.HashToken(req.RefreshToken), models.HashToken(next), s.now().Add(s.cfg.RefreshTTL))
 	if err != nil {
 		if errors.Is(err, models.ErrTokenReuse) {
 			s.log.Warn("refresh token reuse; family revoked", "request_id", c.GetString(ctxRequestID))
@@ -139,7 +139,7 @@ func (s *Server) refresh(c *gin.Context) {
 		writeError(c, err)
 		return
 	}
-	u, err := s.store.UserByID(c, uid)
+	u, err := s.store.UserByID(c.Request.Context(), uid)
 	if err != nil {
 		writeError(c, err)
 		return
@@ -155,7 +155,7 @@ func (s *Server) logout(c *gin.Context) {
 		writeError(c, err)
 		return
 	}
-	if _, err := s.store.RevokeRefreshFamily(c, models.HashToken(req.RefreshToken)); err != nil {
+	if _, err := s.store.RevokeRefreshFamily(c.Request.Context(), models.HashToken(req.RefreshToken)); err != nil {
 		writeError(c, err)
 		return
 	}
@@ -164,7 +164,7 @@ func (s *Server) logout(c *gin.Context) {
 
 // me returns the caller's profile.
 func (s *Server) me(c *gin.Context) {
-	u, err := s.store.UserByID(c, userID(c))
+	u, err := s.store.UserByID(c.Request.Context(), userID(c))
 	if err != nil {
 		writeError(c, err)
 		return
@@ -187,7 +187,7 @@ func (s *Server) updateMe(c *gin.Context) {
 		writeError(c, invalid("display_name: at most 64 characters"))
 		return
 	}
-	u, err := s.store.UserByID(c, userID(c))
+	u, err := s.store.UserByID(c.Request.Context(), userID(c))
 	if err != nil {
 		writeError(c, err)
 		return
@@ -201,7 +201,7 @@ func (s *Server) updateMe(c *gin.Context) {
 	if req.Notifications != nil {
 		u.NotifyEmail, u.NotifyTurns = req.Notifications.Email, req.Notifications.Turns
 	}
-	if err := s.store.UpdateProfile(c, u); err != nil {
+	if err := s.store.UpdateProfile(c.Request.Context(), u); err != nil {
 		writeError(c, err)
 		return
 	}
@@ -215,7 +215,7 @@ func tokenOut(t *models.APIToken) tokenResponse {
 
 // listTokens lists the caller's live API tokens (never the secrets).
 func (s *Server) listTokens(c *gin.Context) {
-	list, err := s.store.APITokens(c, userID(c))
+	list, err := s.store.APITokens(c.Request.Context(), userID(c))
 	if err != nil {
 		writeError(c, err)
 		return
@@ -252,7 +252,7 @@ func (s *Server) createToken(c *gin.Context) {
 	secret := randomToken(apiTokenPrefix)
 	t := &models.APIToken{UserID: userID(c), Name: req.Name, Prefix: secret[:len(apiTokenPrefix)+6],
 		TokenHash: models.HashToken(secret), Scopes: strings.Join(scopes, ",")}
-	if err := s.store.CreateAPIToken(c, t); err != nil {
+	if err := s.store.CreateAPIToken(c.Request.Context(), t); err != nil {
 		writeError(c, err)
 		return
 	}
@@ -269,7 +269,7 @@ func (s *Server) revokeToken(c *gin.Context) {
 		writeError(c, err)
 		return
 	}
-	if err := s.store.RevokeAPIToken(c, userID(c), id); err != nil {
+	if err := s.store.RevokeAPIToken(c.Request.Context(), userID(c), id); err != nil {
 		writeError(c, err)
 		return
 	}

@@ -3,6 +3,7 @@ package api
 import (
 	"context"
 	"errors"
+	"slices"
 	"time"
 
 	"github.com/datamonsters/turns/engine"
@@ -25,11 +26,13 @@ func (s *Server) Timeout(ctx context.Context, id int64) (bool, error) {
 		if err != nil {
 			return nil, err
 		}
-		next, events, _, err := engine.ApplyBatch(prev, engine.System, []engine.Action{{Type: engine.ActTimeout}})
+		before := slices.Clone(prev.Prompts)
+		timeout := []engine.Action{{Type: engine.ActTimeout}}
+		next, events, _, err := applyActions(prev, engine.System, timeout)
 		if err != nil {
 			return nil, err
 		}
-		ch, _, err := s.commitState(g, engine.System, prev, []engine.Action{{Type: engine.ActTimeout}}, next, events)
+		ch, _, err := s.commitState(g, engine.System, before, timeout, next, events)
 		return ch, err
 	})
 	if errors.Is(err, errNotDue) {

@@ -103,7 +103,7 @@ func (s *Server) createDeck(c *gin.Context) {
 	}
 	d := &models.Deck{UserID: userID(c), Name: req.Name, Cards: cards}
 	s.idempotentCreate(c, func(st *models.Store) (response, error) {
-		if err := st.CreateDeck(c, d); err != nil {
+		if err := st.CreateDeck(c.Request.Context(), d); err != nil {
 			return response{}, err
 		}
 		out, err := deckOut(d)
@@ -132,7 +132,7 @@ func (s *Server) listDecks(c *gin.Context) {
 		writeError(c, err)
 		return
 	}
-	list, err := s.store.Decks(c, userID(c), after, int(limit)+1)
+	list, err := s.store.Decks(c.Request.Context(), userID(c), after, int(limit)+1)
 	if err != nil {
 		writeError(c, err)
 		return
@@ -160,7 +160,7 @@ func (s *Server) getDeck(c *gin.Context) {
 		writeError(c, err)
 		return
 	}
-	d, err := s.store.Deck(c, userID(c), id)
+	d, err := s.store.Deck(c.Request.Context(), userID(c), id)
 	if err != nil {
 		writeError(c, err)
 		return
@@ -186,7 +186,7 @@ func (s *Server) updateDeck(c *gin.Context) {
 		return
 	}
 	d := &models.Deck{ID: id, UserID: userID(c), Name: req.Name, Cards: cards}
-	if err := s.store.UpdateDeck(c, d); err != nil {
+	if err := s.store.UpdateDeck(c.Request.Context(), d); err != nil {
 		writeError(c, err)
 		return
 	}
@@ -201,7 +201,7 @@ func (s *Server) deleteDeck(c *gin.Context) {
 		writeError(c, err)
 		return
 	}
-	if err := s.store.DeleteDeck(c, userID(c), id); err != nil {
+	if err := s.store.DeleteDeck(c.Request.Context(), userID(c), id); err != nil {
 		writeError(c, err)
 		return
 	}

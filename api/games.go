@@ -41,7 +41,7 @@ func (s *Server) resolveDeck(c *gin.Context, ch deckChoice, office bool, players
 			return d, invalid("deck: no prebuilt deck %q", ch.Prebuilt)
 		}
 	default:
-		stored, err := s.store.Deck(c, userID(c), ch.DeckID)
+		stored, err := s.store.Deck(c.Request.Context(), userID(c), ch.DeckID)
 		if errors.Is(err, models.ErrNotFound) {
 			return d, invalid("deck: you have no deck %d", ch.DeckID)
 		}
@@ -114,7 +114,7 @@ func (s *Server) createGame(c *gin.Context) {
 		writeError(c, err)
 		return
 	}
-	me, err := s.store.UserByID(c, userID(c))
+	me, err := s.store.UserByID(c.Request.Context(), userID(c))
 	if err != nil {
 		writeError(c, err)
 		return
@@ -126,7 +126,7 @@ func (s *Server) createGame(c *gin.Context) {
 		Policy: req.Policy, Players: req.Players, Settings: string(settings), Version: 1,
 		Seats: []models.Seat{{SeatNo: 0, UserID: &uid, Username: me.Username, Joined: true, Deck: deckJSON(deck), JoinedAt: &now}}}
 	for _, name := range req.Invite {
-		u, err := s.store.UserByUsername(c, name)
+		u, err := s.store.UserByUsername(c.Request.Context(), name)
 		if errors.Is(err, models.ErrNotFound) {
 			writeError(c, invalid("invite: no user %q", name))
 			return
@@ -146,7 +146,7 @@ func (s *Server) createGame(c *gin.Context) {
 		g.Seats = append(g.Seats, models.Seat{SeatNo: len(g.Seats)})
 	}
 	s.idempotentCreate(c, func(st *models.Store) (response, error) {
-		if err := st.CreateGame(c, g); err != nil {
+		if err := st.CreateGame(c.Request.Context(), g); err != nil {
 			return response{}, err
 		}
 		return response{status: http.StatusCreated, body: s.gameOut(g, 0, nil),
@@ -224,7 +224,7 @@ func (s *Server) listGames(c *gin.Context) {
 			return
 		}
 	}
-	games, err := s.store.ListGames(c, f)
+	games, err := s.store.ListGames(c.Request.Context(), f)
 	if err != nil {
 		writeError(c, err)
 		return
@@ -247,7 +247,7 @@ func (s *Server) loadVisible(c *gin.Context) (*models.Game, int, error) {
 	if err != nil {
 		return nil, 0, err
 	}
-	g, err := s.store.Game(c, id)
+	g, err := s.store.Game(c.Request.Context(), id)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -351,7 +351,7 @@ func (s *Server) listEvents(c *gin.Context) {
 		writeError(c, err)
 		return
 	}
-	recs, err := s.store.EventsAfter(c, g.ID, after, int(limit))
+	recs, err := s.store.EventsAfter(c.Request.Context(), g.ID, after, int(limit))
 	if err != nil {
 		writeError(c, err)
 		return
@@ -399,7 +399,7 @@ func (s *Server) mutateGame(c *gin.Context, fn mutation) {
 		return
 	}
 	var resp response
-	_, err = s.store.Mutate(c, id, func(g *models.Game) (*models.Change, error) {
+	_, err = s.store.Mutate(c.Request.Context(), id, func(g *models.Game) (*models.Change, error) {
 		seat := g.SeatOf(uid)
 		if seat < 0 && !g.Public {
 			return nil, models.ErrNotFound
@@ -470,7 +470,7 @@ func (s *Server) idempotentCreate(c *gin.Context, fn func(st *models.Store) (res
 	}
 	var resp response
 	var err error
-	err = s.store.InTx(c, func(tx *models.Store) error {
+	err = s.store.InTx(c.Request.Context(), func(tx *models.Store) error {
 		if resp, err = fn(tx); err != nil || key == "" {
 			return err
 		}
@@ -478,7 +478,7 @@ func (s *Server) idempotentCreate(c *gin.Context, fn func(st *models.Store) (res
 		if err != nil {
 			return err
 		}
-		return tx.SaveIdempotency(c, &models.Idempotency{UserID: uid, Key: key, RequestHash: reqHash, Status: resp.status, Response: data})
+		return tx.SaveIdempotency(c.Request.Context(), &models.Idempotency{UserID: uid, Key: key, RequestHash: reqHash, Status: resp.status, Response: data})
 	})
 	if errors.Is(err, models.ErrConflict) && key != "" && s.replay(c, uid, key, reqHash) {
 		return
@@ -496,7 +496,7 @@ func (s *Server) idempotentCreate(c *gin.Context, fn func(st *models.Store) (res
 // replay answers from a stored idempotency record and reports whether it
 // did.
 func (s *Server) replay(c *gin.Context, uid int64, key string, reqHash []byte) bool {
-	rec, err := s.store.IdempotencyRecord(c, uid, key)
+	rec, err := s.store.IdempotencyRecord(c.Request.Context(), uid, key)
 	if errors.Is(err, models.ErrNotFound) {
 		return false
 	}
@@ -547,7 +547,7 @@ func (s *Server) joinGame(c *gin.Context) {
 		writeError(c, err)
 		return
 	}
-	me, err := s.store.UserByID(c, userID(c))
+	me, err := s.store.UserByID(c.Request.Context(), userID(c))
 	if err != nil {
 		writeError(c, err)
 		return
@@ -729,18 +729,30 @@ func (s *Server) apply(c *gin.Context, expected *int64, actions []engine.Action)
 		if expected != nil && *expected != g.Version && !answersOpenPrompts(prev, seat, actions) {
 			return nil, nil, &StaleVersionError{Current: g.Version}
 		}
-		next, events, idx, err := engine.ApplyBatch(prev, seat, actions)
+		before := slices.Clone(prev.Prompts)
+		next, events, idx, err := applyActions(prev, seat, actions)
 		if err != nil {
 			return nil, nil, &BatchError{Index: idx, Err: err}
 		}
-		return s.commitState(g, seat, prev, actions, next, events)
+		return s.commitState(g, seat, before, actions, next, events)
 	})
+}
+
+// applyActions applies a batch for seat, all or nothing. One action is
+// applied in place (Apply leaves the state unchanged on error), which spares
+// the copy ApplyBatch makes to keep a batch all-or-nothing.
+func applyActions(st *engine.State, seat int, actions []engine.Action) (*engine.State, []engine.Event, int, error) {
+	if len(actions) == 1 {
+		events, err := engine.Apply(st, seat, actions[0])
+		return st, events, 0, err
+	}
+	return engine.ApplyBatch(st, seat, actions)
 }
 
 // commitState records a new engine state on g: snapshot, version, awaited
 // seats, deadline, status and winners, and returns the change (actions,
 // events, prompts) and the response for seat.
-func (s *Server) commitState(g *models.Game, seat int, prev *engine.State, actions []engine.Action, next *engine.State,
+func (s *Server) commitState(g *models.Game, seat int, prevPrompts []engine.Prompt, actions []engine.Action, next *engine.State,
 	events []engine.Event) (*models.Change, func() response, error) {
 	data, err := next.Marshal()
 	if err != nil {
@@ -785,7 +797,7 @@ func (s *Server) commitState(g *models.Game, seat int, prev *engine.State, actio
 		body, _ := json.Marshal(e)
 		ch.Events = append(ch.Events, models.EventRecord{Body: string(body)})
 	}
-	if prev == nil || !samePrompts(prev.Prompts, next.Prompts) {
+	if !samePrompts(prevPrompts, next.Prompts) {
 		ch.ReplacePrompts = true
 		for _, p := range next.Prompts {
 			body, _ := json.Marshal(p)

@@ -74,7 +74,6 @@ func (s *Server) Handler() http.Handler {
 	gin.SetMode(gin.ReleaseMode)
 	r := gin.New()
 	r.HandleMethodNotAllowed = true
-	r.ContextWithFallback = true
 	r.Use(s.requestID, s.logRequests, s.recover, s.limitBody)
 	r.NoRoute(func(c *gin.Context) { writeError(c, errNotFound) })
 	r.NoMethod(func(c *gin.Context) {
@@ -213,7 +212,7 @@ func (s *Server) authenticate(c *gin.Context) {
 		return
 	}
 	if strings.HasPrefix(tok, apiTokenPrefix) {
-		t, err := s.store.APITokenByHash(c, models.HashToken(tok))
+		t, err := s.store.APITokenByHash(c.Request.Context(), models.HashToken(tok))
 		if err != nil {
 			writeError(c, err)
 			return
@@ -259,7 +258,7 @@ func (s *Server) healthz(c *gin.Context) {
 
 // readyz says the database answers.
 func (s *Server) readyz(c *gin.Context) {
-	ctx, cancel := context.WithTimeout(c, 2*time.Second)
+	ctx, cancel := context.WithTimeout(c.Request.Context(), 2*time.Second)
 	defer cancel()
 	if err := s.store.Ping(ctx); err != nil {
 		s.log.Warn("readyz", "error", err)
