@@ -940,6 +940,10 @@ func optionList(opts []Option) string {
 
 // run runs one step. It reports false when the scenario cannot go on.
 func (r *runner) run(st *ScenarioStep) bool {
+	if err := st.validate(); err != nil {
+		r.fail("step", "a well-formed step", err.Error())
+		return false
+	}
 	for name, loc := range st.Remember {
 		pile, err := r.zone(loc.Seat, loc.Zone)
 		if err == nil {
@@ -993,6 +997,22 @@ func (r *runner) run(st *ScenarioStep) bool {
 		r.check(st.Expect, st, events)
 	}
 	return true
+}
+
+// validate rejects steps whose fields contradict each other.
+func (st *ScenarioStep) validate() error {
+	if len(st.Batch) > 0 && (st.Do != "" || st.Answer != nil || st.Card != "") {
+		return errors.New("a step has either batch: or an action, not both")
+	}
+	if st.Answer != nil && st.Do != "" && st.Do != ActAnswer {
+		return fmt.Errorf("answer: goes with do: answer, not do: %s", st.Do)
+	}
+	for i, b := range st.Batch {
+		if b.Expect != nil || len(b.Batch) > 0 || len(b.Remember) > 0 {
+			return fmt.Errorf("batch action %d: expect, remember and batch belong to the step, not to its actions", i+1)
+		}
+	}
+	return nil
 }
 
 var errResolve = errors.New("scenario: batch could not be resolved")
