@@ -316,7 +316,7 @@ func (g *game) apply(seat int, a Action) {
 		if kind == EvPlayTool && s.Build == nil {
 			s.Build = &Build{}
 		}
-		g.emit(Event{Kind: "played", Seat: seat, Card: c.ID, Inst: in.ID, On: kind, Text: fmt.Sprintf("%s plays %s.", s.name(seat), c.Name)})
+		g.emit(Event{Kind: "played", Seat: seat, Card: c.ID, Inst: in.ID, On: kind, Text: s.name(seat) + " plays " + c.Name + "."})
 		g.propose(Proposal{Kind: kind, Actor: seat, Card: &in})
 	case ActClaim:
 		g.propose(Proposal{Kind: EvClaim, Actor: seat, Challenges: slices.Clone(a.Challenges)})
@@ -328,7 +328,7 @@ func (g *game) apply(seat int, a Action) {
 		p.Used = append(p.Used, a.Card)
 		in, _ := find(p.Lab, a.Card)
 		c := s.card(in.Card)
-		g.emit(Event{Kind: "activated", Seat: seat, Card: c.ID, Inst: in.ID, Text: fmt.Sprintf("%s activates %s.", s.name(seat), c.Name)})
+		g.emit(Event{Kind: "activated", Seat: seat, Card: c.ID, Inst: in.ID, Text: s.name(seat) + " activates " + c.Name + "."})
 		g.pushEffect(seat, c, e, 0)
 	case ActEndTurn:
 		g.push(Task{Kind: TaskNext, Seat: seat}, Task{Kind: TaskEnd, Seat: seat})

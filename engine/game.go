@@ -3,6 +3,7 @@ package engine
 import (
 	"fmt"
 	"slices"
+	"strconv"
 )
 
 // TaskKind names a step of work waiting on the stack.
@@ -96,7 +97,7 @@ func (s *State) name(seat int) string {
 	if n := s.Players[seat].Name; n != "" {
 		return n
 	}
-	return fmt.Sprintf("Seat %d", seat)
+	return "Seat " + strconv.Itoa(seat)
 }
 
 // push puts tasks on the stack; the last one runs first.
@@ -149,7 +150,7 @@ func (g *game) step() {
 		g.labEffects(t.Seat, OnTurnEnd)
 	case TaskNext:
 		g.pop()
-		g.emit(Event{Kind: "turn_ended", Seat: t.Seat, Text: fmt.Sprintf("%s ends their turn.", s.name(t.Seat))})
+		g.emit(Event{Kind: "turn_ended", Seat: t.Seat, Text: s.name(t.Seat) + " ends their turn."})
 		next := s.order(t.Seat)[0]
 		s.Turn++
 		s.Active = next
@@ -171,7 +172,7 @@ func (g *game) beginTurn(seat int) {
 	p := &s.Players[seat]
 	p.Limited = false
 	p.Used = nil
-	g.emit(Event{Kind: "turn_started", Seat: seat, N: s.Turn, Text: fmt.Sprintf("Turn %d: %s begins.", s.Turn, s.name(seat))})
+	g.emit(Event{Kind: "turn_started", Seat: seat, N: s.Turn, Text: "Turn " + strconv.Itoa(s.Turn) + ": " + s.name(seat) + " begins."})
 	g.expireGlobals(seat)
 	g.labEffects(seat, OnTurnStart)
 }
@@ -188,7 +189,7 @@ func (g *game) expireGlobals(seat int) {
 		}
 		*s.bin(seat) = append(*s.bin(seat), s.rekey(gl.Inst))
 		g.emit(Event{Kind: "global_expired", Seat: seat, Card: gl.Card, Inst: gl.ID,
-			Text: fmt.Sprintf("%s's %s leaves the Global zone.", s.name(seat), s.card(gl.Card).Name)})
+			Text: s.name(seat) + "'s " + s.card(gl.Card).Name + " leaves the Global zone."})
 	}
 	s.Global = kept
 }
@@ -241,8 +242,8 @@ func (g *game) draw(seat, n int) {
 	p.Hand = append(p.Hand, got...)
 	cards, insts := split(got)
 	g.emitPrivate(seat,
-		Event{Kind: "drew", Seat: seat, Cards: cards, Insts: insts, N: len(got), Text: fmt.Sprintf("You draw %s.", s.cardList(cards))},
-		Event{Kind: "drew", Seat: seat, N: len(got), Text: fmt.Sprintf("%s draws %s.", s.name(seat), plural(len(got), "card"))})
+		Event{Kind: "drew", Seat: seat, Cards: cards, Insts: insts, N: len(got), Text: "You draw " + s.cardList(cards) + "."},
+		Event{Kind: "drew", Seat: seat, N: len(got), Text: s.name(seat) + " draws " + plural(len(got), "card") + "."})
 }
 
 // ensureDeck makes sure seat's deck has a card, reshuffling the Recycle Bin
@@ -259,7 +260,7 @@ func (g *game) ensureDeck(seat int) bool {
 	*deck, *bin = *bin, nil
 	s.shuffle(*deck)
 	g.emit(Event{Kind: "deck_reshuffled", Seat: seat, N: len(*deck),
-		Text: fmt.Sprintf("%s shuffles the Recycle Bin into a new Laboratory Deck of %s.", s.name(seat), plural(len(*deck), "card"))})
+		Text: s.name(seat) + " shuffles the Recycle Bin into a new Laboratory Deck of " + plural(len(*deck), "card") + "."})
 	return true
 }
 
@@ -291,8 +292,8 @@ func (g *game) discard(seat int, ids []string, random bool) {
 		how = " at random"
 	}
 	g.emitPrivate(seat,
-		Event{Kind: "discarded", Seat: seat, Cards: cards, N: len(gone), Text: fmt.Sprintf("You discard %s%s.", s.cardList(cards), how)},
-		Event{Kind: "discarded", Seat: seat, N: len(gone), Text: fmt.Sprintf("%s discards %s%s.", s.name(seat), plural(len(gone), "card"), how)})
+		Event{Kind: "discarded", Seat: seat, Cards: cards, N: len(gone), Text: "You discard " + s.cardList(cards) + how + "."},
+		Event{Kind: "discarded", Seat: seat, N: len(gone), Text: s.name(seat) + " discards " + plural(len(gone), "card") + how + "."})
 }
 
 // refillMarket flips challenges until the Market is full or the Challenge
@@ -304,7 +305,7 @@ func (g *game) refillMarket() {
 		s.ChallengeDeck = s.ChallengeDeck[1:]
 		s.Market = append(s.Market, c)
 		g.emit(Event{Kind: "challenge_revealed", Seat: -1, Card: c.Card, Inst: c.ID,
-			Text: fmt.Sprintf("%s opens in the Market.", s.card(c.Card).Name)})
+			Text: s.card(c.Card).Name + " opens in the Market."})
 	}
 }
 
@@ -318,7 +319,7 @@ func (g *game) abandonBuild(seat int) {
 	s.Build = nil
 	g.toBin(seat, tools...)
 	g.emit(Event{Kind: "build_abandoned", Seat: seat, N: len(tools),
-		Text: fmt.Sprintf("%s abandons a Software Build of %s.", s.name(seat), plural(len(tools), "Tool"))})
+		Text: s.name(seat) + " abandons a Software Build of " + plural(len(tools), "Tool") + "."})
 }
 
 // prompt opens a prompt for task t. A prompt for a seat that has left the
@@ -330,7 +331,7 @@ func (g *game) prompt(t *Task, p Prompt) {
 		return
 	}
 	s.Serial++
-	p.ID = fmt.Sprintf("p%d", s.Serial)
+	p.ID = "p" + strconv.Itoa(s.Serial)
 	if p.Kind != PromptInterrupt {
 		p.Actor = p.Seat
 	}
@@ -338,7 +339,7 @@ func (g *game) prompt(t *Task, p Prompt) {
 	t.Prompt = p.ID
 	g.emitPrivate(p.Seat,
 		Event{Kind: "prompt", Seat: p.Seat, Prompt: p.ID, Text: p.Text},
-		Event{Kind: "waiting", Seat: p.Seat, Text: fmt.Sprintf("Waiting for %s to decide.", s.name(p.Seat))})
+		Event{Kind: "waiting", Seat: p.Seat, Text: "Waiting for " + s.name(p.Seat) + " to decide."})
 }
 
 // answer delivers a validated answer to the task or window waiting for it.
@@ -358,7 +359,7 @@ func (g *game) answer(p Prompt, choices []string) {
 				w.Plays = append(w.Plays, WindowPlay{Seat: p.Seat, Card: choices[0]})
 			}
 			g.emit(Event{Kind: "answered", Seat: p.Seat, Prompt: p.ID, On: t.Ev.Kind,
-				Text: fmt.Sprintf("%s has answered.", s.name(p.Seat))})
+				Text: s.name(p.Seat) + " has answered."})
 			return
 		}
 	}

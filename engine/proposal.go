@@ -3,6 +3,7 @@ package engine
 import (
 	"fmt"
 	"slices"
+	"strconv"
 )
 
 // Stages of a proposed event.
@@ -80,21 +81,21 @@ func (g *game) openWindow(i int) bool {
 	w := &Window{Seats: seats}
 	ev.Window = w
 	g.emit(Event{Kind: "window_opened", Seat: ev.Actor, On: ev.Kind, Seats: seats,
-		Text: fmt.Sprintf("%s: interrupt window for %s.", s.proposalText(ev), joinAnd(s.names(seats)))})
+		Text: s.proposalText(ev) + ": interrupt window for " + joinAnd(s.names(seats)) + "."})
 	for k, seat := range seats {
 		if play, ok := s.standingPlay(seat, ev.Kind, playable[k]); ok {
 			w.Plays = append(w.Plays, WindowPlay{Seat: seat, Card: play})
-			g.emit(Event{Kind: "answered", Seat: seat, On: ev.Kind, Text: fmt.Sprintf("%s has answered.", s.name(seat))})
+			g.emit(Event{Kind: "answered", Seat: seat, On: ev.Kind, Text: s.name(seat) + " has answered."})
 			continue
 		}
 		if s.Players[seat].Standing.Pass {
-			g.emit(Event{Kind: "answered", Seat: seat, On: ev.Kind, Text: fmt.Sprintf("%s has answered.", s.name(seat))})
+			g.emit(Event{Kind: "answered", Seat: seat, On: ev.Kind, Text: s.name(seat) + " has answered."})
 			continue
 		}
 		opts := append([]Option{{ID: Pass, Label: "Pass"}}, s.cardOptions(playable[k])...)
 		before := s.Serial
 		g.prompt(&s.Stack[i], Prompt{Seat: seat, Kind: PromptInterrupt, Min: 1, Max: 1, Options: opts, Event: ev.Kind, Actor: ev.Actor,
-			Text: fmt.Sprintf("%s. Play an interrupt Hack, or pass.", s.proposalText(ev))})
+			Text: s.proposalText(ev) + ". Play an interrupt Hack, or pass."})
 		t = &s.Stack[i]
 		if s.Serial != before {
 			w.Prompts = append(w.Prompts, t.Prompt)
@@ -147,7 +148,7 @@ func (g *game) closeWindow(i int) {
 		}
 	}
 	g.emit(Event{Kind: "window_closed", Seat: ev.Actor, On: ev.Kind, N: len(plays),
-		Text: fmt.Sprintf("The interrupt window closes with %s.", plural(len(plays), "interrupt"))})
+		Text: "The interrupt window closes with " + plural(len(plays), "interrupt") + "."})
 	for k := len(plays) - 1; k >= 0; k-- {
 		g.propose(plays[k])
 	}
@@ -192,7 +193,7 @@ func (g *game) happen(i int) {
 		s.Build.Tech += max(c.Tech+ev.Tech, 0)
 		s.Build.Sci += max(c.Sci+ev.Sci, 0)
 		g.emit(Event{Kind: "tool_played", Seat: ev.Actor, Card: c.ID, Inst: ev.Card.ID, N: len(s.Build.Tools),
-			Text: fmt.Sprintf("%s adds %s to the Software Build (now %d TECH, %d SCI).", s.name(ev.Actor), c.Name, s.BuildTech(), s.BuildSci())})
+			Text: s.name(ev.Actor) + " adds " + c.Name + " to the Software Build (now " + strconv.Itoa(s.BuildTech()) + " TECH, " + strconv.Itoa(s.BuildSci()) + " SCI)."})
 		for k := len(run) - 1; k >= 0; k-- {
 			g.pushEffect(ev.Actor, c, run[k], 0)
 		}
@@ -206,7 +207,7 @@ func (g *game) happen(i int) {
 			g.push(Task{Kind: TaskEvent, Seat: ev.Actor, Ev: &Proposal{Kind: EvPlayHack, Actor: ev.Actor, Card: ev.Card, Stage: stageBin}})
 		}
 		g.emit(Event{Kind: "hack_resolved", Seat: ev.Actor, Card: c.ID, Inst: ev.Card.ID,
-			Text: fmt.Sprintf("%s's %s takes effect.", s.name(ev.Actor), c.Name)})
+			Text: s.name(ev.Actor) + "'s " + c.Name + " takes effect."})
 		trigger, parent := OnPlay, 0
 		if ev.Interrupt {
 			trigger, parent = OnInterrupt, ev.Parent
@@ -254,7 +255,7 @@ func (g *game) claim(ev Proposal) {
 	g.toBin(ev.Actor, tools...)
 	cards, insts := split(won)
 	g.emit(Event{Kind: "build_completed", Seat: ev.Actor, Cards: cards, Insts: insts, N: points,
-		Text: fmt.Sprintf("%s completes a Software Build of %s and wins %s (%d Big Data Points).", s.name(ev.Actor), plural(len(tools), "Tool"), s.cardList(cards), points)})
+		Text: s.name(ev.Actor) + " completes a Software Build of " + plural(len(tools), "Tool") + " and wins " + s.cardList(cards) + " (" + strconv.Itoa(points) + " Big Data Points)."})
 	g.refillMarket()
 	if len(s.Market) == 0 && len(s.ChallengeDeck) == 0 {
 		g.finish("the last challenge was won")
@@ -322,7 +323,7 @@ func (g *game) keep(i int) {
 func (g *game) placed(seat int, in Inst, replaced string) {
 	s := g.s
 	c := s.card(in.Card)
-	text := fmt.Sprintf("%s places %s in the Lab.", s.name(seat), c.Name)
+	text := s.name(seat) + " places " + c.Name + " in the Lab."
 	if replaced != "" {
 		text = fmt.Sprintf("%s places %s (%s) in the Lab, replacing the %s one.", s.name(seat), c.Name, c.Level, s.card(replaced).Level)
 	}
@@ -338,7 +339,7 @@ func (s *State) proposalText(p *Proposal) string {
 	who := s.name(p.Actor)
 	switch p.Kind {
 	case EvDraw:
-		return fmt.Sprintf("%s is about to draw %s", who, plural(p.N, "card"))
+		return who + " is about to draw " + plural(p.N, "card")
 	case EvClaim:
 		var cards []string
 		for _, id := range p.Challenges {
@@ -346,7 +347,7 @@ func (s *State) proposalText(p *Proposal) string {
 				cards = append(cards, c.Card)
 			}
 		}
-		return fmt.Sprintf("%s is about to claim %s", who, s.cardList(cards))
+		return who + " is about to claim " + s.cardList(cards)
 	}
 	name := "a card"
 	if p.Card != nil {
@@ -354,11 +355,11 @@ func (s *State) proposalText(p *Proposal) string {
 	}
 	switch p.Kind {
 	case EvPlace:
-		return fmt.Sprintf("%s is about to place %s", who, name)
+		return who + " is about to place " + name
 	case EvPlayTool:
-		return fmt.Sprintf("%s is about to play the Tool %s", who, name)
+		return who + " is about to play the Tool " + name
 	}
-	return fmt.Sprintf("%s is about to play the Hack %s", who, name)
+	return who + " is about to play the Hack " + name
 }
 
 func (s *State) names(seats []int) []string {

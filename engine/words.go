@@ -1,16 +1,16 @@
 package engine
 
 import (
-	"fmt"
+	"strconv"
 	"strings"
 )
 
 // plural writes "1 card", "2 cards".
 func plural(n int, noun string) string {
 	if n == 1 {
-		return fmt.Sprintf("1 %s", noun)
+		return "1 " + noun
 	}
-	return fmt.Sprintf("%d %ss", n, noun)
+	return strconv.Itoa(n) + " " + noun + "s"
 }
 
 func joinWith(items []string, last string) string {
