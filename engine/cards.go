@@ -379,6 +379,9 @@ func (c *Card) validateCondition(cond Condition, lookup func(string) *Card) erro
 	if cond.Count < 0 || cond.Components < 0 {
 		return fmt.Errorf("counts cannot be negative")
 	}
+	if cond.Count > 0 && cond.Class == "" && cond.Level == "" {
+		return fmt.Errorf("count needs a class or a level to count")
+	}
 	if cond.Equipment != "" {
 		eq := lookup(cond.Equipment)
 		if eq == nil || eq.Type != LabEquipment {
@@ -451,6 +454,16 @@ func validateOps(e Effect, ops []Op, depth int) error {
 		static := op.Verb == VModify
 		if static != (e.Trigger == Static) {
 			return fmt.Errorf("modify is the only op of static effects, and only there")
+		}
+		switch op.Verb {
+		case VLook, VRecover, VRecycle, VBoost, VRefresh, VCancel, VAlter, VChoose:
+			if op.Who != "" && op.Who != Self {
+				return fmt.Errorf("%s always acts for the card's controller; remove who", op.Verb)
+			}
+		case VBounce, VScrap:
+			if op.Who == "" || op.Who == Self || op.Who == All {
+				return fmt.Errorf("%s needs who: opponents, chosen or actor", op.Verb)
+			}
 		}
 		needN := true
 		switch op.Verb {
