@@ -12,7 +12,7 @@ func Apply(s *State, seat int, a Action) ([]Event, error) {
 	if err := check(s, seat, a); err != nil {
 		return nil, err
 	}
-	g := &game{s: s}
+	g := &game{s: s, events: make([]Event, 0, 4)}
 	g.apply(seat, a)
 	g.loop()
 	g.drainQueue()

@@ -22,11 +22,16 @@ func Legal(s *State, seat int) []Action {
 		if p.Seat != seat {
 			continue
 		}
+		var buf []string // one backing array for the answers' choices
 		combos(len(p.Options), p.Min, p.Max, func(pick []int) bool {
-			ch := make([]string, len(pick))
-			for i, k := range pick {
-				ch[i] = p.Options[k].ID
+			if cap(buf)-len(buf) < len(pick) {
+				buf = make([]string, 0, max(len(pick)*maxAnswers, 8))
 			}
+			start := len(buf)
+			for _, k := range pick {
+				buf = append(buf, p.Options[k].ID)
+			}
+			ch := buf[start:len(buf):len(buf)]
 			keep(Action{Type: ActAnswer, Prompt: p.ID, Choices: ch})
 			return len(out) < maxAnswers
 		})
