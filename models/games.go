@@ -166,10 +166,12 @@ func (s *Store) CreateGame(ctx context.Context, g *Game) error {
 		for i := range g.Seats {
 			g.Seats[i].GameID = g.ID
 		}
-		if len(g.Seats) == 0 {
-			return nil
+		if len(g.Seats) > 0 {
+			if err := tx.Create(&g.Seats).Error; err != nil {
+				return err
+			}
 		}
-		return tx.Create(&g.Seats).Error
+		return s.notifyOutbox(ctx, tx, GameChange{Created: true, Game: g})
 	})
 }
 
@@ -206,6 +208,7 @@ func (s *Store) Mutate(ctx context.Context, id int64, fn func(g *Game) (*Change,
 			return err
 		}
 		before := slices.Clone(g.Seats)
+		prevStatus := g.Status
 		ch, err := fn(g)
 		if err != nil {
 			return err
@@ -225,6 +228,9 @@ func (s *Store) Mutate(ctx context.Context, id int64, fn func(g *Game) (*Change,
 			e.GameID, e.Seq, e.Version, e.CreatedAt = id, g.EventSeq, g.Version, now
 		}
 		g.UpdatedAt = now
+		if err := s.notifyOutbox(ctx, tx, GameChange{PrevStatus: prevStatus, PrevSeats: before, Game: g, Change: ch}); err != nil {
+			return err
+		}
 		if err := tx.Exec(qUpdateGame, g.Status, g.Version, g.EventSeq, g.ActionSeq, g.State, g.Winners,
 			g.DeadlineAt, g.UpdatedAt, g.StartedAt, g.EndedAt, g.Settings, id).Error; err != nil {
 			return err

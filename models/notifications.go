@@ -1,0 +1,354 @@
+package models
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"gorm.io/gorm"
+)
+
+// Outbox is told about every game change inside the change's transaction,
+// after the sequence numbers are assigned and before the writes, so that it
+// can write notification jobs that commit or roll back with the change (a
+// transactional outbox). An error rolls the change back.
+type Outbox interface {
+	GameChanged(ctx context.Context, tx OutboxTx, c GameChange) error
+}
+
+// OutboxTx is the change's transaction: Tx for job inserts (River's
+// InsertTx), Store for reads and writes through the store's queries.
+type OutboxTx struct {
+	Tx    *sql.Tx
+	Store *Store
+}
+
+// GameChange describes one change of a game. Created is true for a new game
+// (PrevStatus "" and PrevSeats nil); otherwise PrevStatus and PrevSeats are
+// the game's status and seats before the change. Game is the game as it
+// will be written; Change is nil for a new game and for lobby changes that
+// write nothing besides the game row and the seats.
+type GameChange struct {
+	Created    bool
+	PrevStatus string
+	PrevSeats  []Seat
+	Game       *Game
+	Change     *Change
+}
+
+// SetOutbox installs o; nil removes it. Call it before serving.
+func (s *Store) SetOutbox(o Outbox) { s.outbox = o }
+
+// SQLDB returns the store's connection pool, to share with the job queue.
+func (s *Store) SQLDB() (*sql.DB, error) { return s.db.DB() }
+
+// Begin runs fn in a transaction and hands it both the *sql.Tx (for job
+// inserts) and a store bound to it.
+func (s *Store) Begin(ctx context.Context, fn func(tx OutboxTx) error) error {
+	return s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		otx, err := s.outboxTx(tx)
+		if err != nil {
+			return err
+		}
+		return fn(otx)
+	})
+}
+
+func (s *Store) outboxTx(tx *gorm.DB) (OutboxTx, error) {
+	sqlTx, ok := tx.Statement.ConnPool.(*sql.Tx)
+	if !ok {
+		return OutboxTx{}, fmt.Errorf("outbox: transaction is a %T, not a *sql.Tx", tx.Statement.ConnPool)
+	}
+	return OutboxTx{Tx: sqlTx, Store: &Store{db: tx, dialect: s.dialect, now: s.now}}, nil
+}
+
+// notifyOutbox calls the outbox, if any, inside tx.
+func (s *Store) notifyOutbox(ctx context.Context, tx *gorm.DB, c GameChange) error {
+	if s.outbox == nil {
+		return nil
+	}
+	otx, err := s.outboxTx(tx)
+	if err != nil {
+		return err
+	}
+	return s.outbox.GameChanged(ctx, otx, c)
+}
+
+// Notification is one entry of a user's notification log: what the live
+// stream sends and resumes from (ID is the SSE event id).
+type Notification struct {
+	ID        int64
+	UserID    int64
+	GameID    *int64
+	Kind      string
+	Body      string // JSON
+	CreatedAt time.Time
+}
+
+// TableName is the notifications table.
+func (Notification) TableName() string { return "notifications" }
+
+// AddNotification appends n to the user's log and sets its ID.
+func (s *Store) AddNotification(ctx context.Context, n *Notification) error {
+	n.CreatedAt = s.Now()
+	return s.db.WithContext(ctx).Create(n).Error
+}
+
+// NotificationsAfter returns up to limit of the user's notifications with
+// id > after, oldest first.
+func (s *Store) NotificationsAfter(ctx context.Context, userID, after int64, limit int) ([]Notification, error) {
+	var out []Notification
+	err := s.db.WithContext(ctx).Raw(qNotificationsAfter, userID, after, limit).Scan(&out).Error
+	return out, err
+}
+
+const qNotificationsAfter = `
+SELECT * FROM notifications WHERE user_id = ? AND id > ? ORDER BY id LIMIT ?`
+
+// UsersByIDs returns the users with the given ids, keyed by id.
+func (s *Store) UsersByIDs(ctx context.Context, ids []int64) (map[int64]*User, error) {
+	out := make(map[int64]*User, len(ids))
+	if len(ids) == 0 {
+		return out, nil
+	}
+	var users []User
+	if err := s.db.WithContext(ctx).Where("id IN ?", ids).Find(&users).Error; err != nil {
+		return nil, err
+	}
+	for i := range users {
+		out[users[i].ID] = &users[i]
+	}
+	return out, nil
+}
+
+// PromptIDs returns the ids of the game's stored pending prompts.
+func (s *Store) PromptIDs(ctx context.Context, gameID int64) ([]string, error) {
+	var ids []string
+	err := s.db.WithContext(ctx).Raw(`SELECT prompt_id FROM prompts WHERE game_id = ?`, gameID).Scan(&ids).Error
+	return ids, err
+}
+
+// Webhook is a URL registered by a user (TokenID nil) or by one of the
+// user's API tokens. Events lists the notification kinds it wants
+// (comma-separated; "" means all). A webhook is disabled (DisabledAt set)
+// after repeated failures or a 410; it then receives nothing.
+type Webhook struct {
+	ID             int64
+	UserID         int64
+	TokenID        *int64
+	URL            string
+	Secret         string
+	Events         string
+	Failures       int // consecutive failed attempts
+	DisabledAt     *time.Time
+	DisabledReason string
+	CreatedAt      time.Time
+}
+
+// TableName is the webhooks table.
+func (Webhook) TableName() string { return "webhooks" }
+
+// Wants reports whether the webhook is enabled and subscribed to kind.
+func (w *Webhook) Wants(kind string) bool {
+	if w.DisabledAt != nil {
+		return false
+	}
+	if w.Events == "" {
+		return true
+	}
+	for _, e := range strings.Split(w.Events, ",") {
+		if e == kind {
+			return true
+		}
+	}
+	return false
+}
+
+// WebhookDelivery is one delivery of one notification to one webhook; ID
+// is the Webhook-Id header, the same on every attempt.
+type WebhookDelivery struct {
+	ID          string `gorm:"primaryKey"`
+	WebhookID   int64
+	Event       string
+	Body        string
+	Status      string // pending, delivered, failed
+	Attempts    int
+	LastCode    int
+	LastError   string
+	CreatedAt   time.Time
+	UpdatedAt   time.Time
+	DeliveredAt *time.Time
+}
+
+// TableName is the webhook_deliveries table.
+func (WebhookDelivery) TableName() string { return "webhook_deliveries" }
+
+// Delivery statuses.
+const (
+	DeliveryPending   = "pending"
+	DeliveryDelivered = "delivered"
+	DeliveryFailed    = "failed"
+)
+
+// CreateWebhook stores w and sets its ID.
+func (s *Store) CreateWebhook(ctx context.Context, w *Webhook) error {
+	w.CreatedAt = s.Now()
+	return s.db.WithContext(ctx).Create(w).Error
+}
+
+// Webhooks returns the user's webhooks, oldest first.
+func (s *Store) Webhooks(ctx context.Context, userID int64) ([]Webhook, error) {
+	var out []Webhook
+	err := s.db.WithContext(ctx).Where("user_id = ?", userID).Order("id").Find(&out).Error
+	return out, err
+}
+
+// WebhooksOf returns the enabled webhooks of the given users.
+func (s *Store) WebhooksOf(ctx context.Context, userIDs []int64) ([]Webhook, error) {
+	var out []Webhook
+	if len(userIDs) == 0 {
+		return out, nil
+	}
+	err := s.db.WithContext(ctx).Where("user_id IN ? AND disabled_at IS NULL", userIDs).Order("id").Find(&out).Error
+	return out, err
+}
+
+// Webhook returns the user's webhook id, or ErrNotFound.
+func (s *Store) Webhook(ctx context.Context, userID, id int64) (*Webhook, error) {
+	var w Webhook
+	if err := s.db.WithContext(ctx).Where("id = ? AND user_id = ?", id, userID).Take(&w).Error; err != nil {
+		return nil, notFound(err)
+	}
+	return &w, nil
+}
+
+// WebhookByID returns webhook id whoever owns it, or ErrNotFound.
+func (s *Store) WebhookByID(ctx context.Context, id int64) (*Webhook, error) {
+	var w Webhook
+	if err := s.db.WithContext(ctx).Where("id = ?", id).Take(&w).Error; err != nil {
+		return nil, notFound(err)
+	}
+	return &w, nil
+}
+
+// DeleteWebhook deletes the user's webhook id and its delivery log, or
+// returns ErrNotFound.
+func (s *Store) DeleteWebhook(ctx context.Context, userID, id int64) error {
+	return s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		res := tx.Exec(`DELETE FROM webhooks WHERE id = ? AND user_id = ?`, id, userID)
+		if res.Error != nil {
+			return res.Error
+		}
+		if res.RowsAffected == 0 {
+			return fmt.Errorf("webhook %d: %w", id, ErrNotFound)
+		}
+		return tx.Exec(`DELETE FROM webhook_deliveries WHERE webhook_id = ?`, id).Error
+	})
+}
+
+// AddDelivery stores a pending delivery; one that exists already is left
+// as it is.
+func (s *Store) AddDelivery(ctx context.Context, d *WebhookDelivery) error {
+	now := s.Now()
+	d.CreatedAt, d.UpdatedAt, d.Status = now, now, DeliveryPending
+	err := s.db.WithContext(ctx).Exec(`INSERT INTO webhook_deliveries (id, webhook_id, event, body, status, attempts, last_code, last_error, created_at, updated_at)
+VALUES (?, ?, ?, ?, ?, 0, 0, '', ?, ?) ON CONFLICT (id) DO NOTHING`, d.ID, d.WebhookID, d.Event, d.Body, d.Status, now, now).Error
+	return err
+}
+
+// Delivery returns delivery id of the webhook, or ErrNotFound.
+func (s *Store) Delivery(ctx context.Context, webhookID int64, id string) (*WebhookDelivery, error) {
+	var d WebhookDelivery
+	if err := s.db.WithContext(ctx).Where("id = ? AND webhook_id = ?", id, webhookID).Take(&d).Error; err != nil {
+		return nil, notFound(err)
+	}
+	return &d, nil
+}
+
+// Deliveries returns up to limit of the webhook's deliveries, newest first,
+// created before the delivery named by before ("" for the first page).
+func (s *Store) Deliveries(ctx context.Context, webhookID int64, limit int) ([]WebhookDelivery, error) {
+	var out []WebhookDelivery
+	err := s.db.WithContext(ctx).Where("webhook_id = ?", webhookID).Order("created_at DESC, id DESC").Limit(limit).Find(&out).Error
+	return out, err
+}
+
+// RecordAttempt records one delivery attempt. ok marks the delivery
+// delivered and resets the webhook's failure count; otherwise the count
+// grows, and disable (non-empty) disables the webhook with that reason.
+// final marks a failed delivery that will not be retried.
+func (s *Store) RecordAttempt(ctx context.Context, d *WebhookDelivery, ok, final bool, code int, errText, disable string) error {
+	now := s.Now()
+	return s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		status := DeliveryPending
+		var delivered *time.Time
+		switch {
+		case ok:
+			status, delivered = DeliveryDelivered, &now
+		case final || disable != "":
+			status = DeliveryFailed
+		}
+		if err := tx.Exec(`UPDATE webhook_deliveries SET status = ?, attempts = attempts + 1, last_code = ?, last_error = ?,
+  updated_at = ?, delivered_at = COALESCE(?, delivered_at) WHERE id = ?`, status, code, errText, now, delivered, d.ID).Error; err != nil {
+			return err
+		}
+		if ok {
+			return tx.Exec(`UPDATE webhooks SET failures = 0 WHERE id = ?`, d.WebhookID).Error
+		}
+		if err := tx.Exec(`UPDATE webhooks SET failures = failures + 1 WHERE id = ?`, d.WebhookID).Error; err != nil {
+			return err
+		}
+		if disable != "" {
+			return tx.Exec(`UPDATE webhooks SET disabled_at = ?, disabled_reason = ? WHERE id = ? AND disabled_at IS NULL`,
+				now, disable, d.WebhookID).Error
+		}
+		return nil
+	})
+}
+
+// EnableWebhook clears a webhook's disabled mark and failure count.
+func (s *Store) EnableWebhook(ctx context.Context, userID, id int64) error {
+	res := s.db.WithContext(ctx).Exec(`UPDATE webhooks SET disabled_at = NULL, disabled_reason = '', failures = 0 WHERE id = ? AND user_id = ?`, id, userID)
+	if res.Error != nil {
+		return res.Error
+	}
+	if res.RowsAffected == 0 {
+		return fmt.Errorf("webhook %d: %w", id, ErrNotFound)
+	}
+	return nil
+}
+
+// Preference says whether notifications of Kind go to Channel for a user.
+// A kind and channel with no row are on.
+type Preference struct {
+	UserID  int64  `gorm:"primaryKey;autoIncrement:false"`
+	Kind    string `gorm:"primaryKey"`
+	Channel string `gorm:"primaryKey"`
+	Enabled bool
+}
+
+// TableName is the notification_prefs table.
+func (Preference) TableName() string { return "notification_prefs" }
+
+// Preferences returns the stored preferences of the given users.
+func (s *Store) Preferences(ctx context.Context, userIDs []int64) ([]Preference, error) {
+	var out []Preference
+	if len(userIDs) == 0 {
+		return out, nil
+	}
+	err := s.db.WithContext(ctx).Where("user_id IN ?", userIDs).Find(&out).Error
+	return out, err
+}
+
+// SetPreference stores one preference, replacing the one for the same kind
+// and channel.
+func (s *Store) SetPreference(ctx context.Context, p Preference) error {
+	if p.Kind == "" || p.Channel == "" {
+		return errors.New("preference: kind and channel are required")
+	}
+	return s.db.WithContext(ctx).Exec(`INSERT INTO notification_prefs (user_id, kind, channel, enabled) VALUES (?, ?, ?, ?)
+ON CONFLICT (user_id, kind, channel) DO UPDATE SET enabled = excluded.enabled`, p.UserID, p.Kind, p.Channel, p.Enabled).Error
+}
