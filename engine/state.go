@@ -306,12 +306,23 @@ func find(pile []Inst, id string) (Inst, bool) {
 // Global zone, the open build, and cards held by pending events. Each card
 // is in exactly one place, so the total never changes.
 func (s *State) Cards() []Inst {
-	var out []Inst
+	n := len(s.SharedDeck) + len(s.SharedBin) + len(s.ChallengeDeck) + len(s.Market) + len(s.Global)
 	for i := range s.Players {
 		p := &s.Players[i]
-		out = slices.Concat(out, p.Deck, p.Hand, p.Bin, p.Lab, p.Ranking)
+		n += len(p.Deck) + len(p.Hand) + len(p.Bin) + len(p.Lab) + len(p.Ranking)
 	}
-	out = slices.Concat(out, s.SharedDeck, s.SharedBin, s.ChallengeDeck, s.Market)
+	if s.Build != nil {
+		n += len(s.Build.Tools)
+	}
+	for _, t := range s.Stack {
+		n += len(t.Held) + 1
+	}
+	out := make([]Inst, 0, n)
+	for i := range s.Players {
+		p := &s.Players[i]
+		out = append(append(append(append(append(out, p.Deck...), p.Hand...), p.Bin...), p.Lab...), p.Ranking...)
+	}
+	out = append(append(append(append(out, s.SharedDeck...), s.SharedBin...), s.ChallengeDeck...), s.Market...)
 	for _, g := range s.Global {
 		out = append(out, g.Inst)
 	}
