@@ -1,0 +1,5 @@
+//go:build !race
+
+package models_test
+
+const raceEnabled = false
