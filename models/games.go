@@ -231,31 +231,8 @@ func (s *Store) Mutate(ctx context.Context, id int64, fn func(g *Game) (*Change,
 		if err := s.notifyOutbox(ctx, tx, GameChange{PrevStatus: prevStatus, PrevSeats: before, Game: g, Change: ch}); err != nil {
 			return err
 		}
-		if err := tx.Exec(qUpdateGame, g.Status, g.Version, g.EventSeq, g.ActionSeq, g.State, g.Winners,
-			g.DeadlineAt, g.UpdatedAt, g.StartedAt, g.EndedAt, g.Settings, id).Error; err != nil {
+		if err := s.writeGame(tx, g, before, ch); err != nil {
 			return err
-		}
-		for i, st := range g.Seats {
-			if i < len(before) && seatEqual(before[i], st) {
-				continue
-			}
-			if err := tx.Exec(qUpdateSeat, st.UserID, st.Username, st.Invited, st.Joined, st.Deck, st.Awaited,
-				st.JoinedAt, id, st.SeatNo).Error; err != nil {
-				if uniqueViolation(err) {
-					return fmt.Errorf("seat %d: %w", st.SeatNo, ErrConflict)
-				}
-				return err
-			}
-		}
-		if len(ch.Actions) > 0 {
-			if err := tx.Create(&ch.Actions).Error; err != nil {
-				return err
-			}
-		}
-		if len(ch.Events) > 0 {
-			if err := tx.Create(&ch.Events).Error; err != nil {
-				return err
-			}
 		}
 		if ch.ReplacePrompts {
 			if err := tx.Exec(`DELETE FROM prompts WHERE game_id = ?`, id).Error; err != nil {
@@ -289,6 +266,70 @@ func (s *Store) Mutate(ctx context.Context, id int64, fn func(g *Game) (*Change,
 		return nil, err
 	}
 	return out, nil
+}
+
+// stmt is one SQL statement with "?" placeholders.
+type stmt struct {
+	sql  string
+	args []any
+}
+
+// writeGame writes the game row, the seats that differ from before and the
+// new actions and events. On Postgres they go in one statement (one round
+// trip, as data-modifying CTEs); on SQLite one statement each.
+func (s *Store) writeGame(tx *gorm.DB, g *Game, before []Seat, ch *Change) error {
+	stmts := []stmt{{qUpdateGame, []any{g.Status, g.Version, g.EventSeq, g.ActionSeq, g.State, g.Winners,
+		g.DeadlineAt, g.UpdatedAt, g.StartedAt, g.EndedAt, g.Settings, g.ID}}}
+	for i, st := range g.Seats {
+		if i < len(before) && seatEqual(before[i], st) {
+			continue
+		}
+		stmts = append(stmts, stmt{qUpdateSeat, []any{st.UserID, st.Username, st.Invited, st.Joined, st.Deck,
+			st.Awaited, st.JoinedAt, g.ID, st.SeatNo}})
+	}
+	if len(ch.Actions) > 0 {
+		q := stmt{sql: `INSERT INTO actions (game_id, seq, version, seat, user_id, body, created_at) VALUES `}
+		for i, a := range ch.Actions {
+			q.sql += sep(i) + "(?, ?, ?, ?, ?, ?, ?)"
+			q.args = append(q.args, a.GameID, a.Seq, a.Version, a.Seat, a.UserID, a.Body, a.CreatedAt)
+		}
+		stmts = append(stmts, q)
+	}
+	if len(ch.Events) > 0 {
+		q := stmt{sql: `INSERT INTO events (game_id, seq, version, body, created_at) VALUES `}
+		for i, e := range ch.Events {
+			q.sql += sep(i) + "(?, ?, ?, ?, ?)"
+			q.args = append(q.args, e.GameID, e.Seq, e.Version, e.Body, e.CreatedAt)
+		}
+		stmts = append(stmts, q)
+	}
+	if s.dialect == Postgres && len(stmts) > 1 {
+		var b strings.Builder
+		var args []any
+		b.WriteString("WITH ")
+		for i, st := range stmts {
+			fmt.Fprintf(&b, "%sw%d AS (%s)", sep(i), i, st.sql)
+			args = append(args, st.args...)
+		}
+		b.WriteString(" SELECT 1")
+		stmts = []stmt{{b.String(), args}}
+	}
+	for _, st := range stmts {
+		if err := tx.Exec(st.sql, st.args...).Error; err != nil {
+			if uniqueViolation(err) {
+				return fmt.Errorf("seat taken: %w", ErrConflict)
+			}
+			return err
+		}
+	}
+	return nil
+}
+
+func sep(i int) string {
+	if i == 0 {
+		return ""
+	}
+	return ", "
 }
 
 func seatEqual(a, b Seat) bool {
