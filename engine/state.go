@@ -241,18 +241,77 @@ func (s *State) shuffle(pile []Inst) {
 	}
 }
 
-// Clone returns a deep copy of the state.
+// Clone returns a deep copy of the state: no slice or pointer is shared
+// with s, except the read-only card data. TestCloneCoversFields makes sure
+// a new field of the state's types is not forgotten here.
 func (s *State) Clone() *State {
-	data, err := json.Marshal(s)
-	if err != nil {
-		panic("engine: clone: " + err.Error())
+	out := *s
+	out.rng = nil
+	out.Extra = slices.Clone(s.Extra)
+	out.Players = slices.Clone(s.Players)
+	for i := range out.Players {
+		p := &out.Players[i]
+		p.Deck, p.Hand, p.Bin = slices.Clone(p.Deck), slices.Clone(p.Hand), slices.Clone(p.Bin)
+		p.Lab, p.Ranking = slices.Clone(p.Lab), slices.Clone(p.Ranking)
+		p.DeckList, p.Used = slices.Clone(p.DeckList), slices.Clone(p.Used)
+		p.Standing.Plays = slices.Clone(p.Standing.Plays)
 	}
-	var out State
-	if err := json.Unmarshal(data, &out); err != nil {
-		panic("engine: clone: " + err.Error())
+	out.SharedDeck, out.SharedBin = slices.Clone(s.SharedDeck), slices.Clone(s.SharedBin)
+	out.ChallengeDeck, out.Market = slices.Clone(s.ChallengeDeck), slices.Clone(s.Market)
+	out.Global = slices.Clone(s.Global)
+	if s.Build != nil {
+		b := *s.Build
+		b.Tools = slices.Clone(b.Tools)
+		out.Build = &b
 	}
-	out.cat = s.cat
+	out.Stack = slices.Clone(s.Stack)
+	for i := range out.Stack {
+		t := &out.Stack[i]
+		t.Ops, t.Who, t.Answer, t.Held = slices.Clone(t.Ops), slices.Clone(t.Who), slices.Clone(t.Answer), slices.Clone(t.Held)
+		if t.Ev != nil {
+			t.Ev = t.Ev.clone()
+		}
+	}
+	out.Prompts = slices.Clone(s.Prompts)
+	for i := range out.Prompts {
+		out.Prompts[i].Options = slices.Clone(out.Prompts[i].Options)
+	}
+	if s.Queue != nil {
+		q := *s.Queue
+		q.Actions = cloneActions(q.Actions)
+		out.Queue = &q
+	}
+	out.Winners = slices.Clone(s.Winners)
 	return &out
+}
+
+func (p *Proposal) clone() *Proposal {
+	c := *p
+	if p.Card != nil {
+		in := *p.Card
+		c.Card = &in
+	}
+	c.Challenges = slices.Clone(p.Challenges)
+	if p.Window != nil {
+		w := *p.Window
+		w.Seats, w.Prompts, w.Plays = slices.Clone(w.Seats), slices.Clone(w.Prompts), slices.Clone(w.Plays)
+		c.Window = &w
+	}
+	return &c
+}
+
+func cloneActions(as []Action) []Action {
+	out := slices.Clone(as)
+	for i := range out {
+		a := &out[i]
+		a.Challenges, a.Choices = slices.Clone(a.Challenges), slices.Clone(a.Choices)
+		if a.Standing != nil {
+			st := *a.Standing
+			st.Plays = slices.Clone(st.Plays)
+			a.Standing = &st
+		}
+	}
+	return out
 }
 
 // Marshal serializes the state.
