@@ -132,3 +132,28 @@ func shared(x, y reflect.Value, path string) string {
 	}
 	return ""
 }
+
+// BenchmarkClone clones a mid-game 4-player state.
+func BenchmarkClone(b *testing.B) {
+	a, d := propDecks(b)
+	setup := engine.Setup{Seed: 7}
+	for i := range 4 {
+		setup.Players = append(setup.Players, engine.SeatSetup{Name: "P", Deck: []engine.Deck{a, d}[i%2]})
+	}
+	s, _, err := engine.NewGame(setup)
+	if err != nil {
+		b.Fatal(err)
+	}
+	r := rand.New(rand.NewPCG(7, 7))
+	g := bot.NewGreedy(r)
+	for s.Turn < 10 && !s.Over() {
+		seat := engine.Awaiting(s)[0]
+		if _, err := engine.Apply(s, seat, g.Choose(s.View(seat), engine.Legal(s, seat))); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		s.Clone()
+	}
+}
