@@ -92,17 +92,24 @@ func LoadCatalog(files ...[]byte) (*Catalog, error) {
 }
 
 // fastSlots is the size of the lookup table in front of a Catalog's map.
-const fastSlots = 1024
+const (
+	fastBits  = 11
+	fastSlots = 1 << fastBits
+)
 
-// fastKey packs a card id into 64 bits: its last 8 bytes, its first byte
-// and its length.
+// fastKey packs a card id into 64 bits: its length and six of its bytes
+// (ids of one Monster differ at the level: "-junior", "-senior").
 func fastKey(id string) uint64 {
 	n := len(id)
-	var k uint64
-	for i := max(n-8, 0); i < n; i++ {
-		k = k<<8 | uint64(id[i])
+	if n < 8 {
+		var k uint64
+		for i := range n {
+			k = k<<8 | uint64(id[i])
+		}
+		return k
 	}
-	return k ^ uint64(id[0])*0x100000001b3 ^ uint64(n)<<58
+	return uint64(n) | uint64(id[0])<<8 | uint64(id[1])<<16 | uint64(id[n/2])<<24 |
+		uint64(id[n-6])<<32 | uint64(id[n-2])<<40 | uint64(id[n-1])<<48
 }
 
 // index fills the lookup table, choosing a multiplier for which the ids
@@ -110,7 +117,7 @@ func fastKey(id string) uint64 {
 // table; Card finds it in the map.
 func (cat *Catalog) index() {
 	best, bestMul := -1, uint64(0)
-	for try := range uint64(64) {
+	for try := range uint64(256) {
 		mul := 0x9e3779b97f4a7c15 + try*0x5851f42d4c957f2e
 		var used [fastSlots]bool
 		n := 0
@@ -118,7 +125,7 @@ func (cat *Catalog) index() {
 			if id == "" {
 				continue
 			}
-			if k := (fastKey(id) * mul) >> 54; !used[k] {
+			if k := (fastKey(id) * mul) >> (64 - fastBits); !used[k] {
 				used[k] = true
 				n++
 			}
@@ -136,7 +143,7 @@ func (cat *Catalog) index() {
 		if id == "" {
 			continue
 		}
-		if k := (fastKey(id) * cat.mul) >> 54; cat.fast[k] == nil {
+		if k := (fastKey(id) * cat.mul) >> (64 - fastBits); cat.fast[k] == nil {
 			cat.fast[k] = cat.cards[id]
 		}
 	}
@@ -159,7 +166,7 @@ func (cat *Catalog) validate() error {
 // Card returns the card with that id, or nil.
 func (cat *Catalog) Card(id string) *Card {
 	if cat.fast != nil && id != "" {
-		if c := cat.fast[(fastKey(id)*cat.mul)>>54]; c != nil && c.ID == id {
+		if c := cat.fast[(fastKey(id)*cat.mul)>>(64-fastBits)]; c != nil && c.ID == id {
 			return c
 		}
 	}

@@ -150,14 +150,18 @@ func (s *State) Over() bool { return s.Phase == PhaseOver }
 // catalog is the standard card set plus the state's inline cards.
 func (s *State) catalog() *Catalog {
 	if s.cat == nil {
-		cat, err := Standard().with(s.Extra)
-		if err != nil {
-			// Extra was validated when the state was created.
-			panic("engine: inline cards: " + err.Error())
-		}
-		s.cat = cat
+		s.loadCatalog()
 	}
 	return s.cat
+}
+
+func (s *State) loadCatalog() {
+	cat, err := Standard().with(s.Extra)
+	if err != nil {
+		// Extra was validated when the state was created.
+		panic("engine: inline cards: " + err.Error())
+	}
+	s.cat = cat
 }
 
 func (s *State) card(id string) *Card {
