@@ -1,0 +1,117 @@
+package notifier
+
+import (
+	"context"
+	"errors"
+	"strconv"
+	"time"
+
+	"github.com/datamonsters/turns/engine"
+	"github.com/datamonsters/turns/models"
+	"github.com/riverqueue/river"
+)
+
+// ReminderArgs is the deadline reminder job of one deadline of a game,
+// scheduled at ReminderAt (80%) of the time between the change and the
+// deadline. A reminder whose deadline was replaced meanwhile does nothing.
+type ReminderArgs struct {
+	Key      string    `json:"key" river:"unique"`
+	GameID   int64     `json:"game_id"`
+	Deadline time.Time `json:"deadline"`
+}
+
+// Kind is the River job kind.
+func (ReminderArgs) Kind() string { return reminderKind }
+
+// TimeoutArgs is the timeout job of one deadline of a game, scheduled at
+// the deadline. It submits the engine's timeout action through the
+// Timeouter (the same path as a player's actions).
+type TimeoutArgs struct {
+	Key      string    `json:"key" river:"unique"`
+	GameID   int64     `json:"game_id"`
+	Deadline time.Time `json:"deadline"`
+}
+
+// Kind is the River job kind.
+func (TimeoutArgs) Kind() string { return timeoutKind }
+
+// scheduleClock writes the reminder and timeout jobs of a new deadline.
+func (o *Outbox) scheduleClock(ctx context.Context, tx models.OutboxTx, gameID int64, deadline time.Time) error {
+	now := o.now()
+	k := "g" + strconv.FormatInt(gameID, 10) + ".d" + strconv.FormatInt(deadline.UnixMicro(), 10)
+	remind := now.Add(time.Duration(float64(deadline.Sub(now)) * o.cfg.ReminderAt))
+	if err := o.insert(ctx, tx.Tx, ReminderArgs{Key: k + ".reminder", GameID: gameID, Deadline: deadline}, remind); err != nil {
+		return err
+	}
+	return o.insert(ctx, tx.Tx, TimeoutArgs{Key: k + ".timeout", GameID: gameID, Deadline: deadline}, deadline)
+}
+
+type reminderWorker struct {
+	river.WorkerDefaults[ReminderArgs]
+	o *Outbox
+}
+
+// Work reminds the seats the game still waits for, if the deadline is
+// still the one the job was scheduled for.
+func (w *reminderWorker) Work(ctx context.Context, job *river.Job[ReminderArgs]) error {
+	a := job.Args
+	o := w.o
+	return o.store.Begin(ctx, func(tx models.OutboxTx) error {
+		g, err := tx.Store.Game(ctx, a.GameID)
+		if errors.Is(err, models.ErrNotFound) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if g.Status != models.StatusActive || g.DeadlineAt == nil || !g.DeadlineAt.Equal(a.Deadline) || g.State == nil {
+			return nil
+		}
+		st, err := engine.Unmarshal(g.State)
+		if err != nil {
+			return err
+		}
+		var notes []note
+		for _, seat := range engine.Awaiting(st) {
+			if seat >= len(g.Seats) || g.Seats[seat].UserID == nil {
+				continue
+			}
+			uid := *g.Seats[seat].UserID
+			ps := engine.PromptsFor(st, seat)
+			d := &DeadlineReminder{Prompt: len(ps) > 0, Prompts: promptsOut(ps, a.Deadline), Deadline: a.Deadline}
+			notes = append(notes, note{userID: uid, kind: KindDeadlineReminder, data: d, common: &d.Common,
+				key: a.Key + ".u" + strconv.FormatInt(uid, 10)})
+		}
+		return o.dispatch(ctx, tx, g, g.Version, notes)
+	})
+}
+
+type timeoutWorker struct {
+	river.WorkerDefaults[TimeoutArgs]
+	o *Outbox
+}
+
+// Work applies the timeout once the injected clock has reached the
+// deadline, if the deadline is still the one the job was scheduled for.
+func (w *timeoutWorker) Work(ctx context.Context, job *river.Job[TimeoutArgs]) error {
+	a := job.Args
+	o := w.o
+	if o.cfg.Timeouts == nil {
+		return nil
+	}
+	g, err := o.store.Game(ctx, a.GameID)
+	if errors.Is(err, models.ErrNotFound) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if g.Status != models.StatusActive || g.DeadlineAt == nil || !g.DeadlineAt.Equal(a.Deadline) {
+		return nil
+	}
+	if wait := a.Deadline.Sub(o.now()); wait > 0 {
+		return river.JobSnooze(wait)
+	}
+	_, err = o.cfg.Timeouts.Timeout(ctx, a.GameID)
+	return err
+}

@@ -1,0 +1,275 @@
+package notifier
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/datamonsters/turns/models"
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/riverdriver"
+	"github.com/riverqueue/river/riverdriver/riverdatabasesql"
+	"github.com/riverqueue/river/riverdriver/riversqlite"
+	"github.com/riverqueue/river/rivermigrate"
+	"github.com/riverqueue/river/rivertype"
+)
+
+// Channels a notification goes out on.
+const (
+	ChannelEmail   = "email"
+	ChannelWebhook = "webhook"
+	ChannelStream  = "stream"
+)
+
+// Channels lists every channel.
+var Channels = []string{ChannelEmail, ChannelWebhook, ChannelStream}
+
+// Timeouter applies the engine's timeout to a game whose deadline has
+// passed, through the same path as a player's actions (the API server
+// implements it). It reports whether anything was applied; a game that is
+// not due is left alone.
+type Timeouter interface {
+	Timeout(ctx context.Context, gameID int64) (bool, error)
+}
+
+// OutboxConfig is what the outbox needs. Store, Sender and Hub are
+// required.
+type OutboxConfig struct {
+	Store  *models.Store
+	Sender Sender
+	// DatabaseURL, on Postgres, is used for the LISTEN connection that
+	// carries live-stream events between processes; "" publishes to this
+	// process's hub only (SQLite).
+	DatabaseURL string
+	Email       EmailConfig    // Domain() for Message-IDs, BaseURL for links
+	Webhook     *WebhookClient // nil: webhooks are logged as failed and retried
+	Hub         *Hub
+	Logger      *slog.Logger
+	// Now is the clock for deadlines and for River's scheduling. nil means
+	// time.Now. Tests pass a movable clock.
+	Now func() time.Time
+	// UnsubscribeSecret signs one-click unsubscribe links; nil leaves
+	// List-Unsubscribe out.
+	UnsubscribeSecret []byte
+	// Timeouts is called by the timeout job; nil skips timeouts (another
+	// mechanism applies them).
+	Timeouts Timeouter
+	// Workers is the number of jobs worked at once (default 8).
+	Workers int
+	// PollInterval is how often River looks for new jobs (default 100 ms
+	// on Postgres, where the database/sql driver has no LISTEN; SQLite
+	// jobs inserted by this process are picked up at once).
+	PollInterval time.Duration
+	// ReminderAt is the fraction of a deadline after which the reminder
+	// goes out (default 0.8).
+	ReminderAt float64
+	// WebhookDisableAfter is the number of consecutive failures that
+	// disable a webhook (default 20).
+	WebhookDisableAfter int
+	// EmailRetryBase is the first retry delay of an email (default 5 s),
+	// doubling to at most 30 min.
+	EmailRetryBase time.Duration
+	// WebhookBackoffBase is the first retry delay of a webhook (default
+	// 30 s), doubling to at most 6 h.
+	WebhookBackoffBase time.Duration
+}
+
+// Outbox writes notification jobs in the transaction of the change that
+// causes them (it implements models.Outbox) and works them after commit
+// with River: email, webhooks, the live stream, deadline reminders and
+// timeouts.
+type Outbox struct {
+	cfg    OutboxConfig
+	store  *models.Store
+	log    *slog.Logger
+	now    func() time.Time
+	client *river.Client[*sql.Tx]
+	driver riverdriver.Driver[*sql.Tx]
+
+	listening atomic.Bool
+}
+
+// riverTime makes River's scheduling follow the injected clock.
+type riverTime struct {
+	now  func() time.Time
+	stub bool
+}
+
+func (r riverTime) Now() time.Time { return r.now() }
+func (r riverTime) NowOrNil() *time.Time {
+	if !r.stub {
+		return nil
+	}
+	t := r.now().UTC()
+	return &t
+}
+
+// NewOutbox builds the outbox and its River client (not started; see
+// Start). It shares the store's connection pool: jobs are inserted in the
+// store's transactions.
+func NewOutbox(cfg OutboxConfig) (*Outbox, error) {
+	if cfg.Store == nil || cfg.Sender == nil || cfg.Hub == nil {
+		return nil, errors.New("notifier: outbox needs a store, a sender and a hub")
+	}
+	o := &Outbox{cfg: cfg, store: cfg.Store, log: cfg.Logger, now: cfg.Now}
+	if o.log == nil {
+		o.log = slog.Default()
+	}
+	stub := o.now != nil
+	if o.now == nil {
+		o.now = time.Now
+	}
+	if o.cfg.Workers <= 0 {
+		o.cfg.Workers = 8
+	}
+	if o.cfg.ReminderAt <= 0 || o.cfg.ReminderAt >= 1 {
+		o.cfg.ReminderAt = 0.8
+	}
+	if o.cfg.WebhookDisableAfter <= 0 {
+		o.cfg.WebhookDisableAfter = 20
+	}
+	if o.cfg.EmailRetryBase <= 0 {
+		o.cfg.EmailRetryBase = 5 * time.Second
+	}
+	if o.cfg.WebhookBackoffBase <= 0 {
+		o.cfg.WebhookBackoffBase = 30 * time.Second
+	}
+	db, err := cfg.Store.SQLDB()
+	if err != nil {
+		return nil, err
+	}
+	poll := cfg.PollInterval
+	switch cfg.Store.Dialect() {
+	case models.SQLite:
+		o.driver = riversqlite.New(db)
+		if poll <= 0 {
+			poll = 200 * time.Millisecond
+		}
+	default:
+		o.driver = riverdatabasesql.New(db)
+		if poll <= 0 {
+			poll = 100 * time.Millisecond
+		}
+	}
+	workers := river.NewWorkers()
+	river.AddWorker(workers, &emailWorker{o: o})
+	river.AddWorker(workers, &webhookWorker{o: o})
+	river.AddWorker(workers, &streamWorker{o: o})
+	river.AddWorker(workers, &reminderWorker{o: o})
+	river.AddWorker(workers, &timeoutWorker{o: o})
+	client, err := river.NewClient(o.driver, &river.Config{
+		Queues:            map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: o.cfg.Workers}},
+		Workers:           workers,
+		FetchPollInterval: poll,
+		FetchCooldown:     min(poll, 20*time.Millisecond),
+		Logger:            slog.New(warnHandler{o.log.Handler().WithAttrs([]slog.Attr{slog.String("component", "river")})}),
+		MaxAttempts:       25,
+		Test:              river.TestConfig{Time: riverTime{now: o.now, stub: stub}},
+	})
+	if err != nil {
+		return nil, fmt.Errorf("notifier: river client: %w", err)
+	}
+	o.client = client
+	return o, nil
+}
+
+// MigrateRiver applies River's own schema migrations to the store's
+// database (after the store's migrations).
+func MigrateRiver(ctx context.Context, st *models.Store) error {
+	db, err := st.SQLDB()
+	if err != nil {
+		return err
+	}
+	var drv riverdriver.Driver[*sql.Tx]
+	if st.Dialect() == models.SQLite {
+		drv = riversqlite.New(db)
+	} else {
+		drv = riverdatabasesql.New(db)
+	}
+	m, err := rivermigrate.New(drv, nil)
+	if err != nil {
+		return err
+	}
+	if _, err := m.Migrate(ctx, rivermigrate.DirectionUp, nil); err != nil {
+		return fmt.Errorf("river migrations: %w", err)
+	}
+	return nil
+}
+
+// Start starts working jobs until Stop; jobs committed while no process
+// ran are worked now.
+func (o *Outbox) Start(ctx context.Context) error { return o.client.Start(ctx) }
+
+// Stop waits for running jobs to finish (until ctx ends) and stops.
+func (o *Outbox) Stop(ctx context.Context) error { return o.client.Stop(ctx) }
+
+// Client is the River client, for tests and tools.
+func (o *Outbox) Client() *river.Client[*sql.Tx] { return o.client }
+
+// uniqueOpts makes a job unique by its Key field for as long as River
+// keeps it, whatever its state: one job per (event, recipient, channel).
+var uniqueOpts = river.UniqueOpts{ByArgs: true, ByState: []rivertype.JobState{
+	rivertype.JobStateAvailable, rivertype.JobStateCompleted, rivertype.JobStatePending, rivertype.JobStateRunning,
+	rivertype.JobStateRetryable, rivertype.JobStateScheduled, rivertype.JobStateCancelled, rivertype.JobStateDiscarded,
+}}
+
+func (o *Outbox) insert(ctx context.Context, tx *sql.Tx, args river.JobArgs, at time.Time) error {
+	opts := &river.InsertOpts{UniqueOpts: uniqueOpts}
+	if !at.IsZero() {
+		opts.ScheduledAt = at
+	}
+	_, err := o.client.InsertTx(ctx, tx, args, opts)
+	return err
+}
+
+// RunDue makes the scheduled clock jobs (reminders, timeouts) whose time
+// has come on the injected clock available now, instead of waiting for
+// River's scheduler to notice, and returns how many. Tests that move the
+// clock call it; River's scheduler does the same on its own in production.
+func (o *Outbox) RunDue(ctx context.Context) (int, error) {
+	now := o.now()
+	res, err := o.client.JobList(ctx, river.NewJobListParams().
+		States(rivertype.JobStateScheduled).Kinds(reminderKind, timeoutKind).First(1000))
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, j := range res.Jobs {
+		if j.ScheduledAt.After(now) {
+			continue
+		}
+		if _, err := o.client.JobRetry(ctx, j.ID); err != nil {
+			return n, err
+		}
+		n++
+	}
+	return n, nil
+}
+
+// key is the outbox key of one notification: game, version (or deadline),
+// kind and recipient. A channel suffix makes the job key.
+func key(gameID, version int64, kind Kind, userID int64) string {
+	return "g" + strconv.FormatInt(gameID, 10) + ".v" + strconv.FormatInt(version, 10) + "." + string(kind) +
+		".u" + strconv.FormatInt(userID, 10)
+}
+
+// deliveryID is the webhook delivery id of a job key.
+func deliveryID(k string) string {
+	return "dlv_" + strings.NewReplacer(".", "-").Replace(k)
+}
+
+// warnHandler passes on River's warnings and errors only.
+type warnHandler struct{ slog.Handler }
+
+func (h warnHandler) Enabled(ctx context.Context, l slog.Level) bool {
+	return l >= slog.LevelWarn && h.Handler.Enabled(ctx, l)
+}
+
+func (h warnHandler) WithAttrs(a []slog.Attr) slog.Handler { return warnHandler{h.Handler.WithAttrs(a)} }
+func (h warnHandler) WithGroup(n string) slog.Handler      { return warnHandler{h.Handler.WithGroup(n)} }

@@ -1,0 +1,375 @@
+package notifier
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/datamonsters/turns/engine"
+	"github.com/datamonsters/turns/models"
+)
+
+// note is one notification to one user, before it is split into channels.
+type note struct {
+	userID int64
+	kind   Kind
+	key    string // see key(); channels add a suffix
+	data   Data
+	common *Common // points into data, filled in by dispatch
+}
+
+// event is a stored engine event with its sequence number.
+type event struct {
+	seq int64
+	ev  engine.Event
+}
+
+// GameChanged writes the jobs for one game change in its transaction. It
+// implements models.Outbox: who is told what is decided here, from the
+// change's events and the new state, redacted for each recipient.
+func (o *Outbox) GameChanged(ctx context.Context, tx models.OutboxTx, c models.GameChange) error {
+	g := c.Game
+	var notes []note
+	if c.Created {
+		inviter := seatName(g, 0)
+		var players []string
+		for _, s := range g.Seats {
+			if s.UserID != nil {
+				players = append(players, s.Username)
+			}
+		}
+		set := settingsOf(g)
+		for _, s := range g.Seats {
+			if s.Invited && s.UserID != nil {
+				d := &Invitation{Inviter: inviter, Players: players, Seats: g.Players, Mode: modeName(g),
+					TurnDeadline: set.turn(), PromptDeadline: set.prompt()}
+				notes = append(notes, note{userID: *s.UserID, kind: KindInvitation, data: d, common: &d.Common})
+			}
+		}
+		return o.dispatch(ctx, tx, g, g.Version, notes)
+	}
+	if c.Change == nil || g.State == nil {
+		return nil
+	}
+	st, err := engine.Unmarshal(g.State)
+	if err != nil {
+		return err
+	}
+	events := make([]event, 0, len(c.Change.Events))
+	for _, r := range c.Change.Events {
+		var ev engine.Event
+		if err := json.Unmarshal([]byte(r.Body), &ev); err != nil {
+			return err
+		}
+		events = append(events, event{seq: r.Seq, ev: ev})
+	}
+	oldPrompts := map[string]bool{}
+	if c.Change.ReplacePrompts {
+		ids, err := tx.Store.PromptIDs(ctx, g.ID)
+		if err != nil {
+			return err
+		}
+		for _, id := range ids {
+			oldPrompts[id] = true
+		}
+	}
+	over := g.Status == models.StatusOver && c.PrevStatus != models.StatusOver
+	started := c.PrevStatus == models.StatusOpen && g.Status == models.StatusActive
+	deadline := time.Time{}
+	if g.DeadlineAt != nil {
+		deadline = *g.DeadlineAt
+	}
+	for _, s := range g.Seats {
+		if s.UserID == nil {
+			continue
+		}
+		uid, seat := *s.UserID, s.SeatNo
+		view := st.View(seat)
+		since := eventTexts(events, seat)
+		hand := o.hand(view)
+		if started {
+			d := &GameStarted{Players: seatNames(g), FirstPlayer: seatName(g, st.Active), YourTurn: st.Active == seat && !over}
+			if d.YourTurn {
+				d.Deadline = deadline
+			}
+			notes = append(notes, note{userID: uid, kind: KindGameStarted, data: d, common: &d.Common})
+		}
+		for _, e := range events {
+			ev, ok := e.ev.For(seat)
+			if !ok {
+				continue
+			}
+			switch ev.Kind {
+			case "queue_resumed", "queue_dropped":
+				if ev.Seat == seat {
+					d := &QueuedActions{Dropped: ev.Kind == "queue_dropped", Actions: []string{ev.Text}}
+					if d.Dropped {
+						d.Reason = ev.Text
+					}
+					notes = append(notes, note{userID: uid, kind: KindQueuedActions, data: d, common: &d.Common,
+						key: key(g.ID, g.Version, KindQueuedActions, uid) + ".e" + strconv.FormatInt(e.seq, 10)})
+				}
+			case "timeout":
+				d := &TimeoutApplied{Player: namesOf(g, ev.Seats), You: slices.Contains(ev.Seats, seat),
+					Prompt: strings.Contains(ev.Text, "default answers"), Applied: textsAfter(events, e.seq, seat)}
+				notes = append(notes, note{userID: uid, kind: KindTimeoutApplied, data: d, common: &d.Common,
+					key: key(g.ID, g.Version, KindTimeoutApplied, uid) + ".e" + strconv.FormatInt(e.seq, 10)})
+			}
+		}
+		if over {
+			notes = append(notes, o.gameOver(g, st, view, events, seat, uid))
+			continue
+		}
+		if st.Over() {
+			continue
+		}
+		var fresh []engine.Prompt
+		for _, p := range engine.PromptsFor(st, seat) {
+			if !oldPrompts[p.ID] {
+				fresh = append(fresh, p)
+			}
+		}
+		turnStarted := slices.ContainsFunc(events, func(e event) bool { return e.ev.Kind == "turn_started" && e.ev.Seat == seat })
+		switch {
+		case turnStarted && st.Active == seat && !started:
+			d := &YourTurn{Turn: view.Turn, Since: since, Hand: hand, Prompts: promptsOut(engine.PromptsFor(st, seat), deadline),
+				Deadline: deadline}
+			notes = append(notes, note{userID: uid, kind: KindYourTurn, data: d, common: &d.Common})
+		case len(fresh) > 0:
+			d := &PromptWaiting{TurnOf: seatName(g, st.Active), Turn: view.Turn, Since: since,
+				Prompts: promptsOut(fresh, deadline), Hand: hand, Deadline: deadline}
+			notes = append(notes, note{userID: uid, kind: KindPromptWaiting, data: d, common: &d.Common})
+		}
+	}
+	if err := o.dispatch(ctx, tx, g, g.Version, notes); err != nil {
+		return err
+	}
+	if len(events) > 0 {
+		k := "g" + strconv.FormatInt(g.ID, 10) + ".v" + strconv.FormatInt(g.Version, 10) + ".events"
+		if err := o.insert(ctx, tx.Tx, StreamArgs{Key: k, GameID: g.ID, FromSeq: events[0].seq, ToSeq: events[len(events)-1].seq}, time.Time{}); err != nil {
+			return err
+		}
+	}
+	if g.Status == models.StatusActive && g.DeadlineAt != nil {
+		return o.scheduleClock(ctx, tx, g.ID, *g.DeadlineAt)
+	}
+	return nil
+}
+
+func (o *Outbox) gameOver(g *models.Game, st *engine.State, view *engine.View, events []event, seat int, uid int64) note {
+	reason := ""
+	for _, e := range events {
+		if e.ev.Kind == "game_over" {
+			reason = e.ev.Text
+		}
+	}
+	winners := g.WinnerSeats()
+	if len(winners) == 0 {
+		winners = st.Winners
+	}
+	var scores []Score
+	for _, p := range view.Players {
+		scores = append(scores, Score{Player: p.Name, Points: p.Points, Winner: slices.Contains(winners, p.Seat), You: p.Seat == seat})
+	}
+	slices.SortStableFunc(scores, func(a, b Score) int { return cmp.Compare(b.Points, a.Points) })
+	d := &GameOver{Reason: reason, Scores: scores}
+	return note{userID: uid, kind: KindGameOver, data: d, common: &d.Common}
+}
+
+// dispatch fills in each note's common fields and writes, per note, the
+// user's notification log entry with its stream job, the email job, and a
+// delivery with its job for each of the user's webhooks that wants it,
+// honouring the user's preferences.
+func (o *Outbox) dispatch(ctx context.Context, tx models.OutboxTx, g *models.Game, version int64, notes []note) error {
+	if len(notes) == 0 {
+		return nil
+	}
+	var ids []int64
+	for _, n := range notes {
+		if !slices.Contains(ids, n.userID) {
+			ids = append(ids, n.userID)
+		}
+	}
+	users, err := tx.Store.UsersByIDs(ctx, ids)
+	if err != nil {
+		return err
+	}
+	prefs, err := tx.Store.Preferences(ctx, ids)
+	if err != nil {
+		return err
+	}
+	hooks, err := tx.Store.WebhooksOf(ctx, ids)
+	if err != nil {
+		return err
+	}
+	off := map[string]bool{}
+	for _, p := range prefs {
+		if !p.Enabled {
+			off[fmt.Sprintf("%d/%s/%s", p.UserID, p.Kind, p.Channel)] = true
+		}
+	}
+	wants := func(uid int64, kind Kind, channel string) bool {
+		return !off[fmt.Sprintf("%d/%s/%s", uid, kind, channel)]
+	}
+	base := strings.TrimRight(o.cfg.Email.BaseURL, "/")
+	gid := strconv.FormatInt(g.ID, 10)
+	for _, n := range notes {
+		u := users[n.userID]
+		if u == nil {
+			continue
+		}
+		if n.key == "" {
+			n.key = key(g.ID, version, n.kind, n.userID)
+		}
+		c := n.common
+		c.Recipient = cmp.Or(u.DisplayName, u.Username)
+		c.GameID, c.GameTitle, c.GameURL = gid, "Game #"+gid, base+"/v1/games/"+gid
+		c.SettingsURL = base + "/v1/me/notification-preferences"
+		if o.cfg.UnsubscribeSecret != nil {
+			c.UnsubscribeURL = UnsubscribeURL(base, UnsubscribeToken(o.cfg.UnsubscribeSecret, strconv.FormatInt(u.ID, 10), string(n.kind)))
+		}
+		body, err := json.Marshal(n.data)
+		if err != nil {
+			return err
+		}
+		rec := &models.Notification{UserID: u.ID, GameID: &g.ID, Kind: string(n.kind), Body: string(body)}
+		if err := tx.Store.AddNotification(ctx, rec); err != nil {
+			return err
+		}
+		if err := o.insert(ctx, tx.Tx, StreamArgs{Key: n.key + ".stream", UserID: u.ID, NotificationID: rec.ID}, time.Time{}); err != nil {
+			return err
+		}
+		turnish := n.kind == KindYourTurn || n.kind == KindPromptWaiting || n.kind == KindDeadlineReminder
+		if u.Email != "" && u.NotifyEmail && (!turnish || u.NotifyTurns) && wants(u.ID, n.kind, ChannelEmail) {
+			args := EmailArgs{Key: n.key + ".email", UserID: u.ID, GameID: g.ID, Name: c.Recipient, Email: u.Email,
+				NoteKind: n.kind, Data: body}
+			if err := o.insert(ctx, tx.Tx, args, time.Time{}); err != nil {
+				return err
+			}
+		}
+		if !wants(u.ID, n.kind, ChannelWebhook) || (turnish && !u.NotifyTurns) {
+			continue
+		}
+		for _, h := range hooks {
+			if h.UserID != u.ID || !h.Wants(string(n.kind)) {
+				continue
+			}
+			k := n.key + ".wh" + strconv.FormatInt(h.ID, 10)
+			id := deliveryID(k)
+			payload, err := NewWebhookBody(id, string(n.kind), o.now(), json.RawMessage(body))
+			if err != nil {
+				return err
+			}
+			if err := tx.Store.AddDelivery(ctx, &models.WebhookDelivery{ID: id, WebhookID: h.ID, Event: string(n.kind), Body: string(payload)}); err != nil {
+				return err
+			}
+			if err := o.insert(ctx, tx.Tx, WebhookArgs{Key: k, DeliveryID: id, WebhookID: h.ID}, time.Time{}); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// hand words the recipient's hand with the engine's card texts.
+func (o *Outbox) hand(v *engine.View) []Card {
+	cat := engine.Standard()
+	out := make([]Card, 0, len(v.Hand))
+	for _, cv := range v.Hand {
+		c := Card{Name: cv.Name}
+		if k := cat.Card(cv.Card); k != nil {
+			lines := strings.Split(engine.CardText(k), "\n")
+			if len(lines) > 1 {
+				lines = lines[1:] // the first line is the name
+			}
+			c.Lines = lines
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+func promptsOut(ps []engine.Prompt, deadline time.Time) []Prompt {
+	out := make([]Prompt, 0, len(ps))
+	for _, p := range ps {
+		q := Prompt{Text: p.Text, Deadline: deadline}
+		for _, opt := range p.Options {
+			q.Options = append(q.Options, opt.Label)
+		}
+		out = append(out, q)
+	}
+	return out
+}
+
+// eventTexts returns the texts of events as seat may see them.
+func eventTexts(events []event, seat int) []string {
+	var out []string
+	for _, e := range events {
+		if v, ok := e.ev.For(seat); ok && v.Text != "" {
+			out = append(out, v.Text)
+		}
+	}
+	return out
+}
+
+func textsAfter(events []event, seq int64, seat int) []string {
+	var rest []event
+	for _, e := range events {
+		if e.seq > seq {
+			rest = append(rest, e)
+		}
+	}
+	return eventTexts(rest, seat)
+}
+
+func seatName(g *models.Game, seat int) string {
+	if seat >= 0 && seat < len(g.Seats) {
+		return g.Seats[seat].Username
+	}
+	return ""
+}
+
+func seatNames(g *models.Game) []string {
+	out := make([]string, len(g.Seats))
+	for i, s := range g.Seats {
+		out[i] = s.Username
+	}
+	return out
+}
+
+func namesOf(g *models.Game, seats []int) string {
+	var out []string
+	for _, s := range seats {
+		out = append(out, seatName(g, s))
+	}
+	return strings.Join(out, ", ")
+}
+
+func modeName(g *models.Game) string {
+	if g.Office {
+		return "office"
+	}
+	return g.Mode
+}
+
+// gameSettings is the part of a game's settings JSON the outbox reads.
+type gameSettings struct {
+	TurnDeadlineSeconds   int64 `json:"turn_deadline_seconds"`
+	PromptDeadlineSeconds int64 `json:"prompt_deadline_seconds"`
+}
+
+func (s gameSettings) turn() time.Duration { return time.Duration(s.TurnDeadlineSeconds) * time.Second }
+func (s gameSettings) prompt() time.Duration {
+	return time.Duration(s.PromptDeadlineSeconds) * time.Second
+}
+
+func settingsOf(g *models.Game) gameSettings {
+	var s gameSettings
+	json.Unmarshal([]byte(g.Settings), &s)
+	return s
+}

@@ -1,0 +1,384 @@
+package notifier
+
+import (
+	"context"
+	"encoding/json"
+	"math/rand/v2"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"net"
+
+	"github.com/datamonsters/turns/engine"
+	"github.com/datamonsters/turns/engine/bot"
+	"github.com/datamonsters/turns/models"
+	"github.com/datamonsters/turns/models/modelstest"
+	"github.com/emersion/go-smtp"
+)
+
+// testClock is a movable clock.
+type testClock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *testClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+func (c *testClock) Add(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.t = c.t.Add(d)
+}
+
+// outboxEnv is a store with an outbox delivering to an SMTP sink.
+type outboxEnv struct {
+	st    *models.Store
+	sink  *sink
+	hub   *Hub
+	clock *testClock
+	cfg   OutboxConfig
+	users []*models.User
+}
+
+func newOutboxEnv(t *testing.T, d models.Dialect) *outboxEnv {
+	t.Helper()
+	clock := &testClock{t: time.Now().UTC().Truncate(time.Second)}
+	st := modelstest.Open(t, d, models.Options{Now: clock.Now})
+	if err := MigrateRiver(context.Background(), st); err != nil {
+		t.Fatal(err)
+	}
+	s := startSink(t, sinkOptions{})
+	e := &outboxEnv{st: st, sink: s, hub: NewHub(0), clock: clock}
+	e.cfg = OutboxConfig{Store: st, Email: s.config(), Hub: e.hub, Now: clock.Now, PollInterval: 50 * time.Millisecond,
+		UnsubscribeSecret: []byte("unsub-secret")}
+	for _, name := range []string{"ana", "ben", "cy"} {
+		u := &models.User{Username: name, Email: name + "@example.com", NotifyEmail: true, NotifyTurns: true}
+		if err := st.CreateUser(context.Background(), u, "x"); err != nil {
+			t.Fatal(err)
+		}
+		e.users = append(e.users, u)
+	}
+	return e
+}
+
+// outbox builds an outbox with its own SMTP sender; start says whether its
+// River client works jobs.
+func (e *outboxEnv) outbox(t *testing.T, start bool) *Outbox {
+	t.Helper()
+	sender, err := NewSMTPSender(e.cfg.Email, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { sender.Close() })
+	cfg := e.cfg
+	cfg.Sender = sender
+	o, err := NewOutbox(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.st.SetOutbox(o)
+	if start {
+		if err := o.Start(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() {
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			o.Stop(ctx)
+		})
+	}
+	return o
+}
+
+// createGame stores a 3-seat game created by ana with ben and cy invited
+// and joined, not started.
+func (e *outboxEnv) createGame(t *testing.T) *models.Game {
+	t.Helper()
+	deck, _ := json.Marshal(engine.Standard().Decks()[0])
+	ds := string(deck)
+	g := &models.Game{CreatedBy: e.users[0].ID, Status: models.StatusOpen, Mode: "fast", Policy: "holders", Players: 3,
+		Settings: `{"turn_deadline_seconds":259200,"prompt_deadline_seconds":86400}`, Version: 1}
+	for i, u := range e.users {
+		id := u.ID
+		g.Seats = append(g.Seats, models.Seat{SeatNo: i, UserID: &id, Username: u.Username, Invited: i > 0, Joined: true, Deck: &ds})
+	}
+	if err := e.st.CreateGame(context.Background(), g); err != nil {
+		t.Fatal(err)
+	}
+	return g
+}
+
+// commit records next as the game's new state, as the API does.
+func (e *outboxEnv) commit(g *models.Game, next *engine.State, events []engine.Event, seat int, actions []engine.Action) (*models.Change, error) {
+	data, err := next.Marshal()
+	if err != nil {
+		return nil, err
+	}
+	g.State = data
+	g.Version++
+	aw := engine.Awaiting(next)
+	for i := range g.Seats {
+		g.Seats[i].Awaited = slices.Contains(aw, i)
+	}
+	now := e.clock.Now()
+	switch {
+	case next.Over():
+		g.Status, g.DeadlineAt = models.StatusOver, nil
+		var w []string
+		for _, s := range next.Winners {
+			w = append(w, strconv.Itoa(s))
+		}
+		g.Winners = strings.Join(w, ",")
+	case len(next.Prompts) > 0:
+		d := now.Add(24 * time.Hour)
+		g.DeadlineAt = &d
+	default:
+		d := now.Add(72 * time.Hour)
+		g.DeadlineAt = &d
+	}
+	ch := &models.Change{ReplacePrompts: true}
+	for _, a := range actions {
+		b, _ := json.Marshal(a)
+		ch.Actions = append(ch.Actions, models.ActionRecord{Version: g.Version, Seat: seat, Body: string(b)})
+	}
+	for _, ev := range events {
+		b, _ := json.Marshal(ev)
+		ch.Events = append(ch.Events, models.EventRecord{Body: string(b)})
+	}
+	for _, p := range next.Prompts {
+		b, _ := json.Marshal(p)
+		ch.Prompts = append(ch.Prompts, models.PromptRecord{PromptID: p.ID, Seat: p.Seat, Body: string(b), DeadlineAt: g.DeadlineAt})
+	}
+	return ch, nil
+}
+
+func (e *outboxEnv) start(t *testing.T, id int64) {
+	t.Helper()
+	_, err := e.st.Mutate(context.Background(), id, func(g *models.Game) (*models.Change, error) {
+		setup := engine.Setup{Seed: 7, Mode: engine.ModeFast, Policy: engine.Holders}
+		for _, s := range g.Seats {
+			var d engine.Deck
+			json.Unmarshal([]byte(*s.Deck), &d)
+			setup.Players = append(setup.Players, engine.SeatSetup{Name: s.Username, Deck: d})
+		}
+		st, events, err := engine.NewGame(setup)
+		if err != nil {
+			return nil, err
+		}
+		now := e.clock.Now()
+		g.Status, g.StartedAt = models.StatusActive, &now
+		return e.commit(g, st, events, -1, nil)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// step plays one greedy-bot action for the first awaited seat; it reports
+// false once the game is over.
+func (e *outboxEnv) step(t *testing.T, id int64, r *rand.Rand) bool {
+	t.Helper()
+	more := true
+	_, err := e.st.Mutate(context.Background(), id, func(g *models.Game) (*models.Change, error) {
+		st, err := engine.Unmarshal(g.State)
+		if err != nil {
+			return nil, err
+		}
+		aw := engine.Awaiting(st)
+		if len(aw) == 0 {
+			more = false
+			return nil, nil
+		}
+		seat := aw[0]
+		a := bot.NewGreedy(r).Choose(st.View(seat), engine.Legal(st, seat))
+		events, err := engine.Apply(st, seat, a)
+		if err != nil {
+			return nil, err
+		}
+		return e.commit(g, st, events, seat, []engine.Action{a})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return more
+}
+
+// waitMail waits until the sink holds n messages.
+func (e *outboxEnv) waitMail(t *testing.T, n int) []received {
+	t.Helper()
+	deadline := time.Now().Add(15 * time.Second)
+	for time.Now().Before(deadline) {
+		if msgs := e.sink.messages(); len(msgs) >= n {
+			time.Sleep(100 * time.Millisecond) // a duplicate would show up now
+			return e.sink.messages()
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatalf("sink has %d messages, want %d", len(e.sink.messages()), n)
+	return nil
+}
+
+func eachOutboxDB(t *testing.T, f func(t *testing.T, d models.Dialect)) {
+	for _, d := range modelstest.Dialects() {
+		t.Run(d.String(), func(t *testing.T) {
+			t.Parallel()
+			f(t, d)
+		})
+	}
+}
+
+func TestOutboxInvitationsAndStartByEmail(t *testing.T) {
+	eachOutboxDB(t, func(t *testing.T, d models.Dialect) {
+		e := newOutboxEnv(t, d)
+		e.outbox(t, true)
+		g := e.createGame(t)
+		msgs := e.waitMail(t, 2)
+		if len(msgs) != 2 {
+			t.Fatalf("%d invitation mails, want 2", len(msgs))
+		}
+		var to []string
+		for _, m := range msgs {
+			to = append(to, m.Rcpts...)
+			p := parseMail(t, m.Data)
+			if !strings.Contains(p.Header.Get("Subject"), "invit") && !strings.Contains(p.Header.Get("Subject"), "Invit") {
+				t.Errorf("subject %q", p.Header.Get("Subject"))
+			}
+			gid := strconv.FormatInt(g.ID, 10)
+			if p.Header.Get("References") != "<game-"+gid+"@dm.example>" || p.Header.Get("In-Reply-To") != "<game-"+gid+"@dm.example>" {
+				t.Errorf("threading: %q %q", p.Header.Get("References"), p.Header.Get("In-Reply-To"))
+			}
+			if !strings.HasPrefix(p.Header.Get("Message-Id"), "<game-"+gid+".g"+gid+".v1.invitation.u") {
+				t.Errorf("Message-ID %q", p.Header.Get("Message-Id"))
+			}
+			if !strings.HasPrefix(p.Header.Get("List-Unsubscribe"), "<https://dm.example/v1/unsubscribe?token=") ||
+				p.Header.Get("List-Unsubscribe-Post") != "List-Unsubscribe=One-Click" {
+				t.Errorf("unsubscribe headers: %q %q", p.Header.Get("List-Unsubscribe"), p.Header.Get("List-Unsubscribe-Post"))
+			}
+			if !strings.Contains(p.Text, "ana") || !strings.Contains(p.HTML, "ana") {
+				t.Errorf("body does not name the inviter:\n%s", p.Text)
+			}
+		}
+		slices.Sort(to)
+		if !slices.Equal(to, []string{"ben@example.com", "cy@example.com"}) {
+			t.Fatalf("recipients %v", to)
+		}
+		e.start(t, g.ID)
+		msgs = e.waitMail(t, 5)
+		if len(msgs) != 5 {
+			t.Fatalf("%d mails after the start, want 2 invitations and 3 game-started", len(msgs))
+		}
+		for _, m := range msgs[2:] {
+			p := parseMail(t, m.Data)
+			if !strings.Contains(p.Text, "ana, ben") && !strings.Contains(p.Text, "ana") {
+				t.Errorf("game started mail does not list the players:\n%s", p.Text)
+			}
+		}
+		// The stream log has one entry per notification and recipient.
+		ns, err := e.st.NotificationsAfter(context.Background(), e.users[1].ID, 0, 10)
+		if err != nil || len(ns) != 2 || ns[0].Kind != "invitation" || ns[1].Kind != "game_started" {
+			t.Fatalf("ben's notifications: %+v %v", ns, err)
+		}
+	})
+}
+
+// TestOutboxCrashBetweenCommitAndDelivery commits changes while no worker
+// runs (the process died after commit), then starts a new outbox: every
+// notification is delivered, each once.
+func TestOutboxCrashBetweenCommitAndDelivery(t *testing.T) {
+	eachOutboxDB(t, func(t *testing.T, d models.Dialect) {
+		e := newOutboxEnv(t, d)
+		e.outbox(t, false) // writes jobs, works none: the crash window
+		g := e.createGame(t)
+		e.start(t, g.ID)
+		r := rand.New(rand.NewPCG(1, 2))
+		for range 30 {
+			if !e.step(t, g.ID, r) {
+				break
+			}
+		}
+		if n := len(e.sink.messages()); n != 0 {
+			t.Fatalf("%d mails sent before any worker ran", n)
+		}
+		var want int64
+		if err := e.st.ExecForTest(context.Background(), "SELECT 1"); err != nil {
+			t.Fatal(err)
+		}
+		db, _ := e.st.SQLDB()
+		if err := db.QueryRow(`SELECT COUNT(*) FROM river_job WHERE kind = 'dm_email'`).Scan(&want); err != nil {
+			t.Fatal(err)
+		}
+		if want < 5 {
+			t.Fatalf("only %d email jobs were written", want)
+		}
+		e.outbox(t, true) // the restarted process
+		msgs := e.waitMail(t, int(want))
+		ids := map[string]int{}
+		for _, m := range msgs {
+			ids[parseMail(t, m.Data).Header.Get("Message-Id")]++
+		}
+		if len(msgs) != int(want) || len(ids) != int(want) {
+			t.Fatalf("%d mails with %d distinct Message-IDs, want %d of each", len(msgs), len(ids), want)
+		}
+	})
+}
+
+// TestOutboxSMTPDownThenUp: mails committed while the SMTP server is down
+// arrive once it is back, each once.
+func TestOutboxSMTPDownThenUp(t *testing.T) {
+	e := newOutboxEnv(t, models.SQLite)
+	e.sink.server.Close()
+	e.cfg.Email.Timeout = time.Second
+	e.cfg.Now = nil // River's real clock, so that the retries come due
+	e.cfg.EmailRetryBase = 100 * time.Millisecond
+	o := e.outbox(t, true)
+	g := e.createGame(t)
+	time.Sleep(300 * time.Millisecond)
+	res, err := o.Client().JobList(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = res
+	// Bring a new server up on the same port.
+	s2 := restartSink(t, e.sink)
+	e.sink = s2
+	msgs := e.waitMail(t, 2)
+	if len(msgs) != 2 {
+		t.Fatalf("%d mails after the server came back, want 2", len(msgs))
+	}
+	_ = g
+}
+
+// restartSink starts a new sink on the address of a closed one.
+func restartSink(t *testing.T, old *sink) *sink {
+	t.Helper()
+	s := &sink{opts: old.opts, Addr: old.Addr, Host: old.Host, Port: old.Port, Certs: old.Certs}
+	srv := smtp.NewServer(s)
+	srv.TLSConfig = old.server.TLSConfig
+	srv.Domain = "localhost"
+	srv.MaxMessageBytes = 1 << 20
+	srv.MaxRecipients = 10
+	srv.ErrorLog = discardLogger{}
+	var ln net.Listener
+	var err error
+	for range 100 {
+		if ln, err = net.Listen("tcp", old.Addr); err == nil {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.server = srv
+	go srv.Serve(ln)
+	t.Cleanup(func() { srv.Close() })
+	return s
+}

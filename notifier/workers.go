@@ -1,0 +1,326 @@
+package notifier
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/datamonsters/turns/engine"
+	"github.com/datamonsters/turns/models"
+	"github.com/riverqueue/river"
+)
+
+// Job kinds.
+const (
+	emailKind    = "dm_email"
+	webhookKind  = "dm_webhook"
+	streamKind   = "dm_stream"
+	reminderKind = "dm_reminder"
+	timeoutKind  = "dm_timeout"
+)
+
+// EmailArgs is one email job: one notification to one user. Key is unique
+// per (event, recipient, channel) and gives the stable Message-ID.
+type EmailArgs struct {
+	Key      string          `json:"key" river:"unique"`
+	UserID   int64           `json:"user_id"`
+	GameID   int64           `json:"game_id"`
+	Name     string          `json:"name"`
+	Email    string          `json:"email"`
+	NoteKind Kind            `json:"kind"`
+	Data     json.RawMessage `json:"data"`
+}
+
+// Kind is the River job kind.
+func (EmailArgs) Kind() string { return emailKind }
+
+// WebhookArgs is one webhook delivery job; the body is in the delivery log.
+type WebhookArgs struct {
+	Key        string `json:"key" river:"unique"`
+	DeliveryID string `json:"delivery_id"`
+	WebhookID  int64  `json:"webhook_id"`
+	Redeliver  int    `json:"redeliver,omitempty"` // >0: a redelivery asked for by the owner
+}
+
+// Kind is the River job kind.
+func (WebhookArgs) Kind() string { return webhookKind }
+
+// StreamArgs publishes to the live stream: a user's notification
+// (NotificationID) or a range of a game's events (GameID, FromSeq..ToSeq).
+type StreamArgs struct {
+	Key            string `json:"key" river:"unique"`
+	UserID         int64  `json:"user_id,omitempty"`
+	NotificationID int64  `json:"notification_id,omitempty"`
+	GameID         int64  `json:"game_id,omitempty"`
+	FromSeq        int64  `json:"from_seq,omitempty"`
+	ToSeq          int64  `json:"to_seq,omitempty"`
+}
+
+// Kind is the River job kind.
+func (StreamArgs) Kind() string { return streamKind }
+
+// decodeData turns a stored notification body back into its template data.
+func decodeData(kind Kind, raw []byte) (Data, error) {
+	var d Data
+	switch kind {
+	case KindInvitation:
+		d = &Invitation{}
+	case KindGameStarted:
+		d = &GameStarted{}
+	case KindYourTurn:
+		d = &YourTurn{}
+	case KindPromptWaiting:
+		d = &PromptWaiting{}
+	case KindQueuedActions:
+		d = &QueuedActions{}
+	case KindDeadlineReminder:
+		d = &DeadlineReminder{}
+	case KindTimeoutApplied:
+		d = &TimeoutApplied{}
+	case KindGameOver:
+		d = &GameOver{}
+	case KindVacation:
+		d = &VacationNotice{}
+	case KindDigest:
+		d = &Digest{}
+	default:
+		return nil, fmt.Errorf("notifier: unknown notification kind %q", kind)
+	}
+	if err := json.Unmarshal(raw, d); err != nil {
+		return nil, err
+	}
+	return deref(d), nil
+}
+
+// deref returns the struct value behind a *T data, as Render expects.
+func deref(d Data) Data {
+	switch v := d.(type) {
+	case *Invitation:
+		return *v
+	case *GameStarted:
+		return *v
+	case *YourTurn:
+		return *v
+	case *PromptWaiting:
+		return *v
+	case *QueuedActions:
+		return *v
+	case *DeadlineReminder:
+		return *v
+	case *TimeoutApplied:
+		return *v
+	case *GameOver:
+		return *v
+	case *VacationNotice:
+		return *v
+	case *Digest:
+		return *v
+	}
+	return d
+}
+
+type emailWorker struct {
+	river.WorkerDefaults[EmailArgs]
+	o *Outbox
+}
+
+// Work renders and sends one email. A "your turn" or "prompt" email is
+// skipped while the recipient is connected to the live stream in this
+// process. A message that can never be sent is cancelled, not retried.
+func (w *emailWorker) Work(ctx context.Context, job *river.Job[EmailArgs]) error {
+	a := job.Args
+	if (a.NoteKind == KindYourTurn || a.NoteKind == KindPromptWaiting) &&
+		w.o.cfg.Hub.Subscribers(UserTopic(strconv.FormatInt(a.UserID, 10))) > 0 {
+		w.o.log.Info("email skipped: recipient is on the live stream", "key", a.Key)
+		return nil
+	}
+	d, err := decodeData(a.NoteKind, a.Data)
+	if err != nil {
+		return river.JobCancel(err)
+	}
+
+	msg, err := Compose(w.o.cfg.Email.Domain(), Address{Name: a.Name, Email: a.Email}, d, a.Key)
+	if err != nil {
+		return river.JobCancel(err)
+	}
+	if err := w.o.cfg.Sender.Send(ctx, msg); err != nil {
+		if IsPermanent(err) {
+			return river.JobCancel(err)
+		}
+		return err
+	}
+	return nil
+}
+
+// NextRetry backs off from EmailRetryBase doubling to 30 min.
+func (w *emailWorker) NextRetry(job *river.Job[EmailArgs]) time.Time {
+	return w.o.now().Add(Backoff(job.Attempt, w.o.cfg.EmailRetryBase, 30*time.Minute, 0.2))
+}
+
+type webhookWorker struct {
+	river.WorkerDefaults[WebhookArgs]
+	o *Outbox
+}
+
+// Work posts one delivery, records the attempt in the delivery log, and
+// disables the webhook after WebhookDisableAfter consecutive failures or
+// when the receiver answers 410 Gone.
+func (w *webhookWorker) Work(ctx context.Context, job *river.Job[WebhookArgs]) error {
+	a := job.Args
+	st := w.o.store
+	h, err := st.WebhookByID(ctx, a.WebhookID)
+	if errors.Is(err, models.ErrNotFound) {
+		return nil // deleted meanwhile
+	}
+	if err != nil {
+		return err
+	}
+	d, err := st.Delivery(ctx, a.WebhookID, a.DeliveryID)
+	if errors.Is(err, models.ErrNotFound) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if h.DisabledAt != nil {
+		return river.JobCancel(fmt.Errorf("webhook %d is disabled", h.ID))
+	}
+	if w.o.cfg.Webhook == nil {
+		return errors.New("webhooks are not configured")
+	}
+	res := w.o.cfg.Webhook.Deliver(ctx, h.URL, []byte(h.Secret), d.ID, []byte(d.Body))
+	errText := ""
+	if res.Err != nil {
+		errText = res.Err.Error()
+	} else if res.Outcome != OutcomeOK {
+		errText = fmt.Sprintf("HTTP %d: %s", res.Status, res.Response)
+	}
+	disable := ""
+	switch {
+	case res.Outcome == OutcomeDisable:
+		disable = errText
+	case res.Outcome == OutcomeRetry && ShouldDisable(h.Failures+1, w.o.cfg.WebhookDisableAfter):
+		disable = fmt.Sprintf("%d consecutive failures", h.Failures+1)
+	}
+	final := res.Outcome != OutcomeOK && job.Attempt >= job.MaxAttempts
+	if err := st.RecordAttempt(ctx, d, res.Outcome == OutcomeOK, final, res.Status, errText, disable); err != nil {
+		return err
+	}
+	switch {
+	case res.Outcome == OutcomeOK:
+		return nil
+	case disable != "":
+		return river.JobCancel(fmt.Errorf("webhook %d disabled: %s", h.ID, disable))
+	}
+	return errors.New(errText)
+}
+
+// NextRetry follows the documented backoff: WebhookBackoffBase doubling to
+// at most 6 h, with jitter.
+func (w *webhookWorker) NextRetry(job *river.Job[WebhookArgs]) time.Time {
+	return w.o.now().Add(Backoff(job.Attempt, w.o.cfg.WebhookBackoffBase, 6*time.Hour, 0.2))
+}
+
+// Redeliver queues delivery id of the user's webhook again, with the same
+// Webhook-Id; n numbers the request so that each one is a new job.
+func (o *Outbox) Redeliver(ctx context.Context, userID, webhookID int64, id string) error {
+	if _, err := o.store.Webhook(ctx, userID, webhookID); err != nil {
+		return err
+	}
+	if _, err := o.store.Delivery(ctx, webhookID, id); err != nil {
+		return err
+	}
+	k := id + ".r" + strconv.FormatInt(o.now().UnixNano(), 36)
+	_, err := o.client.Insert(ctx, WebhookArgs{Key: k, DeliveryID: id, WebhookID: webhookID, Redeliver: 1},
+		&river.InsertOpts{UniqueOpts: uniqueOpts})
+	return err
+}
+
+type streamWorker struct {
+	river.WorkerDefaults[StreamArgs]
+	o *Outbox
+}
+
+// Work publishes to the live stream. With a notify function (Postgres) the
+// event goes through NOTIFY to every process's hub; otherwise to this
+// process's hub only (SQLite runs one process).
+func (w *streamWorker) Work(ctx context.Context, job *river.Job[StreamArgs]) error {
+	a := job.Args
+	if a.NotificationID != 0 {
+		ns, err := w.o.store.NotificationsAfter(ctx, a.UserID, a.NotificationID-1, 1)
+		if err != nil {
+			return err
+		}
+		if len(ns) == 0 || ns[0].ID != a.NotificationID {
+			return nil
+		}
+		return w.o.publish(ctx, UserTopic(strconv.FormatInt(a.UserID, 10)), NotificationEvent(ns[0]))
+	}
+	g, err := w.o.store.Game(ctx, a.GameID)
+	if err != nil {
+		return err
+	}
+	recs, err := w.o.store.EventsAfter(ctx, a.GameID, a.FromSeq-1, int(a.ToSeq-a.FromSeq+1))
+	if err != nil {
+		return err
+	}
+	for seat := -1; seat < len(g.Seats); seat++ {
+		topic := GameSeatTopic(a.GameID, seat)
+		for _, r := range recs {
+			ev, ok := GameEvent(r, seat)
+			if !ok {
+				continue
+			}
+			if err := w.o.publish(ctx, topic, ev); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// GameSeatTopic is the live-stream topic of a game's events as seat sees
+// them (seat < 0: a spectator).
+func GameSeatTopic(gameID int64, seat int) Topic {
+	if seat < 0 {
+		return GameTopic(strconv.FormatInt(gameID, 10))
+	}
+	return GameTopic(strconv.FormatInt(gameID, 10) + ".s" + strconv.Itoa(seat))
+}
+
+// NotificationEvent is the SSE event of a stored notification: id is the
+// notification id, type its kind, data {"id","kind","game_id","created_at","data"}.
+func NotificationEvent(n models.Notification) Event {
+	body, _ := json.Marshal(struct {
+		ID        int64           `json:"id"`
+		Kind      string          `json:"kind"`
+		GameID    *int64          `json:"game_id,omitempty"`
+		CreatedAt string          `json:"created_at"`
+		Data      json.RawMessage `json:"data"`
+	}{n.ID, n.Kind, n.GameID, n.CreatedAt.UTC().Format(time.RFC3339), json.RawMessage(n.Body)})
+	return Event{ID: strconv.FormatInt(n.ID, 10), Type: n.Kind, Data: body}
+}
+
+// GameEvent is the SSE event of a stored game event as seat sees it, and
+// false if seat sees nothing of it: id is the event's sequence number, type
+// "event", data {"seq","version","created_at","event"}.
+func GameEvent(r models.EventRecord, seat int) (Event, bool) {
+	var ev engine.Event
+	if err := json.Unmarshal([]byte(r.Body), &ev); err != nil {
+		return Event{}, false
+	}
+	v, ok := ev.For(seat)
+	if !ok {
+		return Event{}, false
+	}
+	body, _ := json.Marshal(struct {
+		Seq       int64        `json:"seq"`
+		Version   int64        `json:"version"`
+		CreatedAt string       `json:"created_at"`
+		Event     engine.Event `json:"event"`
+	}{r.Seq, r.Version, r.CreatedAt.UTC().Format(time.RFC3339), v})
+	return Event{ID: strconv.FormatInt(r.Seq, 10), Type: "event", Data: body}, true
+}
