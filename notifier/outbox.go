@@ -271,5 +271,7 @@ func (h warnHandler) Enabled(ctx context.Context, l slog.Level) bool {
 	return l >= slog.LevelWarn && h.Handler.Enabled(ctx, l)
 }
 
-func (h warnHandler) WithAttrs(a []slog.Attr) slog.Handler { return warnHandler{h.Handler.WithAttrs(a)} }
-func (h warnHandler) WithGroup(n string) slog.Handler      { return warnHandler{h.Handler.WithGroup(n)} }
+func (h warnHandler) WithAttrs(a []slog.Attr) slog.Handler {
+	return warnHandler{h.Handler.WithAttrs(a)}
+}
+func (h warnHandler) WithGroup(n string) slog.Handler { return warnHandler{h.Handler.WithGroup(n)} }
