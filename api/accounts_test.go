@@ -232,3 +232,15 @@ func TestOperations(t *testing.T) {
 		}
 	})
 }
+
+func TestRateLimitIgnoresForwardedFor(t *testing.T) {
+	e := newEnv(t, "sqlite", testConfig())
+	e.register("gus")
+	for i := range 12 {
+		r := e.do(req{Method: "POST", Path: "/v1/auth/login", Header: map[string]string{"X-Forwarded-For": "10.0.0." + itoa(int64(i))},
+			Body: map[string]string{"username": "gus", "password": "wrong-password"}})
+		if i >= 10 && r.Status != 429 {
+			t.Fatalf("attempt %d with a spoofed X-Forwarded-For: %d", i, r.Status)
+		}
+	}
+}

@@ -30,6 +30,10 @@ type Config struct {
 	// means 10 and 30 seconds.
 	LoginBurst int
 	LoginEvery time.Duration
+	// TrustedProxies are the addresses (IPs or CIDRs) whose X-Forwarded-For
+	// names the client, for the login rate limit and the logs. Empty: none,
+	// the peer address is the client.
+	TrustedProxies []string
 }
 
 // Server holds the API's dependencies. Build it with New.
@@ -73,6 +77,10 @@ func New(store *models.Store, cfg Config, log *slog.Logger, now func() time.Time
 func (s *Server) Handler() http.Handler {
 	gin.SetMode(gin.ReleaseMode)
 	r := gin.New()
+	if err := r.SetTrustedProxies(s.cfg.TrustedProxies); err != nil {
+		s.log.Error("TRUSTED_PROXIES ignored", "error", err)
+		r.SetTrustedProxies(nil)
+	}
 	r.HandleMethodNotAllowed = true
 	r.Use(s.requestID, s.logRequests, s.recover, s.limitBody)
 	r.NoRoute(func(c *gin.Context) { writeError(c, errNotFound) })
@@ -167,6 +175,7 @@ func (s *Server) logRequests(c *gin.Context) {
 		slog.String("method", c.Request.Method),
 		slog.String("route", c.FullPath()),
 		slog.String("path", c.Request.URL.Path),
+		slog.String("client_ip", c.ClientIP()),
 		slog.Int("status", c.Writer.Status()),
 		slog.Duration("duration", time.Since(start)),
 	}

@@ -27,6 +27,9 @@ type Config struct {
 	BaseURL      string        // BASE_URL; public address of the service, default "http://localhost:8080"
 	LogLevel     slog.Level    // LOG_LEVEL; debug, info (default), warn or error
 	MaxBodyBytes int64         // MAX_BODY_BYTES; request body limit, default 1 MiB
+	// TrustedProxies is TRUSTED_PROXIES, comma-separated IPs or CIDRs of
+	// reverse proxies whose X-Forwarded-For is believed; empty: none.
+	TrustedProxies []string
 }
 
 // loadConfig reads the configuration through getenv (os.Getenv in main, a map
@@ -58,6 +61,11 @@ func loadConfig(getenv func(string) string) (Config, error) {
 	}
 	if _, err := fmt.Sscan(get("MAX_BODY_BYTES", "1048576"), &cfg.MaxBodyBytes); err != nil || cfg.MaxBodyBytes <= 0 {
 		return Config{}, fmt.Errorf("MAX_BODY_BYTES: want a positive number of bytes, got %q", getenv("MAX_BODY_BYTES"))
+	}
+	for _, p := range strings.Split(getenv("TRUSTED_PROXIES"), ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			cfg.TrustedProxies = append(cfg.TrustedProxies, p)
+		}
 	}
 	if s := getenv("JWT_SECRET"); s != "" {
 		if len(s) < 32 {

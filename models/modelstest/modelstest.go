@@ -1,5 +1,3 @@
-// Package modelstest opens stores for tests: SQLite in a temporary folder,
-// and Postgres in a fresh schema of the database named by TEST_DATABASE_URL.
 package modelstest
 
 import (
