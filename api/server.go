@@ -44,6 +44,7 @@ type Server struct {
 	log    *slog.Logger
 	now    func() time.Time
 	logins *limiter
+	notify *Notifications // nil: streams and redelivery answer 503; see SetNotifications
 }
 
 // New returns the API server. now is the clock (nil means time.Now).
@@ -108,6 +109,8 @@ func (s *Server) routes(r *gin.Engine) {
 	v1.POST("/auth/logout", s.logout)
 	v1.GET("/cards", s.listCards)
 	v1.GET("/prebuilt-decks", s.listPrebuiltDecks)
+	v1.GET("/unsubscribe", s.unsubscribe)
+	v1.POST("/unsubscribe", s.unsubscribe)
 
 	// Scope read: a login's access token or an API token with "read".
 	read := v1.Group("", s.authenticate, s.require(ScopeRead))
@@ -118,6 +121,14 @@ func (s *Server) routes(r *gin.Engine) {
 	read.GET("/games/:id", s.getGame)
 	read.GET("/games/:id/legal", s.legalActions)
 	read.GET("/games/:id/events", s.listEvents)
+	read.GET("/games/:id/stream", s.streamGame)
+	read.GET("/notifications/stream", s.streamNotifications)
+	read.GET("/webhooks", s.listWebhooks)
+	read.POST("/webhooks", s.createWebhook)
+	read.DELETE("/webhooks/:id", s.deleteWebhook)
+	read.POST("/webhooks/:id/enable", s.enableWebhook)
+	read.GET("/webhooks/:id/deliveries", s.listDeliveries)
+	read.POST("/webhooks/:id/deliveries/:delivery/redeliver", s.redeliver)
 
 	// Scope play: a login's access token or an API token with "play".
 	play := v1.Group("", s.authenticate, s.require(ScopePlay))
@@ -136,6 +147,8 @@ func (s *Server) routes(r *gin.Engine) {
 	// Session only: a login's access token, never an API token.
 	session := v1.Group("", s.authenticate, s.require(scopeAccount))
 	session.PATCH("/me", s.updateMe)
+	session.GET("/me/notification-preferences", s.getPreferences)
+	session.PUT("/me/notification-preferences", s.updatePreferences)
 	session.GET("/tokens", s.listTokens)
 	session.POST("/tokens", s.createToken)
 	session.DELETE("/tokens/:id", s.revokeToken)
@@ -146,6 +159,7 @@ const (
 	ctxRequestID = "request_id"
 	ctxUserID    = "user_id"
 	ctxScopes    = "scopes"
+	ctxTokenID   = "token_id" // the API token's id; unset for a login session
 )
 
 // scopeAccount is held only by login access tokens: managing the account
@@ -227,6 +241,7 @@ func (s *Server) authenticate(c *gin.Context) {
 			return
 		}
 		c.Set(ctxUserID, t.UserID)
+		c.Set(ctxTokenID, t.ID)
 		c.Set(ctxScopes, t.ScopeList())
 		c.Next()
 		return

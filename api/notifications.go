@@ -1,0 +1,344 @@
+package api
+
+import (
+	"encoding/hex"
+	"errors"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/datamonsters/turns/models"
+	"github.com/datamonsters/turns/notifier"
+	"github.com/gin-gonic/gin"
+)
+
+// Notifications is what the notification routes need: the outbox (for
+// redelivery), the live-stream hub, the secret of unsubscribe links, and
+// whether webhooks may target internal addresses.
+type Notifications struct {
+	Outbox            *notifier.Outbox
+	Hub               *notifier.Hub
+	UnsubscribeSecret []byte
+	AllowPrivate      bool // WEBHOOK_ALLOW_PRIVATE
+}
+
+// SetNotifications installs the notification dependencies; without them
+// the stream and redelivery routes answer 503.
+func (s *Server) SetNotifications(n Notifications) { s.notify = &n }
+
+// Timeouter returns the server as the outbox's way to apply timeouts.
+func (s *Server) Timeouter() notifier.Timeouter { return s }
+
+var errNotifyOff = newError(http.StatusServiceUnavailable, "notifications_unavailable", "Notifications unavailable",
+	"notifications are not configured on this server")
+
+// maxWebhooks is how many webhooks one user may register.
+const maxWebhooks = 20
+
+type createWebhookRequest struct {
+	URL    string   `json:"url"`
+	Events []string `json:"events"`
+	Secret string   `json:"secret"`
+}
+
+type webhookResponse struct {
+	ID             int64    `json:"id"`
+	URL            string   `json:"url"`
+	Events         []string `json:"events"`
+	TokenID        *int64   `json:"token_id"`
+	Failures       int      `json:"failures"`
+	Disabled       bool     `json:"disabled"`
+	DisabledAt     *string  `json:"disabled_at"`
+	DisabledReason string   `json:"disabled_reason"`
+	CreatedAt      string   `json:"created_at"`
+	Secret         string   `json:"secret,omitempty"`
+}
+
+type webhookList struct {
+	Webhooks []webhookResponse `json:"webhooks"`
+}
+
+type deliveryResponse struct {
+	ID          string  `json:"id"`
+	Event       string  `json:"event"`
+	Status      string  `json:"status"`
+	Attempts    int     `json:"attempts"`
+	LastCode    int     `json:"last_code"`
+	LastError   string  `json:"last_error"`
+	CreatedAt   string  `json:"created_at"`
+	UpdatedAt   string  `json:"updated_at"`
+	DeliveredAt *string `json:"delivered_at"`
+}
+
+type deliveryList struct {
+	Deliveries []deliveryResponse `json:"deliveries"`
+}
+
+type preference struct {
+	Kind    string `json:"kind"`
+	Channel string `json:"channel"`
+	Enabled bool   `json:"enabled"`
+}
+
+type preferenceList struct {
+	Preferences []preference `json:"preferences"`
+}
+
+func webhookOut(w models.Webhook) webhookResponse {
+	out := webhookResponse{ID: w.ID, URL: w.URL, Events: []string{}, TokenID: w.TokenID, Failures: w.Failures,
+		Disabled: w.DisabledAt != nil, DisabledAt: rfc3339p(w.DisabledAt), DisabledReason: w.DisabledReason,
+		CreatedAt: rfc3339(w.CreatedAt)}
+	if w.Events != "" {
+		out.Events = strings.Split(w.Events, ",")
+	}
+	return out
+}
+
+func deliveryOut(d models.WebhookDelivery) deliveryResponse {
+	return deliveryResponse{ID: d.ID, Event: d.Event, Status: d.Status, Attempts: d.Attempts, LastCode: d.LastCode,
+		LastError: d.LastError, CreatedAt: rfc3339(d.CreatedAt), UpdatedAt: rfc3339(d.UpdatedAt), DeliveredAt: rfc3339p(d.DeliveredAt)}
+}
+
+func knownKind(k string) bool {
+	return slices.Contains(notifier.Kinds, notifier.Kind(k))
+}
+
+// listWebhooks lists the caller's webhooks, without their secrets.
+func (s *Server) listWebhooks(c *gin.Context) {
+	hooks, err := s.store.Webhooks(c.Request.Context(), userID(c))
+	if err != nil {
+		writeError(c, err)
+		return
+	}
+	out := webhookList{Webhooks: []webhookResponse{}}
+	for _, w := range hooks {
+		out.Webhooks = append(out.Webhooks, webhookOut(w))
+	}
+	c.JSON(http.StatusOK, out)
+}
+
+// createWebhook registers a URL for the caller (or, with an API token, for
+// that token: it goes when the token is revoked). The secret is shown only
+// in this response.
+func (s *Server) createWebhook(c *gin.Context) {
+	var req createWebhookRequest
+	if err := decode(c, &req); err != nil {
+		writeError(c, err)
+		return
+	}
+	allowPrivate := s.notify != nil && s.notify.AllowPrivate
+	if _, err := notifier.CheckWebhookURL(req.URL, allowPrivate); err != nil {
+		writeError(c, invalid("url: %s", strings.TrimPrefix(err.Error(), "notifier: ")))
+		return
+	}
+	for _, e := range req.Events {
+		if !knownKind(e) {
+			writeError(c, invalid("events: unknown event %q", e))
+			return
+		}
+	}
+	if req.Secret != "" && (len(req.Secret) < 16 || len(req.Secret) > 200) {
+		writeError(c, invalid("secret: 16 to 200 characters, or leave it out to get a generated one"))
+		return
+	}
+	hooks, err := s.store.Webhooks(c.Request.Context(), userID(c))
+	if err != nil {
+		writeError(c, err)
+		return
+	}
+	if len(hooks) >= maxWebhooks {
+		writeError(c, invalid("at most %d webhooks per user", maxWebhooks))
+		return
+	}
+	if req.Secret == "" {
+		req.Secret = "whsec_" + hex.EncodeToString(randomBytes(24))
+	}
+	w := &models.Webhook{UserID: userID(c), URL: req.URL, Secret: req.Secret, Events: strings.Join(req.Events, ",")}
+	if tid := c.GetInt64(ctxTokenID); tid != 0 {
+		w.TokenID = &tid
+	}
+	if err := s.store.CreateWebhook(c.Request.Context(), w); err != nil {
+		writeError(c, err)
+		return
+	}
+	out := webhookOut(*w)
+	out.Secret = w.Secret
+	c.Header("Location", "/v1/webhooks/"+strconv.FormatInt(w.ID, 10))
+	c.JSON(http.StatusCreated, out)
+}
+
+// deleteWebhook removes one of the caller's webhooks and its delivery log.
+func (s *Server) deleteWebhook(c *gin.Context) {
+	id, err := pathID(c, "id")
+	if err != nil {
+		writeError(c, err)
+		return
+	}
+	if err := s.store.DeleteWebhook(c.Request.Context(), userID(c), id); err != nil {
+		writeError(c, err)
+		return
+	}
+	c.Status(http.StatusNoContent)
+}
+
+// enableWebhook re-enables a webhook that was disabled after failures.
+func (s *Server) enableWebhook(c *gin.Context) {
+	id, err := pathID(c, "id")
+	if err != nil {
+		writeError(c, err)
+		return
+	}
+	if err := s.store.EnableWebhook(c.Request.Context(), userID(c), id); err != nil {
+		writeError(c, err)
+		return
+	}
+	w, err := s.store.Webhook(c.Request.Context(), userID(c), id)
+	if err != nil {
+		writeError(c, err)
+		return
+	}
+	c.JSON(http.StatusOK, webhookOut(*w))
+}
+
+// listDeliveries is a webhook's delivery log, newest first.
+func (s *Server) listDeliveries(c *gin.Context) {
+	id, err := pathID(c, "id")
+	if err != nil {
+		writeError(c, err)
+		return
+	}
+	limit, err := queryInt(c, "limit", 50, 1, 200)
+	if err != nil {
+		writeError(c, err)
+		return
+	}
+	if _, err := s.store.Webhook(c.Request.Context(), userID(c), id); err != nil {
+		writeError(c, err)
+		return
+	}
+	ds, err := s.store.Deliveries(c.Request.Context(), id, int(limit))
+	if err != nil {
+		writeError(c, err)
+		return
+	}
+	out := deliveryList{Deliveries: []deliveryResponse{}}
+	for _, d := range ds {
+		out.Deliveries = append(out.Deliveries, deliveryOut(d))
+	}
+	c.JSON(http.StatusOK, out)
+}
+
+// redeliver queues one delivery again, with the same Webhook-Id.
+func (s *Server) redeliver(c *gin.Context) {
+	id, err := pathID(c, "id")
+	if err != nil {
+		writeError(c, err)
+		return
+	}
+	if s.notify == nil || s.notify.Outbox == nil {
+		writeError(c, errNotifyOff)
+		return
+	}
+	did := c.Param("delivery")
+	if err := s.notify.Outbox.Redeliver(c.Request.Context(), userID(c), id, did); err != nil {
+		writeError(c, err)
+		return
+	}
+	d, err := s.store.Delivery(c.Request.Context(), id, did)
+	if err != nil {
+		writeError(c, err)
+		return
+	}
+	c.JSON(http.StatusAccepted, deliveryOut(*d))
+}
+
+// getPreferences lists, for every notification kind and channel, whether
+// the caller receives it (on unless turned off).
+func (s *Server) getPreferences(c *gin.Context) {
+	out, err := s.preferences(c)
+	if err != nil {
+		writeError(c, err)
+		return
+	}
+	c.JSON(http.StatusOK, out)
+}
+
+func (s *Server) preferences(c *gin.Context) (preferenceList, error) {
+	stored, err := s.store.Preferences(c.Request.Context(), []int64{userID(c)})
+	if err != nil {
+		return preferenceList{}, err
+	}
+	out := preferenceList{Preferences: []preference{}}
+	for _, k := range notifier.Kinds {
+		for _, ch := range notifier.Channels {
+			p := preference{Kind: string(k), Channel: ch, Enabled: true}
+			for _, st := range stored {
+				if st.Kind == p.Kind && st.Channel == ch {
+					p.Enabled = st.Enabled
+				}
+			}
+			out.Preferences = append(out.Preferences, p)
+		}
+	}
+	return out, nil
+}
+
+// updatePreferences sets the preferences listed; others stay as they are.
+func (s *Server) updatePreferences(c *gin.Context) {
+	var req preferenceList
+	if err := decode(c, &req); err != nil {
+		writeError(c, err)
+		return
+	}
+	for i, p := range req.Preferences {
+		if !knownKind(p.Kind) || !slices.Contains(notifier.Channels, p.Channel) {
+			writeError(c, invalid("preferences[%d]: unknown kind %q or channel %q", i, p.Kind, p.Channel))
+			return
+		}
+	}
+	for _, p := range req.Preferences {
+		if err := s.store.SetPreference(c.Request.Context(), models.Preference{UserID: userID(c), Kind: p.Kind,
+			Channel: p.Channel, Enabled: p.Enabled}); err != nil {
+			writeError(c, err)
+			return
+		}
+	}
+	s.getPreferences(c)
+}
+
+// unsubscribe is the one-click unsubscribe endpoint of List-Unsubscribe: it
+// turns off the email of the token's kind ("all": every kind) for the
+// token's user. GET (a person following the link) does the same as POST
+// (the mailbox provider's one-click request).
+func (s *Server) unsubscribe(c *gin.Context) {
+	if s.notify == nil || s.notify.UnsubscribeSecret == nil {
+		writeError(c, errNotifyOff)
+		return
+	}
+	uidText, scope, err := notifier.VerifyUnsubscribeToken(s.notify.UnsubscribeSecret, c.Query("token"))
+	if err != nil {
+		writeError(c, badRequest("the unsubscribe token is not valid"))
+		return
+	}
+	uid, err := strconv.ParseInt(uidText, 10, 64)
+	if err != nil {
+		writeError(c, badRequest("the unsubscribe token is not valid"))
+		return
+	}
+	kinds := []notifier.Kind{notifier.Kind(scope)}
+	if scope == "all" {
+		kinds = notifier.Kinds
+	} else if !knownKind(scope) {
+		writeError(c, badRequest("the unsubscribe token is not valid"))
+		return
+	}
+	for _, k := range kinds {
+		err := s.store.SetPreference(c.Request.Context(), models.Preference{UserID: uid, Kind: string(k), Channel: notifier.ChannelEmail})
+		if err != nil && !errors.Is(err, models.ErrNotFound) {
+			writeError(c, err)
+			return
+		}
+	}
+	c.JSON(http.StatusOK, statusResponse{Status: "unsubscribed"})
+}

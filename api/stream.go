@@ -1,0 +1,95 @@
+package api
+
+import (
+	"errors"
+	"strconv"
+
+	"github.com/datamonsters/turns/notifier"
+	"github.com/gin-gonic/gin"
+)
+
+// streamBacklog is the most stored events sent on (re)connection.
+const streamBacklog = 500
+
+// lastEventID parses Last-Event-ID (or ?last_event_id=) as a number; "" is 0.
+func lastEventID(c *gin.Context) (int64, error) {
+	v := notifier.LastEventID(c.Request)
+	if v == "" {
+		return 0, nil
+	}
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil || n < 0 {
+		return 0, badRequest("Last-Event-ID must be a number from a previous event")
+	}
+	return n, nil
+}
+
+// streamNotifications is the caller's notifications as Server-Sent Events:
+// the stored ones after Last-Event-ID first, then live ones. While the
+// caller is connected, "your turn" and prompt emails are not sent.
+func (s *Server) streamNotifications(c *gin.Context) {
+	if s.notify == nil || s.notify.Hub == nil {
+		writeError(c, errNotifyOff)
+		return
+	}
+	after, err := lastEventID(c)
+	if err != nil {
+		writeError(c, err)
+		return
+	}
+	uid := userID(c)
+	sub := s.notify.Hub.Subscribe(notifier.UserTopic(strconv.FormatInt(uid, 10)))
+	defer sub.Close()
+	stored, err := s.store.NotificationsAfter(c.Request.Context(), uid, after, streamBacklog)
+	if err != nil {
+		writeError(c, err)
+		return
+	}
+	backlog := make([]notifier.Event, 0, len(stored))
+	for _, n := range stored {
+		backlog = append(backlog, notifier.NotificationEvent(n))
+	}
+	s.serveStream(c, sub, backlog)
+}
+
+// streamGame is one game's events as Server-Sent Events, redacted for the
+// caller (a spectator of a public game sees the public events).
+func (s *Server) streamGame(c *gin.Context) {
+	if s.notify == nil || s.notify.Hub == nil {
+		writeError(c, errNotifyOff)
+		return
+	}
+	g, seat, err := s.loadVisible(c)
+	if err != nil {
+		writeError(c, err)
+		return
+	}
+	after, err := lastEventID(c)
+	if err != nil {
+		writeError(c, err)
+		return
+	}
+	sub := s.notify.Hub.Subscribe(notifier.GameSeatTopic(g.ID, seat))
+	defer sub.Close()
+	recs, err := s.store.EventsAfter(c.Request.Context(), g.ID, after, streamBacklog)
+	if err != nil {
+		writeError(c, err)
+		return
+	}
+	backlog := make([]notifier.Event, 0, len(recs))
+	for _, r := range recs {
+		if ev, ok := notifier.GameEvent(r, seat); ok {
+			backlog = append(backlog, ev)
+		}
+	}
+	s.serveStream(c, sub, backlog)
+}
+
+func (s *Server) serveStream(c *gin.Context, sub *notifier.Subscription, backlog []notifier.Event) {
+	c.Header("X-Accel-Buffering", "no")
+	err := notifier.ServeSSE(c.Request.Context(), c.Writer, sub, notifier.StreamOptions{Backlog: backlog})
+	if err != nil && !errors.Is(err, c.Request.Context().Err()) && !errors.Is(err, notifier.ErrStreamLagged) &&
+		!errors.Is(err, notifier.ErrStreamClosed) {
+		s.log.Warn("stream", "error", err)
+	}
+}
