@@ -454,7 +454,7 @@ func (s *Store) PurgeIdempotency(ctx context.Context) (int64, error) {
 // committed if fn returns nil.
 func (s *Store) InTx(ctx context.Context, fn func(tx *Store) error) error {
 	return s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		return fn(&Store{db: tx, dialect: s.dialect, now: s.now})
+		return fn(&Store{db: tx, dialect: s.dialect, now: s.now, outbox: s.outbox})
 	})
 }
 
