@@ -7,6 +7,7 @@ import (
 	"os"
 
 	"github.com/datamonsters/turns/models"
+	"github.com/datamonsters/turns/notifier"
 )
 
 // runMigrate applies the pending migrations to the configured database.
@@ -34,6 +35,9 @@ func openStore(ctx context.Context, cfg Config) (*models.Store, []string) {
 		fatal(err)
 	}
 	applied, err := st.Migrate(ctx)
+	if err == nil {
+		err = notifier.MigrateRiver(ctx, st) // the job queue's own tables
+	}
 	if err != nil {
 		st.Close()
 		fatal(err)

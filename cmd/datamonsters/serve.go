@@ -33,6 +33,8 @@ func runServe(args []string) int {
 	log.Info("database ready", "dialect", st.Dialect().String(), "migrations_applied", len(applied))
 
 	srv := api.New(st, apiConfig(cfg), log, nil)
+	stopNotifications := startNotifications(ctx, cfg, st, srv, log)
+	defer stopNotifications()
 	httpSrv := &http.Server{
 		Addr:              cfg.Addr,
 		Handler:           srv.Handler(),

@@ -1,0 +1,63 @@
+package main
+
+import (
+	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"log/slog"
+	"os"
+	"time"
+
+	"github.com/datamonsters/turns/api"
+	"github.com/datamonsters/turns/models"
+	"github.com/datamonsters/turns/notifier"
+)
+
+// startNotifications wires the notification pipeline: the email sender
+// (SMTP, or a folder of .eml files with no SMTP_HOST), the webhook client,
+// the live-stream hub with its Postgres LISTEN loop, and the River outbox
+// whose jobs the store writes in each game change's transaction. It returns
+// the function that stops it, waiting for running jobs.
+func startNotifications(ctx context.Context, cfg Config, st *models.Store, srv *api.Server, log *slog.Logger) func() {
+	ecfg, err := notifier.LoadEmailConfig(os.Getenv)
+	if err != nil {
+		fatal(err)
+	}
+	if os.Getenv("BASE_URL") == "" {
+		ecfg.BaseURL = cfg.BaseURL
+	}
+	sender, err := notifier.NewSender(ecfg, log)
+	if err != nil {
+		fatal(err)
+	}
+	wopts, err := notifier.LoadWebhookOptions(os.Getenv)
+	if err != nil {
+		fatal(err)
+	}
+	mac := hmac.New(sha256.New, cfg.JWTSecret)
+	mac.Write([]byte("datamonsters unsubscribe links"))
+	unsub := mac.Sum(nil)
+	hub := notifier.NewHub(0)
+	ob, err := notifier.NewOutbox(notifier.OutboxConfig{Store: st, Sender: sender, Email: ecfg,
+		Webhook: notifier.NewWebhookClient(wopts), Hub: hub, Logger: log, UnsubscribeSecret: unsub,
+		Timeouts: srv.Timeouter(), DatabaseURL: cfg.DatabaseURL})
+	if err != nil {
+		fatal(err)
+	}
+	st.SetOutbox(ob)
+	srv.SetNotifications(api.Notifications{Outbox: ob, Hub: hub, UnsubscribeSecret: unsub, AllowPrivate: wopts.AllowPrivate})
+	if err := ob.Start(ctx); err != nil {
+		fatal(err)
+	}
+	go ob.Listen(ctx)
+	log.Info("notifications ready", "smtp", ecfg.Host != "", "webhook_allow_private", wopts.AllowPrivate)
+	return func() {
+		sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if err := ob.Stop(sctx); err != nil {
+			log.Warn("stop outbox", "error", err)
+		}
+		hub.Close()
+		sender.Close()
+	}
+}
