@@ -237,7 +237,11 @@ func (o *Outbox) dispatch(ctx context.Context, tx models.OutboxTx, g *models.Gam
 		if err != nil {
 			return err
 		}
-		rec := &models.Notification{UserID: u.ID, GameID: &g.ID, Kind: string(n.kind), Body: string(body)}
+		public, err := publicJSON(body)
+		if err != nil {
+			return err
+		}
+		rec := &models.Notification{UserID: u.ID, GameID: &g.ID, Kind: string(n.kind), Body: string(public)}
 		if err := tx.Store.AddNotification(ctx, rec); err != nil {
 			return err
 		}
@@ -261,7 +265,7 @@ func (o *Outbox) dispatch(ctx context.Context, tx models.OutboxTx, g *models.Gam
 			}
 			k := n.key + ".wh" + strconv.FormatInt(h.ID, 10)
 			id := deliveryID(k)
-			payload, err := NewWebhookBody(id, string(n.kind), o.now(), json.RawMessage(body))
+			payload, err := NewWebhookBody(id, string(n.kind), o.now(), public)
 			if err != nil {
 				return err
 			}

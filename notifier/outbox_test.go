@@ -382,3 +382,16 @@ func restartSink(t *testing.T, old *sink) *sink {
 	t.Cleanup(func() { srv.Close() })
 	return s
 }
+
+func TestSnakeCase(t *testing.T) {
+	for in, want := range map[string]string{"GameID": "game_id", "UnsubscribeURL": "unsubscribe_url", "Recipient": "recipient",
+		"TurnOf": "turn_of", "URL": "url", "FirstPlayer": "first_player"} {
+		if got := snakeCase(in); got != want {
+			t.Errorf("snakeCase(%q) = %q, want %q", in, got, want)
+		}
+	}
+	got, err := publicJSON([]byte(`{"GameID":"4","Now":"x","Prompts":[{"Text":"t","Options":["a"]}]}`))
+	if err != nil || string(got) != `{"game_id":"4","prompts":[{"options":["a"],"text":"t"}]}` {
+		t.Fatalf("publicJSON: %s %v", got, err)
+	}
+}
