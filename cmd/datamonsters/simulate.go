@@ -36,9 +36,15 @@ type simConfig struct {
 	policy                            engine.Policy
 }
 
-// runSimulate runs the simulate command and returns its exit code.
+// runSimulate runs the simulate command. It returns 0 on success; on
+// failure it exits with status 1 (a game failed) or 2 (bad arguments)
+// itself, so a caller that ignores the result still exits non-zero.
 func runSimulate(args []string) int {
-	return simulate(args, os.Stdout, os.Stderr)
+	code := simulate(args, os.Stdout, os.Stderr)
+	if code != 0 {
+		os.Exit(code)
+	}
+	return 0
 }
 
 // simulate is runSimulate with its output streams; it returns the exit code:
