@@ -454,8 +454,16 @@ func (g *Greedy) refresh(v *engine.View, p *engine.Prompt) []string {
 			bs += k.Sci
 		}
 	}
+	need := func(o engine.Option) int {
+		if c := g.card(o.Card); c != nil {
+			return c.Tech + c.Sci
+		}
+		return 0
+	}
+	opts := slices.Clone(p.Options)
+	slices.SortStableFunc(opts, func(a, b engine.Option) int { return need(b) - need(a) })
 	var out []string
-	for _, o := range p.Options {
+	for _, o := range opts {
 		if len(out) >= p.Max {
 			break
 		}
