@@ -7,8 +7,11 @@ import (
 )
 
 // BenchmarkGame2P plays complete 2-player games between Random bots, from
-// NewGame to the end, and reports games per second and allocations per
-// action.
+// NewGame to the end, each decision built from engine.Awaiting, engine.Legal
+// and State.View as a client would, and reports games per second (wall and
+// process CPU time), actions per game and allocations per action:
+//
+//	go test -run XXX -bench Game -cpu 1 ./engine/...
 func BenchmarkGame2P(b *testing.B) {
 	benchGames(b, 2, "random")
 }
