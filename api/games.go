@@ -28,9 +28,11 @@ const (
 	maxBatch              = 50
 )
 
-// resolveDeck returns the deck the choice names, checked against the deck
-// rules for the table.
-func (s *Server) resolveDeck(c *gin.Context, ch deckChoice, office bool, players int) (engine.Deck, error) {
+// resolveDeck returns the personal deck the choice names, checked against
+// the deck-building rules. In the office variant every seat still brings a
+// personal deck: at the start they are shuffled together into the shared
+// Laboratory Deck (see startGame).
+func (s *Server) resolveDeck(c *gin.Context, ch deckChoice, players int) (engine.Deck, error) {
 	var d engine.Deck
 	switch {
 	case ch.Prebuilt != "" && ch.DeckID != 0, ch.Prebuilt == "" && ch.DeckID == 0:
@@ -52,10 +54,28 @@ func (s *Server) resolveDeck(c *gin.Context, ch deckChoice, office bool, players
 			return d, err
 		}
 	}
-	if err := engine.ValidateDeck(s.cat, d, office, players); err != nil {
+	if err := engine.ValidateDeck(s.cat, d, false, players); err != nil {
 		return d, err
 	}
 	return d, nil
+}
+
+// officeDeck merges the seats' decks into the office variant's shared deck
+// and checks it against the office deck rules for the table.
+func (s *Server) officeDeck(decks []engine.Deck) (engine.Deck, error) {
+	out := engine.Deck{ID: "office", Name: "Office deck"}
+	at := map[string]int{}
+	for _, d := range decks {
+		for _, e := range d.Cards {
+			if i, ok := at[e.Card]; ok {
+				out.Cards[i].Count += e.Count
+				continue
+			}
+			at[e.Card] = len(out.Cards)
+			out.Cards = append(out.Cards, e)
+		}
+	}
+	return out, engine.ValidateDeck(s.cat, out, true, len(decks))
 }
 
 func deckJSON(d engine.Deck) *string {
@@ -109,7 +129,7 @@ func (s *Server) createGame(c *gin.Context) {
 		writeError(c, invalid("deadlines: %d to %d seconds", minDeadline, maxDeadline))
 		return
 	}
-	deck, err := s.resolveDeck(c, req.Deck, req.Office, req.Players)
+	deck, err := s.resolveDeck(c, req.Deck, req.Players)
 	if err != nil {
 		writeError(c, err)
 		return
@@ -542,7 +562,7 @@ func (s *Server) joinGame(c *gin.Context) {
 		writeError(c, err)
 		return
 	}
-	deck, err := s.resolveDeck(c, req.Deck, g.Office, g.Players)
+	deck, err := s.resolveDeck(c, req.Deck, g.Players)
 	if err != nil {
 		writeError(c, err)
 		return
@@ -634,10 +654,17 @@ func (s *Server) startGame(c *gin.Context) {
 			if err := json.Unmarshal([]byte(*st.Deck), &d); err != nil {
 				return nil, nil, err
 			}
-			if g.Office && st.SeatNo == 0 {
-				setup.OfficeDeck = d
-			}
 			setup.Players = append(setup.Players, engine.SeatSetup{Name: st.Username, Deck: d})
+		}
+		if g.Office {
+			var decks []engine.Deck
+			for _, p := range setup.Players {
+				decks = append(decks, p.Deck)
+			}
+			var err error
+			if setup.OfficeDeck, err = s.officeDeck(decks); err != nil {
+				return nil, nil, err
+			}
 		}
 		state, events, err := engine.NewGame(setup)
 		if err != nil {

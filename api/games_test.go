@@ -182,6 +182,21 @@ func TestIdempotentCreate(t *testing.T) {
 	})
 }
 
+func TestOfficeGame(t *testing.T) {
+	eachDB(t, func(t *testing.T, e *env) {
+		ana, bob := e.register("ana"), e.register("bob")
+		g := e.startGame(map[string]any{"mode": "fast", "office": true}, ana, bob)
+		if g.Status != "active" || g.View == nil || !g.View.Office || g.View.SharedDeck == 0 {
+			t.Fatalf("office game: %+v", g.View)
+		}
+		for _, p := range g.View.Players {
+			if p.DeckCount != 0 {
+				t.Fatalf("seat %d has a personal deck in the office variant", p.Seat)
+			}
+		}
+	})
+}
+
 func TestGameListPagination(t *testing.T) {
 	e := newEnv(t, "sqlite", testConfig())
 	ana := e.register("ana")
