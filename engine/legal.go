@@ -12,7 +12,13 @@ func Legal(s *State, seat int) []Action {
 	if s.Over() || !s.live(seat) {
 		return nil
 	}
-	out := make([]Action, 0, len(s.Players[seat].Hand)+4)
+	size := len(s.Players[seat].Hand) + 4
+	for i := range s.Prompts {
+		if p := &s.Prompts[i]; p.Seat == seat {
+			size += answerCount(len(p.Options), p.Min, p.Max)
+		}
+	}
+	out := make([]Action, 0, min(size, maxAnswers+len(s.Players[seat].Hand)+4))
 	keep := func(a Action) {
 		if check(s, seat, a) == nil {
 			out = append(out, a)
@@ -93,6 +99,24 @@ func Legal(s *State, seat int) []Action {
 	}
 	keep(Action{Type: ActEndTurn})
 	return out
+}
+
+// answerCount is how many selections combos makes, capped at maxAnswers.
+func answerCount(n, lo, hi int) int {
+	total := 0
+	for k := max(lo, 0); k <= min(hi, n); k++ {
+		c := 1 // n choose k, stopping once past the cap
+		for i := range k {
+			c = c * (n - i) / (i + 1)
+			if c > maxAnswers {
+				break
+			}
+		}
+		if total += min(c, maxAnswers); total >= maxAnswers {
+			return maxAnswers
+		}
+	}
+	return total
 }
 
 // combos calls f with every increasing selection of lo..hi indexes below n,
