@@ -298,12 +298,32 @@ func (s *Server) getGame(c *gin.Context) {
 		c.Status(http.StatusNotModified)
 		return
 	}
-	st, err := stateOf(g)
-	if err != nil {
-		writeError(c, err)
-		return
+	s.cachedJSON(c, bodyKey{g.ID, g.Version, seat, 'g'}, func() (any, error) {
+		st, err := stateOf(g)
+		if err != nil {
+			return nil, err
+		}
+		return s.gameOut(g, seat, st), nil
+	})
+}
+
+// cachedJSON responds 200 with the body stored under k, or with the JSON
+// encoding of what build returns, which it stores.
+func (s *Server) cachedJSON(c *gin.Context, k bodyKey, build func() (any, error)) {
+	body, ok := s.bodies.get(k)
+	if !ok {
+		v, err := build()
+		if err != nil {
+			writeError(c, err)
+			return
+		}
+		if body, err = json.Marshal(v); err != nil {
+			writeError(c, err)
+			return
+		}
+		s.bodies.put(k, body)
 	}
-	c.JSON(http.StatusOK, s.gameOut(g, seat, st))
+	c.Data(http.StatusOK, "application/json; charset=utf-8", body)
 }
 
 func actionOut(a engine.Action) actionInput {
@@ -339,18 +359,19 @@ func (s *Server) legalActions(c *gin.Context) {
 		writeError(c, forbidden("not_a_player", "you have no seat in this game"))
 		return
 	}
-	st, err := stateOf(g)
-	if err != nil {
-		writeError(c, err)
-		return
-	}
-	out := legalResponse{Version: g.Version, Seat: seat, Actions: []actionInput{}}
-	if st != nil && g.Status == models.StatusActive {
-		for _, a := range engine.Legal(st, seat) {
-			out.Actions = append(out.Actions, actionOut(a))
+	s.cachedJSON(c, bodyKey{g.ID, g.Version, seat, 'l'}, func() (any, error) {
+		st, err := stateOf(g)
+		if err != nil {
+			return nil, err
 		}
-	}
-	c.JSON(http.StatusOK, out)
+		out := legalResponse{Version: g.Version, Seat: seat, Actions: []actionInput{}}
+		if st != nil && g.Status == models.StatusActive {
+			for _, a := range engine.Legal(st, seat) {
+				out.Actions = append(out.Actions, actionOut(a))
+			}
+		}
+		return out, nil
+	})
 }
 
 // listEvents is the event log after a sequence number, redacted for the
@@ -396,6 +417,9 @@ type response struct {
 	status int
 	body   any
 	header map[string]string
+	// written, when set, runs once the change is committed and the
+	// response written.
+	written func()
 }
 
 // mutation changes a locked game for the caller's seat (-1: none) and
@@ -449,6 +473,9 @@ func (s *Server) mutateGame(c *gin.Context, fn mutation) {
 		return
 	}
 	c.JSON(resp.status, resp.body)
+	if resp.written != nil {
+		resp.written()
+	}
 }
 
 // idempotencyKey returns the request's Idempotency-Key ("" for none) and
@@ -749,20 +776,32 @@ func (s *Server) apply(c *gin.Context, expected *int64, actions []engine.Action)
 		case g.Status != models.StatusActive:
 			return nil, nil, conflict("game_not_active", "the game is %s", g.Status)
 		}
-		prev, err := engine.Unmarshal(g.State)
+		prev, err := s.lockedState(g)
 		if err != nil {
 			return nil, nil, err
 		}
 		if expected != nil && *expected != g.Version && !answersOpenPrompts(prev, seat, actions) {
+			s.states.put(g.ID, g.Version, prev)
 			return nil, nil, &StaleVersionError{Current: g.Version}
 		}
 		before := slices.Clone(prev.Prompts)
 		next, events, idx, err := applyActions(prev, seat, actions)
 		if err != nil {
+			s.states.put(g.ID, g.Version, prev) // unchanged: Apply and ApplyBatch change nothing on error
 			return nil, nil, &BatchError{Index: idx, Err: err}
 		}
 		return s.commitState(g, seat, before, actions, next, events)
 	})
+}
+
+// lockedState returns the engine state of the locked game g, from the state
+// cache when it holds g's version, else decoded from the snapshot. The
+// caller owns it: it is no longer in the cache.
+func (s *Server) lockedState(g *models.Game) (*engine.State, error) {
+	if st := s.states.take(g.ID, g.Version); st != nil {
+		return st, nil
+	}
+	return engine.Unmarshal(g.State)
 }
 
 // applyActions applies a batch for seat, all or nothing. One action is
@@ -840,7 +879,8 @@ func (s *Server) commitState(g *models.Game, seat int, prevPrompts []engine.Prom
 				out.Events = append(out.Events, eventResponse{Seq: r.Seq, Version: r.Version, CreatedAt: rfc3339(r.CreatedAt), Event: v})
 			}
 		}
-		return response{status: http.StatusOK, body: out}
+		id, version := g.ID, g.Version
+		return response{status: http.StatusOK, body: out, written: func() { s.states.put(id, version, next) }}
 	}
 	return ch, respond, nil
 }

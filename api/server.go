@@ -44,6 +44,8 @@ type Server struct {
 	log    *slog.Logger
 	now    func() time.Time
 	logins *limiter
+	states *stateCache    // parsed states of recently changed games, for the next submission
+	bodies *bodyCache     // encoded game details and legal actions by version and seat
 	notify *Notifications // nil: streams and redelivery answer 503; see SetNotifications
 }
 
@@ -71,7 +73,7 @@ func New(store *models.Store, cfg Config, log *slog.Logger, now func() time.Time
 		log = slog.Default()
 	}
 	return &Server{cfg: cfg, store: store, cat: engine.Standard(), log: log, now: now,
-		logins: newLimiter(cfg.LoginBurst, cfg.LoginEvery, now)}
+		logins: newLimiter(cfg.LoginBurst, cfg.LoginEvery, now), states: newStateCache(4096), bodies: newBodyCache(4096)}
 }
 
 // Handler returns the HTTP handler with every route.

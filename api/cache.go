@@ -1,0 +1,87 @@
+package api
+
+import (
+	"sync"
+
+	"github.com/datamonsters/turns/engine"
+)
+
+// stateCache keeps the engine state of recently changed games, parsed, so
+// that the next submission to a game need not decode its snapshot. An entry
+// is valid only for the version it was stored with: a submission takes it
+// out under the game's row lock (and puts the new state back once its
+// response is written), so no two requests ever share a state.
+type stateCache struct {
+	mu  sync.Mutex
+	max int
+	m   map[int64]cachedState
+}
+
+type cachedState struct {
+	version int64
+	st      *engine.State
+}
+
+func newStateCache(max int) *stateCache {
+	return &stateCache{max: max, m: make(map[int64]cachedState)}
+}
+
+// take removes the game's entry and returns its state if it is of version.
+func (c *stateCache) take(id, version int64) *engine.State {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e, ok := c.m[id]
+	delete(c.m, id)
+	if !ok || e.version != version {
+		return nil
+	}
+	return e.st
+}
+
+// put stores the state of the game at version.
+func (c *stateCache) put(id, version int64, st *engine.State) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.m) >= c.max {
+		for k := range c.m { // drop an arbitrary entry
+			delete(c.m, k)
+			break
+		}
+	}
+	c.m[id] = cachedState{version, st}
+}
+
+// bodyKey names a response that is fixed by the game version and the seat
+// asking: the game detail or the legal actions.
+type bodyKey struct {
+	game, version int64
+	seat          int
+	kind          byte
+}
+
+// bodyCache keeps encoded responses by bodyKey. Bodies are immutable.
+type bodyCache struct {
+	mu  sync.Mutex
+	max int
+	m   map[bodyKey][]byte
+}
+
+func newBodyCache(max int) *bodyCache {
+	return &bodyCache{max: max, m: make(map[bodyKey][]byte)}
+}
+
+func (c *bodyCache) get(k bodyKey) ([]byte, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	b, ok := c.m[k]
+	return b, ok
+}
+
+func (c *bodyCache) put(k bodyKey, b []byte) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.m) >= c.max {
+		clear(c.m)
+	}
+	c.m[k] = b
+}
