@@ -1,0 +1,562 @@
+package api_test
+
+import (
+	"bufio"
+	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/mail"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/datamonsters/turns/api"
+	"github.com/datamonsters/turns/models"
+	"github.com/datamonsters/turns/models/modelstest"
+	"github.com/datamonsters/turns/notifier"
+	"github.com/emersion/go-smtp"
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/rivertype"
+)
+
+// mailSink is an SMTP server on 127.0.0.1 that keeps what it accepts.
+type mailSink struct {
+	host string
+	port int
+	mu   sync.Mutex
+	msgs []sunkMail
+}
+
+type sunkMail struct {
+	To     []string
+	Header mail.Header
+	Body   string
+}
+
+func startMailSink(t testing.TB) *mailSink {
+	t.Helper()
+	s := &mailSink{}
+	srv := smtp.NewServer(s)
+	srv.Domain = "localhost"
+	srv.MaxRecipients = 5
+	srv.MaxMessageBytes = 1 << 20
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.host, s.port = "127.0.0.1", ln.Addr().(*net.TCPAddr).Port
+	go srv.Serve(ln)
+	t.Cleanup(func() { srv.Close() })
+	return s
+}
+
+func (s *mailSink) NewSession(*smtp.Conn) (smtp.Session, error) { return &sinkSession{sink: s}, nil }
+
+func (s *mailSink) all() []sunkMail {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]sunkMail(nil), s.msgs...)
+}
+
+type sinkSession struct {
+	sink *mailSink
+	to   []string
+}
+
+func (ss *sinkSession) Mail(string, *smtp.MailOptions) error { return nil }
+func (ss *sinkSession) Rcpt(to string, _ *smtp.RcptOptions) error {
+	ss.to = append(ss.to, to)
+	return nil
+}
+func (ss *sinkSession) Data(r io.Reader) error {
+	m, err := mail.ReadMessage(r)
+	if err != nil {
+		return err
+	}
+	body, _ := io.ReadAll(m.Body)
+	ss.sink.mu.Lock()
+	ss.sink.msgs = append(ss.sink.msgs, sunkMail{To: ss.to, Header: m.Header, Body: string(body)})
+	ss.sink.mu.Unlock()
+	return nil
+}
+func (ss *sinkSession) Reset()        { ss.to = nil }
+func (ss *sinkSession) Logout() error { return nil }
+
+// notifyEnv is a server with the notification pipeline: an outbox on
+// River delivering to a mail sink, webhooks and the live-stream hub.
+type notifyEnv struct {
+	*env
+	mail *mailSink
+	ob   *notifier.Outbox
+	hub  *notifier.Hub
+}
+
+func newNotifyEnv(t *testing.T, d models.Dialect, allowPrivate bool) *notifyEnv {
+	t.Helper()
+	ctx := context.Background()
+	clk := &clock{t: time.Now().UTC()}
+	st := modelstest.Open(t, d, models.Options{Now: clk.Now})
+	if err := notifier.MigrateRiver(ctx, st); err != nil {
+		t.Fatal(err)
+	}
+	log := slog.New(slog.NewJSONHandler(io.Discard, nil))
+	srv := api.New(st, testConfig(), log, clk.Now)
+	ms := startMailSink(t)
+	ecfg := notifier.EmailConfig{Host: ms.host, Port: ms.port, TLS: notifier.TLSNone,
+		From: mail.Address{Name: "Data Monsters", Address: "turns@dm.example"}, BaseURL: "https://dm.example", Timeout: 5 * time.Second}
+	sender, err := notifier.NewSMTPSender(ecfg, log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { sender.Close() })
+	hub := notifier.NewHub(0)
+	secret := []byte("unsubscribe-secret")
+	ob, err := notifier.NewOutbox(notifier.OutboxConfig{Store: st, Sender: sender, Email: ecfg, Hub: hub, Logger: log,
+		Webhook: notifier.NewWebhookClient(notifier.WebhookOptions{AllowPrivate: allowPrivate, Timeout: 2 * time.Second}),
+		UnsubscribeSecret: secret, Timeouts: srv.Timeouter(), PollInterval: 20 * time.Millisecond,
+		WebhookDisableAfter: 3, WebhookBackoffBase: 20 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.SetOutbox(ob)
+	srv.SetNotifications(api.Notifications{Outbox: ob, Hub: hub, UnsubscribeSecret: secret, AllowPrivate: allowPrivate})
+	if err := ob.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	hs := httptest.NewServer(srv.Handler())
+	t.Cleanup(func() {
+		hs.Close()
+		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		ob.Stop(sctx)
+		hub.Close()
+	})
+	return &notifyEnv{env: &env{t: t, srv: hs, store: st, http: hs.Client(), clock: clk}, mail: ms, ob: ob, hub: hub}
+}
+
+// drain waits until River has no job left to work now.
+func (e *notifyEnv) drain(t *testing.T) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for time.Now().Before(deadline) {
+		res, err := e.ob.Client().JobList(context.Background(), river.NewJobListParams().
+			States(rivertype.JobStateAvailable, rivertype.JobStateRunning, rivertype.JobStateRetryable, rivertype.JobStatePending).First(10))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res.Jobs) == 0 {
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatal("the outbox did not drain")
+}
+
+// hookCall is one POST a webhook receiver got.
+type hookCall struct {
+	Header http.Header
+	Body   []byte
+}
+
+type receiver struct {
+	srv    *httptest.Server
+	status atomic.Int32
+	mu     sync.Mutex
+	calls  []hookCall
+}
+
+func startReceiver(t *testing.T) *receiver {
+	r := &receiver{}
+	r.status.Store(204)
+	r.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		body, _ := io.ReadAll(req.Body)
+		r.mu.Lock()
+		r.calls = append(r.calls, hookCall{Header: req.Header.Clone(), Body: body})
+		r.mu.Unlock()
+		w.WriteHeader(int(r.status.Load()))
+	}))
+	t.Cleanup(r.srv.Close)
+	return r
+}
+
+func (r *receiver) all() []hookCall {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]hookCall(nil), r.calls...)
+}
+
+// verifySignature checks a delivery the way the README tells receivers to,
+// without the notifier package.
+func verifySignature(t *testing.T, secret string, c hookCall) {
+	t.Helper()
+	ts := c.Header.Get("Webhook-Timestamp")
+	n, err := strconv.ParseInt(ts, 10, 64)
+	if err != nil || time.Since(time.Unix(n, 0)).Abs() > 5*time.Minute {
+		t.Fatalf("Webhook-Timestamp %q", ts)
+	}
+	mac := hmac.New(sha256.New, []byte(secret))
+	mac.Write([]byte(ts + "."))
+	mac.Write(c.Body)
+	want := "v1=" + hex.EncodeToString(mac.Sum(nil))
+	ok := false
+	for _, sig := range strings.Fields(c.Header.Get("Webhook-Signature")) {
+		ok = ok || hmac.Equal([]byte(sig), []byte(want))
+	}
+	if !ok {
+		t.Fatalf("signature %q does not verify (want %s)", c.Header.Get("Webhook-Signature"), want)
+	}
+	var body struct {
+		ID    string `json:"id"`
+		Event string `json:"event"`
+	}
+	if err := json.Unmarshal(c.Body, &body); err != nil || body.ID != c.Header.Get("Webhook-Id") {
+		t.Fatalf("body id %q, header %q, %v", body.ID, c.Header.Get("Webhook-Id"), err)
+	}
+}
+
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(15 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func TestWebhookTargetsGuarded(t *testing.T) {
+	t.Parallel()
+	e := newNotifyEnv(t, models.SQLite, false)
+	ana := e.register("ana")
+	for _, u := range []string{"http://127.0.0.1:9/hook", "http://10.1.2.3/hook", "http://[::1]/x", "http://169.254.169.254/latest",
+		"ftp://example.com/x", "http://localhost/x"} {
+		r := e.do(req{Method: "POST", Path: "/v1/webhooks", Token: ana.Access, Body: map[string]any{"url": u}})
+		if r.Status != 422 || r.code(t) != "invalid" {
+			t.Errorf("%s: %d %s", u, r.Status, r.Body)
+		}
+	}
+	r := e.do(req{Method: "POST", Path: "/v1/webhooks", Token: ana.Access, NoContract: true,
+		Body: map[string]any{"url": "https://example.com/x", "events": []string{"nonsense"}}})
+	if r.Status != 422 {
+		t.Errorf("unknown event: %d %s", r.Status, r.Body)
+	}
+}
+
+func TestWebhooksDeliverSignRetryAndDisable(t *testing.T) {
+	t.Parallel()
+	e := newNotifyEnv(t, models.SQLite, true)
+	rcv := startReceiver(t)
+	ana, bob := e.register("ana"), e.register("bob")
+	secret := "a-secret-of-sixteen-or-more"
+	var wh struct {
+		ID     int64    `json:"id"`
+		Secret string   `json:"secret"`
+		Events []string `json:"events"`
+	}
+	e.must(201, req{Method: "POST", Path: "/v1/webhooks", Token: bob.Access,
+		Body: map[string]any{"url": rcv.srv.URL + "/dm", "events": []string{"game_started", "your_turn", "game_over"}, "secret": secret}}).decode(t, &wh)
+	if wh.Secret != secret || len(wh.Events) != 3 {
+		t.Fatalf("created %+v", wh)
+	}
+	var list struct {
+		Webhooks []map[string]any `json:"webhooks"`
+	}
+	e.must(200, req{Method: "GET", Path: "/v1/webhooks", Token: bob.Access}).decode(t, &list)
+	if len(list.Webhooks) != 1 || list.Webhooks[0]["secret"] != nil {
+		t.Fatalf("list shows %+v", list.Webhooks)
+	}
+	e.must(200, req{Method: "GET", Path: "/v1/webhooks", Token: ana.Access}).decode(t, &list)
+	if len(list.Webhooks) != 0 {
+		t.Fatalf("ana sees bob's webhooks")
+	}
+
+	e.startGame(map[string]any{"mode": "fast"}, ana, bob)
+	waitFor(t, "the game_started delivery", func() bool { return len(rcv.all()) >= 1 })
+	first := rcv.all()[0]
+	verifySignature(t, secret, first)
+	if !strings.Contains(string(first.Body), `"event":"game_started"`) || !strings.Contains(string(first.Body), `"players":["ana","bob"]`) {
+		t.Fatalf("body %s", first.Body)
+	}
+	e.drain(t)
+	var log struct {
+		Deliveries []struct {
+			ID, Status, Event string
+			Attempts          int
+		} `json:"deliveries"`
+	}
+	path := fmt.Sprintf("/v1/webhooks/%d/deliveries", wh.ID)
+	e.must(200, req{Method: "GET", Path: path, Token: bob.Access}).decode(t, &log)
+	if len(log.Deliveries) == 0 || log.Deliveries[len(log.Deliveries)-1].Status != "delivered" ||
+		log.Deliveries[len(log.Deliveries)-1].ID != first.Header.Get("Webhook-Id") {
+		t.Fatalf("delivery log %+v", log.Deliveries)
+	}
+	e.must(404, req{Method: "GET", Path: path, Token: ana.Access})
+
+	// Redelivery carries the same Webhook-Id.
+	n := len(rcv.all())
+	e.must(202, req{Method: "POST", Path: fmt.Sprintf("%s/%s/redeliver", path, first.Header.Get("Webhook-Id")), Token: bob.Access})
+	waitFor(t, "the redelivery", func() bool { return len(rcv.all()) > n })
+	again := rcv.all()[n]
+	verifySignature(t, secret, again)
+	if again.Header.Get("Webhook-Id") != first.Header.Get("Webhook-Id") || string(again.Body) != string(first.Body) {
+		t.Fatalf("redelivery differs: %s vs %s", again.Header.Get("Webhook-Id"), first.Header.Get("Webhook-Id"))
+	}
+
+	// The receiver fails: the delivery is retried, and after 3 failures
+	// the webhook is disabled.
+	rcv.status.Store(500)
+	n = len(rcv.all())
+	e.must(202, req{Method: "POST", Path: fmt.Sprintf("%s/%s/redeliver", path, first.Header.Get("Webhook-Id")), Token: bob.Access})
+	var got struct {
+		Webhooks []struct {
+			Disabled       bool   `json:"disabled"`
+			Failures       int    `json:"failures"`
+			DisabledReason string `json:"disabled_reason"`
+		} `json:"webhooks"`
+	}
+	waitFor(t, "the webhook to be disabled", func() bool {
+		e.must(200, req{Method: "GET", Path: "/v1/webhooks", Token: bob.Access}).decode(t, &got)
+		return got.Webhooks[0].Disabled
+	})
+	if got.Webhooks[0].Failures != 3 || len(rcv.all())-n != 3 || !strings.Contains(got.Webhooks[0].DisabledReason, "3 consecutive") {
+		t.Fatalf("disabled after %d failures and %d attempts: %+v", got.Webhooks[0].Failures, len(rcv.all())-n, got.Webhooks[0])
+	}
+	e.must(200, req{Method: "POST", Path: fmt.Sprintf("/v1/webhooks/%d/enable", wh.ID), Token: bob.Access})
+	e.must(204, req{Method: "DELETE", Path: fmt.Sprintf("/v1/webhooks/%d", wh.ID), Token: bob.Access})
+	e.must(404, req{Method: "DELETE", Path: fmt.Sprintf("/v1/webhooks/%d", wh.ID), Token: bob.Access})
+}
+
+// sseEvent is one parsed Server-Sent Event.
+type sseEvent struct{ ID, Type, Data string }
+
+// openStream connects to an SSE route and returns a channel of events.
+func (e *notifyEnv) openStream(t *testing.T, path, token, lastID string) (<-chan sseEvent, func()) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	r, _ := http.NewRequestWithContext(ctx, "GET", e.srv.URL+path, nil)
+	r.Header.Set("Authorization", "Bearer "+token)
+	if lastID != "" {
+		r.Header.Set("Last-Event-ID", lastID)
+	}
+	t.Cleanup(cancel)
+	res, err := e.http.Do(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.StatusCode != 200 || !strings.HasPrefix(res.Header.Get("Content-Type"), "text/event-stream") {
+		t.Fatalf("stream: %d %s", res.StatusCode, res.Header.Get("Content-Type"))
+	}
+	ch := make(chan sseEvent, 100)
+	go func() {
+		defer close(ch)
+		defer res.Body.Close()
+		sc := bufio.NewScanner(res.Body)
+		sc.Buffer(make([]byte, 1<<20), 1<<20)
+		var ev sseEvent
+		for sc.Scan() {
+			line := sc.Text()
+			switch {
+			case line == "":
+				if ev.Data != "" {
+					ch <- ev
+				}
+				ev = sseEvent{}
+			case strings.HasPrefix(line, "id: "):
+				ev.ID = line[4:]
+			case strings.HasPrefix(line, "event: "):
+				ev.Type = line[7:]
+			case strings.HasPrefix(line, "data: "):
+				ev.Data += line[6:]
+			}
+		}
+	}()
+	return ch, cancel
+}
+
+func next(t *testing.T, ch <-chan sseEvent) sseEvent {
+	t.Helper()
+	select {
+	case ev, ok := <-ch:
+		if !ok {
+			t.Fatal("stream closed")
+		}
+		return ev
+	case <-time.After(10 * time.Second):
+		t.Fatal("no event within 10 s")
+	}
+	return sseEvent{}
+}
+
+// TestStreamResumesAndSilencesTurnEmail: bob's notification stream
+// resumes after Last-Event-ID, a game stream shows his redacted events,
+// and while he is connected no "your turn" email goes to him.
+func TestStreamResumesAndSilencesTurnEmail(t *testing.T) {
+	t.Parallel()
+	e := newNotifyEnv(t, models.SQLite, false)
+	ana, bob := e.register("ana"), e.register("bob")
+	var g game
+	e.must(201, req{Method: "POST", Path: "/v1/games", Token: ana.Access,
+		Body: map[string]any{"players": 2, "mode": "fast", "invite": []string{"bob"}, "deck": deck(0)}}).decode(t, &g)
+	ch, stop := e.openStream(t, "/v1/notifications/stream", bob.Access, "")
+	inv := next(t, ch)
+	if inv.Type != "invitation" || !strings.Contains(inv.Data, `"inviter":"ana"`) {
+		t.Fatalf("first event %+v", inv)
+	}
+	stop()
+	e.must(200, req{Method: "POST", Path: fmt.Sprintf("/v1/games/%d/join", g.ID), Token: bob.Access, Body: map[string]any{"deck": deck(1)}})
+	// Connected again, resuming after the invitation.
+	ch, stop = e.openStream(t, "/v1/notifications/stream", bob.Access, inv.ID)
+	defer stop()
+	waitFor(t, "bob's stream subscription", func() bool { return e.hub.Subscribers(notifier.UserTopic(strconv.FormatInt(bob.ID, 10))) > 0 })
+	gch, gstop := e.openStream(t, fmt.Sprintf("/v1/games/%d/stream", g.ID), bob.Access, "")
+	defer gstop()
+	e.must(200, req{Method: "POST", Path: fmt.Sprintf("/v1/games/%d/start", g.ID), Token: ana.Access})
+	started := next(t, ch)
+	if started.Type != "game_started" {
+		t.Fatalf("after the invitation: %+v", started)
+	}
+	if id, _ := strconv.Atoi(started.ID); strconv.Itoa(id) != started.ID || started.ID <= inv.ID && len(started.ID) <= len(inv.ID) {
+		t.Fatalf("ids %s then %s", inv.ID, started.ID)
+	}
+	gev := next(t, gch)
+	if gev.Type != "event" || !strings.Contains(gev.Data, `"seq":1`) {
+		t.Fatalf("first game event %+v", gev)
+	}
+	// Play until bob's turn starts while he is connected.
+	play(t, e.env, g.ID, []*player{ana, bob}, 3, 60)
+	e.drain(t)
+	var turns int
+	for _, m := range e.mail.all() {
+		if strings.Contains(m.Header.Get("Message-Id"), ".your_turn.") && m.To[0] == "bob@example.com" {
+			t.Errorf("bob got a turn email while on the stream: %s", m.Header.Get("Subject"))
+		}
+		if m.To[0] == "ana@example.com" && strings.Contains(m.Header.Get("Message-Id"), "your_turn") {
+			turns++
+		}
+	}
+	ns, err := e.store.NotificationsAfter(context.Background(), bob.ID, 0, 1000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bobTurns := 0
+	for _, n := range ns {
+		if n.Kind == "your_turn" {
+			bobTurns++
+		}
+	}
+	if bobTurns == 0 {
+		t.Fatalf("bob's turn never came in 60 actions")
+	}
+	t.Logf("ana got %d turn emails; bob %d turn notifications on the stream and none by email", turns, bobTurns)
+}
+
+// TestFullGameNotifications plays a 3-player game with interrupt prompts
+// through the API and checks the notifications: every one in the users'
+// logs went out by email exactly once, threaded per game, with an
+// unsubscribe link, and the game-over mail has the final scores.
+func TestFullGameNotifications(t *testing.T) {
+	t.Parallel()
+	e := newNotifyEnv(t, e2eDialect(), false)
+	players := []*player{e.register("ana"), e.register("bob"), e.register("cyd")}
+	g := e.startGame(map[string]any{"mode": "standard", "policy": "conceal", "invite": []string{"bob", "cyd"}}, players...)
+	out := play(t, e.env, g.ID, players, 2, 3000)
+	if out.game.Status != "over" {
+		t.Fatalf("status %s", out.game.Status)
+	}
+	e.drain(t)
+	mails := e.mail.all()
+	byID := map[string]sunkMail{}
+	for _, m := range mails {
+		id := m.Header.Get("Message-Id")
+		if _, dup := byID[id]; dup {
+			t.Fatalf("duplicate Message-ID %s", id)
+		}
+		byID[id] = m
+		thread := fmt.Sprintf("<game-%d@dm.example>", g.ID)
+		if m.Header.Get("References") != thread || m.Header.Get("In-Reply-To") != thread {
+			t.Fatalf("%s not threaded: %q", id, m.Header.Get("References"))
+		}
+		if !strings.HasPrefix(m.Header.Get("List-Unsubscribe"), "<https://dm.example/v1/unsubscribe?token=") {
+			t.Fatalf("%s: List-Unsubscribe %q", id, m.Header.Get("List-Unsubscribe"))
+		}
+	}
+	kinds := map[string]int{}
+	for _, p := range players {
+		ns, err := e.store.NotificationsAfter(context.Background(), p.ID, 0, 100000)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, n := range ns {
+			kinds[n.Kind]++
+			found := false
+			for id, m := range byID {
+				if m.To[0] == p.Name+"@example.com" && strings.Contains(id, "."+n.Kind+".u"+strconv.FormatInt(p.ID, 10)) {
+					found = true
+				}
+			}
+			if !found {
+				t.Fatalf("%s's %s notification %d has no email", p.Name, n.Kind, n.ID)
+			}
+		}
+	}
+	if kinds["invitation"] != 2 || kinds["game_started"] != 3 || kinds["game_over"] != 3 || kinds["your_turn"] == 0 || kinds["prompt_waiting"] == 0 {
+		t.Fatalf("notification kinds %v", kinds)
+	}
+	total := 0
+	for _, n := range kinds {
+		total += n
+	}
+	if total != len(mails) {
+		t.Fatalf("%d notifications but %d emails", total, len(mails))
+	}
+	for _, m := range mails {
+		if strings.Contains(m.Header.Get("Message-Id"), ".game_over.") && !strings.Contains(m.Body, "ana") {
+			t.Fatalf("game over mail without the scores:\n%s", m.Body)
+		}
+	}
+	t.Logf("%d actions, %d interrupt answers, %d emails: %v", out.actions, out.interrupts, len(mails), kinds)
+}
+
+// TestUnsubscribeLink: the one-click link from an email turns that kind of
+// email off for the user, and the preferences show it.
+func TestUnsubscribeLink(t *testing.T) {
+	t.Parallel()
+	e := newNotifyEnv(t, models.SQLite, false)
+	ana, bob := e.register("ana"), e.register("bob")
+	e.must(201, req{Method: "POST", Path: "/v1/games", Token: ana.Access,
+		Body: map[string]any{"players": 2, "mode": "fast", "invite": []string{"bob"}, "deck": deck(0)}})
+	waitFor(t, "the invitation", func() bool { return len(e.mail.all()) == 1 })
+	link := strings.Trim(e.mail.all()[0].Header.Get("List-Unsubscribe"), "<>")
+	path := strings.TrimPrefix(link, "https://dm.example")
+	e.must(200, req{Method: "POST", Path: path})
+	var prefs struct {
+		Preferences []struct {
+			Kind, Channel string
+			Enabled       bool
+		} `json:"preferences"`
+	}
+	e.must(200, req{Method: "GET", Path: "/v1/me/notification-preferences", Token: bob.Access}).decode(t, &prefs)
+	for _, p := range prefs.Preferences {
+		if p.Enabled == (p.Kind == "invitation" && p.Channel == "email") {
+			t.Fatalf("after unsubscribing: %+v", p)
+		}
+	}
+	e.must(400, req{Method: "GET", Path: "/v1/unsubscribe?token=forged.token.x"})
+	e.must(200, req{Method: "PUT", Path: "/v1/me/notification-preferences", Token: bob.Access,
+		Body: map[string]any{"preferences": []map[string]any{{"kind": "invitation", "channel": "email", "enabled": true}}}})
+	e.must(201, req{Method: "POST", Path: "/v1/games", Token: ana.Access,
+		Body: map[string]any{"players": 2, "mode": "fast", "invite": []string{"bob"}, "deck": deck(0)}})
+	waitFor(t, "the second invitation", func() bool { return len(e.mail.all()) == 2 })
+}
