@@ -123,7 +123,7 @@ func newNotifyEnv(t *testing.T, d models.Dialect, allowPrivate bool) *notifyEnv 
 	hub := notifier.NewHub(0)
 	secret := []byte("unsubscribe-secret")
 	ob, err := notifier.NewOutbox(notifier.OutboxConfig{Store: st, Sender: sender, Email: ecfg, Hub: hub, Logger: log,
-		Webhook: notifier.NewWebhookClient(notifier.WebhookOptions{AllowPrivate: allowPrivate, Timeout: 2 * time.Second}),
+		Webhook:           notifier.NewWebhookClient(notifier.WebhookOptions{AllowPrivate: allowPrivate, Timeout: 2 * time.Second}),
 		UnsubscribeSecret: secret, Timeouts: srv.Timeouter(), PollInterval: 20 * time.Millisecond,
 		WebhookDisableAfter: 3, WebhookBackoffBase: 20 * time.Millisecond})
 	if err != nil {
