@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/datamonsters/turns/engine"
@@ -80,7 +81,7 @@ func (w *reminderWorker) Work(ctx context.Context, job *river.Job[ReminderArgs])
 			ps := engine.PromptsFor(st, seat)
 			d := &DeadlineReminder{Prompt: len(ps) > 0, Prompts: promptsOut(ps, a.Deadline), Deadline: a.Deadline}
 			notes = append(notes, note{userID: uid, kind: KindDeadlineReminder, data: d, common: &d.Common,
-				key: a.Key + ".u" + strconv.FormatInt(uid, 10)})
+				key: strings.TrimSuffix(a.Key, ".reminder") + "." + string(KindDeadlineReminder) + ".u" + strconv.FormatInt(uid, 10)})
 		}
 		return o.dispatch(ctx, tx, g, g.Version, notes)
 	})
