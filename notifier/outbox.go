@@ -60,7 +60,8 @@ type OutboxConfig struct {
 	// Timeouts is called by the timeout job; nil skips timeouts (another
 	// mechanism applies them).
 	Timeouts Timeouter
-	// Workers is the number of jobs worked at once (default 8).
+	// Workers is the number of jobs worked at once (default 32; most jobs
+	// wait on SMTP or HTTP).
 	Workers int
 	// PollInterval is how often River looks for new jobs (default 100 ms
 	// on Postgres, where the database/sql driver has no LISTEN; SQLite
@@ -126,7 +127,7 @@ func NewOutbox(cfg OutboxConfig) (*Outbox, error) {
 		o.now = time.Now
 	}
 	if o.cfg.Workers <= 0 {
-		o.cfg.Workers = 8
+		o.cfg.Workers = 32
 	}
 	if o.cfg.ReminderAt <= 0 || o.cfg.ReminderAt >= 1 {
 		o.cfg.ReminderAt = 0.8
@@ -167,7 +168,7 @@ func NewOutbox(cfg OutboxConfig) (*Outbox, error) {
 		Queues:            map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: o.cfg.Workers}},
 		Workers:           workers,
 		FetchPollInterval: poll,
-		FetchCooldown:     min(poll, 20*time.Millisecond),
+		FetchCooldown:     min(poll, 5*time.Millisecond),
 		Logger:            slog.New(warnHandler{o.log.Handler().WithAttrs([]slog.Attr{slog.String("component", "river")})}),
 		MaxAttempts:       25,
 		Test:              river.TestConfig{Time: riverTime{now: o.now, stub: stub}},

@@ -100,7 +100,7 @@ func (e *outboxEnv) outbox(t *testing.T, start bool) *Outbox {
 
 // createGame stores a 3-seat game created by ana with ben and cy invited
 // and joined, not started.
-func (e *outboxEnv) createGame(t *testing.T) *models.Game {
+func (e *outboxEnv) createGame(t testing.TB) *models.Game {
 	t.Helper()
 	deck, _ := json.Marshal(engine.Standard().Decks()[0])
 	ds := string(deck)
@@ -160,7 +160,7 @@ func (e *outboxEnv) commit(g *models.Game, next *engine.State, events []engine.E
 	return ch, nil
 }
 
-func (e *outboxEnv) start(t *testing.T, id int64) {
+func (e *outboxEnv) start(t testing.TB, id int64) {
 	t.Helper()
 	_, err := e.st.Mutate(context.Background(), id, func(g *models.Game) (*models.Change, error) {
 		setup := engine.Setup{Seed: 7, Mode: engine.ModeFast, Policy: engine.Holders}
@@ -184,7 +184,7 @@ func (e *outboxEnv) start(t *testing.T, id int64) {
 
 // step plays one greedy-bot action for the first awaited seat; it reports
 // false once the game is over.
-func (e *outboxEnv) step(t *testing.T, id int64, r *rand.Rand) bool {
+func (e *outboxEnv) step(t testing.TB, id int64, r *rand.Rand) bool {
 	t.Helper()
 	more := true
 	_, err := e.st.Mutate(context.Background(), id, func(g *models.Game) (*models.Change, error) {
