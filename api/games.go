@@ -129,6 +129,10 @@ func (s *Server) createGame(c *gin.Context) {
 		writeError(c, invalid("deadlines: %d to %d seconds", minDeadline, maxDeadline))
 		return
 	}
+	if err := checkBots(&req); err != nil {
+		writeError(c, err)
+		return
+	}
 	deck, err := s.resolveDeck(c, req.Deck, req.Players)
 	if err != nil {
 		writeError(c, err)
@@ -139,7 +143,8 @@ func (s *Server) createGame(c *gin.Context) {
 		writeError(c, err)
 		return
 	}
-	settings, _ := json.Marshal(gameSettings{TurnDeadlineSeconds: req.TurnDeadlineSeconds, PromptDeadlineSeconds: req.PromptDeadlineSeconds})
+	settings, _ := json.Marshal(gameSettings{TurnDeadlineSeconds: req.TurnDeadlineSeconds, PromptDeadlineSeconds: req.PromptDeadlineSeconds,
+		TimeoutLimit: *req.TimeoutLimit, OnTimeouts: req.OnTimeouts})
 	now := s.now().UTC()
 	uid := me.ID
 	g := &models.Game{CreatedBy: me.ID, Status: models.StatusOpen, Public: public, Mode: req.Mode, Office: req.Office,
@@ -162,9 +167,10 @@ func (s *Server) createGame(c *gin.Context) {
 		id := u.ID
 		g.Seats = append(g.Seats, models.Seat{SeatNo: len(g.Seats), UserID: &id, Username: u.Username, Invited: true})
 	}
-	for len(g.Seats) < req.Players {
+	for len(g.Seats) < req.Players-req.Bots {
 		g.Seats = append(g.Seats, models.Seat{SeatNo: len(g.Seats)})
 	}
+	g.Seats = append(g.Seats, botSeats(len(g.Seats), req.Bots, now)...)
 	s.idempotentCreate(c, func(st *models.Store) (response, error) {
 		if err := st.CreateGame(c.Request.Context(), g); err != nil {
 			return response{}, err

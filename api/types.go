@@ -143,6 +143,9 @@ type createGameRequest struct {
 	Invite                []string   `json:"invite"`
 	TurnDeadlineSeconds   int        `json:"turn_deadline_seconds"`
 	PromptDeadlineSeconds int        `json:"prompt_deadline_seconds"`
+	Bots                  int        `json:"bots"`          // the last seats, played by the service's greedy bot
+	TimeoutLimit          *int       `json:"timeout_limit"` // consecutive timeouts before OnTimeouts; nil: 3, 0: never
+	OnTimeouts            string     `json:"on_timeouts"`   // "bot" (default) or "forfeit"
 }
 
 type joinRequest struct {
@@ -151,8 +154,10 @@ type joinRequest struct {
 
 // gameSettings is stored as the game's settings JSON.
 type gameSettings struct {
-	TurnDeadlineSeconds   int `json:"turn_deadline_seconds"`
-	PromptDeadlineSeconds int `json:"prompt_deadline_seconds"`
+	TurnDeadlineSeconds   int    `json:"turn_deadline_seconds"`
+	PromptDeadlineSeconds int    `json:"prompt_deadline_seconds"`
+	TimeoutLimit          int    `json:"timeout_limit,omitempty"`
+	OnTimeouts            string `json:"on_timeouts,omitempty"`
 }
 
 type seatResponse struct {

@@ -60,6 +60,8 @@ type OutboxConfig struct {
 	// Timeouts is called by the timeout job; nil skips timeouts (another
 	// mechanism applies them).
 	Timeouts Timeouter
+	// Bots plays bot seats and forfeits; nil leaves bot seats waiting.
+	Bots SeatPlayer
 	// Workers is the number of jobs worked at once (default 32; most jobs
 	// wait on SMTP or HTTP).
 	Workers int
@@ -164,6 +166,8 @@ func NewOutbox(cfg OutboxConfig) (*Outbox, error) {
 	river.AddWorker(workers, &streamWorker{o: o})
 	river.AddWorker(workers, &reminderWorker{o: o})
 	river.AddWorker(workers, &timeoutWorker{o: o})
+	river.AddWorker(workers, &botWorker{o: o})
+	river.AddWorker(workers, &forfeitWorker{o: o})
 	client, err := river.NewClient(o.driver, &river.Config{
 		Queues:            map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: o.cfg.Workers}},
 		Workers:           workers,

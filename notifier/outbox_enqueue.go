@@ -51,6 +51,13 @@ func (o *Outbox) GameChanged(ctx context.Context, tx models.OutboxTx, c models.G
 				notes = append(notes, note{userID: *s.UserID, kind: KindInvitation, data: d, common: &d.Common})
 			}
 		}
+		for _, s := range g.Seats {
+			if s.Joined && s.UserID == nil {
+				if err := tx.Store.AddBotSeat(ctx, g.ID, s.SeatNo, models.BotFromStart); err != nil {
+					return err
+				}
+			}
+		}
 		return o.dispatch(ctx, tx, g, g.Version, notes)
 	}
 	if c.Change == nil || g.State == nil {
@@ -77,6 +84,11 @@ func (o *Outbox) GameChanged(ctx context.Context, tx models.OutboxTx, c models.G
 		for _, id := range ids {
 			oldPrompts[id] = true
 		}
+	}
+	set := settingsOf(g)
+	counts, takeover, err := o.countTimeouts(ctx, tx, g, c.Change, events, set)
+	if err != nil {
+		return err
 	}
 	over := g.Status == models.StatusOver && c.PrevStatus != models.StatusOver
 	started := c.PrevStatus == models.StatusOpen && g.Status == models.StatusActive
@@ -116,7 +128,12 @@ func (o *Outbox) GameChanged(ctx context.Context, tx models.OutboxTx, c models.G
 				}
 			case "timeout":
 				d := &TimeoutApplied{Player: namesOf(g, ev.Seats), You: slices.Contains(ev.Seats, seat),
-					Prompt: strings.Contains(ev.Text, "default answers"), Applied: textsAfter(events, e.seq, seat)}
+					Prompt: strings.Contains(ev.Text, "default answers"), Applied: textsAfter(events, e.seq, seat), Limit: set.TimeoutLimit}
+				who := ev.Seats[0]
+				if d.You {
+					who = seat
+				}
+				d.Consecutive, d.TakeOver = counts[who], takeover[who]
 				notes = append(notes, note{userID: uid, kind: KindTimeoutApplied, data: d, common: &d.Common,
 					key: key(g.ID, g.Version, KindTimeoutApplied, uid) + ".e" + strconv.FormatInt(e.seq, 10)})
 			}
@@ -155,7 +172,13 @@ func (o *Outbox) GameChanged(ctx context.Context, tx models.OutboxTx, c models.G
 			return err
 		}
 	}
-	if g.Status == models.StatusActive && g.DeadlineAt != nil {
+	if g.Status != models.StatusActive {
+		return nil
+	}
+	if err := o.scheduleBots(ctx, tx, g, st); err != nil {
+		return err
+	}
+	if g.DeadlineAt != nil {
 		return o.scheduleClock(ctx, tx, g.ID, *g.DeadlineAt)
 	}
 	return nil
@@ -363,8 +386,10 @@ func modeName(g *models.Game) string {
 
 // gameSettings is the part of a game's settings JSON the outbox reads.
 type gameSettings struct {
-	TurnDeadlineSeconds   int64 `json:"turn_deadline_seconds"`
-	PromptDeadlineSeconds int64 `json:"prompt_deadline_seconds"`
+	TurnDeadlineSeconds   int64  `json:"turn_deadline_seconds"`
+	PromptDeadlineSeconds int64  `json:"prompt_deadline_seconds"`
+	TimeoutLimit          int    `json:"timeout_limit"` // 0: no takeover
+	OnTimeouts            string `json:"on_timeouts"`   // "bot" or "forfeit"
 }
 
 func (s gameSettings) turn() time.Duration { return time.Duration(s.TurnDeadlineSeconds) * time.Second }
