@@ -104,9 +104,9 @@ func (g *game) op(t *Task, op Op) bool {
 				_, ids := split(hand)
 				g.discard(seat, ids, false)
 			default:
-				text := fmt.Sprintf("%s: discard %s.", src, plural(n, "card"))
+				text := src + ": discard " + plural(n, "card") + "."
 				if t.Src == "hand_limit" {
-					text = fmt.Sprintf("Hand limit: discard %s to keep %d.", plural(n, "card"), HandLimit)
+					text = "Hand limit: discard " + plural(n, "card") + " to keep " + strconv.Itoa(HandLimit) + "."
 				}
 				g.prompt(t, Prompt{Seat: seat, Kind: PromptDiscard, Min: n, Max: n, Options: s.cardOptions(hand), Source: t.Src, Text: text})
 				return false
@@ -123,7 +123,7 @@ func (g *game) op(t *Task, op Op) bool {
 		*deck = append(*deck, *bin...)
 		*bin = nil
 		s.shuffle(*deck)
-		g.emit(Event{Kind: "recycled", Seat: t.Seat, N: k, Text: fmt.Sprintf("%s shuffles %s from the Recycle Bin into the Laboratory Deck.", s.name(t.Seat), plural(k, "card"))})
+		g.emit(Event{Kind: "recycled", Seat: t.Seat, N: k, Text: s.name(t.Seat) + " shuffles " + plural(k, "card") + " from the Recycle Bin into the Laboratory Deck."})
 	case VBoost:
 		if s.Build != nil && s.Active == t.Seat {
 			if op.Stat == StatTech {
@@ -131,7 +131,7 @@ func (g *game) op(t *Task, op Op) bool {
 			} else {
 				s.Build.Sci += n
 			}
-			g.emit(Event{Kind: "boosted", Seat: t.Seat, Card: t.Src, N: n, Text: fmt.Sprintf("%s adds %d %s to the Software Build.", src, n, statName(op.Stat))})
+			g.emit(Event{Kind: "boosted", Seat: t.Seat, Card: t.Src, N: n, Text: src + " adds " + strconv.Itoa(n) + " " + statName(op.Stat) + " to the Software Build."})
 		}
 	case VCancel:
 		if p := g.parent(t); p != nil && !p.Cancelled {
@@ -187,7 +187,7 @@ func (g *game) look(t *Task, n int) bool {
 		}
 		if len(t.Held) > 1 {
 			g.prompt(t, Prompt{Seat: seat, Kind: PromptLook, Min: 1, Max: 1, Options: s.cardOptions(t.Held), Source: t.Src,
-				Text: fmt.Sprintf("%s: take one of the top %s of your Laboratory Deck; the rest go to the bottom.", s.srcName(t.Src), plural(len(t.Held), "card"))})
+				Text: s.srcName(t.Src) + ": take one of the top " + plural(len(t.Held), "card") + " of your Laboratory Deck; the rest go to the bottom."})
 			return false
 		}
 		t.Answer = []string{t.Held[0].ID}
@@ -210,8 +210,8 @@ func (g *game) look(t *Task, n int) bool {
 	t.Held = nil
 	seen, _ := split(append([]Inst{taken}, rest...))
 	g.emitPrivate(seat,
-		Event{Kind: "looked", Seat: seat, Card: taken.Card, Cards: seen, N: len(seen), Text: fmt.Sprintf("You look at %s and take %s.", s.cardList(seen), s.card(taken.Card).Name)},
-		Event{Kind: "looked", Seat: seat, N: len(seen), Text: fmt.Sprintf("%s looks at %s of their deck and takes one.", s.name(seat), plural(len(seen), "card"))})
+		Event{Kind: "looked", Seat: seat, Card: taken.Card, Cards: seen, N: len(seen), Text: "You look at " + s.cardList(seen) + " and take " + s.card(taken.Card).Name + "."},
+		Event{Kind: "looked", Seat: seat, N: len(seen), Text: s.name(seat) + " looks at " + plural(len(seen), "card") + " of their deck and takes one."})
 	return true
 }
 
@@ -232,7 +232,7 @@ func (g *game) recover(t *Task, n int) bool {
 		_, ids = split(*bin)
 	default:
 		g.prompt(t, Prompt{Seat: seat, Kind: PromptRecover, Min: n, Max: n, Options: s.cardOptions(*bin), Source: t.Src,
-			Text: fmt.Sprintf("%s: take %s from your Recycle Bin.", s.srcName(t.Src), plural(n, "card"))})
+			Text: s.srcName(t.Src) + ": take " + plural(n, "card") + " from your Recycle Bin."})
 		return false
 	}
 	var got []Inst
@@ -244,8 +244,8 @@ func (g *game) recover(t *Task, n int) bool {
 	s.Players[seat].Hand = append(s.Players[seat].Hand, got...)
 	cards, _ := split(got)
 	g.emitPrivate(seat,
-		Event{Kind: "recovered", Seat: seat, Cards: cards, N: len(got), Text: fmt.Sprintf("You take %s from your Recycle Bin.", s.cardList(cards))},
-		Event{Kind: "recovered", Seat: seat, N: len(got), Text: fmt.Sprintf("%s takes %s from the Recycle Bin.", s.name(seat), plural(len(got), "card"))})
+		Event{Kind: "recovered", Seat: seat, Cards: cards, N: len(got), Text: "You take " + s.cardList(cards) + " from your Recycle Bin."},
+		Event{Kind: "recovered", Seat: seat, N: len(got), Text: s.name(seat) + " takes " + plural(len(got), "card") + " from the Recycle Bin."})
 	return true
 }
 
