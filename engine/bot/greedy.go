@@ -19,7 +19,7 @@ type Greedy struct {
 	cat *engine.Catalog
 }
 
-// NewGreedy returns a Greedy bot; r breaks ties.
+// NewGreedy returns a Greedy bot; r breaks ties between equal claims.
 func NewGreedy(r *rand.Rand) *Greedy { return &Greedy{r: r, cat: engine.Standard()} }
 
 // card looks a card id up in the standard card set; nil if unknown.
@@ -79,10 +79,16 @@ func (g *Greedy) Choose(v *engine.View, legal []engine.Action) engine.Action {
 		}
 	}
 	// 4. Claims and Tools.
-	bestClaim, bestPts := -1, 0
+	bestClaim, bestPts, ties := -1, 0, 0
 	for i, a := range claims {
-		if pts := g.challengePoints(v, a.Challenges); pts > bestPts {
-			bestClaim, bestPts = i, pts
+		switch pts := g.challengePoints(v, a.Challenges); {
+		case pts > bestPts:
+			bestClaim, bestPts, ties = i, pts, 1
+		case pts == bestPts && pts > 0:
+			// Equal claims: each is kept with equal chance.
+			if ties++; g.r.IntN(ties) == 0 {
+				bestClaim = i
+			}
 		}
 	}
 	target, targetPts := g.target(v, tools, hand)
