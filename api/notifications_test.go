@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math/rand/v2"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -22,6 +23,8 @@ import (
 	"time"
 
 	"github.com/datamonsters/turns/api"
+	"github.com/datamonsters/turns/engine"
+	"github.com/datamonsters/turns/engine/bot"
 	"github.com/datamonsters/turns/models"
 	"github.com/datamonsters/turns/models/modelstest"
 	"github.com/datamonsters/turns/notifier"
@@ -124,7 +127,7 @@ func newNotifyEnv(t *testing.T, d models.Dialect, allowPrivate bool) *notifyEnv 
 	secret := []byte("unsubscribe-secret")
 	ob, err := notifier.NewOutbox(notifier.OutboxConfig{Store: st, Sender: sender, Email: ecfg, Hub: hub, Logger: log,
 		Webhook:           notifier.NewWebhookClient(notifier.WebhookOptions{AllowPrivate: allowPrivate, Timeout: 2 * time.Second}),
-		UnsubscribeSecret: secret, Timeouts: srv.Timeouter(), PollInterval: 20 * time.Millisecond,
+		UnsubscribeSecret: secret, Timeouts: srv.Timeouter(), Bots: srv, PollInterval: 20 * time.Millisecond,
 		WebhookDisableAfter: 3, WebhookBackoffBase: 20 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
@@ -559,4 +562,117 @@ func TestUnsubscribeLink(t *testing.T) {
 	e.must(201, req{Method: "POST", Path: "/v1/games", Token: ana.Access,
 		Body: map[string]any{"players": 2, "mode": "fast", "invite": []string{"bob"}, "deck": deck(0)}})
 	waitFor(t, "the second invitation", func() bool { return len(e.mail.all()) == 2 })
+}
+
+// TestThreePlayersWithBotSeat: a 3-player game whose third seat is the
+// service's bot, played through the API by the two people (interrupt
+// prompts included) while the bot plays its turns and prompts by itself;
+// every notification of the two people is emailed once, and the bot seat
+// gets none.
+func TestThreePlayersWithBotSeat(t *testing.T) {
+	t.Parallel()
+	e := newNotifyEnv(t, e2eDialect(), false)
+	ana, bob := e.register("ana"), e.register("bob")
+	var g game
+	e.must(201, req{Method: "POST", Path: "/v1/games", Token: ana.Access, Body: map[string]any{"players": 3, "mode": "fast",
+		"policy": "conceal", "invite": []string{"bob"}, "bots": 1, "deck": deck(0)}}).decode(t, &g)
+	e.must(200, req{Method: "POST", Path: fmt.Sprintf("/v1/games/%d/join", g.ID), Token: bob.Access, Body: map[string]any{"deck": deck(1)}})
+	e.must(200, req{Method: "POST", Path: fmt.Sprintf("/v1/games/%d/start", g.ID), Token: ana.Access})
+	people := []*player{ana, bob}
+	bots := []bot.Bot{bot.NewGreedy(rand.New(rand.NewPCG(1, 1))), bot.NewGreedy(rand.New(rand.NewPCG(1, 2)))}
+	actions, idle, interrupts := 0, 0, 0
+	for actions < 1500 {
+		cur := e.getGame(g.ID, ana)
+		if cur.Status != "active" {
+			break
+		}
+		moved := false
+		for i, p := range people {
+			if !cur.Seats[i].Awaited {
+				continue
+			}
+			mine := e.getGame(g.ID, p)
+			legal := e.legal(g.ID, p)
+			if len(legal) == 0 {
+				continue
+			}
+			a := bots[i].Choose(mine.View, legal)
+			if len(mine.Prompts) > 0 && mine.Prompts[0].Kind == engine.PromptInterrupt && mine.View.Active != i {
+				interrupts++
+			}
+			r := e.do(req{Method: "POST", Path: actionsPath(g.ID), Token: p.Access,
+				Body: map[string]any{"expected_version": mine.Version, "actions": []engine.Action{a}}})
+			if r.Status == 200 {
+				actions++
+				moved = true
+			} else if r.Status != 409 {
+				t.Fatalf("action: %d %s", r.Status, r.Body)
+			}
+		}
+		if !moved {
+			idle++
+			if idle > 3000 {
+				t.Fatalf("the bot seat did not move (game %+v)", cur.Seats)
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+	}
+	final := e.getGame(g.ID, ana)
+	if final.Status == "active" {
+		e.must(200, req{Method: "POST", Path: fmt.Sprintf("/v1/games/%d/vote-end", g.ID), Token: ana.Access})
+		e.must(200, req{Method: "POST", Path: fmt.Sprintf("/v1/games/%d/vote-end", g.ID), Token: bob.Access})
+		waitFor(t, "the bot to vote", func() bool { return e.getGame(g.ID, ana).Status == "over" })
+	}
+	e.drain(t)
+	// The bot played: its seat has actions in the log.
+	acts, err := e.store.Actions(context.Background(), g.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	botActs := 0
+	for _, a := range acts {
+		if a.Seat == 2 {
+			botActs++
+		}
+	}
+	if botActs == 0 {
+		t.Fatal("the bot seat never acted")
+	}
+	mails := e.mail.all()
+	seen := map[string]bool{}
+	for _, m := range mails {
+		id := m.Header.Get("Message-Id")
+		if seen[id] {
+			t.Fatalf("duplicate %s", id)
+		}
+		seen[id] = true
+		if m.To[0] != "ana@example.com" && m.To[0] != "bob@example.com" {
+			t.Fatalf("mail to %v", m.To)
+		}
+	}
+	kinds := map[string]int{}
+	total := 0
+	for _, p := range people {
+		ns, err := e.store.NotificationsAfter(context.Background(), p.ID, 0, 100000)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, n := range ns {
+			kinds[n.Kind]++
+			found := false
+			for id := range seen {
+				if strings.Contains(id, "."+n.Kind+".u"+strconv.FormatInt(p.ID, 10)) {
+					found = true
+				}
+			}
+			if !found {
+				t.Fatalf("%s's %s has no email", p.Name, n.Kind)
+			}
+			total++
+		}
+	}
+	if total != len(mails) || kinds["game_over"] != 2 || kinds["game_started"] != 2 || kinds["invitation"] != 1 {
+		t.Fatalf("%d notifications, %d mails: %v", total, len(mails), kinds)
+	}
+	t.Logf("%d actions by people, %d by the bot, %d interrupt prompts answered by a non-active person; mails %v", actions, botActs, interrupts, kinds)
 }
