@@ -6,10 +6,12 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/datamonsters/turns/engine"
+	"github.com/datamonsters/turns/engine/bot"
 	"github.com/datamonsters/turns/models"
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/rivertype"
@@ -172,5 +174,133 @@ func TestClockStaleDeadlineDoesNothing(t *testing.T) {
 	}
 	if to.calls != 0 {
 		t.Fatalf("stale timeout job called the timeouter %d times", to.calls)
+	}
+}
+
+// storeSeats plays bot seats and forfeits the way the API server does.
+type storeSeats struct {
+	e               *outboxEnv
+	mu              sync.Mutex
+	moves, forfeits int
+}
+
+func (s *storeSeats) PlayBot(ctx context.Context, id int64, seat int, version int64) error {
+	_, err := s.e.st.Mutate(ctx, id, func(g *models.Game) (*models.Change, error) {
+		if g.Status != models.StatusActive || g.Version != version {
+			return nil, errNotDue
+		}
+		st, err := engine.Unmarshal(g.State)
+		if err != nil {
+			return nil, err
+		}
+		if !slices.Contains(engine.Awaiting(st), seat) {
+			return nil, errNotDue
+		}
+		a := bot.NewGreedy(rand.New(rand.NewPCG(uint64(id), uint64(version)))).Choose(st.View(seat), engine.Legal(st, seat))
+		events, err := engine.Apply(st, seat, a)
+		if err != nil {
+			return nil, err
+		}
+		s.mu.Lock()
+		s.moves++
+		s.mu.Unlock()
+		return s.e.commit(g, st, events, seat, []engine.Action{a})
+	})
+	if errors.Is(err, errNotDue) {
+		return nil
+	}
+	return err
+}
+
+func (s *storeSeats) Forfeit(ctx context.Context, id int64, seat int) error {
+	_, err := s.e.st.Mutate(ctx, id, func(g *models.Game) (*models.Change, error) {
+		st, err := engine.Unmarshal(g.State)
+		if err != nil {
+			return nil, err
+		}
+		a := engine.Action{Type: engine.ActResign}
+		events, err := engine.Apply(st, seat, a)
+		if err != nil {
+			return nil, err
+		}
+		s.mu.Lock()
+		s.forfeits++
+		s.mu.Unlock()
+		return s.e.commit(g, st, events, seat, []engine.Action{a})
+	})
+	return err
+}
+
+// TestClockTakeover: with a limit of one timeout, each seat that times out
+// is taken over by the greedy bot (everyone is told), and once every seat
+// is a bot the service plays the game to its end by itself; with
+// "forfeit" the seat resigns instead.
+func TestClockTakeover(t *testing.T) {
+	for _, mode := range []string{"bot", "forfeit"} {
+		t.Run(mode, func(t *testing.T) {
+			t.Parallel()
+			ctx := context.Background()
+			e := newOutboxEnv(t, models.SQLite)
+			to := &storeTimeouter{e: e}
+			seats := &storeSeats{e: e}
+			e.cfg.Timeouts, e.cfg.Bots = to, seats
+			o := e.outbox(t, true)
+			g := e.createGame(t)
+			if err := e.st.ExecForTest(ctx, `UPDATE games SET settings = ? WHERE id = ?`,
+				`{"turn_deadline_seconds":259200,"prompt_deadline_seconds":86400,"timeout_limit":1,"on_timeouts":"`+mode+`"}`, g.ID); err != nil {
+				t.Fatal(err)
+			}
+			e.start(t, g.ID)
+			for i := 0; i < 3; i++ {
+				e.clock.Add(73 * time.Hour)
+				if _, err := o.RunDue(ctx); err != nil {
+					t.Fatal(err)
+				}
+				time.Sleep(300 * time.Millisecond)
+				game, _ := e.st.Game(ctx, g.ID)
+				if game.Status != models.StatusActive {
+					break
+				}
+			}
+			if mode == "forfeit" {
+				waitFor(t, "the forfeits", func() bool {
+					game, _ := e.st.Game(ctx, g.ID)
+					return game.Status == models.StatusOver
+				})
+				if seats.forfeits < 2 {
+					t.Fatalf("%d forfeits", seats.forfeits)
+				}
+				return
+			}
+			waitFor(t, "the bots to finish the game", func() bool {
+				game, _ := e.st.Game(ctx, g.ID)
+				return game.Status == models.StatusOver
+			})
+			bots, _ := e.st.BotSeats(ctx, g.ID)
+			if len(bots) != 3 || seats.moves == 0 {
+				t.Fatalf("bot seats %v, %d bot moves", bots, seats.moves)
+			}
+			taken := 0
+			for _, m := range e.sink.messages() {
+				p := parseMail(t, m.Data)
+				if strings.Contains(p.Header.Get("Message-Id"), ".timeout_applied.") && strings.Contains(strings.ToLower(p.Text), "bot") {
+					taken++
+				}
+			}
+			if taken != 9 {
+				t.Fatalf("%d timeout mails mention the takeover, want 3 seats x 3 players", taken)
+			}
+		})
+	}
+}
+
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }
