@@ -676,3 +676,43 @@ func TestThreePlayersWithBotSeat(t *testing.T) {
 	}
 	t.Logf("%d actions by people, %d by the bot, %d interrupt prompts answered by a non-active person; mails %v", actions, botActs, interrupts, kinds)
 }
+
+// TestVacationAllowance: vacations are counted against 21 days a year,
+// may not overlap, and the other players of the caller's games are told.
+func TestVacationAllowance(t *testing.T) {
+	t.Parallel()
+	e := newNotifyEnv(t, models.SQLite, false)
+	ana, bob := e.register("ana"), e.register("bob")
+	e.startGame(map[string]any{"mode": "fast"}, ana, bob)
+	now := e.clock.Now()
+	// Near the end of a year a vacation could not fit: start in January.
+	start := time.Date(now.Year()+1, 1, 10, 0, 0, 0, 0, time.UTC)
+	at := func(d float64) string { return start.Add(time.Duration(d * 24 * float64(time.Hour))).Format(time.RFC3339) }
+	e.must(201, req{Method: "POST", Path: "/v1/me/vacations", Token: bob.Access, Body: map[string]any{"starts_at": at(0), "ends_at": at(5)}})
+	r := e.do(req{Method: "POST", Path: "/v1/me/vacations", Token: bob.Access, Body: map[string]any{"starts_at": at(4), "ends_at": at(6)}})
+	if r.Status != 409 || r.code(t) != "vacation_overlap" {
+		t.Fatalf("overlap: %d %s", r.Status, r.Body)
+	}
+	r = e.do(req{Method: "POST", Path: "/v1/me/vacations", Token: bob.Access, Body: map[string]any{"starts_at": at(10), "ends_at": at(27)}})
+	if r.Status != 422 {
+		t.Fatalf("over the allowance: %d %s", r.Status, r.Body)
+	}
+	e.must(201, req{Method: "POST", Path: "/v1/me/vacations", Token: bob.Access, Body: map[string]any{"starts_at": at(10), "ends_at": at(26)}})
+	var list struct {
+		Vacations []map[string]any `json:"vacations"`
+		DaysLeft  float64          `json:"days_left"`
+	}
+	e.must(200, req{Method: "GET", Path: "/v1/me/vacations", Token: bob.Access}).decode(t, &list)
+	if len(list.Vacations) != 2 {
+		t.Fatalf("vacations %+v", list)
+	}
+	waitFor(t, "ana's vacation notices", func() bool {
+		n := 0
+		for _, m := range e.mail.all() {
+			if m.To[0] == "ana@example.com" && strings.Contains(m.Header.Get("Message-Id"), ".vacation.") {
+				n++
+			}
+		}
+		return n == 2
+	})
+}

@@ -151,6 +151,8 @@ func (s *Server) routes(r *gin.Engine) {
 	session.PATCH("/me", s.updateMe)
 	session.GET("/me/notification-preferences", s.getPreferences)
 	session.PUT("/me/notification-preferences", s.updatePreferences)
+	session.GET("/me/vacations", s.listVacations)
+	session.POST("/me/vacations", s.createVacation)
 	session.GET("/tokens", s.listTokens)
 	session.POST("/tokens", s.createToken)
 	session.DELETE("/tokens/:id", s.revokeToken)

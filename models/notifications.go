@@ -390,3 +390,52 @@ ON CONFLICT (game_id, seat_no) DO UPDATE SET consecutive = seat_timeouts.consecu
 func (s *Store) ResetTimeouts(ctx context.Context, gameID int64, seat int) error {
 	return s.db.WithContext(ctx).Exec(`DELETE FROM seat_timeouts WHERE game_id = ? AND seat_no = ?`, gameID, seat).Error
 }
+
+// Vacation is a player's absence from StartsAt to EndsAt.
+type Vacation struct {
+	ID        int64
+	UserID    int64
+	StartsAt  time.Time
+	EndsAt    time.Time
+	CreatedAt time.Time
+}
+
+// TableName is the vacations table.
+func (Vacation) TableName() string { return "vacations" }
+
+// AddVacation stores v and sets its ID.
+func (s *Store) AddVacation(ctx context.Context, v *Vacation) error {
+	v.CreatedAt = s.Now()
+	v.StartsAt, v.EndsAt = v.StartsAt.UTC(), v.EndsAt.UTC()
+	return s.db.WithContext(ctx).Create(v).Error
+}
+
+// Vacations returns the user's vacations that end after since, oldest first.
+func (s *Store) Vacations(ctx context.Context, userID int64, since time.Time) ([]Vacation, error) {
+	var out []Vacation
+	err := s.db.WithContext(ctx).Where("user_id = ? AND ends_at > ?", userID, since.UTC()).Order("starts_at").Find(&out).Error
+	return out, err
+}
+
+// ExtendDeadline moves game id's deadline from old to new, if it is still
+// old, and reports whether it did.
+func (s *Store) ExtendDeadline(ctx context.Context, id int64, old, new time.Time) (bool, error) {
+	res := s.db.WithContext(ctx).Exec(`UPDATE games SET deadline_at = ? WHERE id = ? AND deadline_at = ? AND status = ?`,
+		new.UTC(), id, old.UTC(), StatusActive)
+	if res.Error != nil {
+		return false, res.Error
+	}
+	if res.RowsAffected == 0 {
+		return false, nil
+	}
+	return true, s.db.WithContext(ctx).Exec(`UPDATE prompts SET deadline_at = ? WHERE game_id = ? AND deadline_at = ?`,
+		new.UTC(), id, old.UTC()).Error
+}
+
+// ActiveGamesOf returns the ids of the active games the user has a seat in.
+func (s *Store) ActiveGamesOf(ctx context.Context, userID int64) ([]int64, error) {
+	var ids []int64
+	err := s.db.WithContext(ctx).Raw(`SELECT g.id FROM seats s JOIN games g ON g.id = s.game_id
+WHERE s.user_id = ? AND g.status = ? ORDER BY g.id`, userID, StatusActive).Scan(&ids).Error
+	return ids, err
+}

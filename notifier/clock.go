@@ -31,6 +31,10 @@ type TimeoutArgs struct {
 	Key      string    `json:"key" river:"unique"`
 	GameID   int64     `json:"game_id"`
 	Deadline time.Time `json:"deadline"`
+	// From is when this stretch of the clock started running: the change
+	// that set the deadline, or the old deadline it was extended from
+	// (time spent on vacation in [From, Deadline] moves the deadline).
+	From time.Time `json:"from"`
 }
 
 // Kind is the River job kind.
@@ -38,13 +42,18 @@ func (TimeoutArgs) Kind() string { return timeoutKind }
 
 // scheduleClock writes the reminder and timeout jobs of a new deadline.
 func (o *Outbox) scheduleClock(ctx context.Context, tx models.OutboxTx, gameID int64, deadline time.Time) error {
-	now := o.now()
+	return o.scheduleClockFrom(ctx, tx, gameID, deadline, o.now())
+}
+
+// scheduleClockFrom writes the reminder and timeout jobs of a deadline
+// whose clock runs from now.
+func (o *Outbox) scheduleClockFrom(ctx context.Context, tx models.OutboxTx, gameID int64, deadline, now time.Time) error {
 	k := "g" + strconv.FormatInt(gameID, 10) + ".d" + strconv.FormatInt(deadline.UnixMicro(), 10)
 	remind := now.Add(time.Duration(float64(deadline.Sub(now)) * o.cfg.ReminderAt))
 	if err := o.insert(ctx, tx.Tx, ReminderArgs{Key: k + ".reminder", GameID: gameID, Deadline: deadline}, remind); err != nil {
 		return err
 	}
-	return o.insert(ctx, tx.Tx, TimeoutArgs{Key: k + ".timeout", GameID: gameID, Deadline: deadline}, deadline)
+	return o.insert(ctx, tx.Tx, TimeoutArgs{Key: k + ".timeout", GameID: gameID, Deadline: deadline, From: now}, deadline)
 }
 
 type reminderWorker struct {
@@ -71,6 +80,9 @@ func (w *reminderWorker) Work(ctx context.Context, job *river.Job[ReminderArgs])
 		st, err := engine.Unmarshal(g.State)
 		if err != nil {
 			return err
+		}
+		if away, err := o.awayDuring(ctx, tx.Store, g, st, o.now(), o.now().Add(time.Nanosecond)); err != nil || away > 0 {
+			return err // an awaited player is away now: no reminder
 		}
 		var notes []note
 		for _, seat := range engine.Awaiting(st) {
@@ -113,6 +125,67 @@ func (w *timeoutWorker) Work(ctx context.Context, job *river.Job[TimeoutArgs]) e
 	if wait := a.Deadline.Sub(o.now()); wait > 0 {
 		return river.JobSnooze(wait)
 	}
+	st, err := engine.Unmarshal(g.State)
+	if err != nil {
+		return err
+	}
+	away, err := o.awayDuring(ctx, o.store, g, st, a.From, a.Deadline)
+	if err != nil {
+		return err
+	}
+	if away > 0 {
+		// The clock paused while an awaited player was away: move the
+		// deadline by that time, and watch the new stretch.
+		return o.store.Begin(ctx, func(tx models.OutboxTx) error {
+			next := a.Deadline.Add(away)
+			ok, err := tx.Store.ExtendDeadline(ctx, g.ID, a.Deadline, next)
+			if err != nil || !ok {
+				return err
+			}
+			return o.scheduleClockFrom(ctx, tx, g.ID, next, a.Deadline)
+		})
+	}
 	_, err = o.cfg.Timeouts.Timeout(ctx, a.GameID)
 	return err
+}
+
+// awayDuring returns the longest time one of the players the game waits
+// for spent on vacation within [from, to].
+func (o *Outbox) awayDuring(ctx context.Context, st *models.Store, g *models.Game, s *engine.State, from, to time.Time) (time.Duration, error) {
+	var longest time.Duration
+	if from.IsZero() || !to.After(from) {
+		return 0, nil
+	}
+	for _, seat := range engine.Awaiting(s) {
+		if seat >= len(g.Seats) || g.Seats[seat].UserID == nil {
+			continue
+		}
+		vs, err := st.Vacations(ctx, *g.Seats[seat].UserID, from)
+		if err != nil {
+			return 0, err
+		}
+		var d time.Duration
+		for _, v := range vs {
+			start, end := maxTime(v.StartsAt, from), minTime(v.EndsAt, to)
+			if end.After(start) {
+				d += end.Sub(start)
+			}
+		}
+		longest = max(longest, d)
+	}
+	return longest, nil
+}
+
+func maxTime(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
+}
+
+func minTime(a, b time.Time) time.Time {
+	if a.Before(b) {
+		return a
+	}
+	return b
 }

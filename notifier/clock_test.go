@@ -304,3 +304,57 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+// TestClockVacation: the awaited player is away for 10 days of a 3-day
+// turn; the other players are told, no reminder goes out, and at the
+// deadline the clock moves by the time away instead of timing out.
+func TestClockVacation(t *testing.T) {
+	ctx := context.Background()
+	e := newOutboxEnv(t, models.SQLite)
+	to := &storeTimeouter{e: e}
+	e.cfg.Timeouts = to
+	o := e.outbox(t, true)
+	g := e.createGame(t)
+	e.start(t, g.ID)
+	before := len(e.waitMail(t, 5))
+	game, _ := e.st.Game(ctx, g.ID)
+	var away *models.Seat
+	for i := range game.Seats {
+		if game.Seats[i].Awaited {
+			away = &game.Seats[i]
+		}
+	}
+	start := e.clock.Now()
+	v := models.Vacation{UserID: *away.UserID, StartsAt: start, EndsAt: start.Add(10 * 24 * time.Hour)}
+	err := e.st.Begin(ctx, func(tx models.OutboxTx) error {
+		if err := tx.Store.AddVacation(ctx, &v); err != nil {
+			return err
+		}
+		return o.VacationStarted(ctx, tx, v)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	msgs := e.waitMail(t, before+2)
+	for _, k := range mailKinds(t, msgs[before:]) {
+		if !strings.HasPrefix(k, "vacation>") || strings.HasSuffix(k, away.Username+"@example.com") {
+			t.Fatalf("vacation notices: %v", mailKinds(t, msgs[before:]))
+		}
+	}
+	before = len(msgs)
+	e.clock.Add(73 * time.Hour)
+	if n, err := o.RunDue(ctx); err != nil || n != 2 {
+		t.Fatalf("due: %d %v", n, err)
+	}
+	time.Sleep(500 * time.Millisecond)
+	if to.calls != 0 {
+		t.Fatal("timed out a player on vacation")
+	}
+	game, _ = e.st.Game(ctx, g.ID)
+	if !game.DeadlineAt.Equal(start.Add(72 * time.Hour).Add(72 * time.Hour)) {
+		t.Fatalf("deadline %v, want moved by the 72 h away", game.DeadlineAt.Sub(start))
+	}
+	if got := mailKinds(t, e.sink.messages()[before:]); len(got) != 0 {
+		t.Fatalf("mails while away: %v", got)
+	}
+}
