@@ -687,7 +687,9 @@ func TestVacationAllowance(t *testing.T) {
 	now := e.clock.Now()
 	// Near the end of a year a vacation could not fit: start in January.
 	start := time.Date(now.Year()+1, 1, 10, 0, 0, 0, 0, time.UTC)
-	at := func(d float64) string { return start.Add(time.Duration(d * 24 * float64(time.Hour))).Format(time.RFC3339) }
+	at := func(d float64) string {
+		return start.Add(time.Duration(d * 24 * float64(time.Hour))).Format(time.RFC3339)
+	}
 	e.must(201, req{Method: "POST", Path: "/v1/me/vacations", Token: bob.Access, Body: map[string]any{"starts_at": at(0), "ends_at": at(5)}})
 	r := e.do(req{Method: "POST", Path: "/v1/me/vacations", Token: bob.Access, Body: map[string]any{"starts_at": at(4), "ends_at": at(6)}})
 	if r.Status != 409 || r.code(t) != "vacation_overlap" {
