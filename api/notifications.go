@@ -272,7 +272,7 @@ func (s *Server) preferences(c *gin.Context) (preferenceList, error) {
 	out := preferenceList{Preferences: []preference{}}
 	for _, k := range notifier.Kinds {
 		for _, ch := range notifier.Channels {
-			p := preference{Kind: string(k), Channel: ch, Enabled: true}
+			p := preference{Kind: string(k), Channel: ch, Enabled: k != notifier.KindDigest} // the digest is opt-in
 			for _, st := range stored {
 				if st.Kind == p.Kind && st.Channel == ch {
 					p.Enabled = st.Enabled

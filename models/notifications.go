@@ -439,3 +439,21 @@ func (s *Store) ActiveGamesOf(ctx context.Context, userID int64) ([]int64, error
 WHERE s.user_id = ? AND g.status = ? ORDER BY g.id`, userID, StatusActive).Scan(&ids).Error
 	return ids, err
 }
+
+// DigestUsers returns the users who asked for the daily digest (the
+// "digest" kind on the email channel, off unless turned on).
+func (s *Store) DigestUsers(ctx context.Context) ([]int64, error) {
+	var ids []int64
+	err := s.db.WithContext(ctx).Raw(`SELECT user_id FROM notification_prefs WHERE kind = 'digest' AND channel = 'email' AND enabled
+ORDER BY user_id`).Scan(&ids).Error
+	return ids, err
+}
+
+// NotificationsBetween returns the user's notifications created in
+// [from, to), oldest first, at most limit.
+func (s *Store) NotificationsBetween(ctx context.Context, userID int64, from, to time.Time, limit int) ([]Notification, error) {
+	var out []Notification
+	err := s.db.WithContext(ctx).Where("user_id = ? AND created_at >= ? AND created_at < ?", userID, from.UTC(), to.UTC()).
+		Order("id").Limit(limit).Find(&out).Error
+	return out, err
+}

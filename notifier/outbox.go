@@ -168,6 +168,7 @@ func NewOutbox(cfg OutboxConfig) (*Outbox, error) {
 	river.AddWorker(workers, &timeoutWorker{o: o})
 	river.AddWorker(workers, &botWorker{o: o})
 	river.AddWorker(workers, &forfeitWorker{o: o})
+	river.AddWorker(workers, &digestWorker{o: o})
 	client, err := river.NewClient(o.driver, &river.Config{
 		Queues:            map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: o.cfg.Workers}},
 		Workers:           workers,
@@ -176,6 +177,7 @@ func NewOutbox(cfg OutboxConfig) (*Outbox, error) {
 		Logger:            slog.New(warnHandler{o.log.Handler().WithAttrs([]slog.Attr{slog.String("component", "river")})}),
 		MaxAttempts:       25,
 		Test:              river.TestConfig{Time: riverTime{now: o.now, stub: stub}},
+		PeriodicJobs:      []*river.PeriodicJob{o.digestJob()},
 	})
 	if err != nil {
 		return nil, fmt.Errorf("notifier: river client: %w", err)

@@ -230,8 +230,11 @@ func (o *Outbox) dispatch(ctx context.Context, tx models.OutboxTx, g *models.Gam
 	if err != nil {
 		return err
 	}
-	off := map[string]bool{}
+	off, digest := map[string]bool{}, map[int64]bool{}
 	for _, p := range prefs {
+		if p.Enabled && p.Kind == string(KindDigest) && p.Channel == ChannelEmail {
+			digest[p.UserID] = true
+		}
 		if !p.Enabled {
 			off[fmt.Sprintf("%d/%s/%s", p.UserID, p.Kind, p.Channel)] = true
 		}
@@ -272,7 +275,8 @@ func (o *Outbox) dispatch(ctx context.Context, tx models.OutboxTx, g *models.Gam
 			return err
 		}
 		turnish := n.kind == KindYourTurn || n.kind == KindPromptWaiting || n.kind == KindDeadlineReminder
-		if u.Email != "" && u.NotifyEmail && (!turnish || u.NotifyTurns) && wants(u.ID, n.kind, ChannelEmail) {
+		if u.Email != "" && u.NotifyEmail && (!turnish || u.NotifyTurns) && wants(u.ID, n.kind, ChannelEmail) &&
+			!(digest[u.ID] && digestKinds[n.kind]) {
 			args := EmailArgs{Key: n.key + ".email", UserID: u.ID, GameID: g.ID, Name: c.Recipient, Email: u.Email,
 				NoteKind: n.kind, Data: body}
 			if err := o.insert(ctx, tx.Tx, args, time.Time{}); err != nil {

@@ -395,3 +395,43 @@ func TestSnakeCase(t *testing.T) {
 		t.Fatalf("publicJSON: %s %v", got, err)
 	}
 }
+
+// TestDailyDigest: a user who chose the digest gets no game-started email
+// but one digest listing the game, which waits for them or not.
+func TestDailyDigest(t *testing.T) {
+	ctx := context.Background()
+	e := newOutboxEnv(t, models.SQLite)
+	o := e.outbox(t, true)
+	ben := e.users[1]
+	if err := e.st.SetPreference(ctx, models.Preference{UserID: ben.ID, Kind: "digest", Channel: "email", Enabled: true}); err != nil {
+		t.Fatal(err)
+	}
+	g := e.createGame(t)
+	e.start(t, g.ID)
+	msgs := e.waitMail(t, 4) // 2 invitations, game started to ana and cy
+	for _, k := range mailKinds(t, msgs) {
+		if k == "game_started>ben@example.com" {
+			t.Fatal("ben got a game-started email despite the digest")
+		}
+	}
+	if err := o.RunDigest(ctx, e.clock.Now()); err != nil {
+		t.Fatal(err)
+	}
+	msgs = e.waitMail(t, 5)
+	if len(msgs) != 5 || msgs[4].Rcpts[0] != "ben@example.com" {
+		t.Fatalf("%d mails; last to %v", len(msgs), msgs[len(msgs)-1].Rcpts)
+	}
+	p := parseMail(t, msgs[4].Data)
+	if !strings.Contains(p.Header.Get("Subject"), "digest") || !strings.Contains(p.Text, "the game started") ||
+		!strings.Contains(p.Text, "Game #") || !strings.HasPrefix(p.Header.Get("Message-Id"), "<dm.digest.d") {
+		t.Fatalf("digest: %s\n%s", p.Header.Get("Subject"), p.Text)
+	}
+	// The same day again writes nothing new.
+	if err := o.RunDigest(ctx, e.clock.Now()); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(300 * time.Millisecond)
+	if n := len(e.sink.messages()); n != 5 {
+		t.Fatalf("%d mails after a second digest run", n)
+	}
+}
