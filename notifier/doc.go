@@ -1,8 +1,15 @@
 // Package notifier delivers what a slow game lives on: email, signed
-// webhooks and a live event stream. It holds the self-contained parts of
-// the notification pipeline; the transactional outbox that decides what to
-// send and when (jobs written in the turn's transaction, delivered after
-// commit) lives with the service and calls into this package.
+// webhooks and a live event stream, through a transactional outbox.
+//
+// Outbox (outbox*.go, workers.go, clock.go, bots.go, vacation.go,
+// digest.go): Outbox implements models.Outbox, so every game change writes
+// its notification jobs in its own transaction, on River (Postgres, or
+// SQLite on the embedded default) sharing the store's connection pool. It
+// decides who is told what from the change's events and the new state,
+// redacted per recipient, and works the jobs after commit: email, webhook
+// deliveries with their log, live-stream publishing (NOTIFY between
+// processes on Postgres), deadline reminders and timeouts, bot moves and
+// forfeits, and the daily digest. MigrateRiver applies River's schema.
 //
 // Email (email.go, config.go): LoadEmailConfig reads SMTP_* and related
 // variables once; NewSender returns an SMTPSender (github.com/wneessen/go-mail,
