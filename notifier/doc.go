@@ -23,7 +23,8 @@
 // structs (Invitation, YourTurn, GameOver, ...) into subject, text and HTML;
 // Compose wraps that into a threaded Message.
 // The structs hold strings and times only, already redacted for the
-// recipient; this package imports neither the engine nor the store.
+// recipient; templates, email, webhooks and the stream know neither the
+// engine nor the store (only the outbox files do).
 //
 // Webhooks (webhook.go, ssrf.go): Sign and Verify implement the
 // "Webhook-Signature: v1=<hex HMAC-SHA256(secret, timestamp.body)>" scheme;
