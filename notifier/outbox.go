@@ -178,6 +178,10 @@ func NewOutbox(cfg OutboxConfig) (*Outbox, error) {
 		MaxAttempts:       25,
 		Test:              river.TestConfig{Time: riverTime{now: o.now, stub: stub}},
 		PeriodicJobs:      []*river.PeriodicJob{o.digestJob()},
+		// A job left running by a killed process is worked again after
+		// this long (River's default is an hour).
+		JobTimeout:           30 * time.Second,
+		RescueStuckJobsAfter: 2 * time.Minute,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("notifier: river client: %w", err)
