@@ -78,6 +78,10 @@ type OutboxConfig struct {
 	// EmailRetryBase is the first retry delay of an email (default 5 s),
 	// doubling to at most 30 min.
 	EmailRetryBase time.Duration
+	// JobTimeout bounds one job (default 30 s). A job left running by a
+	// killed process is worked again 4 job timeouts later (River's default
+	// is an hour).
+	JobTimeout time.Duration
 	// WebhookBackoffBase is the first retry delay of a webhook (default
 	// 30 s), doubling to at most 6 h.
 	WebhookBackoffBase time.Duration
@@ -137,6 +141,9 @@ func NewOutbox(cfg OutboxConfig) (*Outbox, error) {
 	if o.cfg.WebhookDisableAfter <= 0 {
 		o.cfg.WebhookDisableAfter = 20
 	}
+	if o.cfg.JobTimeout <= 0 {
+		o.cfg.JobTimeout = 30 * time.Second
+	}
 	if o.cfg.EmailRetryBase <= 0 {
 		o.cfg.EmailRetryBase = 5 * time.Second
 	}
@@ -170,18 +177,16 @@ func NewOutbox(cfg OutboxConfig) (*Outbox, error) {
 	river.AddWorker(workers, &forfeitWorker{o: o})
 	river.AddWorker(workers, &digestWorker{o: o})
 	client, err := river.NewClient(o.driver, &river.Config{
-		Queues:            map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: o.cfg.Workers}},
-		Workers:           workers,
-		FetchPollInterval: poll,
-		FetchCooldown:     min(poll, 5*time.Millisecond),
-		Logger:            slog.New(warnHandler{o.log.Handler().WithAttrs([]slog.Attr{slog.String("component", "river")})}),
-		MaxAttempts:       25,
-		Test:              river.TestConfig{Time: riverTime{now: o.now, stub: stub}},
-		PeriodicJobs:      []*river.PeriodicJob{o.digestJob()},
-		// A job left running by a killed process is worked again after
-		// this long (River's default is an hour).
-		JobTimeout:           30 * time.Second,
-		RescueStuckJobsAfter: 2 * time.Minute,
+		Queues:               map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: o.cfg.Workers}},
+		Workers:              workers,
+		FetchPollInterval:    poll,
+		FetchCooldown:        min(poll, 5*time.Millisecond),
+		Logger:               slog.New(warnHandler{o.log.Handler().WithAttrs([]slog.Attr{slog.String("component", "river")})}),
+		MaxAttempts:          25,
+		Test:                 river.TestConfig{Time: riverTime{now: o.now, stub: stub}},
+		PeriodicJobs:         []*river.PeriodicJob{o.digestJob()},
+		JobTimeout:           o.cfg.JobTimeout,
+		RescueStuckJobsAfter: 4 * o.cfg.JobTimeout,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("notifier: river client: %w", err)

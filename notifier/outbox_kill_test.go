@@ -1,0 +1,239 @@
+package notifier
+
+import (
+	"bufio"
+	"context"
+	"io"
+	"math/rand/v2"
+	"net"
+	"net/mail"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/datamonsters/turns/models"
+	"github.com/emersion/go-smtp"
+)
+
+// slowSink accepts every message after a delay and keeps each Message-ID
+// with the time its data had arrived, duplicates included.
+type slowSink struct {
+	delay time.Duration
+	port  int
+	mu    sync.Mutex
+	ids   []string
+	at    []time.Time
+}
+
+func startSlowSink(t *testing.T, delay time.Duration) *slowSink {
+	s := &slowSink{delay: delay}
+	srv := smtp.NewServer(s)
+	srv.Domain = "localhost"
+	srv.ErrorLog = discardLogger{}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.port = ln.Addr().(*net.TCPAddr).Port
+	go srv.Serve(ln)
+	t.Cleanup(func() { srv.Close() })
+	return s
+}
+
+func (s *slowSink) NewSession(*smtp.Conn) (smtp.Session, error) { return &slowSession{s: s}, nil }
+
+func (s *slowSink) snapshot() ([]string, []time.Time) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]string(nil), s.ids...), append([]time.Time(nil), s.at...)
+}
+
+type slowSession struct{ s *slowSink }
+
+func (ss *slowSession) Mail(string, *smtp.MailOptions) error { return nil }
+func (ss *slowSession) Rcpt(string, *smtp.RcptOptions) error { return nil }
+func (ss *slowSession) Data(r io.Reader) error {
+	m, err := mail.ReadMessage(r)
+	if err != nil {
+		return err
+	}
+	io.Copy(io.Discard, m.Body)
+	received := time.Now() // the whole message is here; the reply comes after the delay
+	time.Sleep(ss.s.delay)
+	ss.s.mu.Lock()
+	ss.s.ids = append(ss.s.ids, m.Header.Get("Message-Id"))
+	ss.s.at = append(ss.s.at, received)
+	ss.s.mu.Unlock()
+	return nil
+}
+func (ss *slowSession) Reset()        {}
+func (ss *slowSession) Logout() error { return nil }
+
+func sinkEmailConfig(port int) EmailConfig {
+	return EmailConfig{Host: "127.0.0.1", Port: port, TLS: TLSNone, BaseURL: "https://dm.example", Timeout: 5 * time.Second,
+		From: mail.Address{Name: "Data Monsters", Address: "turns@dm.example"}}
+}
+
+// TestOutboxKillHelper is the server process that TestOutboxSurvivesKill
+// kills: it commits game changes with their outbox jobs, says so, then
+// starts delivering, four at a time, until it is killed.
+func TestOutboxKillHelper(t *testing.T) {
+	dir := os.Getenv("DM_KILL_DIR")
+	if dir == "" {
+		t.Skip("run by TestOutboxSurvivesKill")
+	}
+	ctx := context.Background()
+	port, _ := strconv.Atoi(os.Getenv("DM_KILL_SMTP_PORT"))
+	st, err := models.Open(ctx, "", dir, models.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := MigrateRiver(ctx, st); err != nil {
+		t.Fatal(err)
+	}
+	e := &outboxEnv{st: st, hub: NewHub(0), clock: &testClock{t: time.Now().UTC()}}
+	e.cfg = OutboxConfig{Store: st, Email: sinkEmailConfig(port), Hub: e.hub, PollInterval: 20 * time.Millisecond, Workers: 4}
+	for _, name := range []string{"ana", "ben", "cy"} {
+		u := &models.User{Username: name, Email: name + "@example.com", NotifyEmail: true, NotifyTurns: true}
+		if err := st.CreateUser(ctx, u, "x"); err != nil {
+			t.Fatal(err)
+		}
+		e.users = append(e.users, u)
+	}
+	o := e.outbox(t, false)
+	r := rand.New(rand.NewPCG(5, 6))
+	for range 4 {
+		g := e.createGame(t)
+		e.start(t, g.ID)
+		for range 15 {
+			e.step(t, g.ID, r)
+		}
+	}
+	os.Stdout.WriteString("COMMITTED\n")
+	if err := o.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(time.Minute) // killed long before
+}
+
+// TestOutboxSurvivesKill runs a server process that commits game changes
+// and is killed with SIGKILL while it delivers their emails to a slow SMTP
+// server. A new process on the same database delivers the rest: every
+// email arrives, and the only second copies are of emails the server had
+// accepted before the kill (the crash window between the server's
+// acceptance and the job being marked done), with the same Message-ID.
+func TestOutboxSurvivesKill(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a process")
+	}
+	ctx := context.Background()
+	dir := t.TempDir()
+	sink := startSlowSink(t, 100*time.Millisecond)
+	cmd := exec.Command(os.Args[0], "-test.run=^TestOutboxKillHelper$", "-test.count=1")
+	cmd.Env = append(os.Environ(), "DM_KILL_DIR="+dir, "DM_KILL_SMTP_PORT="+strconv.Itoa(sink.port))
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stderr = io.Discard
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	committed := make(chan bool, 1)
+	go func() {
+		sc := bufio.NewScanner(out)
+		for sc.Scan() {
+			if strings.Contains(sc.Text(), "COMMITTED") {
+				committed <- true
+			}
+		}
+	}()
+	select {
+	case <-committed:
+	case <-time.After(60 * time.Second):
+		cmd.Process.Kill()
+		t.Fatal("the server process did not commit")
+	}
+	// Kill it while deliveries are under way.
+	for {
+		if ids, _ := sink.snapshot(); len(ids) >= 5 {
+			break
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	if err := cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	cmd.Wait()
+	killedAt := time.Now()
+	before, _ := sink.snapshot()
+
+	// The restarted server. Jobs the killed one left running are worked
+	// again once they count as stuck (4 job timeouts).
+	st, err := models.Open(ctx, "", dir, models.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	var want int
+	db, _ := st.SQLDB()
+	if err := db.QueryRow(`SELECT COUNT(*) FROM river_job WHERE kind = 'dm_email'`).Scan(&want); err != nil {
+		t.Fatal(err)
+	}
+	if len(before) >= want {
+		t.Fatalf("all %d emails were sent before the kill; the test needs a slower sink", want)
+	}
+	sender, err := NewSMTPSender(sinkEmailConfig(sink.port), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sender.Close()
+	o, err := NewOutbox(OutboxConfig{Store: st, Sender: sender, Email: sinkEmailConfig(sink.port), Hub: NewHub(0),
+		PollInterval: 20 * time.Millisecond, JobTimeout: 500 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.SetOutbox(o)
+	if err := o.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	defer o.Stop(context.Background())
+	deadline := time.Now().Add(90 * time.Second)
+	for {
+		ids, _ := sink.snapshot()
+		distinct := map[string]bool{}
+		for _, id := range ids {
+			distinct[id] = true
+		}
+		if len(distinct) == want {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d of %d emails delivered after the restart", len(distinct), want)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	time.Sleep(300 * time.Millisecond)
+	ids, at := sink.snapshot()
+	first := map[string]time.Time{}
+	dups := 0
+	for i, id := range ids {
+		if t0, seen := first[id]; seen {
+			dups++
+			if t0.After(killedAt) {
+				t.Fatalf("%s delivered twice, the first time after the kill", id)
+			}
+			continue
+		}
+		first[id] = at[i]
+	}
+	t.Logf("%d emails: %d delivered before the kill, %d after; %d second copies, all of emails accepted before the kill",
+		want, len(before), len(ids)-len(before), dups)
+}
