@@ -13,8 +13,10 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"os/exec"
 	"runtime/pprof"
 	"slices"
+	"strconv"
 	"sync"
 	"time"
 
@@ -33,6 +35,10 @@ func runBench(args []string) int {
 	dur := fs.Duration("duration", 15*time.Second, "length of each timed phase")
 	longTurn := fs.Int("long-turn", 300, "the late turn compared with turn 3")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the run to this file")
+	memProfile := fs.String("memprofile", "", "write an allocation profile of the run to this file")
+	outbox := fs.Bool("outbox", true, "write the notification jobs in each change's transaction and run their workers, as serve does")
+	clientsProcess := fs.Bool("clients-process", false, "run the clients in a child process, so that this process (and its profiles) is the server alone")
+	target := fs.String("target", "", "drive the server at this base URL instead of one in this process")
 	fs.Parse(args)
 	if *cpuProfile != "" {
 		f, err := os.Create(*cpuProfile)
@@ -42,25 +48,59 @@ func runBench(args []string) int {
 		pprof.StartCPUProfile(f)
 		defer pprof.StopCPUProfile()
 	}
-	cfg, err := loadConfig(os.Getenv)
-	if err != nil {
-		fatal(err)
+	if *memProfile != "" {
+		defer func() {
+			f, err := os.Create(*memProfile)
+			if err != nil {
+				fatal(err)
+			}
+			defer f.Close()
+			pprof.Lookup("allocs").WriteTo(f, 0)
+		}()
 	}
-	ctx := context.Background()
-	st, _ := openStore(ctx, cfg)
-	defer st.Close()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		fatal(err)
+	base := *target
+	if base == "" {
+		cfg, err := loadConfig(os.Getenv)
+		if err != nil {
+			fatal(err)
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		st, _ := openStore(ctx, cfg)
+		defer st.Close()
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			fatal(err)
+		}
+		ac := apiConfig(cfg)
+		ac.LoginBurst = 1 << 20
+		log := slog.New(slog.NewJSONHandler(io.Discard, nil))
+		as := api.New(st, ac, log, nil)
+		if *outbox {
+			defer startNotifications(ctx, cfg, st, as, log)()
+		}
+		srv := &http.Server{Handler: as.Handler()}
+		go srv.Serve(ln)
+		defer srv.Close()
+		base = "http://" + ln.Addr().String()
+		fmt.Printf("database: %s; outbox jobs: %t; clients in a child process: %t\n", st.Dialect(), *outbox, *clientsProcess)
+		if *clientsProcess {
+			exe, err := os.Executable()
+			if err != nil {
+				fatal(err)
+			}
+			cmd := exec.Command(exe, "bench", "-target", base, "-clients", strconv.Itoa(*clients),
+				"-duration", dur.String(), "-long-turn", strconv.Itoa(*longTurn))
+			cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
+			if err := cmd.Run(); err != nil {
+				fatal(err)
+			}
+			return 0
+		}
 	}
-	ac := apiConfig(cfg)
-	ac.LoginBurst = 1 << 20
-	srv := &http.Server{Handler: api.New(st, ac, slog.New(slog.NewJSONHandler(io.Discard, nil)), nil).Handler()}
-	go srv.Serve(ln)
-	defer srv.Close()
-	b := &bench{base: "http://" + ln.Addr().String(), run: fmt.Sprintf("%x", time.Now().UnixNano()%0xffffff),
+	b := &bench{base: base, run: fmt.Sprintf("%x", time.Now().UnixNano()%0xffffff),
 		http: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 4 * *clients}}}
-	fmt.Printf("database: %s; %d clients over HTTP on loopback; %s per phase\n", st.Dialect(), *clients, *dur)
+	fmt.Printf("%d clients over HTTP on loopback to %s; %s per phase\n", *clients, base, *dur)
 
 	tables := make([]*table, *clients)
 	parallel(*clients, func(i int) { tables[i] = b.newTable(i) })
