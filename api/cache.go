@@ -38,6 +38,13 @@ func (c *stateCache) take(id, version int64) *engine.State {
 	return e.st
 }
 
+// version returns the version of the game's entry, or 0 for none.
+func (c *stateCache) version(id int64) int64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.m[id].version
+}
+
 // put stores the state of the game at version.
 func (c *stateCache) put(id, version int64, st *engine.State) {
 	c.mu.Lock()

@@ -267,13 +267,18 @@ func (s *Server) listGames(c *gin.Context) {
 }
 
 // loadVisible returns the game and the caller's seat (-1 for a spectator
-// of a public game). Private games of others are not found.
-func (s *Server) loadVisible(c *gin.Context) (*models.Game, int, error) {
+// of a public game). Private games of others are not found. The snapshot is
+// read when needed (Snapshot), or at once with whole.
+func (s *Server) loadVisible(c *gin.Context, whole ...bool) (*models.Game, int, error) {
 	id, err := pathID(c, "id")
 	if err != nil {
 		return nil, 0, err
 	}
-	g, err := s.store.Game(c.Request.Context(), id)
+	load := s.store.GameNoState
+	if len(whole) > 0 && whole[0] {
+		load = s.store.Game
+	}
+	g, err := load(c.Request.Context(), id)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -285,51 +290,78 @@ func (s *Server) loadVisible(c *gin.Context) (*models.Game, int, error) {
 }
 
 func stateOf(g *models.Game) (*engine.State, error) {
-	if g.State == nil {
-		return nil, nil
+	data, err := g.Snapshot()
+	if err != nil || data == nil {
+		return nil, err
 	}
-	return engine.Unmarshal(g.State)
+	return engine.Unmarshal(data)
 }
 
 // getGame is the game as the caller may see it, with ETag.
 func (s *Server) getGame(c *gin.Context) {
+	s.visibleJSON(c, func(g *models.Game, seat int) (bodyKey, func() (any, error), bool) {
+		etag := etagOf(g, seat)
+		c.Header("ETag", etag)
+		if etagMatch(c, etag) {
+			c.Status(http.StatusNotModified)
+			return bodyKey{}, nil, false
+		}
+		return bodyKey{g.ID, g.Version, seat, 'g'}, func() (any, error) {
+			st, err := stateOf(g)
+			if err != nil {
+				return nil, err
+			}
+			return s.gameOut(g, seat, st), nil
+		}, true
+	})
+}
+
+// visibleJSON loads the game the caller may see, without its snapshot, and
+// responds with the body named by what prepare returns (nothing when ok is
+// false): the cached one, or the encoding of what build returns, which reads
+// the snapshot. If the game moved on meanwhile, it starts again with the
+// whole game read at once.
+func (s *Server) visibleJSON(c *gin.Context, prepare func(g *models.Game, seat int) (k bodyKey, build func() (any, error), ok bool)) {
 	g, seat, err := s.loadVisible(c)
 	if err != nil {
 		writeError(c, err)
 		return
 	}
-	etag := etagOf(g, seat)
-	c.Header("ETag", etag)
-	if etagMatch(c, etag) {
-		c.Status(http.StatusNotModified)
+	k, build, ok := prepare(g, seat)
+	if !ok {
 		return
 	}
-	s.cachedJSON(c, bodyKey{g.ID, g.Version, seat, 'g'}, func() (any, error) {
-		st, err := stateOf(g)
-		if err != nil {
-			return nil, err
+	if err := s.cachedJSON(c, k, build); errors.Is(err, models.ErrStale) {
+		if g, seat, err = s.loadVisible(c, true); err != nil {
+			writeError(c, err)
+			return
 		}
-		return s.gameOut(g, seat, st), nil
-	})
+		if k, build, ok = prepare(g, seat); ok {
+			err = s.cachedJSON(c, k, build)
+		}
+	}
+	if err != nil {
+		writeError(c, err)
+	}
 }
 
 // cachedJSON responds 200 with the body stored under k, or with the JSON
-// encoding of what build returns, which it stores.
-func (s *Server) cachedJSON(c *gin.Context, k bodyKey, build func() (any, error)) {
+// encoding of what build returns, which it stores. It returns build's error
+// without responding.
+func (s *Server) cachedJSON(c *gin.Context, k bodyKey, build func() (any, error)) error {
 	body, ok := s.bodies.get(k)
 	if !ok {
 		v, err := build()
 		if err != nil {
-			writeError(c, err)
-			return
+			return err
 		}
 		if body, err = json.Marshal(v); err != nil {
-			writeError(c, err)
-			return
+			return err
 		}
 		s.bodies.put(k, body)
 	}
 	c.Data(http.StatusOK, "application/json; charset=utf-8", body)
+	return nil
 }
 
 func actionOut(a engine.Action) actionInput {
@@ -356,27 +388,27 @@ func actionIn(a actionInput) engine.Action {
 
 // legalActions lists what the caller's seat may do now.
 func (s *Server) legalActions(c *gin.Context) {
-	g, seat, err := s.loadVisible(c)
-	if err != nil {
-		writeError(c, err)
-		return
-	}
-	if seat < 0 {
-		writeError(c, forbidden("not_a_player", "you have no seat in this game"))
-		return
-	}
-	s.cachedJSON(c, bodyKey{g.ID, g.Version, seat, 'l'}, func() (any, error) {
-		st, err := stateOf(g)
-		if err != nil {
-			return nil, err
+	s.visibleJSON(c, func(g *models.Game, seat int) (bodyKey, func() (any, error), bool) {
+		if seat < 0 {
+			writeError(c, forbidden("not_a_player", "you have no seat in this game"))
+			return bodyKey{}, nil, false
 		}
-		out := legalResponse{Version: g.Version, Seat: seat, Actions: []actionInput{}}
-		if st != nil && g.Status == models.StatusActive {
-			for _, a := range engine.Legal(st, seat) {
-				out.Actions = append(out.Actions, actionOut(a))
+		return bodyKey{g.ID, g.Version, seat, 'l'}, func() (any, error) {
+			out := legalResponse{Version: g.Version, Seat: seat, Actions: []actionInput{}}
+			if g.Status != models.StatusActive {
+				return out, nil
 			}
-		}
-		return out, nil
+			st, err := stateOf(g)
+			if err != nil {
+				return nil, err
+			}
+			if st != nil {
+				for _, a := range engine.Legal(st, seat) {
+					out.Actions = append(out.Actions, actionOut(a))
+				}
+			}
+			return out, nil
+		}, true
 	})
 }
 
@@ -449,7 +481,9 @@ func (s *Server) mutateGame(c *gin.Context, fn mutation) {
 		return
 	}
 	var resp response
-	_, err = s.store.Mutate(c.Request.Context(), id, func(g *models.Game) (*models.Change, error) {
+	// The state cache's version of the game spares reading the snapshot
+	// when it is still current; lockedState reads it otherwise.
+	_, err = s.store.MutateCached(c.Request.Context(), id, s.states.version(id), func(g *models.Game) (*models.Change, error) {
 		seat := g.SeatOf(uid)
 		if seat < 0 && !g.Public {
 			return nil, models.ErrNotFound
@@ -807,7 +841,11 @@ func (s *Server) lockedState(g *models.Game) (*engine.State, error) {
 	if st := s.states.take(g.ID, g.Version); st != nil {
 		return st, nil
 	}
-	return engine.Unmarshal(g.State)
+	data, err := g.Snapshot()
+	if err != nil {
+		return nil, err
+	}
+	return engine.Unmarshal(data)
 }
 
 // applyActions applies a batch for seat, all or nothing. One action is

@@ -44,7 +44,29 @@ type Game struct {
 	EndedAt    *time.Time
 
 	Seats []Seat `gorm:"-"` // in seat order
+
+	// loadState reads the snapshot when the game was loaded without it
+	// (GameNoState, MutateCached); see Snapshot.
+	loadState func() ([]byte, error)
 }
+
+// Snapshot returns the engine snapshot (nil before the start): State, or
+// when the game was loaded without it, the stored snapshot of the version
+// loaded, which it reads now and keeps in State. A game that has moved past
+// that version since gives ErrStale.
+func (g *Game) Snapshot() ([]byte, error) {
+	if g.State == nil && g.loadState != nil {
+		data, err := g.loadState()
+		if err != nil {
+			return nil, err
+		}
+		g.State, g.loadState = data, nil
+	}
+	return g.State, nil
+}
+
+// ErrStale means a game changed between two reads outside a transaction.
+var ErrStale = errors.New("game changed meanwhile")
 
 // TableName is the games table.
 func (Game) TableName() string { return "games" }
@@ -180,9 +202,44 @@ func (s *Store) Game(ctx context.Context, id int64) (*Game, error) {
 	return s.loadGame(s.db.WithContext(ctx), id, "")
 }
 
+// GameNoState is Game without reading the snapshot: Snapshot reads it
+// when it is needed (for callers that keep what they derive from it by
+// version, such as encoded responses).
+func (s *Store) GameNoState(ctx context.Context, id int64) (*Game, error) {
+	db := s.db.WithContext(ctx)
+	g, err := s.loadGameQuery(db, id, qGameNoState, id)
+	if err != nil {
+		return nil, err
+	}
+	g.setLoadState(db)
+	return g, nil
+}
+
+// setLoadState makes Snapshot read the snapshot of g's version through db.
+func (g *Game) setLoadState(db *gorm.DB) {
+	if g.State != nil || g.Status == StatusOpen || g.Status == StatusCancelled {
+		return // read already, or none yet
+	}
+	id, version := g.ID, g.Version
+	g.loadState = func() ([]byte, error) {
+		var rows []struct{ State []byte }
+		if err := db.Raw(qGameState, id, version).Scan(&rows).Error; err != nil {
+			return nil, err
+		}
+		if len(rows) == 0 {
+			return nil, fmt.Errorf("game %d after version %d: %w", id, version, ErrStale)
+		}
+		return rows[0].State, nil
+	}
+}
+
 func (s *Store) loadGame(tx *gorm.DB, id int64, suffix string) (*Game, error) {
+	return s.loadGameQuery(tx, id, qLockGame+suffix, id)
+}
+
+func (s *Store) loadGameQuery(tx *gorm.DB, id int64, q string, args ...any) (*Game, error) {
 	var g Game
-	if err := tx.Raw(qLockGame+suffix, id).Scan(&g).Error; err != nil {
+	if err := tx.Raw(q, args...).Scan(&g).Error; err != nil {
 		return nil, err
 	}
 	if g.ID == 0 {
@@ -201,9 +258,29 @@ func (s *Store) loadGame(tx *gorm.DB, id int64, suffix string) (*Game, error) {
 // is. The game row is always written, so fn should bump Version for every
 // change; a nil Change writes nothing else. Mutate returns the written game.
 func (s *Store) Mutate(ctx context.Context, id int64, fn func(g *Game) (*Change, error)) (*Game, error) {
+	return s.mutate(ctx, id, nil, fn)
+}
+
+// MutateCached is Mutate for a caller that holds the parsed state of the
+// game at version cached: if the locked game is still at that version its
+// snapshot is not read (State is nil; Snapshot reads it if need be), and
+// the stored snapshot is kept unless fn sets State.
+func (s *Store) MutateCached(ctx context.Context, id, cached int64, fn func(g *Game) (*Change, error)) (*Game, error) {
+	return s.mutate(ctx, id, &cached, fn)
+}
+
+func (s *Store) mutate(ctx context.Context, id int64, cached *int64, fn func(g *Game) (*Change, error)) (*Game, error) {
 	var out *Game
 	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		g, err := s.loadGame(tx, id, s.forUpdate())
+		var g *Game
+		var err error
+		if cached != nil {
+			if g, err = s.loadGameQuery(tx, id, qLockGameCached+s.forUpdate(), *cached, id); err == nil {
+				g.setLoadState(tx)
+			}
+		} else {
+			g, err = s.loadGame(tx, id, s.forUpdate())
+		}
 		if err != nil {
 			return err
 		}
@@ -278,7 +355,11 @@ type stmt struct {
 // new actions and events. On Postgres they go in one statement (one round
 // trip, as data-modifying CTEs); on SQLite one statement each.
 func (s *Store) writeGame(tx *gorm.DB, g *Game, before []Seat, ch *Change) error {
-	stmts := []stmt{{qUpdateGame, []any{g.Status, g.Version, g.EventSeq, g.ActionSeq, g.State, g.Winners,
+	var state any // NULL, not an empty blob, when there is no new snapshot
+	if g.State != nil {
+		state = g.State
+	}
+	stmts := []stmt{{qUpdateGame, []any{g.Status, g.Version, g.EventSeq, g.ActionSeq, state, g.Winners,
 		g.DeadlineAt, g.UpdatedAt, g.StartedAt, g.EndedAt, g.Settings, g.ID}}}
 	for i, st := range g.Seats {
 		if i < len(before) && seatEqual(before[i], st) {

@@ -18,14 +18,37 @@ UPDATE refresh_tokens SET revoked_at = ? WHERE family_id = ? AND revoked_at IS N
 const qLockGame = `
 SELECT * FROM games WHERE id = ?`
 
+// gameColumns are the games columns but the snapshot.
+const gameColumns = `id, created_by, status, public, mode, office, policy, players, settings, version,
+  event_seq, action_seq, winners, deadline_at, created_at, updated_at, started_at, ended_at`
+
+// qGameNoState loads the game row without its snapshot.
+const qGameNoState = `
+SELECT ` + gameColumns + ` FROM games WHERE id = ?`
+
+// qLockGameCached loads the game row, without the snapshot when the game is
+// still at the given version (whose state the caller holds); the caller
+// appends the FOR UPDATE suffix.
+const qLockGameCached = `
+SELECT ` + gameColumns + `, CASE WHEN version = ? THEN NULL ELSE state END AS state
+FROM games WHERE id = ?`
+
+// qGameState reads the snapshot of a game at a version.
+const qGameState = `
+SELECT state FROM games WHERE id = ? AND version = ?`
+
 const qSeatsOfGame = `
 SELECT * FROM seats WHERE game_id = ? ORDER BY seat_no`
 
 const qSeatsOfGames = `
 SELECT * FROM seats WHERE game_id IN ? ORDER BY game_id, seat_no`
 
+// qUpdateGame writes the game row. A nil snapshot keeps the stored one: a
+// snapshot is never removed, and a mutation that did not read it (see
+// MutateCached) and did not replace it leaves it as it is. (The space in
+// "COALESCE( ?" keeps GORM from spreading the bytes as a list of values.)
 const qUpdateGame = `
-UPDATE games SET status = ?, version = ?, event_seq = ?, action_seq = ?, state = ?, winners = ?,
+UPDATE games SET status = ?, version = ?, event_seq = ?, action_seq = ?, state = COALESCE( ?, state), winners = ?,
   deadline_at = ?, updated_at = ?, started_at = ?, ended_at = ?, settings = ?
 WHERE id = ?`
 

@@ -1,0 +1,64 @@
+package models_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/datamonsters/turns/models"
+)
+
+// TestMutateCachedSkipsSnapshot: a caller holding the state of the current
+// version gets no snapshot (Snapshot reads it), the stored snapshot is kept
+// when the mutation sets none and replaced when it sets one; at another
+// version the snapshot is read as with Mutate. GameNoState reads it on
+// demand and reports a game that moved on meanwhile.
+func TestMutateCachedSkipsSnapshot(t *testing.T) {
+	eachDB(t, func(t *testing.T, st *models.Store) {
+		ctx := context.Background()
+		g := newGame(t, st, newUser(t, st, "cai"), newUser(t, st, "dov"))
+		lite, err := st.GameNoState(ctx, g.ID)
+		if err != nil || lite.State != nil {
+			t.Fatalf("GameNoState: %v %q", err, lite.State)
+		}
+		_, err = st.MutateCached(ctx, g.ID, 1, func(cur *models.Game) (*models.Change, error) {
+			if cur.State != nil {
+				t.Errorf("cached version: snapshot read: %q", cur.State)
+			}
+			if data, err := cur.Snapshot(); err != nil || string(data) != `{"v":1}` {
+				t.Errorf("Snapshot in the transaction: %q %v", data, err)
+			}
+			cur.State = nil // as if never read: the stored one stays
+			cur.Version++
+			return nil, nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, _ := st.Game(ctx, g.ID); got.Version != 2 || string(got.State) != `{"v":1}` {
+			t.Fatalf("after a mutation without a snapshot: v%d %q", got.Version, got.State)
+		}
+		if _, err := lite.Snapshot(); !errors.Is(err, models.ErrStale) {
+			t.Fatalf("Snapshot of a game that moved on: %v", err)
+		}
+		_, err = st.MutateCached(ctx, g.ID, 1, func(cur *models.Game) (*models.Change, error) {
+			if string(cur.State) != `{"v":1}` {
+				t.Errorf("other version: snapshot %q", cur.State)
+			}
+			cur.State = []byte(`{"v":3}`)
+			cur.Version++
+			return nil, nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, _ := st.Game(ctx, g.ID); got.Version != 3 || string(got.State) != `{"v":3}` {
+			t.Fatalf("after a new snapshot: v%d %q", got.Version, got.State)
+		}
+		if lite, _ = st.GameNoState(ctx, g.ID); lite.State != nil {
+			t.Fatal("GameNoState read the snapshot")
+		} else if data, err := lite.Snapshot(); err != nil || string(data) != `{"v":3}` {
+			t.Fatalf("Snapshot: %q %v", data, err)
+		}
+	})
+}
