@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"reflect"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -240,7 +241,50 @@ func (o *Outbox) insert(ctx context.Context, tx *sql.Tx, args river.JobArgs, at 
 	if !at.IsZero() {
 		opts.ScheduledAt = at
 	}
+	if b, ok := ctx.Value(jobBatchKey{}).(*jobBatch); ok {
+		b.add(args, opts)
+		return nil
+	}
 	_, err := o.client.InsertTx(ctx, tx, args, opts)
+	return err
+}
+
+// jobBatch collects the jobs that insert is given under batched, to
+// insert them in one statement (InsertManyTx) instead of one each.
+type jobBatch struct {
+	params []river.InsertManyParams
+	seen   map[string]bool
+}
+
+type jobBatchKey struct{}
+
+// add appends a job unless the batch already holds one with its kind and
+// unique key: River would skip it as a duplicate, and one statement may not
+// hold the same unique key twice.
+func (b *jobBatch) add(args river.JobArgs, opts *river.InsertOpts) {
+	if v := reflect.Indirect(reflect.ValueOf(args)); v.Kind() == reflect.Struct {
+		if f := v.FieldByName("Key"); f.IsValid() && f.Kind() == reflect.String {
+			k := args.Kind() + "/" + f.String()
+			if b.seen[k] {
+				return
+			}
+			if b.seen == nil {
+				b.seen = map[string]bool{}
+			}
+			b.seen[k] = true
+		}
+	}
+	b.params = append(b.params, river.InsertManyParams{Args: args, InsertOpts: opts})
+}
+
+// batched runs fn with the jobs it inserts (through insert, in tx)
+// collected, then inserts them all at once.
+func (o *Outbox) batched(ctx context.Context, tx *sql.Tx, fn func(ctx context.Context) error) error {
+	b := &jobBatch{}
+	if err := fn(context.WithValue(ctx, jobBatchKey{}, b)); err != nil || len(b.params) == 0 {
+		return err
+	}
+	_, err := o.client.InsertManyTx(ctx, tx, b.params)
 	return err
 }
 

@@ -31,8 +31,13 @@ type event struct {
 
 // GameChanged writes the jobs for one game change in its transaction. It
 // implements models.Outbox: who is told what is decided here, from the
-// change's events and the new state, redacted for each recipient.
+// change's events and the new state, redacted for each recipient. The jobs
+// go in with one statement.
 func (o *Outbox) GameChanged(ctx context.Context, tx models.OutboxTx, c models.GameChange) error {
+	return o.batched(ctx, tx.Tx, func(ctx context.Context) error { return o.gameChanged(ctx, tx, c) })
+}
+
+func (o *Outbox) gameChanged(ctx context.Context, tx models.OutboxTx, c models.GameChange) error {
 	g := c.Game
 	var notes []note
 	if c.Created {
