@@ -269,9 +269,8 @@ func hiddenFrom(s *engine.State, seat int) []string {
 	return ids
 }
 
-// sharedBinIDs lists the office variant's shared Recycle Bin. No view shows
-// it, except that a seat recovering cards from "your Recycle Bin" chooses
-// among its cards in a private prompt.
+// sharedBinIDs lists the office variant's shared Recycle Bin. No view,
+// prompt or event shows it: recovering from it takes cards at random.
 func sharedBinIDs(s *engine.State) []string {
 	ids := make([]string, len(s.SharedBin))
 	for i, c := range s.SharedBin {
@@ -308,13 +307,8 @@ func checkHidden(t *rapid.T, s *engine.State, events []engine.Event, seed uint64
 			}
 		}
 		if len(bin) > 0 {
-			v.Prompts = slices.DeleteFunc(slices.Clone(v.Prompts), func(p engine.Prompt) bool { return p.Kind == engine.PromptRecover })
-			noRecover, err := json.Marshal(v)
-			if err != nil {
-				t.Fatalf("view: %v", err)
-			}
-			if tok, ok := findQuoted(noRecover, bin, seat); ok {
-				t.Fatalf("seat %d: card %s of the shared Recycle Bin appears in its view: %s", seat, tok, noRecover)
+			if tok, ok := findQuoted(view, bin, seat); ok {
+				t.Fatalf("seat %d: card %s of the shared Recycle Bin appears in its view: %s", seat, tok, view)
 			}
 		}
 	}

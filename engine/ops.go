@@ -230,6 +230,12 @@ func (g *game) recover(t *Task, n int) bool {
 		ids = t.Answer
 	case len(*bin) <= n:
 		_, ids = split(*bin)
+	case s.Office:
+		// The shared Recycle Bin holds every player's discards, face down:
+		// choosing from it would show them, so the cards come at random.
+		for _, k := range s.random().Perm(len(*bin))[:n] {
+			ids = append(ids, (*bin)[k].ID)
+		}
 	default:
 		g.prompt(t, Prompt{Seat: seat, Kind: PromptRecover, Min: n, Max: n, Options: s.cardOptions(*bin), Source: t.Src,
 			Text: s.srcName(t.Src) + ": take " + plural(n, "card") + " from your Recycle Bin."})
