@@ -207,12 +207,58 @@ func (s *Store) Game(ctx context.Context, id int64) (*Game, error) {
 // version, such as encoded responses).
 func (s *Store) GameNoState(ctx context.Context, id int64) (*Game, error) {
 	db := s.db.WithContext(ctx)
-	g, err := s.loadGameQuery(db, id, qGameNoState, id)
+	g, err := loadGameSeats(db, id, qGameNoState, id)
 	if err != nil {
 		return nil, err
 	}
 	g.setLoadState(db)
 	return g, nil
+}
+
+// gameSeatRow is a game row joined with one of its seats.
+type gameSeatRow struct {
+	Game
+	SSeatNo   *int       `gorm:"column:s_seat_no"`
+	SUserID   *int64     `gorm:"column:s_user_id"`
+	SUsername *string    `gorm:"column:s_username"`
+	SInvited  *bool      `gorm:"column:s_invited"`
+	SJoined   *bool      `gorm:"column:s_joined"`
+	SDeck     *string    `gorm:"column:s_deck"`
+	SAwaited  *bool      `gorm:"column:s_awaited"`
+	SJoinedAt *time.Time `gorm:"column:s_joined_at"`
+}
+
+// loadGameSeats loads a game and its seats with one query that joins them
+// (qGameNoState, qLockGameCached).
+func loadGameSeats(tx *gorm.DB, id int64, q string, args ...any) (*Game, error) {
+	var rows []gameSeatRow
+	if err := tx.Raw(q, args...).Scan(&rows).Error; err != nil {
+		return nil, err
+	}
+	if len(rows) == 0 || rows[0].ID == 0 {
+		return nil, fmt.Errorf("game %d: %w", id, ErrNotFound)
+	}
+	g := rows[0].Game
+	g.Seats = make([]Seat, 0, len(rows))
+	for _, r := range rows {
+		if r.State != nil {
+			g.State = r.State
+		}
+		if r.SSeatNo == nil {
+			continue // a game without seats
+		}
+		g.Seats = append(g.Seats, Seat{GameID: g.ID, SeatNo: *r.SSeatNo, UserID: r.SUserID, Username: deref(r.SUsername),
+			Invited: deref(r.SInvited), Joined: deref(r.SJoined), Deck: r.SDeck, Awaited: deref(r.SAwaited), JoinedAt: r.SJoinedAt})
+	}
+	return &g, nil
+}
+
+func deref[T any](p *T) T {
+	var zero T
+	if p == nil {
+		return zero
+	}
+	return *p
 }
 
 // setLoadState makes Snapshot read the snapshot of g's version through db.
@@ -275,7 +321,11 @@ func (s *Store) mutate(ctx context.Context, id int64, cached *int64, fn func(g *
 		var g *Game
 		var err error
 		if cached != nil {
-			if g, err = s.loadGameQuery(tx, id, qLockGameCached+s.forUpdate(), *cached, id); err == nil {
+			lock := s.forUpdate()
+			if lock != "" {
+				lock += " OF g"
+			}
+			if g, err = loadGameSeats(tx, id, qLockGameCached+lock, *cached, id); err == nil {
 				g.setLoadState(tx)
 			}
 		} else {

@@ -17,9 +17,24 @@ func TestMutateCachedSkipsSnapshot(t *testing.T) {
 	eachDB(t, func(t *testing.T, st *models.Store) {
 		ctx := context.Background()
 		g := newGame(t, st, newUser(t, st, "cai"), newUser(t, st, "dov"))
+		joined := st.Now()
+		deck := `{"cards":[]}`
+		if _, err := st.Mutate(ctx, g.ID, func(cur *models.Game) (*models.Change, error) {
+			cur.Seats[1].JoinedAt, cur.Seats[1].Deck = &joined, &deck
+			return nil, nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		whole, _ := st.Game(ctx, g.ID)
 		lite, err := st.GameNoState(ctx, g.ID)
 		if err != nil || lite.State != nil {
 			t.Fatalf("GameNoState: %v %q", err, lite.State)
+		}
+		if len(lite.Seats) != 2 || lite.Seats[1].Username != "dov" || *lite.Seats[1].UserID != *whole.Seats[1].UserID ||
+			!lite.Seats[0].Awaited || lite.Seats[1].Awaited || !lite.Seats[1].Joined || lite.Seats[1].Invited ||
+			lite.Seats[0].JoinedAt != nil || !lite.Seats[1].JoinedAt.Equal(joined) || *lite.Seats[1].Deck != *whole.Seats[1].Deck ||
+			lite.Version != whole.Version || !lite.CreatedAt.Equal(whole.CreatedAt) || lite.Settings != whole.Settings {
+			t.Fatalf("GameNoState: %+v, Game: %+v", lite, whole)
 		}
 		_, err = st.MutateCached(ctx, g.ID, 1, func(cur *models.Game) (*models.Change, error) {
 			if cur.State != nil {

@@ -22,16 +22,24 @@ SELECT * FROM games WHERE id = ?`
 const gameColumns = `id, created_by, status, public, mode, office, policy, players, settings, version,
   event_seq, action_seq, winners, deadline_at, created_at, updated_at, started_at, ended_at`
 
-// qGameNoState loads the game row without its snapshot.
-const qGameNoState = `
-SELECT ` + gameColumns + ` FROM games WHERE id = ?`
+// seatColumns are the seats columns, prefixed, for a game row joined with
+// its seats (see gameSeatRow).
+const seatColumns = `s.seat_no AS s_seat_no, s.user_id AS s_user_id, s.username AS s_username,
+  s.invited AS s_invited, s.joined AS s_joined, s.deck AS s_deck, s.awaited AS s_awaited, s.joined_at AS s_joined_at`
 
-// qLockGameCached loads the game row, without the snapshot when the game is
-// still at the given version (whose state the caller holds); the caller
-// appends the FOR UPDATE suffix.
+// qGameNoState loads the game row without its snapshot, with its seats
+// (one row each) in the same round trip.
+const qGameNoState = `
+SELECT ` + gameColumns + `, ` + seatColumns + `
+FROM games g LEFT JOIN seats s ON s.game_id = g.id WHERE g.id = ? ORDER BY s.seat_no`
+
+// qLockGameCached loads the game row with its seats (one row each), the
+// snapshot only on the first and only when the game is no longer at the
+// given version (whose state the caller holds); the caller appends the
+// FOR UPDATE OF g suffix.
 const qLockGameCached = `
-SELECT ` + gameColumns + `, CASE WHEN version = ? THEN NULL ELSE state END AS state
-FROM games WHERE id = ?`
+SELECT ` + gameColumns + `, CASE WHEN version = ? OR s.seat_no > 0 THEN NULL ELSE state END AS state, ` + seatColumns + `
+FROM games g LEFT JOIN seats s ON s.game_id = g.id WHERE g.id = ? ORDER BY s.seat_no`
 
 // qGameState reads the snapshot of a game at a version.
 const qGameState = `
