@@ -358,15 +358,15 @@ func (s *Store) mutate(ctx context.Context, id int64, cached *int64, fn func(g *
 		if err := s.notifyOutbox(ctx, tx, GameChange{PrevStatus: prevStatus, PrevSeats: before, Game: g, Change: ch}); err != nil {
 			return err
 		}
+		for i := range ch.Prompts {
+			ch.Prompts[i].GameID, ch.Prompts[i].CreatedAt = id, now
+		}
 		if err := s.writeGame(tx, g, before, ch); err != nil {
 			return err
 		}
-		if ch.ReplacePrompts {
+		if ch.ReplacePrompts && s.dialect != Postgres { // on Postgres writeGame replaced them
 			if err := tx.Exec(`DELETE FROM prompts WHERE game_id = ?`, id).Error; err != nil {
 				return err
-			}
-			for i := range ch.Prompts {
-				ch.Prompts[i].GameID, ch.Prompts[i].CreatedAt = id, now
 			}
 			if len(ch.Prompts) > 0 {
 				if err := tx.Create(&ch.Prompts).Error; err != nil {
@@ -402,8 +402,9 @@ type stmt struct {
 }
 
 // writeGame writes the game row, the seats that differ from before and the
-// new actions and events. On Postgres they go in one statement (one round
-// trip, as data-modifying CTEs); on SQLite one statement each.
+// new actions and events, and on Postgres the replaced prompts. On Postgres
+// they go in one statement (one round trip, as data-modifying CTEs); on
+// SQLite one statement each.
 func (s *Store) writeGame(tx *gorm.DB, g *Game, before []Seat, ch *Change) error {
 	var state any // NULL, not an empty blob, when there is no new snapshot
 	if g.State != nil {
@@ -433,6 +434,25 @@ func (s *Store) writeGame(tx *gorm.DB, g *Game, before []Seat, ch *Change) error
 			q.args = append(q.args, e.GameID, e.Seq, e.Version, e.Body, e.CreatedAt)
 		}
 		stmts = append(stmts, q)
+	}
+	if ch.ReplacePrompts && s.dialect == Postgres {
+		// Replaced in the same statement: the prompts not kept are deleted
+		// and the new ones inserted or, when kept, rewritten (disjoint
+		// rows, as one statement needs).
+		if len(ch.Prompts) == 0 {
+			stmts = append(stmts, stmt{`DELETE FROM prompts WHERE game_id = ?`, []any{g.ID}})
+		} else {
+			ids := make([]string, len(ch.Prompts))
+			q := stmt{sql: `INSERT INTO prompts (game_id, prompt_id, seat, body, created_at, deadline_at) VALUES `}
+			for i, p := range ch.Prompts {
+				ids[i] = p.PromptID
+				q.sql += sep(i) + "(?, ?, ?, ?, ?, ?)"
+				q.args = append(q.args, p.GameID, p.PromptID, p.Seat, p.Body, p.CreatedAt, p.DeadlineAt)
+			}
+			q.sql += ` ON CONFLICT (game_id, prompt_id) DO UPDATE SET seat = excluded.seat, body = excluded.body,
+  created_at = excluded.created_at, deadline_at = excluded.deadline_at`
+			stmts = append(stmts, stmt{`DELETE FROM prompts WHERE game_id = ? AND prompt_id NOT IN ?`, []any{g.ID, ids}}, q)
+		}
 	}
 	if s.dialect == Postgres && len(stmts) > 1 {
 		var b strings.Builder

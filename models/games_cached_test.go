@@ -3,6 +3,8 @@ package models_test
 import (
 	"context"
 	"errors"
+	"fmt"
+	"slices"
 	"testing"
 
 	"github.com/datamonsters/turns/models"
@@ -74,6 +76,45 @@ func TestMutateCachedSkipsSnapshot(t *testing.T) {
 			t.Fatal("GameNoState read the snapshot")
 		} else if data, err := lite.Snapshot(); err != nil || string(data) != `{"v":3}` {
 			t.Fatalf("Snapshot: %q %v", data, err)
+		}
+	})
+}
+
+// TestReplacePrompts: replacing the prompts keeps none of the old ones but
+// those named again (rewritten), adds the new ones, and with none left
+// removes them all.
+func TestReplacePrompts(t *testing.T) {
+	eachDB(t, func(t *testing.T, st *models.Store) {
+		ctx := context.Background()
+		g := newGame(t, st, newUser(t, st, "eda"), newUser(t, st, "fay"))
+		replace := func(ps ...models.PromptRecord) {
+			t.Helper()
+			if _, err := st.Mutate(ctx, g.ID, func(cur *models.Game) (*models.Change, error) {
+				cur.Version++
+				return &models.Change{ReplacePrompts: true, Prompts: ps}, nil
+			}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		ids := func() (out []string) {
+			ps, err := st.Prompts(ctx, g.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, p := range ps {
+				out = append(out, fmt.Sprintf("%s/%d/%s", p.PromptID, p.Seat, p.Body))
+			}
+			slices.Sort(out)
+			return out
+		}
+		replace(models.PromptRecord{PromptID: "a", Seat: 0, Body: `{"n":1}`}, models.PromptRecord{PromptID: "b", Seat: 1, Body: `{"n":1}`})
+		replace(models.PromptRecord{PromptID: "b", Seat: 0, Body: `{"n":2}`}, models.PromptRecord{PromptID: "c", Seat: 1, Body: `{"n":2}`})
+		if got := ids(); !slices.Equal(got, []string{`b/0/{"n": 2}`, `c/1/{"n": 2}`}) && !slices.Equal(got, []string{`b/0/{"n":2}`, `c/1/{"n":2}`}) {
+			t.Fatalf("after replacing: %v", got)
+		}
+		replace()
+		if got := ids(); len(got) != 0 {
+			t.Fatalf("after removing: %v", got)
 		}
 	})
 }
