@@ -28,32 +28,13 @@ func newTestGame(t testing.TB, seed uint64, players int, mode Mode, office bool,
 		setup.Players = append(setup.Players, SeatSetup{Name: string(rune('A' + i)), Deck: d})
 	}
 	if office {
-		setup.OfficeDeck = officeDeck(a, b, players)
+		setup.OfficeDeck = fourPackOffice(a, b)
 	}
 	s, _, err := NewGame(setup)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return s
-}
-
-// officeDeck combines two copies of each pack, capped by the office copy limits.
-func officeDeck(a, b Deck, players int) Deck {
-	counts := map[string]int{}
-	var order []string
-	for _, d := range []Deck{a, a, b, b} {
-		for _, e := range d.Cards {
-			if counts[e.Card] == 0 {
-				order = append(order, e.Card)
-			}
-			counts[e.Card] += e.Count
-		}
-	}
-	out := Deck{ID: "office", Name: "Office"}
-	for _, id := range order {
-		out.Cards = append(out.Cards, DeckEntry{Card: id, Count: min(counts[id], CopyLimit(Standard().Card(id), true))})
-	}
-	return out
 }
 
 func TestRandomPlayouts(t *testing.T) {
