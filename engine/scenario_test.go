@@ -13,41 +13,27 @@ import (
 // TestScenarios runs every rule scenario under testdata/scenarios; each must
 // load and meet all its expectations.
 func TestScenarios(t *testing.T) {
-	files, err := filepath.Glob("testdata/scenarios/*.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(files) == 0 {
-		t.Fatal("no scenario files")
-	}
-	for _, f := range files {
-		t.Run(strings.TrimSuffix(filepath.Base(f), ".yaml"), func(t *testing.T) {
-			t.Parallel()
-			data, err := os.ReadFile(f)
-			if err != nil {
-				t.Fatal(err)
-			}
-			res, err := RunScenario(data)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, fl := range res.Failures {
-				t.Error(fl)
-			}
-			if res.State == nil {
-				return
-			}
-			checkInvariants(t, res.State)
-			// Same file, same result: scenarios are deterministic.
-			again, err := RunScenario(data)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if again.State.Hash() != res.State.Hash() {
-				t.Error("running the scenario twice gave different final states")
-			}
-		})
-	}
+	forEachFile(t, "testdata/scenarios/*.yaml", func(t *testing.T, data []byte) {
+		res, err := RunScenario(data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, fl := range res.Failures {
+			t.Error(fl)
+		}
+		if res.State == nil {
+			return
+		}
+		checkInvariants(t, res.State)
+		// Same file, same result: scenarios are deterministic.
+		again, err := RunScenario(data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if again.State.Hash() != res.State.Hash() {
+			t.Error("running the scenario twice gave different final states")
+		}
+	})
 }
 
 // TestScenariosThatMustFail runs the files under testdata/bad: each holds a
@@ -55,44 +41,30 @@ func TestScenarios(t *testing.T) {
 // first line of each file is "# want: TEXT", a substring of the failure or
 // error the runner must give.
 func TestScenariosThatMustFail(t *testing.T) {
-	files, err := filepath.Glob("testdata/bad/*.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(files) == 0 {
-		t.Fatal("no bad scenario files")
-	}
-	for _, f := range files {
-		t.Run(strings.TrimSuffix(filepath.Base(f), ".yaml"), func(t *testing.T) {
-			t.Parallel()
-			data, err := os.ReadFile(f)
-			if err != nil {
-				t.Fatal(err)
+	forEachFile(t, "testdata/bad/*.yaml", func(t *testing.T, data []byte) {
+		first, _, _ := strings.Cut(string(data), "\n")
+		want, ok := strings.CutPrefix(first, "# want: ")
+		if !ok {
+			t.Fatalf("first line must be '# want: TEXT', got %q", first)
+		}
+		res, err := RunScenario(data)
+		var got string
+		switch {
+		case err != nil:
+			got = err.Error()
+		case !res.Failed():
+			t.Fatal("the scenario passed; it must fail")
+		default:
+			var msgs []string
+			for _, fl := range res.Failures {
+				msgs = append(msgs, fl.String())
 			}
-			first, _, _ := strings.Cut(string(data), "\n")
-			want, ok := strings.CutPrefix(first, "# want: ")
-			if !ok {
-				t.Fatalf("first line must be '# want: TEXT', got %q", first)
-			}
-			res, err := RunScenario(data)
-			var got string
-			switch {
-			case err != nil:
-				got = err.Error()
-			case !res.Failed():
-				t.Fatal("the scenario passed; it must fail")
-			default:
-				var msgs []string
-				for _, fl := range res.Failures {
-					msgs = append(msgs, fl.String())
-				}
-				got = strings.Join(msgs, "\n")
-			}
-			if !strings.Contains(got, want) {
-				t.Errorf("failure does not mention %q:\n%s", want, got)
-			}
-		})
-	}
+			got = strings.Join(msgs, "\n")
+		}
+		if !strings.Contains(got, want) {
+			t.Errorf("failure does not mention %q:\n%s", want, got)
+		}
+	})
 }
 
 // checkInvariants checks what must hold in any state: every instance id is
@@ -377,42 +349,31 @@ func TestScenarioPositionRoundTrip(t *testing.T) {
 // Bin, and cards set aside by an effect. Ids are re-keyed through hidden
 // zones, so none may show.
 func TestScenariosLeakNoHiddenCard(t *testing.T) {
-	files, err := filepath.Glob("testdata/scenarios/*.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, f := range files {
-		t.Run(strings.TrimSuffix(filepath.Base(f), ".yaml"), func(t *testing.T) {
-			t.Parallel()
-			data, err := os.ReadFile(f)
-			if err != nil {
-				t.Fatal(err)
-			}
-			sc, err := ParseScenario(data)
-			if err != nil {
-				t.Fatal(err)
-			}
-			_, err = sc.run(func(step int, s *State, events []Event) {
-				for seat := -1; seat < len(s.Players); seat++ {
-					hidden := hiddenFrom(s, seat)
-					view, _ := json.Marshal(s.View(seat))
-					evs, _ := json.Marshal(EventsFor(events, seat))
-					for id, where := range hidden {
-						if bytes.Contains(view, []byte(id)) {
-							t.Errorf("step %d: seat %d's view shows %s (%s)", step, seat, id, where)
-						}
-						if bytes.Contains(evs, []byte(id)) {
-							t.Errorf("step %d: seat %d's events show %s (%s)", step, seat, id, where)
-						}
+	forEachFile(t, "testdata/scenarios/*.yaml", func(t *testing.T, data []byte) {
+		sc, err := ParseScenario(data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = sc.run(func(step int, s *State, events []Event) {
+			for seat := -1; seat < len(s.Players); seat++ {
+				hidden := hiddenFrom(s, seat)
+				view, _ := json.Marshal(s.View(seat))
+				evs, _ := json.Marshal(EventsFor(events, seat))
+				for id, where := range hidden {
+					if bytes.Contains(view, []byte(id)) {
+						t.Errorf("step %d: seat %d's view shows %s (%s)", step, seat, id, where)
+					}
+					if bytes.Contains(evs, []byte(id)) {
+						t.Errorf("step %d: seat %d's events show %s (%s)", step, seat, id, where)
 					}
 				}
-			})
-			if err != nil && !strings.Contains(err.Error(), "setup") {
-				// Scenarios expecting a setup error have no state to check.
-				return
 			}
 		})
-	}
+		if err != nil && !strings.Contains(err.Error(), "setup") {
+			// Scenarios expecting a setup error have no state to check.
+			return
+		}
+	})
 }
 
 // hiddenFrom maps the instance ids seat may not see to where they are.
@@ -440,4 +401,27 @@ func hiddenFrom(s *State, seat int) map[string]string {
 		}
 	}
 	return out
+}
+
+// forEachFile runs f as a parallel subtest on each file matching pattern,
+// and fails if none matches.
+func forEachFile(t *testing.T, pattern string, f func(t *testing.T, data []byte)) {
+	t.Helper()
+	files, err := filepath.Glob(pattern)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) == 0 {
+		t.Fatalf("no files match %s", pattern)
+	}
+	for _, file := range files {
+		t.Run(strings.TrimSuffix(filepath.Base(file), ".yaml"), func(t *testing.T) {
+			t.Parallel()
+			data, err := os.ReadFile(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			f(t, data)
+		})
+	}
 }
