@@ -51,7 +51,7 @@ func botSeats(first, n int, now time.Time) []models.Seat {
 	for i := range n {
 		no := first + i
 		out = append(out, models.Seat{SeatNo: no, Username: "bot-" + strconv.Itoa(no), Joined: true,
-			Deck: deckJSON(decks[no%len(decks)]), JoinedAt: &now})
+			Deck: deckJSON(decks[no%len(decks)]), JoinedAt: &now, Bot: models.BotFromStart})
 	}
 	return out
 }

@@ -83,7 +83,15 @@ type Seat struct {
 	Deck     *string // deck list JSON, once joined
 	Awaited  bool    // the game waits for this seat (its turn, or a prompt)
 	JoinedAt *time.Time
+	Bot      string // why the service plays this seat (BotFromStart, BotTakeover); "" for a person
+	Timeouts int    // the seat's run of consecutive timeouts
 }
+
+// Bot seat reasons.
+const (
+	BotFromStart = "start"    // created as a bot seat
+	BotTakeover  = "timeouts" // taken over after repeated timeouts
+)
 
 // TableName is the seats table.
 func (Seat) TableName() string { return "seats" }
@@ -226,6 +234,8 @@ type gameSeatRow struct {
 	SDeck     *string    `gorm:"column:s_deck"`
 	SAwaited  *bool      `gorm:"column:s_awaited"`
 	SJoinedAt *time.Time `gorm:"column:s_joined_at"`
+	SBot      *string    `gorm:"column:s_bot"`
+	STimeouts *int       `gorm:"column:s_timeouts"`
 }
 
 // loadGameSeats loads a game and its seats with one query that joins them
@@ -248,7 +258,8 @@ func loadGameSeats(tx *gorm.DB, id int64, q string, args ...any) (*Game, error) 
 			continue // a game without seats
 		}
 		g.Seats = append(g.Seats, Seat{GameID: g.ID, SeatNo: *r.SSeatNo, UserID: r.SUserID, Username: deref(r.SUsername),
-			Invited: deref(r.SInvited), Joined: deref(r.SJoined), Deck: r.SDeck, Awaited: deref(r.SAwaited), JoinedAt: r.SJoinedAt})
+			Invited: deref(r.SInvited), Joined: deref(r.SJoined), Deck: r.SDeck, Awaited: deref(r.SAwaited), JoinedAt: r.SJoinedAt,
+			Bot: deref(r.SBot), Timeouts: deref(r.STimeouts)})
 	}
 	return &g, nil
 }
@@ -417,7 +428,7 @@ func (s *Store) writeGame(tx *gorm.DB, g *Game, before []Seat, ch *Change) error
 			continue
 		}
 		stmts = append(stmts, stmt{qUpdateSeat, []any{st.UserID, st.Username, st.Invited, st.Joined, st.Deck,
-			st.Awaited, st.JoinedAt, g.ID, st.SeatNo}})
+			st.Awaited, st.JoinedAt, st.Bot, st.Timeouts, g.ID, st.SeatNo}})
 	}
 	if len(ch.Actions) > 0 {
 		q := stmt{sql: `INSERT INTO actions (game_id, seq, version, seat, user_id, body, created_at) VALUES `}
@@ -488,7 +499,7 @@ func seatEqual(a, b Seat) bool {
 	eqDeck := (a.Deck == nil) == (b.Deck == nil) && (a.Deck == nil || *a.Deck == *b.Deck)
 	eqTime := (a.JoinedAt == nil) == (b.JoinedAt == nil) && (a.JoinedAt == nil || a.JoinedAt.Equal(*b.JoinedAt))
 	return eqID && eqDeck && eqTime && a.Username == b.Username && a.Invited == b.Invited &&
-		a.Joined == b.Joined && a.Awaited == b.Awaited
+		a.Joined == b.Joined && a.Awaited == b.Awaited && a.Bot == b.Bot && a.Timeouts == b.Timeouts
 }
 
 // GameFilter selects games for ListGames.
@@ -627,12 +638,4 @@ func (s *Store) SaveIdempotency(ctx context.Context, rec *Idempotency) error {
 		return err
 	}
 	return nil
-}
-
-// DueGames returns up to limit active games whose deadline is at or before
-// now, the most overdue first.
-func (s *Store) DueGames(ctx context.Context, now time.Time, limit int) ([]int64, error) {
-	var ids []int64
-	err := s.db.WithContext(ctx).Raw(qDueGames, now.UTC(), limit).Scan(&ids).Error
-	return ids, err
 }

@@ -353,44 +353,6 @@ func (s *Store) SetPreference(ctx context.Context, p Preference) error {
 ON CONFLICT (user_id, kind, channel) DO UPDATE SET enabled = excluded.enabled`, p.UserID, p.Kind, p.Channel, p.Enabled).Error
 }
 
-// Bot seat reasons.
-const (
-	BotFromStart = "start"    // created as a bot seat
-	BotTakeover  = "timeouts" // taken over after repeated timeouts
-)
-
-// BotSeats returns the game's seats that the service plays.
-func (s *Store) BotSeats(ctx context.Context, gameID int64) ([]int, error) {
-	var out []int
-	err := s.db.WithContext(ctx).Raw(`SELECT seat_no FROM bot_seats WHERE game_id = ? ORDER BY seat_no`, gameID).Scan(&out).Error
-	return out, err
-}
-
-// AddBotSeat marks a seat as played by the service; marking it again does
-// nothing.
-func (s *Store) AddBotSeat(ctx context.Context, gameID int64, seat int, reason string) error {
-	return s.db.WithContext(ctx).Exec(`INSERT INTO bot_seats (game_id, seat_no, reason, created_at) VALUES (?, ?, ?, ?)
-ON CONFLICT (game_id, seat_no) DO NOTHING`, gameID, seat, reason, s.Now()).Error
-}
-
-// CountTimeout adds one to the seat's run of consecutive timeouts and
-// returns the new count.
-func (s *Store) CountTimeout(ctx context.Context, gameID int64, seat int) (int, error) {
-	db := s.db.WithContext(ctx)
-	if err := db.Exec(`INSERT INTO seat_timeouts (game_id, seat_no, consecutive) VALUES (?, ?, 1)
-ON CONFLICT (game_id, seat_no) DO UPDATE SET consecutive = seat_timeouts.consecutive + 1`, gameID, seat).Error; err != nil {
-		return 0, err
-	}
-	var n int
-	err := db.Raw(`SELECT consecutive FROM seat_timeouts WHERE game_id = ? AND seat_no = ?`, gameID, seat).Scan(&n).Error
-	return n, err
-}
-
-// ResetTimeouts ends the seat's run of consecutive timeouts (it acted).
-func (s *Store) ResetTimeouts(ctx context.Context, gameID int64, seat int) error {
-	return s.db.WithContext(ctx).Exec(`DELETE FROM seat_timeouts WHERE game_id = ? AND seat_no = ?`, gameID, seat).Error
-}
-
 // Vacation is a player's absence from StartsAt to EndsAt.
 type Vacation struct {
 	ID        int64

@@ -25,7 +25,8 @@ const gameColumns = `id, created_by, status, public, mode, office, policy, playe
 // seatColumns are the seats columns, prefixed, for a game row joined with
 // its seats (see gameSeatRow).
 const seatColumns = `s.seat_no AS s_seat_no, s.user_id AS s_user_id, s.username AS s_username,
-  s.invited AS s_invited, s.joined AS s_joined, s.deck AS s_deck, s.awaited AS s_awaited, s.joined_at AS s_joined_at`
+  s.invited AS s_invited, s.joined AS s_joined, s.deck AS s_deck, s.awaited AS s_awaited, s.joined_at AS s_joined_at,
+  s.bot AS s_bot, s.timeouts AS s_timeouts`
 
 // qGameNoState loads the game row without its snapshot, with its seats
 // (one row each) in the same round trip.
@@ -61,7 +62,8 @@ UPDATE games SET status = ?, version = ?, event_seq = ?, action_seq = ?, state =
 WHERE id = ?`
 
 const qUpdateSeat = `
-UPDATE seats SET user_id = ?, username = ?, invited = ?, joined = ?, deck = ?, awaited = ?, joined_at = ?
+UPDATE seats SET user_id = ?, username = ?, invited = ?, joined = ?, deck = ?, awaited = ?, joined_at = ?,
+  bot = ?, timeouts = ?
 WHERE game_id = ? AND seat_no = ?`
 
 // The game lists. Each uses an index that starts with the caller's user id
@@ -91,8 +93,3 @@ SELECT * FROM idempotency_keys WHERE user_id = ? AND key = ? AND created_at > ?`
 
 const qIdempotencyPurge = `
 DELETE FROM idempotency_keys WHERE created_at < ?`
-
-// qDueGames uses the partial index games_deadline.
-const qDueGames = `
-SELECT id FROM games WHERE deadline_at IS NOT NULL AND deadline_at <= ? AND status = 'active'
-ORDER BY deadline_at LIMIT ?`

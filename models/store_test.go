@@ -249,6 +249,7 @@ func TestMutateRollsBackAndTracksSeats(t *testing.T) {
 		_, err = st.Mutate(ctx, g.ID, func(cur *models.Game) (*models.Change, error) {
 			cur.Version++
 			cur.Seats[0].Awaited, cur.Seats[1].Awaited = false, true
+			cur.Seats[1].Bot, cur.Seats[1].Timeouts = models.BotTakeover, 2
 			return &models.Change{ReplacePrompts: true, Prompts: []models.PromptRecord{{PromptID: "p1", Seat: 1, Body: `{}`}}}, nil
 		})
 		if err != nil {
@@ -257,6 +258,13 @@ func TestMutateRollsBackAndTracksSeats(t *testing.T) {
 		got, _ := st.Game(ctx, g.ID)
 		if got.Version != 2 || got.Seats[0].Awaited || !got.Seats[1].Awaited {
 			t.Fatalf("%+v", got)
+		}
+		// The seat's bot and timeouts read back both ways a game is loaded.
+		joined, _ := st.GameNoState(ctx, g.ID)
+		for _, s := range [][]models.Seat{got.Seats, joined.Seats} {
+			if s[0].Bot != "" || s[0].Timeouts != 0 || s[1].Bot != models.BotTakeover || s[1].Timeouts != 2 {
+				t.Fatalf("seats %+v", s)
+			}
 		}
 		if p, _ := st.Prompts(ctx, g.ID); len(p) != 1 || p[0].PromptID != "p1" {
 			t.Fatalf("prompts %v", p)

@@ -2,7 +2,6 @@ package notifier
 
 import (
 	"context"
-	"slices"
 	"strconv"
 	"time"
 
@@ -47,19 +46,18 @@ const (
 	forfeitKind = "dm_forfeit"
 )
 
-// countTimeouts keeps each seat's run of consecutive timeouts: a seat that
-// acted starts again from zero, a seat named by a timeout event counts
-// one more, and a seat that reaches the game's limit is taken over by the
-// bot or forfeits, as the game was configured. It returns the counts and
-// the takeovers ("bot" or "forfeit") of this change, by seat.
+// countTimeouts keeps each seat's run of consecutive timeouts on its seat
+// row (written with the change): a seat that acted starts again from zero,
+// a seat named by a timeout event counts one more, and a seat that reaches
+// the game's limit is taken over by the bot or forfeits, as the game was
+// configured. It returns the counts and the takeovers ("bot" or "forfeit")
+// of this change, by seat.
 func (o *Outbox) countTimeouts(ctx context.Context, tx models.OutboxTx, g *models.Game, ch *models.Change, events []event,
 	set gameSettings) (map[int]int, map[int]string, error) {
 	counts, takeover := map[int]int{}, map[int]string{}
 	for _, a := range ch.Actions {
-		if a.Seat >= 0 {
-			if err := tx.Store.ResetTimeouts(ctx, g.ID, a.Seat); err != nil {
-				return nil, nil, err
-			}
+		if a.Seat >= 0 && a.Seat < len(g.Seats) {
+			g.Seats[a.Seat].Timeouts = 0
 		}
 	}
 	for _, e := range events {
@@ -67,12 +65,13 @@ func (o *Outbox) countTimeouts(ctx context.Context, tx models.OutboxTx, g *model
 			continue
 		}
 		for _, seat := range e.ev.Seats {
-			n, err := tx.Store.CountTimeout(ctx, g.ID, seat)
-			if err != nil {
-				return nil, nil, err
+			if seat < 0 || seat >= len(g.Seats) {
+				continue
 			}
-			counts[seat] = n
-			if set.TimeoutLimit <= 0 || n != set.TimeoutLimit || seat >= len(g.Seats) || g.Seats[seat].UserID == nil {
+			s := &g.Seats[seat]
+			s.Timeouts++
+			counts[seat] = s.Timeouts
+			if set.TimeoutLimit <= 0 || s.Timeouts != set.TimeoutLimit || s.UserID == nil {
 				continue
 			}
 			if set.OnTimeouts == "forfeit" {
@@ -84,8 +83,8 @@ func (o *Outbox) countTimeouts(ctx context.Context, tx models.OutboxTx, g *model
 				continue
 			}
 			takeover[seat] = "bot"
-			if err := tx.Store.AddBotSeat(ctx, g.ID, seat, models.BotTakeover); err != nil {
-				return nil, nil, err
+			if s.Bot == "" {
+				s.Bot = models.BotTakeover
 			}
 		}
 	}
@@ -94,12 +93,8 @@ func (o *Outbox) countTimeouts(ctx context.Context, tx models.OutboxTx, g *model
 
 // scheduleBots writes a bot move for every awaited seat the service plays.
 func (o *Outbox) scheduleBots(ctx context.Context, tx models.OutboxTx, g *models.Game, st *engine.State) error {
-	bots, err := tx.Store.BotSeats(ctx, g.ID)
-	if err != nil || len(bots) == 0 {
-		return err
-	}
 	for _, seat := range engine.Awaiting(st) {
-		if !slices.Contains(bots, seat) {
+		if seat >= len(g.Seats) || g.Seats[seat].Bot == "" {
 			continue
 		}
 		k := "g" + strconv.FormatInt(g.ID, 10) + ".v" + strconv.FormatInt(g.Version, 10) + ".bot.s" + strconv.Itoa(seat)

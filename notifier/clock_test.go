@@ -253,7 +253,7 @@ func TestClockTakeover(t *testing.T) {
 			e.start(t, g.ID)
 			for i := 0; i < 12; i++ {
 				game, _ := e.st.Game(ctx, g.ID)
-				bots, _ := e.st.BotSeats(ctx, g.ID)
+				bots := botSeatsOf(game)
 				if game.Status != models.StatusActive || len(bots) == 3 {
 					break
 				}
@@ -289,7 +289,8 @@ func TestClockTakeover(t *testing.T) {
 				game, _ := e.st.Game(ctx, g.ID)
 				return game.Status == models.StatusOver
 			})
-			bots, _ := e.st.BotSeats(ctx, g.ID)
+			game, _ := e.st.Game(ctx, g.ID)
+			bots := botSeatsOf(game)
 			if len(bots) != 3 || seats.moves == 0 {
 				t.Fatalf("bot seats %v, %d bot moves", bots, seats.moves)
 			}
@@ -372,4 +373,15 @@ func TestClockVacation(t *testing.T) {
 	if got := mailKinds(t, e.sink.messages()[before:]); len(got) != 0 {
 		t.Fatalf("mails while away: %v", got)
 	}
+}
+
+// botSeatsOf returns the seats of g that the service plays.
+func botSeatsOf(g *models.Game) []int {
+	var out []int
+	for _, s := range g.Seats {
+		if s.Bot != "" {
+			out = append(out, s.SeatNo)
+		}
+	}
+	return out
 }

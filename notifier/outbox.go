@@ -178,10 +178,15 @@ func NewOutbox(cfg OutboxConfig) (*Outbox, error) {
 	river.AddWorker(workers, &forfeitWorker{o: o})
 	river.AddWorker(workers, &digestWorker{o: o})
 	client, err := river.NewClient(o.driver, &river.Config{
-		Queues:               map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: o.cfg.Workers}},
-		Workers:              workers,
-		FetchPollInterval:    poll,
-		FetchCooldown:        min(poll, 5*time.Millisecond),
+		Queues:            map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: o.cfg.Workers}},
+		Workers:           workers,
+		FetchPollInterval: poll,
+		// Each insert of an available job may NOTIFY River's insert topic
+		// at most once per FetchCooldown, and a NOTIFY in a transaction
+		// serializes its commit with every other notifying one; nothing
+		// here LISTENs for it (the database/sql driver polls), so keep
+		// them rare.
+		FetchCooldown:        min(poll, 100*time.Millisecond),
 		Logger:               slog.New(warnHandler{o.log.Handler().WithAttrs([]slog.Attr{slog.String("component", "river")})}),
 		MaxAttempts:          25,
 		Test:                 river.TestConfig{Time: riverTime{now: o.now, stub: stub}},

@@ -56,13 +56,6 @@ func (o *Outbox) gameChanged(ctx context.Context, tx models.OutboxTx, c models.G
 				notes = append(notes, note{userID: *s.UserID, kind: KindInvitation, data: d, common: &d.Common})
 			}
 		}
-		for _, s := range g.Seats {
-			if s.Joined && s.UserID == nil {
-				if err := tx.Store.AddBotSeat(ctx, g.ID, s.SeatNo, models.BotFromStart); err != nil {
-					return err
-				}
-			}
-		}
 		return o.dispatch(ctx, tx, g, g.Version, notes)
 	}
 	if c.Change == nil || g.State == nil {
