@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"slices"
-	"time"
 
 	"github.com/datamonsters/turns/engine"
 	"github.com/datamonsters/turns/models"
@@ -39,31 +38,4 @@ func (s *Server) Timeout(ctx context.Context, id int64) (bool, error) {
 		return false, nil
 	}
 	return err == nil, err
-}
-
-// RunDeadlines applies timeouts to overdue games every interval until ctx
-// ends. Several servers may run it at once: the row lock and the deadline
-// check make each timeout apply once.
-func (s *Server) RunDeadlines(ctx context.Context, interval time.Duration) {
-	t := time.NewTicker(interval)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
-		ids, err := s.store.DueGames(ctx, s.now(), 100)
-		if err != nil {
-			s.log.Warn("deadlines", "error", err)
-			continue
-		}
-		for _, id := range ids {
-			if ok, err := s.Timeout(ctx, id); err != nil {
-				s.log.Warn("timeout", "game_id", id, "error", err)
-			} else if ok {
-				s.log.Info("timeout applied", "game_id", id)
-			}
-		}
-	}
 }

@@ -65,16 +65,21 @@ type env struct {
 	clock *clock
 }
 
-// clock is a settable test clock.
+// clock is a settable test clock. It stands still, or with flowing set
+// runs on from t at the pace of real time (so that retries come due).
 type clock struct {
-	mu sync.Mutex
-	t  time.Time
+	mu      sync.Mutex
+	t       time.Time
+	flowing time.Time // when t was read; zero: the clock stands still
 }
 
 func (c *clock) Now() time.Time {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.t
+	if c.flowing.IsZero() {
+		return c.t
+	}
+	return c.t.Add(time.Since(c.flowing))
 }
 
 func (c *clock) Add(d time.Duration) {

@@ -103,12 +103,25 @@ type notifyEnv struct {
 	mail *mailSink
 	ob   *notifier.Outbox
 	hub  *notifier.Hub
+	api  *api.Server
+}
+
+// eachNotifyDB runs f in parallel subtests on a notifyEnv of each dialect
+// under test: SQLite, and Postgres when TEST_DATABASE_URL is set (the
+// test fails when it is set and the database cannot be reached).
+func eachNotifyDB(t *testing.T, allowPrivate bool, f func(t *testing.T, e *notifyEnv)) {
+	for _, d := range modelstest.Dialects() {
+		t.Run(d.String(), func(t *testing.T) {
+			t.Parallel()
+			f(t, newNotifyEnv(t, d, allowPrivate))
+		})
+	}
 }
 
 func newNotifyEnv(t *testing.T, d models.Dialect, allowPrivate bool) *notifyEnv {
 	t.Helper()
 	ctx := context.Background()
-	clk := &clock{t: time.Now().UTC()}
+	clk := &clock{t: time.Now().UTC(), flowing: time.Now()}
 	st := modelstest.Open(t, d, models.Options{Now: clk.Now})
 	if err := notifier.MigrateRiver(ctx, st); err != nil {
 		t.Fatal(err)
@@ -125,7 +138,7 @@ func newNotifyEnv(t *testing.T, d models.Dialect, allowPrivate bool) *notifyEnv 
 	t.Cleanup(func() { sender.Close() })
 	hub := notifier.NewHub(0)
 	secret := []byte("unsubscribe-secret")
-	ob, err := notifier.NewOutbox(notifier.OutboxConfig{Store: st, Sender: sender, Email: ecfg, Hub: hub, Logger: log,
+	ob, err := notifier.NewOutbox(notifier.OutboxConfig{Store: st, Sender: sender, Email: ecfg, Hub: hub, Logger: log, Now: clk.Now,
 		Webhook:           notifier.NewWebhookClient(notifier.WebhookOptions{AllowPrivate: allowPrivate, Timeout: 2 * time.Second}),
 		UnsubscribeSecret: secret, Timeouts: srv.Timeouter(), Bots: srv, PollInterval: 20 * time.Millisecond,
 		WebhookDisableAfter: 3, WebhookBackoffBase: 20 * time.Millisecond})
@@ -145,7 +158,7 @@ func newNotifyEnv(t *testing.T, d models.Dialect, allowPrivate bool) *notifyEnv 
 		ob.Stop(sctx)
 		hub.Close()
 	})
-	return &notifyEnv{env: &env{t: t, srv: hs, store: st, http: hs.Client(), clock: clk}, mail: ms, ob: ob, hub: hub}
+	return &notifyEnv{env: &env{t: t, srv: hs, store: st, http: hs.Client(), clock: clk}, mail: ms, ob: ob, hub: hub, api: srv}
 }
 
 // drain waits until River has no job left to work now.

@@ -48,6 +48,7 @@ func (o *Outbox) scheduleClock(ctx context.Context, tx models.OutboxTx, gameID i
 // scheduleClockFrom writes the reminder and timeout jobs of a deadline
 // whose clock runs from now.
 func (o *Outbox) scheduleClockFrom(ctx context.Context, tx models.OutboxTx, gameID int64, deadline, now time.Time) error {
+	deadline = deadline.UTC().Truncate(time.Microsecond) // as the database keeps it
 	k := "g" + strconv.FormatInt(gameID, 10) + ".d" + strconv.FormatInt(deadline.UnixMicro(), 10)
 	remind := now.Add(time.Duration(float64(deadline.Sub(now)) * o.cfg.ReminderAt))
 	if err := o.insert(ctx, tx.Tx, ReminderArgs{Key: k + ".reminder", GameID: gameID, Deadline: deadline}, remind); err != nil {
@@ -74,7 +75,7 @@ func (w *reminderWorker) Work(ctx context.Context, job *river.Job[ReminderArgs])
 		if err != nil {
 			return err
 		}
-		if g.Status != models.StatusActive || g.DeadlineAt == nil || !g.DeadlineAt.Equal(a.Deadline) || g.State == nil {
+		if g.Status != models.StatusActive || !sameDeadline(g.DeadlineAt, a.Deadline) || g.State == nil {
 			return nil
 		}
 		st, err := engine.Unmarshal(g.State)
@@ -119,7 +120,7 @@ func (w *timeoutWorker) Work(ctx context.Context, job *river.Job[TimeoutArgs]) e
 	if err != nil {
 		return err
 	}
-	if g.Status != models.StatusActive || g.DeadlineAt == nil || !g.DeadlineAt.Equal(a.Deadline) {
+	if g.Status != models.StatusActive || !sameDeadline(g.DeadlineAt, a.Deadline) {
 		return nil
 	}
 	if wait := a.Deadline.Sub(o.now()); wait > 0 {
@@ -138,7 +139,7 @@ func (w *timeoutWorker) Work(ctx context.Context, job *river.Job[TimeoutArgs]) e
 		// deadline by that time, and watch the new stretch.
 		return o.store.Begin(ctx, func(tx models.OutboxTx) error {
 			next := a.Deadline.Add(away)
-			ok, err := tx.Store.ExtendDeadline(ctx, g.ID, a.Deadline, next)
+			ok, err := tx.Store.ExtendDeadline(ctx, g.ID, *g.DeadlineAt, next)
 			if err != nil || !ok {
 				return err
 			}
@@ -147,6 +148,13 @@ func (w *timeoutWorker) Work(ctx context.Context, job *river.Job[TimeoutArgs]) e
 	}
 	_, err = o.cfg.Timeouts.Timeout(ctx, a.GameID)
 	return err
+}
+
+// sameDeadline reports whether a game's stored deadline is the one a clock
+// job was scheduled for. Postgres keeps microseconds, SQLite whatever it
+// was given, and the job the deadline cut to microseconds.
+func sameDeadline(stored *time.Time, job time.Time) bool {
+	return stored != nil && stored.Truncate(time.Microsecond).Equal(job.Truncate(time.Microsecond))
 }
 
 // awayDuring returns the longest time one of the players the game waits

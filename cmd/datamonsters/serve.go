@@ -45,7 +45,6 @@ func runServe(args []string) int {
 		MaxHeaderBytes:    64 << 10,
 	}
 	go purgeIdempotency(ctx, st, log)
-	go srv.RunDeadlines(ctx, 10*time.Second)
 	errc := make(chan error, 1)
 	go func() {
 		log.Info("listening", "addr", cfg.Addr, "base_url", cfg.BaseURL)
