@@ -1,18 +1,89 @@
 package api
 
 import (
+	"crypto/aes"
+	"crypto/cipher"
+	"crypto/hmac"
 	"crypto/sha256"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"net/http"
+	"strconv"
 
 	"github.com/datamonsters/turns/models"
 	"github.com/gin-gonic/gin"
 )
 
-// idempotencyKey returns the request's Idempotency-Key ("" for none) and
-// the hash of the request it names: method, path and body.
-func idempotencyKey(c *gin.Context) (string, []byte, error) {
+// Idempotency-Key: a POST that changes state stores its response under the
+// key, in the transaction of the change, and a repeat of the same request
+// (same method, path and body) gets the stored response again with
+// Idempotent-Replayed: true; the key with another request gets 422. Only
+// successful responses are stored: a failed request may be sent again with
+// the same key.
+//
+// What the idempotency_keys table holds about a request:
+//   - request_hash is an HMAC of method, path and body under the server's
+//     secret, not a plain hash: a login body holds a password, and a fast
+//     unkeyed hash of it would be a password hash that anyone reading the
+//     table could attack offline.
+//   - response, for the records written by idempotent, is sealed with
+//     AES-256-GCM under a key derived from the server's secret and the raw
+//     request body, which the table does not hold: the responses of
+//     register, login, refresh and of the creation of API tokens and
+//     webhooks carry secrets, and reading the table (or a backup of it) is
+//     not enough to open them, nor is the server's secret alone; only a
+//     repeat of the request, which carries the body, opens its record. The
+//     sealed record also keeps the response's headers (Location,
+//     Cache-Control), so a replay has them too. The game mutations of
+//     mutateGame store their body as plain JSON; replay tells the two
+//     apart by the first byte.
+
+// sealedV1 starts a sealed response: then a 12-byte nonce and the
+// AES-GCM ciphertext of a sealedResponse. A plain response is JSON and
+// starts with '{'.
+const sealedV1 = 0x01
+
+// sealedResponse is what a sealed record holds.
+type sealedResponse struct {
+	Header map[string]string `json:"header,omitempty"`
+	Body   json.RawMessage   `json:"body,omitempty"`
+}
+
+// idemScope is what scopes an Idempotency-Key besides the caller's user id,
+// and how the change runs.
+type idemScope struct {
+	// subject, for an anonymous request (no user id), is the account the
+	// body names: the username of register and login, the refresh token's
+	// hash for refresh. The key is stored under user id anonymous as a
+	// keyed hash of subject and key, so that two clients that pick the
+	// same key for different accounts do not meet, and the table does not
+	// name the account.
+	subject string
+	// outside means fn acts outside the store's transaction (it queues a
+	// job through the job queue's own connection): it runs first and the
+	// record is written after it succeeded. A repeat after that is answered
+	// from the record; two requests with the key at the same moment may
+	// both act.
+	outside bool
+}
+
+// anonymous is the user id of the records of anonymous requests: no
+// account has it (and 0 is no record to the store).
+const anonymous = -1
+
+// user is the user id under which the request's record is stored.
+func (sc idemScope) user(c *gin.Context) int64 {
+	if sc.subject != "" {
+		return anonymous
+	}
+	return userID(c)
+}
+
+// idempotencyKey returns the request's Idempotency-Key as it is stored
+// ("" for none) and the keyed hash of the request it names: method, path
+// and body.
+func (s *Server) idempotencyKey(c *gin.Context, sc idemScope) (string, []byte, error) {
 	key := c.GetHeader("Idempotency-Key")
 	if key == "" {
 		return "", nil, nil
@@ -20,47 +91,91 @@ func idempotencyKey(c *gin.Context) (string, []byte, error) {
 	if len(key) > 128 {
 		return "", nil, badRequest("Idempotency-Key: at most 128 characters")
 	}
-	body, _ := c.Get(ctxBody)
-	raw, _ := body.([]byte)
-	sum := sha256.Sum256(append([]byte(c.Request.Method+" "+c.Request.URL.Path+"\n"), raw...))
-	return key, sum[:], nil
+	if sc.subject != "" {
+		key = "anon:" + base64.RawURLEncoding.EncodeToString(s.mac("idempotency scope", []byte(sc.subject), []byte{0}, []byte(key)))
+	}
+	return key, s.mac("idempotency request", requestText(c)), nil
 }
 
-// idempotencyStart reads the request's Idempotency-Key and request hash.
-// done is true when it has responded: with a stored response for a repeated
-// request, or with an error.
+// requestText is what names a request: method, path and raw body.
+func requestText(c *gin.Context) []byte {
+	body, _ := c.Get(ctxBody)
+	raw, _ := body.([]byte)
+	return append([]byte(c.Request.Method+" "+c.Request.URL.Path+"\n"), raw...)
+}
+
+// mac is the HMAC-SHA256 of parts under the server's secret, for the use
+// label names.
+func (s *Server) mac(label string, parts ...[]byte) []byte {
+	h := hmac.New(sha256.New, s.cfg.Secret)
+	h.Write([]byte(label))
+	h.Write([]byte{0})
+	for _, p := range parts {
+		h.Write(p)
+	}
+	return h.Sum(nil)
+}
+
+// idempotencyStart reads the request's Idempotency-Key and request hash
+// for the caller's user id. done is true when it has responded: with a
+// stored response for a repeated request, or with an error.
 func (s *Server) idempotencyStart(c *gin.Context) (key string, reqHash []byte, done bool) {
-	key, reqHash, err := idempotencyKey(c)
+	return s.idempotencyStartIn(c, idemScope{})
+}
+
+// idempotencyStartIn is idempotencyStart in scope sc.
+func (s *Server) idempotencyStartIn(c *gin.Context, sc idemScope) (key string, reqHash []byte, done bool) {
+	key, reqHash, err := s.idempotencyKey(c, sc)
 	if err != nil {
 		writeError(c, err)
 		return "", nil, true
 	}
-	return key, reqHash, key != "" && s.replay(c, userID(c), key, reqHash)
+	return key, reqHash, key != "" && s.replay(c, sc.user(c), key, reqHash)
 }
 
-// idempotentCreate runs fn, which creates something with the store it is
-// given, in one transaction with the idempotency record of the request, and
-// responds; a repeated request gets the stored response.
+// idempotentCreate runs fn, which changes something with the store it is
+// given, in one transaction with the idempotency record of the caller's
+// request, and responds; a repeated request gets the stored response.
 func (s *Server) idempotentCreate(c *gin.Context, fn func(st *models.Store) (response, error)) {
-	uid := userID(c)
-	key, reqHash, done := s.idempotencyStart(c)
+	s.idempotent(c, idemScope{}, fn)
+}
+
+// idempotent is idempotentCreate in scope sc: for an anonymous request, or
+// for a change that acts outside the store's transaction.
+func (s *Server) idempotent(c *gin.Context, sc idemScope, fn func(st *models.Store) (response, error)) {
+	ctx := c.Request.Context()
+	uid := sc.user(c)
+	key, reqHash, done := s.idempotencyStartIn(c, sc)
 	if done {
 		return
 	}
 	var resp response
-	var err error
-	err = s.store.InTx(c.Request.Context(), func(tx *models.Store) error {
-		if resp, err = fn(tx); err != nil || key == "" {
-			return err
+	save := func(st *models.Store) error {
+		if key == "" {
+			return nil
 		}
-		data, err := json.Marshal(resp.body)
+		data, err := s.seal(c, uid, key, resp)
 		if err != nil {
 			return err
 		}
-		return tx.SaveIdempotency(c.Request.Context(), &models.Idempotency{UserID: uid, Key: key, RequestHash: reqHash, Status: resp.status, Response: data})
-	})
+		return st.SaveIdempotency(ctx, &models.Idempotency{UserID: uid, Key: key, RequestHash: reqHash, Status: resp.status, Response: data})
+	}
+	var err error
+	if sc.outside {
+		if resp, err = fn(s.store); err == nil {
+			err = save(s.store)
+		}
+	} else {
+		err = s.store.InTx(ctx, func(tx *models.Store) error {
+			var err error
+			if resp, err = fn(tx); err != nil {
+				return err
+			}
+			return save(tx)
+		})
+	}
 	if errors.Is(err, models.ErrConflict) && key != "" && s.replay(c, uid, key, reqHash) {
-		return
+		return // a concurrent request with the same key won
 	}
 	if err != nil {
 		writeError(c, err)
@@ -69,7 +184,67 @@ func (s *Server) idempotentCreate(c *gin.Context, fn func(st *models.Store) (res
 	for k, v := range resp.header {
 		c.Header(k, v)
 	}
+	if resp.body == nil {
+		c.Status(resp.status)
+		return
+	}
 	c.JSON(resp.status, resp.body)
+}
+
+// sealKey is the AES-GCM key and additional data of the record of the
+// request under (uid, key): the key comes from the server's secret and the
+// raw request, so only a repeat of the request opens the record.
+func (s *Server) sealKey(c *gin.Context, uid int64, key string) (cipher.AEAD, []byte, error) {
+	block, err := aes.NewCipher(s.mac("idempotency seal", requestText(c)))
+	if err != nil {
+		return nil, nil, err
+	}
+	aead, err := cipher.NewGCM(block)
+	return aead, []byte(strconv.FormatInt(uid, 10) + "\x00" + key), err
+}
+
+// seal encodes resp for the record of the request under (uid, key).
+func (s *Server) seal(c *gin.Context, uid int64, key string, resp response) ([]byte, error) {
+	plain := sealedResponse{Header: resp.header}
+	if resp.body != nil {
+		body, err := json.Marshal(resp.body)
+		if err != nil {
+			return nil, err
+		}
+		plain.Body = body
+	}
+	data, err := json.Marshal(plain)
+	if err != nil {
+		return nil, err
+	}
+	aead, ad, err := s.sealKey(c, uid, key)
+	if err != nil {
+		return nil, err
+	}
+	nonce := randomBytes(aead.NonceSize())
+	return aead.Seal(append([]byte{sealedV1}, nonce...), nonce, data, ad), nil
+}
+
+// open decodes a stored response, sealed or plain.
+func (s *Server) open(c *gin.Context, rec *models.Idempotency) (sealedResponse, error) {
+	if len(rec.Response) == 0 || rec.Response[0] != sealedV1 {
+		return sealedResponse{Body: rec.Response}, nil
+	}
+	aead, ad, err := s.sealKey(c, rec.UserID, rec.Key)
+	if err != nil {
+		return sealedResponse{}, err
+	}
+	n := aead.NonceSize()
+	if len(rec.Response) < 1+n {
+		return sealedResponse{}, errors.New("idempotency record: sealed response too short")
+	}
+	data, err := aead.Open(nil, rec.Response[1:1+n], rec.Response[1+n:], ad)
+	if err != nil {
+		return sealedResponse{}, err
+	}
+	var out sealedResponse
+	err = json.Unmarshal(data, &out)
+	return out, err
 }
 
 // replay answers from a stored idempotency record and reports whether it
@@ -83,12 +258,26 @@ func (s *Server) replay(c *gin.Context, uid int64, key string, reqHash []byte) b
 		writeError(c, err)
 		return true
 	}
-	if string(rec.RequestHash) != string(reqHash) {
-		writeError(c, newError(http.StatusUnprocessableEntity, "idempotency_key_reused", "Idempotency key reused",
-			"this Idempotency-Key was used for a different request"))
+	if !hmac.Equal(rec.RequestHash, reqHash) {
+		writeError(c, errIdempotencyKeyReused)
 		return true
 	}
+	stored, err := s.open(c, rec)
+	if err != nil {
+		writeError(c, err)
+		return true
+	}
+	for k, v := range stored.Header {
+		c.Header(k, v)
+	}
 	c.Header("Idempotent-Replayed", "true")
-	c.Data(rec.Status, "application/json; charset=utf-8", rec.Response)
+	if len(stored.Body) == 0 {
+		c.Status(rec.Status)
+		return true
+	}
+	c.Data(rec.Status, "application/json; charset=utf-8", stored.Body)
 	return true
 }
+
+var errIdempotencyKeyReused = newError(http.StatusUnprocessableEntity, "idempotency_key_reused", "Idempotency key reused",
+	"this Idempotency-Key was used for a different request")
