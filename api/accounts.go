@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"errors"
 	"net/http"
 	"net/mail"
@@ -27,7 +28,8 @@ func userOut(u *models.User) userResponse {
 		Notifications: notifications{Email: u.NotifyEmail, Turns: u.NotifyTurns}, CreatedAt: rfc3339(u.CreatedAt)}
 }
 
-// register creates an account and logs it in.
+// register creates an account and logs it in. With an Idempotency-Key
+// (scoped by the username) a repeat gets the same tokens again.
 func (s *Server) register(c *gin.Context) {
 	var req registerRequest
 	if err := decode(c, &req); err != nil {
@@ -49,18 +51,24 @@ func (s *Server) register(c *gin.Context) {
 		return
 	}
 	u := &models.User{Username: req.Username, Email: req.Email, DisplayName: req.DisplayName, NotifyEmail: req.Email != "", NotifyTurns: true}
-	if err := s.store.CreateUser(c.Request.Context(), u, hashPassword(req.Password)); err != nil {
-		if errors.Is(err, models.ErrConflict) {
-			err = conflict("username_taken", "the username %q is taken", req.Username)
+	hash := hashPassword(req.Password) // before the transaction: argon2id takes a while
+	s.idempotent(c, idemScope{subject: "user:" + req.Username}, func(st *models.Store) (response, error) {
+		if err := st.CreateUser(c.Request.Context(), u, hash); err != nil {
+			if errors.Is(err, models.ErrConflict) {
+				err = conflict("username_taken", "the username %q is taken", req.Username)
+			}
+			return response{}, err
 		}
-		writeError(c, err)
-		return
-	}
-	s.respondTokens(c, http.StatusCreated, u)
+		return s.session(c.Request.Context(), st, http.StatusCreated, u)
+	})
 }
 
+var errBadLogin = newError(http.StatusUnauthorized, "bad_credentials", "Unauthorized", "unknown username or wrong password")
+
 // login exchanges a username and password for tokens. Attempts are limited
-// per client IP and username.
+// per client IP and username, and the password is checked, before an
+// Idempotency-Key (scoped by the username) is looked at: a repeat gets the
+// same tokens again only with the right password.
 func (s *Server) login(c *gin.Context) {
 	var req loginRequest
 	if err := decode(c, &req); err != nil {
@@ -71,11 +79,10 @@ func (s *Server) login(c *gin.Context) {
 		writeError(c, &RateLimitError{RetryAfter: wait})
 		return
 	}
-	badLogin := newError(http.StatusUnauthorized, "bad_credentials", "Unauthorized", "unknown username or wrong password")
 	u, err := s.store.UserByUsername(c.Request.Context(), req.Username)
 	if errors.Is(err, models.ErrNotFound) {
 		checkPassword(dummyHash, req.Password)
-		writeError(c, badLogin)
+		writeError(c, errBadLogin)
 		return
 	}
 	if err != nil {
@@ -88,38 +95,43 @@ func (s *Server) login(c *gin.Context) {
 		return
 	}
 	if !checkPassword(hash, req.Password) {
-		writeError(c, badLogin)
+		writeError(c, errBadLogin)
 		return
 	}
-	s.respondTokens(c, http.StatusOK, u)
+	s.idempotent(c, idemScope{subject: "user:" + req.Username}, func(st *models.Store) (response, error) {
+		return s.session(c.Request.Context(), st, http.StatusOK, u)
+	})
 }
 
-// respondTokens starts a refresh token family for u and responds with an
-// access and a refresh token.
-func (s *Server) respondTokens(c *gin.Context, status int, u *models.User) {
+// session starts a refresh token family for u with st and returns the
+// response with an access and a refresh token.
+func (s *Server) session(ctx context.Context, st *models.Store, status int, u *models.User) (response, error) {
 	refresh := randomToken(refreshTokenPrefix)
-	refreshExp := s.now().Add(s.cfg.RefreshTTL)
 	family := randomToken("")
-	if err := s.store.CreateRefreshToken(c.Request.Context(), u.ID, family, models.HashToken(refresh), refreshExp); err != nil {
-		writeError(c, err)
-		return
+	if err := st.CreateRefreshToken(ctx, u.ID, family, models.HashToken(refresh), s.now().Add(s.cfg.RefreshTTL)); err != nil {
+		return response{}, err
 	}
-	s.writeTokens(c, status, u, refresh)
+	return s.tokens(status, u, refresh)
 }
 
-func (s *Server) writeTokens(c *gin.Context, status int, u *models.User, refresh string) {
+// tokens is the response with a new access token for u and the refresh
+// token refresh.
+func (s *Server) tokens(status int, u *models.User, refresh string) (response, error) {
 	access, exp, err := s.issueAccess(u.ID, u.Username)
 	if err != nil {
-		writeError(c, err)
-		return
+		return response{}, err
 	}
-	c.Header("Cache-Control", "no-store")
-	c.JSON(status, tokensResponse{AccessToken: access, TokenType: "Bearer", ExpiresAt: rfc3339(exp),
-		RefreshToken: refresh, RefreshExpiresAt: rfc3339(s.now().Add(s.cfg.RefreshTTL)), User: userOut(u)})
+	return response{status: status, header: map[string]string{"Cache-Control": "no-store"},
+		body: tokensResponse{AccessToken: access, TokenType: "Bearer", ExpiresAt: rfc3339(exp),
+			RefreshToken: refresh, RefreshExpiresAt: rfc3339(s.now().Add(s.cfg.RefreshTTL)), User: userOut(u)}}, nil
 }
 
 // refresh rotates a refresh token. Presenting a rotated token again revokes
-// its whole family.
+// its whole family. With an Idempotency-Key (scoped by the presented
+// token) a repeat gets the same new tokens again instead, so a client that
+// lost the response is not logged out; the rotation runs in its own
+// transaction (idemScope.outside) so that a reuse's revocation is written
+// although the request fails.
 func (s *Server) refresh(c *gin.Context) {
 	var req refreshRequest
 	if err := decode(c, &req); err != nil {
@@ -130,25 +142,27 @@ func (s *Server) refresh(c *gin.Context) {
 		writeError(c, models.ErrInvalidToken)
 		return
 	}
-	next := randomToken(refreshTokenPrefix)
-	uid, err := s.store.RotateRefreshToken(c.Request.Context(), models.HashToken(req.RefreshToken), models.HashToken(next), s.now().Add(s.cfg.RefreshTTL))
-	if err != nil {
+	old := models.HashToken(req.RefreshToken)
+	s.idempotent(c, idemScope{subject: "refresh:" + string(old), outside: true}, func(st *models.Store) (response, error) {
+		next := randomToken(refreshTokenPrefix)
+		uid, err := st.RotateRefreshToken(c.Request.Context(), old, models.HashToken(next), s.now().Add(s.cfg.RefreshTTL))
 		if errors.Is(err, models.ErrTokenReuse) {
 			s.log.Warn("refresh token reuse; family revoked", "request_id", c.GetString(ctxRequestID))
 		}
-		writeError(c, err)
-		return
-	}
-	u, err := s.store.UserByID(c.Request.Context(), uid)
-	if err != nil {
-		writeError(c, err)
-		return
-	}
-	s.writeTokens(c, http.StatusOK, u, next)
+		if err != nil {
+			return response{}, err
+		}
+		u, err := st.UserByID(c.Request.Context(), uid)
+		if err != nil {
+			return response{}, err
+		}
+		return s.tokens(http.StatusOK, u, next)
+	})
 }
 
 // logout revokes the refresh token's family. Access tokens run out by
-// themselves within their short lifetime.
+// themselves within their short lifetime. It takes no Idempotency-Key: a
+// repeat changes nothing and answers 204 again.
 func (s *Server) logout(c *gin.Context) {
 	var req refreshRequest
 	if err := decode(c, &req); err != nil {
@@ -227,7 +241,8 @@ func (s *Server) listTokens(c *gin.Context) {
 	c.JSON(http.StatusOK, out)
 }
 
-// createToken makes a personal API token; its secret is shown only here.
+// createToken makes a personal API token; its secret is shown only here
+// (and in the sealed idempotency record, for a repeat with the key).
 func (s *Server) createToken(c *gin.Context) {
 	var req createTokenRequest
 	if err := decode(c, &req); err != nil {
@@ -252,14 +267,14 @@ func (s *Server) createToken(c *gin.Context) {
 	secret := randomToken(apiTokenPrefix)
 	t := &models.APIToken{UserID: userID(c), Name: req.Name, Prefix: secret[:len(apiTokenPrefix)+6],
 		TokenHash: models.HashToken(secret), Scopes: strings.Join(scopes, ",")}
-	if err := s.store.CreateAPIToken(c.Request.Context(), t); err != nil {
-		writeError(c, err)
-		return
-	}
-	out := tokenOut(t)
-	out.Token = secret
-	c.Header("Cache-Control", "no-store")
-	c.JSON(http.StatusCreated, out)
+	s.idempotentCreate(c, func(st *models.Store) (response, error) {
+		if err := st.CreateAPIToken(c.Request.Context(), t); err != nil {
+			return response{}, err
+		}
+		out := tokenOut(t)
+		out.Token = secret
+		return response{status: http.StatusCreated, body: out, header: map[string]string{"Cache-Control": "no-store"}}, nil
+	})
 }
 
 // revokeToken revokes one of the caller's API tokens.

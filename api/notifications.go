@@ -120,7 +120,9 @@ func (s *Server) listWebhooks(c *gin.Context) {
 
 // createWebhook registers a URL for the caller (or, with an API token, for
 // that token: it goes when the token is revoked). The secret is shown only
-// in this response.
+// in this response (and in the sealed idempotency record, for a repeat
+// with the key). The limit on webhooks is checked after a repeat is
+// answered, so that a repeat of the last allowed one is not refused.
 func (s *Server) createWebhook(c *gin.Context) {
 	var req createWebhookRequest
 	if err := decode(c, &req); err != nil {
@@ -142,15 +144,6 @@ func (s *Server) createWebhook(c *gin.Context) {
 		writeError(c, invalid("secret: 16 to 200 characters, or leave it out to get a generated one"))
 		return
 	}
-	hooks, err := s.store.Webhooks(c.Request.Context(), userID(c))
-	if err != nil {
-		writeError(c, err)
-		return
-	}
-	if len(hooks) >= maxWebhooks {
-		writeError(c, invalid("at most %d webhooks per user", maxWebhooks))
-		return
-	}
 	if req.Secret == "" {
 		req.Secret = "whsec_" + hex.EncodeToString(randomBytes(24))
 	}
@@ -158,14 +151,22 @@ func (s *Server) createWebhook(c *gin.Context) {
 	if tid := c.GetInt64(ctxTokenID); tid != 0 {
 		w.TokenID = &tid
 	}
-	if err := s.store.CreateWebhook(c.Request.Context(), w); err != nil {
-		writeError(c, err)
-		return
-	}
-	out := webhookOut(*w)
-	out.Secret = w.Secret
-	c.Header("Location", "/v1/webhooks/"+strconv.FormatInt(w.ID, 10))
-	c.JSON(http.StatusCreated, out)
+	s.idempotentCreate(c, func(st *models.Store) (response, error) {
+		hooks, err := st.Webhooks(c.Request.Context(), w.UserID)
+		if err != nil {
+			return response{}, err
+		}
+		if len(hooks) >= maxWebhooks {
+			return response{}, invalid("at most %d webhooks per user", maxWebhooks)
+		}
+		if err := st.CreateWebhook(c.Request.Context(), w); err != nil {
+			return response{}, err
+		}
+		out := webhookOut(*w)
+		out.Secret = w.Secret
+		return response{status: http.StatusCreated, body: out,
+			header: map[string]string{"Location": "/v1/webhooks/" + strconv.FormatInt(w.ID, 10)}}, nil
+	})
 }
 
 // deleteWebhook removes one of the caller's webhooks and its delivery log.
@@ -182,23 +183,25 @@ func (s *Server) deleteWebhook(c *gin.Context) {
 	c.Status(http.StatusNoContent)
 }
 
-// enableWebhook re-enables a webhook that was disabled after failures.
+// enableWebhook re-enables a webhook that was disabled after failures. A
+// repeat with the Idempotency-Key gets the stored response, not the
+// webhook as it is by then.
 func (s *Server) enableWebhook(c *gin.Context) {
 	id, err := pathID(c, "id")
 	if err != nil {
 		writeError(c, err)
 		return
 	}
-	if err := s.store.EnableWebhook(c.Request.Context(), userID(c), id); err != nil {
-		writeError(c, err)
-		return
-	}
-	w, err := s.store.Webhook(c.Request.Context(), userID(c), id)
-	if err != nil {
-		writeError(c, err)
-		return
-	}
-	c.JSON(http.StatusOK, webhookOut(*w))
+	s.idempotentCreate(c, func(st *models.Store) (response, error) {
+		if err := st.EnableWebhook(c.Request.Context(), userID(c), id); err != nil {
+			return response{}, err
+		}
+		w, err := st.Webhook(c.Request.Context(), userID(c), id)
+		if err != nil {
+			return response{}, err
+		}
+		return response{status: http.StatusOK, body: webhookOut(*w)}, nil
+	})
 }
 
 // listDeliveries is a webhook's delivery log, newest first.
@@ -229,7 +232,8 @@ func (s *Server) listDeliveries(c *gin.Context) {
 	c.JSON(http.StatusOK, out)
 }
 
-// redeliver queues one delivery again, with the same Webhook-Id.
+// redeliver queues one delivery again, with the same Webhook-Id. A repeat
+// with the Idempotency-Key gets the stored response and queues nothing.
 func (s *Server) redeliver(c *gin.Context) {
 	id, err := pathID(c, "id")
 	if err != nil {
@@ -241,16 +245,18 @@ func (s *Server) redeliver(c *gin.Context) {
 		return
 	}
 	did := c.Param("delivery")
-	if err := s.notify.Outbox.Redeliver(c.Request.Context(), userID(c), id, did); err != nil {
-		writeError(c, err)
-		return
-	}
-	d, err := s.store.Delivery(c.Request.Context(), id, did)
-	if err != nil {
-		writeError(c, err)
-		return
-	}
-	c.JSON(http.StatusAccepted, deliveryOut(*d))
+	// The job queue writes through its own connection, outside the store's
+	// transaction: the record is written once the job is queued.
+	s.idempotent(c, idemScope{outside: true}, func(st *models.Store) (response, error) {
+		if err := s.notify.Outbox.Redeliver(c.Request.Context(), userID(c), id, did); err != nil {
+			return response{}, err
+		}
+		d, err := st.Delivery(c.Request.Context(), id, did)
+		if err != nil {
+			return response{}, err
+		}
+		return response{status: http.StatusAccepted, body: deliveryOut(*d)}, nil
+	})
 }
 
 // getPreferences lists, for every notification kind and channel, whether

@@ -90,35 +90,36 @@ func (s *Server) createVacation(c *gin.Context) {
 		writeError(c, invalid("a vacation stays within one calendar year"))
 		return
 	}
-	yearStart := time.Date(start.Year(), 1, 1, 0, 0, 0, 0, time.UTC)
-	vs, err := s.store.Vacations(c.Request.Context(), userID(c), yearStart)
-	if err != nil {
-		writeError(c, err)
-		return
-	}
-	for _, v := range vs {
-		if v.StartsAt.Before(end) && start.Before(v.EndsAt) {
-			writeError(c, conflict("vacation_overlap", "overlaps the vacation from %s to %s", rfc3339(v.StartsAt), rfc3339(v.EndsAt)))
-			return
+	// The overlap and the allowance are checked after a repeat is answered
+	// (a repeat overlaps the vacation it made), in the transaction that
+	// stores the vacation.
+	s.idempotentCreate(c, func(st *models.Store) (response, error) {
+		yearStart := time.Date(start.Year(), 1, 1, 0, 0, 0, 0, time.UTC)
+		vs, err := st.Vacations(c.Request.Context(), userID(c), yearStart)
+		if err != nil {
+			return response{}, err
 		}
-	}
-	if used := daysUsed(vs, start.Year()) + end.Sub(start).Hours()/24; used > vacationDaysPerYear {
-		writeError(c, invalid("the yearly allowance is %d days; this would make %.1f", vacationDaysPerYear, used))
-		return
-	}
-	v := models.Vacation{UserID: userID(c), StartsAt: start, EndsAt: end}
-	err = s.store.Begin(c.Request.Context(), func(tx models.OutboxTx) error {
-		if err := tx.Store.AddVacation(c.Request.Context(), &v); err != nil {
-			return err
+		for _, v := range vs {
+			if v.StartsAt.Before(end) && start.Before(v.EndsAt) {
+				return response{}, conflict("vacation_overlap", "overlaps the vacation from %s to %s", rfc3339(v.StartsAt), rfc3339(v.EndsAt))
+			}
 		}
-		if s.notify == nil || s.notify.Outbox == nil {
-			return nil
+		if used := daysUsed(vs, start.Year()) + end.Sub(start).Hours()/24; used > vacationDaysPerYear {
+			return response{}, invalid("the yearly allowance is %d days; this would make %.1f", vacationDaysPerYear, used)
 		}
-		return s.notify.Outbox.VacationStarted(c.Request.Context(), tx, v)
+		v := models.Vacation{UserID: userID(c), StartsAt: start, EndsAt: end}
+		if err := st.AddVacation(c.Request.Context(), &v); err != nil {
+			return response{}, err
+		}
+		if s.notify != nil && s.notify.Outbox != nil {
+			tx, err := st.OutboxTx()
+			if err != nil {
+				return response{}, err
+			}
+			if err := s.notify.Outbox.VacationStarted(c.Request.Context(), tx, v); err != nil {
+				return response{}, err
+			}
+		}
+		return response{status: http.StatusCreated, body: vacationOut(v)}, nil
 	})
-	if err != nil {
-		writeError(c, err)
-		return
-	}
-	c.JSON(http.StatusCreated, vacationOut(v))
 }
