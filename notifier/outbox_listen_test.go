@@ -2,7 +2,9 @@ package notifier
 
 import (
 	"context"
+	"encoding/json"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -10,13 +12,21 @@ import (
 	"github.com/datamonsters/turns/models/modelstest"
 )
 
-// TestStreamAcrossProcesses: two servers on one Postgres database, each
-// with its own hub. Only the first works jobs; a client of the second
-// receives the notification through NOTIFY.
-func TestStreamAcrossProcesses(t *testing.T) {
-	url := modelstest.SchemaURL(t) // skips without TEST_DATABASE_URL
+// twoProcesses is two servers on one Postgres database (a fresh schema),
+// each with its own store, hub and outbox, both listening. Only a works
+// jobs; b only listens.
+type twoProcesses struct {
+	a, b     *Outbox
+	stA, stB *models.Store
+	hubA     *Hub
+	hubB     *Hub
+	e        *outboxEnv // on a's store, with three users
+}
+
+func startTwoProcesses(t *testing.T) *twoProcesses {
+	url := modelstest.SchemaURL(t) // skips without TEST_DATABASE_URL, fails if unreachable
 	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
+	t.Cleanup(cancel)
 	open := func() *models.Store {
 		st, err := models.Open(ctx, url, "", models.Options{})
 		if err != nil {
@@ -31,48 +41,99 @@ func TestStreamAcrossProcesses(t *testing.T) {
 		}
 		return st
 	}
-	stA, stB := open(), open()
+	p := &twoProcesses{stA: open(), stB: open(), hubA: NewHub(0), hubB: NewHub(0)}
 	s := startSink(t, sinkOptions{})
 	sender, err := NewSMTPSender(s.config(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer sender.Close()
-	hubA, hubB := NewHub(0), NewHub(0)
-	a, err := NewOutbox(OutboxConfig{Store: stA, Sender: sender, Email: s.config(), Hub: hubA, DatabaseURL: url, PollInterval: 50 * time.Millisecond})
-	if err != nil {
+	t.Cleanup(func() { sender.Close() })
+	if p.a, err = NewOutbox(OutboxConfig{Store: p.stA, Sender: sender, Email: s.config(), Hub: p.hubA, DatabaseURL: url,
+		PollInterval: 50 * time.Millisecond}); err != nil {
 		t.Fatal(err)
 	}
-	b, err := NewOutbox(OutboxConfig{Store: stB, Sender: sender, Email: s.config(), Hub: hubB, DatabaseURL: url})
-	if err != nil {
+	if p.b, err = NewOutbox(OutboxConfig{Store: p.stB, Sender: sender, Email: s.config(), Hub: p.hubB, DatabaseURL: url}); err != nil {
 		t.Fatal(err)
 	}
-	stA.SetOutbox(a)
-	if err := a.Start(ctx); err != nil {
+	p.stA.SetOutbox(p.a)
+	if err := p.a.Start(ctx); err != nil {
 		t.Fatal(err)
 	}
-	defer a.Stop(context.Background())
-	go a.Listen(ctx)
-	go b.Listen(ctx) // process B only listens
-	waitFor(t, "both listeners", func() bool { return a.Listening() && b.Listening() })
-
-	e := &outboxEnv{st: stA, clock: &testClock{t: time.Now()}}
+	t.Cleanup(func() { p.a.Stop(context.Background()) })
+	go p.a.Listen(ctx)
+	go p.b.Listen(ctx)
+	waitFor(t, "both listeners", func() bool { return p.a.Listening() && p.b.Listening() })
+	p.e = &outboxEnv{st: p.stA, sink: s, clock: &testClock{t: time.Now()}}
 	for _, name := range []string{"ana", "ben", "cy"} {
 		u := &models.User{Username: name, Email: name + "@example.com", NotifyEmail: true, NotifyTurns: true}
-		if err := stA.CreateUser(ctx, u, "x"); err != nil {
+		if err := p.stA.CreateUser(ctx, u, "x"); err != nil {
 			t.Fatal(err)
 		}
-		e.users = append(e.users, u)
+		p.e.users = append(p.e.users, u)
 	}
-	sub := hubB.Subscribe(UserTopic(strconv.FormatInt(e.users[1].ID, 10)))
-	defer sub.Close()
-	e.createGame(t)
+	return p
+}
+
+func recvWithin(t *testing.T, sub *Subscription, what string) Event {
+	t.Helper()
 	select {
-	case ev := <-sub.Events():
-		if ev.Type != "invitation" || ev.ID == "" {
-			t.Fatalf("got %+v", ev)
+	case ev, ok := <-sub.Events():
+		if !ok {
+			t.Fatalf("%s: subscription closed", what)
 		}
+		return ev
 	case <-time.After(10 * time.Second):
-		t.Fatal("the other process's hub got nothing")
+		t.Fatalf("%s: nothing within 10 s", what)
+	}
+	return Event{}
+}
+
+// TestStreamAcrossProcesses: a client of the process that works no jobs
+// receives a notification and the game's events through NOTIFY.
+func TestStreamAcrossProcesses(t *testing.T) {
+	p := startTwoProcesses(t)
+	sub := p.hubB.Subscribe(UserTopic(strconv.FormatInt(p.e.users[1].ID, 10)))
+	defer sub.Close()
+	g := p.e.createGame(t)
+	if ev := recvWithin(t, sub, "the other process's user stream"); ev.Type != "invitation" || ev.ID == "" {
+		t.Fatalf("got %+v", ev)
+	}
+	gsub := p.hubB.Subscribe(GameSeatTopic(g.ID, 1))
+	defer gsub.Close()
+	p.e.start(t, g.ID)
+	if ev := recvWithin(t, gsub, "the other process's game stream"); ev.Type != "event" || ev.ID != "1" {
+		t.Fatalf("got %+v", ev)
+	}
+}
+
+// TestStreamLargeAcrossProcesses: a notification far larger than a NOTIFY
+// payload may be reaches the subscribers of both processes whole, because
+// the payload names it and each process reads it.
+func TestStreamLargeAcrossProcesses(t *testing.T) {
+	p := startTwoProcesses(t)
+	ctx := context.Background()
+	ben := p.e.users[1]
+	topic := UserTopic(strconv.FormatInt(ben.ID, 10))
+	subA, subB := p.hubA.Subscribe(topic), p.hubB.Subscribe(topic)
+	defer subA.Close()
+	defer subB.Close()
+	body, _ := json.Marshal(map[string]string{"text": strings.Repeat("Ana drew a card. ", 4000)}) // ~68 KB
+	n := &models.Notification{UserID: ben.ID, Kind: string(KindYourTurn), Body: string(body)}
+	if err := p.stA.AddNotification(ctx, n); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.a.Client().Insert(ctx, StreamArgs{Key: "large", UserID: ben.ID, NotificationID: n.ID}, nil); err != nil {
+		t.Fatal(err)
+	}
+	for name, sub := range map[string]*Subscription{"working process": subA, "other process": subB} {
+		ev := recvWithin(t, sub, name)
+		var got struct {
+			ID   int64           `json:"id"`
+			Data json.RawMessage `json:"data"`
+		}
+		if err := json.Unmarshal(ev.Data, &got); err != nil || ev.ID != strconv.FormatInt(n.ID, 10) || got.ID != n.ID ||
+			string(got.Data) != string(body) {
+			t.Fatalf("%s got event %s of %d bytes (%v), want the %d-byte notification %d", name, ev.ID, len(ev.Data), err, len(body), n.ID)
+		}
 	}
 }

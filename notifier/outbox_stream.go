@@ -2,31 +2,53 @@ package notifier
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
+	"strconv"
 	"time"
 
+	"github.com/datamonsters/turns/engine"
 	"github.com/jackc/pgx/v5"
 )
 
-// NotifyChannel is the Postgres NOTIFY channel that carries live-stream
-// events between server processes.
+// NotifyChannel is the Postgres NOTIFY channel that tells every server
+// process which stored notification or game events are new.
 const NotifyChannel = "dm_events"
 
-// publish sends ev to topic: through NOTIFY to every process when the
-// outbox listens on Postgres, else to this process's hub. An event too
-// large for a NOTIFY payload goes to this process's hub only; clients of
-// other processes get it from the stored log when they reconnect.
-func (o *Outbox) publish(ctx context.Context, topic Topic, ev Event) error {
+// ErrBadNotify is returned by DecodeNotify for a payload it cannot read.
+var ErrBadNotify = errors.New("notifier: bad notify payload")
+
+// EncodeNotify makes the NOTIFY payload of a stream job: its identifiers
+// only (a user and notification id, or a game and a range of event
+// sequence numbers), never the content, so that an event of any size fits
+// in the 8000 bytes Postgres allows a payload.
+func EncodeNotify(a StreamArgs) (string, error) {
+	b, err := json.Marshal(a)
+	return string(b), err
+}
+
+// DecodeNotify reverses EncodeNotify.
+func DecodeNotify(payload string) (StreamArgs, error) {
+	var a StreamArgs
+	if err := json.Unmarshal([]byte(payload), &a); err != nil {
+		return StreamArgs{}, fmt.Errorf("%w: %v", ErrBadNotify, err)
+	}
+	if (a.NotificationID == 0 || a.UserID == 0) && (a.GameID == 0 || a.FromSeq <= 0 || a.ToSeq < a.FromSeq) {
+		return StreamArgs{}, fmt.Errorf("%w: %q names nothing", ErrBadNotify, payload)
+	}
+	return a, nil
+}
+
+// announce tells the live stream of every process about the rows a stream
+// job names: through NOTIFY when the outbox listens on Postgres (each
+// listener then reads the rows itself), else by publishing them to this
+// process's hub (SQLite runs one process).
+func (o *Outbox) announce(ctx context.Context, a StreamArgs) error {
 	if o.cfg.DatabaseURL == "" {
-		o.cfg.Hub.Publish(topic, ev)
-		return nil
+		return o.deliver(ctx, a)
 	}
-	payload, err := EncodeNotify(topic, ev)
-	if errors.Is(err, ErrNotifyTooLarge) {
-		o.log.Warn("live event too large for NOTIFY; published in this process only", "topic", string(topic), "id", ev.ID)
-		o.cfg.Hub.Publish(topic, ev)
-		return nil
-	}
+	payload, err := EncodeNotify(a)
 	if err != nil {
 		return err
 	}
@@ -38,9 +60,51 @@ func (o *Outbox) publish(ctx context.Context, topic Topic, ev Event) error {
 	return err
 }
 
+// deliver reads the stored rows a stream job names and publishes them to
+// this process's subscribers: a user's notification, or a game's events as
+// each seat (and a spectator) sees them. Rows nobody here is subscribed to
+// are not read.
+func (o *Outbox) deliver(ctx context.Context, a StreamArgs) error {
+	hub := o.cfg.Hub
+	if a.NotificationID != 0 {
+		topic := UserTopic(strconv.FormatInt(a.UserID, 10))
+		if hub.Subscribers(topic) == 0 {
+			return nil
+		}
+		ns, err := o.store.NotificationsAfter(ctx, a.UserID, a.NotificationID-1, 1)
+		if err != nil || len(ns) == 0 || ns[0].ID != a.NotificationID {
+			return err
+		}
+		hub.Publish(topic, NotificationEvent(ns[0]))
+		return nil
+	}
+	seats := map[int]Topic{}
+	for seat := -1; seat < engine.MaxPlayers; seat++ {
+		if t := GameSeatTopic(a.GameID, seat); hub.Subscribers(t) > 0 {
+			seats[seat] = t
+		}
+	}
+	if len(seats) == 0 {
+		return nil
+	}
+	recs, err := o.store.EventsAfter(ctx, a.GameID, a.FromSeq-1, int(a.ToSeq-a.FromSeq+1))
+	if err != nil {
+		return err
+	}
+	for seat, topic := range seats {
+		for _, r := range recs {
+			if ev, ok := GameEvent(r, seat); ok {
+				hub.Publish(topic, ev)
+			}
+		}
+	}
+	return nil
+}
+
 // Listen runs the LISTEN loop of this process on Postgres until ctx ends:
-// every live event published by any process goes to this process's hub.
-// It reconnects after errors. Without a DatabaseURL it returns at once.
+// the rows every stream job announces, in any process, are read here and
+// published to this process's hub. It reconnects after errors. Without a
+// DatabaseURL it returns at once.
 func (o *Outbox) Listen(ctx context.Context) {
 	if o.cfg.DatabaseURL == "" {
 		return
@@ -72,12 +136,16 @@ func (o *Outbox) listenOnce(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		topic, ev, err := DecodeNotify(n.Payload)
+		a, err := DecodeNotify(n.Payload)
 		if err != nil {
 			o.log.Warn("live stream: bad NOTIFY payload", "error", err)
 			continue
 		}
-		o.cfg.Hub.Publish(topic, ev)
+		if err := o.deliver(ctx, a); err != nil && ctx.Err() == nil {
+			// The subscribers catch up from the stored log when they
+			// reconnect with Last-Event-ID.
+			o.log.Warn("live stream: read announced rows", "error", err, "payload", n.Payload)
+		}
 	}
 }
 

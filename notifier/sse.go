@@ -2,7 +2,6 @@ package notifier
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -45,8 +44,8 @@ const DefaultSubscriberBuffer = 64
 // blocks: a subscriber whose buffer is full is dropped (its channel closed,
 // Lagged true) and its client reconnects with Last-Event-ID, catching up
 // from the stored log. Across processes, a Postgres LISTEN/NOTIFY listener
-// receives each committed event and calls Publish in every process; the
-// hub itself keeps no history. The zero Hub is not usable; call NewHub.
+// learns which stored rows are new and calls Publish with them in every
+// process (see Outbox.Listen); the hub itself keeps no history. The zero Hub is not usable; call NewHub.
 type Hub struct {
 	mu     sync.RWMutex
 	topics map[Topic]map[*Subscription]struct{}
@@ -181,54 +180,6 @@ func (s *Subscription) Lagged() bool {
 	s.hub.mu.RLock()
 	defer s.hub.mu.RUnlock()
 	return s.lagged
-}
-
-// MaxNotifyPayload is the largest payload EncodeNotify produces; Postgres
-// refuses NOTIFY payloads of 8000 bytes or more.
-const MaxNotifyPayload = 7900
-
-// ErrNotifyTooLarge is returned by EncodeNotify when the event does not fit
-// into a NOTIFY payload; send it without Data (EncodeNotify with Data nil)
-// and let the stream handler read it from the store.
-var ErrNotifyTooLarge = errors.New("notifier: event too large for a NOTIFY payload")
-
-type notifyPayload struct {
-	Topic Topic           `json:"t"`
-	ID    string          `json:"i,omitempty"`
-	Type  string          `json:"e,omitempty"`
-	Data  json.RawMessage `json:"d,omitempty"`
-}
-
-// EncodeNotify encodes an event for its topic as a Postgres NOTIFY payload
-// (JSON), for "SELECT pg_notify('dm_events', $1)" in the transaction that
-// stores the event, so it is announced exactly when it commits. ev.Data
-// must be JSON (or empty).
-func EncodeNotify(topic Topic, ev Event) (string, error) {
-	p := notifyPayload{Topic: topic, ID: ev.ID, Type: ev.Type}
-	if len(ev.Data) > 0 {
-		if !json.Valid(ev.Data) {
-			return "", fmt.Errorf("notifier: notify data is not JSON")
-		}
-		p.Data = ev.Data
-	}
-	b, err := json.Marshal(p)
-	if err != nil {
-		return "", err
-	}
-	if len(b) > MaxNotifyPayload {
-		return "", ErrNotifyTooLarge
-	}
-	return string(b), nil
-}
-
-// DecodeNotify reverses EncodeNotify; a LISTEN loop calls
-// hub.Publish(DecodeNotify(payload)) for each notification.
-func DecodeNotify(payload string) (Topic, Event, error) {
-	var p notifyPayload
-	if err := json.Unmarshal([]byte(payload), &p); err != nil || p.Topic == "" {
-		return "", Event{}, fmt.Errorf("notifier: bad notify payload")
-	}
-	return p.Topic, Event{ID: p.ID, Type: p.Type, Data: []byte(p.Data)}, nil
 }
 
 // SSEWriter writes the text/event-stream format to a response and flushes

@@ -329,40 +329,25 @@ func TestLastEventID(t *testing.T) {
 	}
 }
 
-// The cross-process hop: what one process NOTIFYs, another decodes and
-// publishes to its own subscribers.
+// The cross-process hop carries identifiers only: what one process
+// NOTIFYs, another decodes into the stream job it came from.
 func TestNotifyCodec(t *testing.T) {
 	t.Parallel()
-	ev := Event{ID: "17", Type: "turn", Data: []byte(`{"game_id":42,"text":"Bob drew 2 cards.\n"}`)}
-	payload, err := EncodeNotify(GameTopic("42"), ev)
-	if err != nil {
-		t.Fatal(err)
+	for _, a := range []StreamArgs{
+		{Key: "g4.v9.your_turn.u3.stream", UserID: 3, NotificationID: 17},
+		{Key: "g4.v9.events", GameID: 4, FromSeq: 12, ToSeq: 15},
+	} {
+		payload, err := EncodeNotify(a)
+		if err != nil || len(payload) > 200 {
+			t.Fatalf("encode %+v: %q %v", a, payload, err)
+		}
+		if got, err := DecodeNotify(payload); err != nil || got != a {
+			t.Errorf("round trip: %+v %v, want %+v", got, err, a)
+		}
 	}
-	h := NewHub(4)
-	sub := h.Subscribe(GameTopic("42"))
-	topic, got, err := DecodeNotify(payload)
-	if err != nil || topic != GameTopic("42") {
-		t.Fatalf("decode: %q, %v", topic, err)
-	}
-	if n := h.Publish(topic, got); n != 1 {
-		t.Fatalf("publish reached %d", n)
-	}
-	if r := recv(t, sub); r.ID != ev.ID || r.Type != ev.Type || string(r.Data) != string(ev.Data) {
-		t.Errorf("round trip: %+v, want %+v", r, ev)
-	}
-	if p, err := EncodeNotify(UserTopic("1"), Event{ID: "n-3"}); err != nil || p != `{"t":"user:1","i":"n-3"}` {
-		t.Errorf("no data: %q, %v", p, err)
-	}
-	big := Event{ID: "1", Data: []byte(`"` + strings.Repeat("x", MaxNotifyPayload) + `"`)}
-	if _, err := EncodeNotify(GameTopic("1"), big); !errors.Is(err, ErrNotifyTooLarge) {
-		t.Errorf("large: %v", err)
-	}
-	if _, err := EncodeNotify(GameTopic("1"), Event{Data: []byte("not json")}); err == nil {
-		t.Error("non-JSON data accepted")
-	}
-	for _, bad := range []string{"", "{}", "not json", `{"i":"1"}`} {
-		if _, _, err := DecodeNotify(bad); err == nil {
-			t.Errorf("DecodeNotify(%q) succeeded", bad)
+	for _, bad := range []string{"", "{}", "not json", `{"user_id":1}`, `{"game_id":1,"from_seq":3,"to_seq":2}`} {
+		if _, err := DecodeNotify(bad); !errors.Is(err, ErrBadNotify) {
+			t.Errorf("DecodeNotify(%q): %v", bad, err)
 		}
 	}
 }

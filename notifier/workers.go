@@ -244,42 +244,9 @@ type streamWorker struct {
 	o *Outbox
 }
 
-// Work publishes to the live stream. With a notify function (Postgres) the
-// event goes through NOTIFY to every process's hub; otherwise to this
-// process's hub only (SQLite runs one process).
+// Work announces the job's rows to the live stream of every process.
 func (w *streamWorker) Work(ctx context.Context, job *river.Job[StreamArgs]) error {
-	a := job.Args
-	if a.NotificationID != 0 {
-		ns, err := w.o.store.NotificationsAfter(ctx, a.UserID, a.NotificationID-1, 1)
-		if err != nil {
-			return err
-		}
-		if len(ns) == 0 || ns[0].ID != a.NotificationID {
-			return nil
-		}
-		return w.o.publish(ctx, UserTopic(strconv.FormatInt(a.UserID, 10)), NotificationEvent(ns[0]))
-	}
-	g, err := w.o.store.Game(ctx, a.GameID)
-	if err != nil {
-		return err
-	}
-	recs, err := w.o.store.EventsAfter(ctx, a.GameID, a.FromSeq-1, int(a.ToSeq-a.FromSeq+1))
-	if err != nil {
-		return err
-	}
-	for seat := -1; seat < len(g.Seats); seat++ {
-		topic := GameSeatTopic(a.GameID, seat)
-		for _, r := range recs {
-			ev, ok := GameEvent(r, seat)
-			if !ok {
-				continue
-			}
-			if err := w.o.publish(ctx, topic, ev); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
+	return w.o.announce(ctx, job.Args)
 }
 
 // GameSeatTopic is the live-stream topic of a game's events as seat sees
