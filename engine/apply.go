@@ -3,13 +3,14 @@ package engine
 import (
 	"fmt"
 	"slices"
+	"strconv"
 )
 
 // Apply validates action a by seat and, if it is legal, applies it to s and
 // runs the game on to the next decision. On error s is unchanged. The events
 // are unredacted: show each seat EventsFor(events, seat).
 func Apply(s *State, seat int, a Action) ([]Event, error) {
-	if err := check(s, seat, a); err != nil {
+	if err := check(s, seat, a, explain); err != nil {
 		return nil, err
 	}
 	g := &game{s: s, events: make([]Event, 0, 4)}
@@ -84,101 +85,128 @@ func PromptsFor(s *State, seat int) []Prompt {
 	return out
 }
 
+// verdict says how the predicates of check report a failed action: Apply
+// needs the reason in words, Legal and the engine's own tests of
+// playability only whether the action fails.
+type verdict bool
+
+const (
+	quiet   verdict = false // a failure is the bare sentinel of its kind
+	explain verdict = true  // a failure is an IllegalActionError with its reason
+)
+
+// fail is the error of a failed predicate of kind; reason is worded only
+// when the verdict explains.
+func (v verdict) fail(kind *IllegalActionError, reason func() string) error {
+	if v == quiet {
+		return kind
+	}
+	return &IllegalActionError{Code: kind.Code, Reason: reason()}
+}
+
 // check is the single set of predicates that decides legality: Apply uses it
 // to validate, Legal to list.
-func check(s *State, seat int, a Action) error {
+func check(s *State, seat int, a Action, v verdict) error {
 	if s.Over() {
-		return illegal(ErrGameOver, "the game is over")
+		return v.fail(ErrGameOver, func() string { return "the game is over" })
 	}
 	if a.Type == ActTimeout {
 		if seat != System {
-			return illegal(ErrBadAction, "timeout is submitted by the service, not a seat")
+			return v.fail(ErrBadAction, func() string { return "timeout is submitted by the service, not a seat" })
 		}
 		return nil
 	}
 	if !s.live(seat) {
-		return illegal(ErrBadAction, "seat %d is not playing in this game", seat)
+		return v.fail(ErrBadAction, func() string { return fmt.Sprintf("seat %d is not playing in this game", seat) })
 	}
 	switch a.Type {
 	case ActAnswer:
-		return s.checkAnswer(seat, a)
+		return s.checkAnswer(seat, a, v)
 	case ActStanding:
-		return s.checkStanding(a.Standing)
+		return s.checkStanding(a.Standing, v)
 	case ActVoteEnd:
 		if s.Players[seat].VotedEnd {
-			return illegal(ErrBadAction, "you already voted to end the game")
+			return v.fail(ErrBadAction, func() string { return "you already voted to end the game" })
 		}
 		return nil
 	case ActResign:
 		return nil
 	case ActPlace, ActPlayTool, ActPlayHack, ActClaim, ActAbandon, ActActivate, ActEndTurn:
 	default:
-		return illegal(ErrBadAction, "unknown action type %q", a.Type)
+		return v.fail(ErrBadAction, func() string { return fmt.Sprintf("unknown action type %q", a.Type) })
 	}
 	if seat != s.Active {
-		return illegal(ErrNotYourTurn, "it is %s's turn", s.name(s.Active))
+		return v.fail(ErrNotYourTurn, func() string { return "it is " + s.name(s.Active) + "'s turn" })
 	}
 	if len(s.Prompts) > 0 || len(s.Stack) > 0 {
-		return illegal(ErrWaiting, "the game is waiting for %s to answer a prompt", joinAnd(s.names(Awaiting(s))))
+		return v.fail(ErrWaiting, func() string {
+			return "the game is waiting for " + joinAnd(s.names(Awaiting(s))) + " to answer a prompt"
+		})
 	}
 	if s.Phase != PhaseAction {
-		return illegal(ErrWrongPhase, "%s is only possible in the Action phase", a.Type)
+		return v.fail(ErrWrongPhase, func() string { return string(a.Type) + " is only possible in the Action phase" })
 	}
 	switch a.Type {
 	case ActPlace, ActPlayTool, ActPlayHack:
-		c, err := s.handCard(seat, a.Card)
+		c, err := s.handCard(seat, a.Card, v)
 		if err != nil {
 			return err
 		}
-		return s.checkPlay(seat, a.Type, c)
+		return s.checkPlay(seat, a.Type, c, v)
 	case ActClaim:
-		return s.checkClaim(a.Challenges)
+		return s.checkClaim(a.Challenges, v)
 	case ActAbandon:
 		if s.Build == nil {
-			return illegal(ErrBuild, "there is no open Software Build to abandon")
+			return v.fail(ErrBuild, func() string { return "there is no open Software Build to abandon" })
 		}
 	case ActActivate:
-		_, err := s.activatable(seat, a.Card)
+		_, err := s.activatable(seat, a.Card, v)
 		return err
 	}
 	return nil
 }
 
 // handCard finds a card in seat's hand.
-func (s *State) handCard(seat int, id string) (*Card, error) {
+func (s *State) handCard(seat int, id string, v verdict) (*Card, error) {
 	in, ok := find(s.Players[seat].Hand, id)
 	if !ok {
-		return nil, illegal(ErrNoCard, "card %q is not in your hand", id)
+		return nil, v.fail(ErrNoCard, func() string { return fmt.Sprintf("card %q is not in your hand", id) })
 	}
 	return s.card(in.Card), nil
 }
 
 // checkPlay checks playing card c from hand with action type t.
-func (s *State) checkPlay(seat int, t ActionType, c *Card) error {
+func (s *State) checkPlay(seat int, t ActionType, c *Card, v verdict) error {
 	want := playTypes(t)
 	if !slices.Contains(want, c.Type) {
-		return illegal(ErrCardType, "%s is a %s; %s takes a %s", c.Name, c.Type.Title(), t, joinOr(typeTitles(want)))
+		return v.fail(ErrCardType, func() string {
+			return c.Name + " is a " + c.Type.Title() + "; " + string(t) + " takes a " + joinOr(typeTitles(want))
+		})
 	}
 	if c.Has(KwInterrupt) {
-		return illegal(ErrCardType, "%s is an interrupt: it is played when an interrupt window asks you", c.Name)
+		return v.fail(ErrCardType, func() string {
+			return c.Name + " is an interrupt: it is played when an interrupt window asks you"
+		})
 	}
-	if err := s.playable(seat, c); err != nil {
+	if err := s.playable(seat, c, v); err != nil {
 		return err
 	}
 	if t == ActPlace {
-		return s.placeable(seat, c)
+		return s.placeable(seat, c, v)
 	}
 	return nil
 }
 
 // playable checks a card's requirements and the limit keyword for seat.
-func (s *State) playable(seat int, c *Card) error {
+func (s *State) playable(seat int, c *Card, v verdict) error {
 	if c.Has(KwLimit) && s.Players[seat].Limited {
-		return illegal(ErrLimit, "%s has the limit keyword and you already played a limit card since the start of your last turn", c.Name)
+		return v.fail(ErrLimit, func() string {
+			return c.Name + " has the limit keyword and you already played a limit card since the start of your last turn"
+		})
 	}
 	for _, r := range c.Requires {
 		if !s.holds(seat, c, r) {
-			return illegal(ErrRequirement, "%s requires %s", c.Name, ConditionText(r))
+			return v.fail(ErrRequirement, func() string { return c.Name + " requires " + ConditionText(r) })
 		}
 	}
 	return nil
@@ -186,7 +214,7 @@ func (s *State) playable(seat int, c *Card) error {
 
 // placeable checks the Monster placement rules: a Senior needs a same-name
 // Monster in the Lab, a Chief a same-name Senior or Chief.
-func (s *State) placeable(seat int, c *Card) error {
+func (s *State) placeable(seat int, c *Card, v verdict) error {
 	if c.Type != Monster || c.Level == Junior {
 		return nil
 	}
@@ -198,104 +226,113 @@ func (s *State) placeable(seat int, c *Card) error {
 	}
 	switch {
 	case c.Level == Senior && best == 0:
-		return illegal(ErrPlacement, "a Senior %s needs a %s already in your Lab", c.Name, c.Name)
+		return v.fail(ErrPlacement, func() string {
+			return "a Senior " + c.Name + " needs a " + c.Name + " already in your Lab"
+		})
 	case c.Level == Chief && best < Senior.Rank():
-		return illegal(ErrPlacement, "a Chief %s needs a Senior or Chief %s already in your Lab", c.Name, c.Name)
+		return v.fail(ErrPlacement, func() string {
+			return "a Chief " + c.Name + " needs a Senior or Chief " + c.Name + " already in your Lab"
+		})
 	}
 	return nil
 }
 
 // checkClaim checks that the open build covers the chosen Market challenges.
-func (s *State) checkClaim(ids []string) error {
+func (s *State) checkClaim(ids []string, v verdict) error {
 	if s.Build == nil || len(s.Build.Tools) == 0 {
-		return illegal(ErrBuild, "play Tools into a Software Build before claiming")
+		return v.fail(ErrBuild, func() string { return "play Tools into a Software Build before claiming" })
 	}
 	if len(ids) == 0 {
-		return illegal(ErrBuild, "name at least one Market challenge to claim")
+		return v.fail(ErrBuild, func() string { return "name at least one Market challenge to claim" })
 	}
 	tech, sci := 0, 0
 	for i, id := range ids {
 		in, ok := find(s.Market, id)
 		if !ok {
-			return illegal(ErrNoCard, "challenge %q is not in the Market", id)
+			return v.fail(ErrNoCard, func() string { return fmt.Sprintf("challenge %q is not in the Market", id) })
 		}
 		if slices.Contains(ids[:i], id) {
-			return illegal(ErrBadAction, "challenge %q is named twice", id)
+			return v.fail(ErrBadAction, func() string { return fmt.Sprintf("challenge %q is named twice", id) })
 		}
 		c := s.card(in.Card)
 		tech += c.Tech
 		sci += c.Sci
 	}
 	if bt, bs := s.BuildTech(), s.BuildSci(); tech > bt || sci > bs {
-		return illegal(ErrBuild, "the claim needs %d TECH and %d SCI; the Software Build has %d TECH and %d SCI", tech, sci, bt, bs)
+		return v.fail(ErrBuild, func() string {
+			return fmt.Sprintf("the claim needs %d TECH and %d SCI; the Software Build has %d TECH and %d SCI", tech, sci, bt, bs)
+		})
 	}
 	return nil
 }
 
 // activatable finds the activated effect of a card in seat's Lab.
-func (s *State) activatable(seat int, id string) (Effect, error) {
+func (s *State) activatable(seat int, id string, v verdict) (Effect, error) {
 	p := &s.Players[seat]
 	in, ok := find(p.Lab, id)
 	if !ok {
-		return Effect{}, illegal(ErrNoCard, "card %q is not in your Lab", id)
+		return Effect{}, v.fail(ErrNoCard, func() string { return fmt.Sprintf("card %q is not in your Lab", id) })
 	}
 	c := s.card(in.Card)
-	effs := c.effects(Activated)
-	if len(effs) == 0 {
-		return Effect{}, illegal(ErrActivated, "%s has no activated ability", c.Name)
+	e, ok := c.effect(Activated)
+	if !ok {
+		return Effect{}, v.fail(ErrActivated, func() string { return c.Name + " has no activated ability" })
 	}
 	if slices.Contains(p.Used, id) {
-		return Effect{}, illegal(ErrActivated, "%s's ability was already used this turn", c.Name)
+		return Effect{}, v.fail(ErrActivated, func() string { return c.Name + "'s ability was already used this turn" })
 	}
-	e := effs[0]
 	if e.Cost > len(p.Hand) {
-		return Effect{}, illegal(ErrActivated, "%s's ability costs %s to discard; you hold %d", c.Name, plural(e.Cost, "card"), len(p.Hand))
+		return Effect{}, v.fail(ErrActivated, func() string {
+			return c.Name + "'s ability costs " + plural(e.Cost, "card") + " to discard; you hold " + strconv.Itoa(len(p.Hand))
+		})
 	}
 	if e.If != nil && !s.holds(seat, c, *e.If) {
-		return Effect{}, illegal(ErrRequirement, "%s's ability requires %s", c.Name, ConditionText(*e.If))
+		return Effect{}, v.fail(ErrRequirement, func() string { return c.Name + "'s ability requires " + ConditionText(*e.If) })
 	}
 	return e, nil
 }
 
 // checkAnswer validates an answer to one of seat's prompts.
-func (s *State) checkAnswer(seat int, a Action) error {
+func (s *State) checkAnswer(seat int, a Action, v verdict) error {
 	i := slices.IndexFunc(s.Prompts, func(p Prompt) bool { return p.ID == a.Prompt })
 	if i < 0 {
-		return illegal(ErrNoPrompt, "prompt %q is not open", a.Prompt)
+		return v.fail(ErrNoPrompt, func() string { return fmt.Sprintf("prompt %q is not open", a.Prompt) })
 	}
 	p := &s.Prompts[i]
 	if p.Seat != seat {
-		return illegal(ErrNoPrompt, "prompt %q is not yours", a.Prompt)
+		return v.fail(ErrNoPrompt, func() string { return fmt.Sprintf("prompt %q is not yours", a.Prompt) })
 	}
 	if len(a.Choices) < p.Min || len(a.Choices) > p.Max {
-		if p.Min == p.Max {
-			return illegal(ErrAnswer, "prompt %s takes exactly %d choices, got %d", p.ID, p.Min, len(a.Choices))
-		}
-		return illegal(ErrAnswer, "prompt %s takes %d to %d choices, got %d", p.ID, p.Min, p.Max, len(a.Choices))
+		return v.fail(ErrAnswer, func() string {
+			if p.Min == p.Max {
+				return fmt.Sprintf("prompt %s takes exactly %d choices, got %d", p.ID, p.Min, len(a.Choices))
+			}
+			return fmt.Sprintf("prompt %s takes %d to %d choices, got %d", p.ID, p.Min, p.Max, len(a.Choices))
+		})
 	}
 	for k, ch := range a.Choices {
 		if !slices.ContainsFunc(p.Options, func(o Option) bool { return o.ID == ch }) {
-			return illegal(ErrAnswer, "%q is not an option of prompt %s", ch, p.ID)
+			return v.fail(ErrAnswer, func() string { return fmt.Sprintf("%q is not an option of prompt %s", ch, p.ID) })
 		}
 		if slices.Contains(a.Choices[:k], ch) {
-			return illegal(ErrAnswer, "%q is chosen twice", ch)
+			return v.fail(ErrAnswer, func() string { return fmt.Sprintf("%q is chosen twice", ch) })
 		}
 	}
 	return nil
 }
 
 // checkStanding validates standing interrupt answers.
-func (s *State) checkStanding(st *Standing) error {
+func (s *State) checkStanding(st *Standing, v verdict) error {
 	if st == nil {
-		return illegal(ErrBadAction, "standing needs a standing field")
+		return v.fail(ErrBadAction, func() string { return "standing needs a standing field" })
 	}
 	for _, sp := range st.Plays {
 		c := s.catalog().Card(sp.Card)
 		if c == nil {
-			return illegal(ErrNoCard, "no card %q", sp.Card)
+			return v.fail(ErrNoCard, func() string { return fmt.Sprintf("no card %q", sp.Card) })
 		}
 		if !c.answers(sp.On) {
-			return illegal(ErrCardType, "%s does not answer %s events", c.Name, sp.On)
+			return v.fail(ErrCardType, func() string { return fmt.Sprintf("%s does not answer %s events", c.Name, sp.On) })
 		}
 	}
 	return nil
@@ -323,7 +360,7 @@ func (g *game) apply(seat int, a Action) {
 	case ActAbandon:
 		g.abandonBuild(seat)
 	case ActActivate:
-		e, _ := s.activatable(seat, a.Card)
+		e, _ := s.activatable(seat, a.Card, quiet)
 		p := &s.Players[seat]
 		p.Used = append(p.Used, a.Card)
 		in, _ := find(p.Lab, a.Card)
@@ -414,7 +451,7 @@ func (g *game) drainQueue() {
 			return
 		}
 		a := q.Actions[0]
-		err := check(s, q.Seat, a)
+		err := check(s, q.Seat, a, explain)
 		if err == nil && s.Active != q.Seat {
 			err = illegal(ErrNotYourTurn, "your turn ended before the queued actions could run")
 		}

@@ -237,6 +237,16 @@ func (c *Card) effects(t Trigger) []Effect {
 	return out
 }
 
+// effect returns the card's first effect with trigger t, if it has one.
+func (c *Card) effect(t Trigger) (Effect, bool) {
+	for _, e := range c.Effects {
+		if e.Trigger == t {
+			return e, true
+		}
+	}
+	return Effect{}, false
+}
+
 // answers reports whether c is an interrupt Hack answering events of kind k.
 func (c *Card) answers(k EventKind) bool {
 	if c.Type != Hack || !c.Has(KwInterrupt) {

@@ -20,7 +20,7 @@ func Legal(s *State, seat int) []Action {
 	}
 	out := make([]Action, 0, min(size, maxAnswers+len(s.Players[seat].Hand)+4))
 	keep := func(a Action) {
-		if check(s, seat, a) == nil {
+		if check(s, seat, a, quiet) == nil {
 			out = append(out, a)
 		}
 	}
@@ -60,7 +60,7 @@ func Legal(s *State, seat int) []Action {
 		}
 	}
 	for _, in := range p.Lab {
-		if len(s.card(in.Card).effects(Activated)) > 0 {
+		if _, ok := s.card(in.Card).effect(Activated); ok {
 			keep(Action{Type: ActActivate, Card: in.ID})
 		}
 	}

@@ -52,7 +52,7 @@ func (s *State) eligible(ev *Proposal) (seats []int, playable [][]Inst) {
 		}
 		var cards []Inst
 		for _, in := range s.Players[seat].Hand {
-			if c := s.card(in.Card); c.answers(ev.Kind) && s.playable(seat, c) == nil {
+			if c := s.card(in.Card); c.answers(ev.Kind) && s.playable(seat, c, quiet) == nil {
 				cards = append(cards, in)
 			}
 		}
@@ -271,7 +271,7 @@ func (g *game) place(i int) {
 	c := s.card(ev.Card.Card)
 	p := &s.Players[seat]
 	k := slices.IndexFunc(p.Lab, func(in Inst) bool { return s.card(in.Card).Name == c.Name })
-	if err := s.placeable(seat, c); err != nil {
+	if s.placeable(seat, c, quiet) != nil {
 		// The Lab changed while the event was proposed: the card returns to hand.
 		g.pop()
 		p.Hand = append(p.Hand, s.rekey(*ev.Card))

@@ -635,7 +635,7 @@ func (sc *Scenario) position() (*State, []Event, error) {
 		zone(where+" deck_list", p.DeckList)
 		if sp.Standing != nil {
 			st := sp.Standing.standing()
-			if err := s.checkStanding(st); err != nil {
+			if err := s.checkStanding(st, explain); err != nil {
 				bad = cmp.Or(bad, fmt.Errorf("scenario: %s standing: %w", where, err))
 			}
 			p.Standing = *st
