@@ -57,26 +57,31 @@ func (s *State) idle() bool {
 
 // Awaiting lists the seats the game is waiting for: seats with open prompts,
 // or else the active player.
-func Awaiting(s *State) []int {
+func Awaiting(s *State) []int { return appendAwaiting(nil, s) }
+
+// appendAwaiting appends Awaiting(s) to out.
+func appendAwaiting(out []int, s *State) []int {
 	if s.Over() {
-		return nil
+		return out
 	}
-	var out []int
+	start := len(out)
 	for _, p := range s.Prompts {
-		if !slices.Contains(out, p.Seat) {
+		if !slices.Contains(out[start:], p.Seat) {
 			out = append(out, p.Seat)
 		}
 	}
-	if len(out) == 0 && s.idle() {
+	if len(out) == start && s.idle() {
 		out = append(out, s.Active)
 	}
-	slices.Sort(out)
+	slices.Sort(out[start:])
 	return out
 }
 
 // PromptsFor returns the open prompts owed by seat.
-func PromptsFor(s *State, seat int) []Prompt {
-	var out []Prompt
+func PromptsFor(s *State, seat int) []Prompt { return appendPrompts(nil, s, seat) }
+
+// appendPrompts appends PromptsFor(s, seat) to out.
+func appendPrompts(out []Prompt, s *State, seat int) []Prompt {
 	for _, p := range s.Prompts {
 		if p.Seat == seat {
 			out = append(out, p)

@@ -489,9 +489,10 @@ func (m *statSums) add(stat Stat, n int) {
 	}
 }
 
-// allStatMods is statMod for every seat and stat, in one pass.
-func (s *State) allStatMods() []statSums {
-	out := make([]statSums, len(s.Players))
+// allStatMods is statMod for every seat and stat, in one pass; seats past
+// the last are zero.
+func (s *State) allStatMods() [MaxPlayers]statSums {
+	var out [MaxPlayers]statSums
 	add := func(owner int, id string) {
 		c := s.card(id)
 		for i := range c.Effects {
@@ -501,7 +502,7 @@ func (s *State) allStatMods() []statSums {
 			}
 			for _, op := range e.Do {
 				n := op.N * s.per(owner, op.Per)
-				for seat := range out {
+				for seat := range s.Players {
 					if affects(owner, op.Who, seat) {
 						out[seat].add(op.Stat, n)
 					}

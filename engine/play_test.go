@@ -2,6 +2,7 @@ package engine
 
 import (
 	"math/rand/v2"
+	"reflect"
 	"testing"
 )
 
@@ -68,6 +69,30 @@ func TestRandomPlayouts(t *testing.T) {
 			}
 			if s.Turn > 400 {
 				break
+			}
+		}
+	}
+}
+
+// TestViewerMatchesView checks that one Viewer, used for every seat and a
+// spectator in turn through whole games, builds the same views as
+// State.View.
+func TestViewerMatchesView(t *testing.T) {
+	var vb Viewer
+	for seed := range uint64(20) {
+		players := 2 + int(seed%3)
+		s := newTestGame(t, seed, players, []Mode{ModeStandard, ModeFast}[seed%2], seed%5 == 0, []Policy{Holders, Conceal}[seed/2%2])
+		r := rand.New(rand.NewPCG(seed, 9))
+		for step := 0; !s.Over() && step < 300; step++ {
+			for seat := Spectator; seat < players; seat++ {
+				if got, want := vb.View(s, seat), s.View(seat); !reflect.DeepEqual(got, want) {
+					t.Fatalf("seed %d step %d seat %d: Viewer built\n%+v\nState.View gives\n%+v", seed, step, seat, got, want)
+				}
+			}
+			seat := Awaiting(s)[0]
+			legal := Legal(s, seat)
+			if _, err := Apply(s, seat, legal[r.IntN(len(legal))]); err != nil {
+				t.Fatal(err)
 			}
 		}
 	}

@@ -80,10 +80,31 @@ type View struct {
 // View returns what seat may see; a seat outside the game (Spectator) sees
 // only public parts.
 func (s *State) View(seat int) *View {
+	return new(Viewer).View(s, seat)
+}
+
+// Viewer builds views in memory it keeps from one view to the next, for a
+// caller that needs a view at every decision and keeps none, such as a bot.
+// The zero Viewer is ready to use. It is not safe for concurrent use.
+type Viewer struct {
+	v        View
+	cards    []CardView // every card of the view, in one backing array
+	players  []PlayerView
+	global   []GlobalView
+	awaiting []int
+	prompts  []Prompt
+	answered []int
+	build    BuildView
+	window   WindowView
+	standing Standing
+}
+
+// View returns s.View(seat), built in the Viewer's memory: the view and
+// everything it holds stay valid only until the Viewer's next call.
+func (vb *Viewer) View(s *State, seat int) *View {
 	if seat < 0 || seat >= len(s.Players) {
 		seat = Spectator
 	}
-	// One backing array for every card the view shows.
 	n := len(s.Market)
 	for i := range s.Players {
 		n += len(s.Players[i].Lab) + len(s.Players[i].Ranking)
@@ -97,7 +118,10 @@ func (s *State) View(seat int) *View {
 			n += len(s.Players[seat].Bin)
 		}
 	}
-	buf := make([]CardView, 0, n)
+	if vb.cards == nil || cap(vb.cards) < n {
+		vb.cards = make([]CardView, 0, n)
+	}
+	buf := vb.cards[:0]
 	views := func(ins []Inst) []CardView {
 		start := len(buf)
 		for _, in := range ins {
@@ -105,10 +129,17 @@ func (s *State) View(seat int) *View {
 		}
 		return buf[start:len(buf):len(buf)]
 	}
-	v := &View{Seat: seat, Version: s.Version, Mode: s.Mode, Office: s.Office, Policy: s.Policy, Turn: s.Turn,
+	if vb.global == nil || cap(vb.global) < len(s.Global) {
+		vb.global = make([]GlobalView, 0, len(s.Global))
+	}
+	if vb.players == nil || cap(vb.players) < len(s.Players) {
+		vb.players = make([]PlayerView, 0, len(s.Players))
+	}
+	vb.awaiting = appendAwaiting(vb.awaiting[:0], s)
+	v := &vb.v
+	*v = View{Seat: seat, Version: s.Version, Mode: s.Mode, Office: s.Office, Policy: s.Policy, Turn: s.Turn,
 		Active: s.Active, Phase: s.Phase, Market: views(s.Market), ChallengeDeck: len(s.ChallengeDeck),
-		Global: make([]GlobalView, 0, len(s.Global)), Awaiting: Awaiting(s), Winners: s.Winners,
-		Players: make([]PlayerView, 0, len(s.Players))}
+		Global: vb.global[:0], Awaiting: vb.awaiting, Winners: s.Winners, Players: vb.players[:0]}
 	if v.Awaiting == nil {
 		v.Awaiting = []int{}
 	}
@@ -127,21 +158,27 @@ func (s *State) View(seat int) *View {
 	}
 	if s.Build != nil {
 		// BuildTech and BuildSci, with the modifiers computed above.
-		v.Build = &BuildView{Tools: views(s.Build.Tools), Tech: max(s.Build.Tech+mods[s.Active].tech, 0), Sci: max(s.Build.Sci+mods[s.Active].sci, 0)}
+		vb.build = BuildView{Tools: views(s.Build.Tools), Tech: max(s.Build.Tech+mods[s.Active].tech, 0), Sci: max(s.Build.Sci+mods[s.Active].sci, 0)}
+		v.Build = &vb.build
 	}
 	for _, t := range s.Stack {
 		if t.Ev == nil || t.Ev.Window == nil {
 			continue
 		}
 		w := t.Ev.Window
-		wv := &WindowView{On: t.Ev.Kind, Actor: t.Ev.Actor, Text: s.proposalText(t.Ev), Seats: w.Seats, Answered: []int{}}
+		if vb.answered == nil {
+			vb.answered = []int{}
+		}
+		wv := WindowView{On: t.Ev.Kind, Actor: t.Ev.Actor, Text: s.proposalText(t.Ev), Seats: w.Seats, Answered: vb.answered[:0]}
 		for _, seat := range w.Seats {
 			open := slices.ContainsFunc(s.Prompts, func(p Prompt) bool { return p.Seat == seat && slices.Contains(w.Prompts, p.ID) })
 			if !open {
 				wv.Answered = append(wv.Answered, seat)
 			}
 		}
-		v.Window = wv
+		vb.answered = wv.Answered
+		vb.window = wv
+		v.Window = &vb.window
 	}
 	if seat == Spectator {
 		return v
@@ -151,13 +188,15 @@ func (s *State) View(seat int) *View {
 	if !s.Office {
 		v.Bin = views(p.Bin)
 	}
-	v.Prompts = PromptsFor(s, seat)
+	if vb.prompts = appendPrompts(vb.prompts[:0], s, seat); len(vb.prompts) > 0 {
+		v.Prompts = vb.prompts
+	}
 	if s.Queue != nil && s.Queue.Seat == seat {
 		v.Queued = s.Queue.Actions
 	}
 	if len(p.Standing.Plays) > 0 || p.Standing.Pass {
-		st := p.Standing
-		v.Standing = &st
+		vb.standing = p.Standing
+		v.Standing = &vb.standing
 	}
 	return v
 }

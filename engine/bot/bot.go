@@ -10,7 +10,8 @@ import (
 
 // Bot chooses one action for the seat of view v. legal is engine.Legal for
 // that seat and is never empty. A bot may also answer a prompt of v with
-// any combination of its options that the prompt allows.
+// any combination of its options that the prompt allows. v is valid only
+// during the call: Run builds the next view in the same memory.
 type Bot interface {
 	Choose(v *engine.View, legal []engine.Action) engine.Action
 }
@@ -90,6 +91,7 @@ func Run(s *engine.State, bots []Bot, maxTurns int) (Result, error) {
 	if s.Turn > 1 {
 		res.First = -1
 	}
+	var views engine.Viewer
 	for !s.Over() && s.Turn <= maxTurns {
 		if res.Actions >= maxActions {
 			return res, fmt.Errorf("bot: %d actions without the game ending", res.Actions)
@@ -103,7 +105,7 @@ func Run(s *engine.State, bots []Bot, maxTurns int) (Result, error) {
 		if len(legal) == 0 {
 			return res, fmt.Errorf("bot: seat %d is awaited but has no legal action", seat)
 		}
-		a := bots[seat].Choose(s.View(seat), legal)
+		a := bots[seat].Choose(views.View(s, seat), legal)
 		if _, err := engine.Apply(s, seat, a); err != nil {
 			return res, fmt.Errorf("bot: seat %d action %v: %w", seat, a, err)
 		}
