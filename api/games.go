@@ -789,9 +789,13 @@ func (s *Server) commitState(g *models.Game, seat int, prevPrompts []engine.Prom
 	g.State = data
 	g.Version++
 	awaiting := engine.Awaiting(next)
+	moved := false // whether the game waits for other seats than before
 	for i := range g.Seats {
-		g.Seats[i].Awaited = slices.Contains(awaiting, g.Seats[i].SeatNo)
+		a := slices.Contains(awaiting, g.Seats[i].SeatNo)
+		moved = moved || a != g.Seats[i].Awaited
+		g.Seats[i].Awaited = a
 	}
+	promptsChanged := !samePrompts(prevPrompts, next.Prompts)
 	switch {
 	case next.Over():
 		g.DeadlineAt = nil
@@ -801,6 +805,9 @@ func (s *Server) commitState(g *models.Game, seat int, prevPrompts []engine.Prom
 			w = append(w, strconv.Itoa(seat))
 		}
 		g.Winners = strings.Join(w, ",")
+	case !moved && !promptsChanged && g.DeadlineAt != nil && seat != engine.System:
+		// The same seats wait for the same things: their clock runs on (a
+		// turn's deadline is for the whole turn, not for each action).
 	case len(next.Prompts) > 0:
 		d := now.Add(time.Duration(set.PromptDeadlineSeconds) * time.Second)
 		g.DeadlineAt = &d
@@ -823,7 +830,11 @@ func (s *Server) commitState(g *models.Game, seat int, prevPrompts []engine.Prom
 		body, _ := json.Marshal(e)
 		ch.Events = append(ch.Events, models.EventRecord{Body: string(body)})
 	}
-	if !samePrompts(prevPrompts, next.Prompts) {
+	ch.Engine = &models.EngineChange{State: next, Events: events}
+	for _, p := range prevPrompts {
+		ch.Engine.PrevPrompts = append(ch.Engine.PrevPrompts, p.ID)
+	}
+	if promptsChanged {
 		ch.ReplacePrompts = true
 		for _, p := range next.Prompts {
 			body, _ := json.Marshal(p)

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/datamonsters/turns/engine"
 )
@@ -21,9 +22,10 @@ type game struct {
 		Joined   bool    `json:"joined"`
 		Awaited  bool    `json:"awaited"`
 	} `json:"seats"`
-	Winners []int           `json:"winners"`
-	View    *engine.View    `json:"view"`
-	Prompts []engine.Prompt `json:"prompts"`
+	Winners    []int           `json:"winners"`
+	View       *engine.View    `json:"view"`
+	Prompts    []engine.Prompt `json:"prompts"`
+	DeadlineAt *string         `json:"deadline_at"`
 }
 
 type turnResult struct {
@@ -455,5 +457,52 @@ func TestDecksAPI(t *testing.T) {
 		e.must(201, req{Method: "POST", Path: "/v1/games", Token: ana.Access, Body: map[string]any{"players": 2, "deck": map[string]any{"deck_id": d.ID}}}).decode(t, &g)
 		e.must(204, req{Method: "DELETE", Path: path, Token: ana.Access})
 		e.must(404, req{Method: "GET", Path: path, Token: ana.Access})
+	})
+}
+
+// TestTurnClock: a turn's deadline is set when the turn starts and runs on
+// through the turn's actions; it moves when the game waits for another seat
+// (or for other prompts).
+func TestTurnClock(t *testing.T) {
+	eachDB(t, func(t *testing.T, e *env) {
+		ana, bob := e.register("ana"), e.register("bob")
+		players := []*player{ana, bob}
+		g := e.startGame(map[string]any{"mode": "fast"}, ana, bob)
+		checked, moved := 0, 0
+		for range 30 {
+			cur := e.getGame(g.ID, ana)
+			if cur.Status != "active" {
+				break
+			}
+			who := awaited(cur, players)[0]
+			prompts := len(e.getGame(g.ID, who).Prompts)
+			legal := e.legal(g.ID, who)
+			a := legal[0]
+			for _, l := range legal {
+				if l.Type == engine.ActPlace || l.Type == engine.ActActivate {
+					a = l
+					break
+				}
+			}
+			e.clock.Add(20 * time.Minute) // 30 of them stay within the access tokens' lifetime
+			e.must(200, req{Method: "POST", Path: actionsPath(g.ID), Token: who.Access,
+				Body: map[string]any{"expected_version": cur.Version, "actions": []engine.Action{a}}})
+			next := e.getGame(g.ID, who)
+			sameWait := prompts == 0 && len(next.Prompts) == 0 && len(awaited(next, players)) == 1 &&
+				awaited(next, players)[0] == who
+			switch {
+			case next.Status != "active":
+			case sameWait:
+				checked++
+				if *next.DeadlineAt != *cur.DeadlineAt {
+					t.Fatalf("%s within the turn moved the deadline from %s to %s", a.Type, *cur.DeadlineAt, *next.DeadlineAt)
+				}
+			case *next.DeadlineAt != *cur.DeadlineAt:
+				moved++
+			}
+		}
+		if checked == 0 || moved == 0 {
+			t.Fatalf("%d actions within a turn, %d changes of who is awaited: too few to check the clock", checked, moved)
+		}
 	})
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/datamonsters/turns/engine"
 	"gorm.io/gorm"
 )
 
@@ -183,6 +184,17 @@ type Change struct {
 	// returns the idempotency record to store with the change (nil for
 	// none). A key already stored gives ErrConflict.
 	Record func() (*Idempotency, error)
+	// Engine, for a change made by the engine, holds in parsed form what
+	// the caller already has, so that the outbox need not decode the
+	// snapshot, the events and the stored prompts again. Nil: decode them.
+	Engine *EngineChange
+}
+
+// EngineChange is a change of the engine state in parsed form.
+type EngineChange struct {
+	State       *engine.State  // the new state, which Game.State encodes
+	Events      []engine.Event // Change.Events, in order
+	PrevPrompts []string       // ids of the prompts pending before the change
 }
 
 // CreateGame stores a new game with its seats and sets g.ID.
@@ -346,7 +358,7 @@ func (s *Store) mutate(ctx context.Context, id int64, cached *int64, fn func(g *
 			return err
 		}
 		before := slices.Clone(g.Seats)
-		prevStatus := g.Status
+		prevStatus, prevDeadline := g.Status, g.DeadlineAt
 		ch, err := fn(g)
 		if err != nil {
 			return err
@@ -366,7 +378,8 @@ func (s *Store) mutate(ctx context.Context, id int64, cached *int64, fn func(g *
 			e.GameID, e.Seq, e.Version, e.CreatedAt = id, g.EventSeq, g.Version, now
 		}
 		g.UpdatedAt = now
-		if err := s.notifyOutbox(ctx, tx, GameChange{PrevStatus: prevStatus, PrevSeats: before, Game: g, Change: ch}); err != nil {
+		if err := s.notifyOutbox(ctx, tx, GameChange{PrevStatus: prevStatus, PrevSeats: before,
+			PrevDeadline: prevDeadline, Game: g, Change: ch}); err != nil {
 			return err
 		}
 		for i := range ch.Prompts {

@@ -27,16 +27,17 @@ type OutboxTx struct {
 }
 
 // GameChange describes one change of a game. Created is true for a new game
-// (PrevStatus "" and PrevSeats nil); otherwise PrevStatus and PrevSeats are
-// the game's status and seats before the change. Game is the game as it
+// (PrevStatus "" and PrevSeats nil); otherwise PrevStatus, PrevSeats and
+// PrevDeadline are the game's status, seats and deadline before the change. Game is the game as it
 // will be written; Change is nil for a new game and for lobby changes that
 // write nothing besides the game row and the seats.
 type GameChange struct {
-	Created    bool
-	PrevStatus string
-	PrevSeats  []Seat
-	Game       *Game
-	Change     *Change
+	Created      bool
+	PrevStatus   string
+	PrevSeats    []Seat
+	PrevDeadline *time.Time
+	Game         *Game
+	Change       *Change
 }
 
 // SetOutbox installs o; nil removes it. Call it before serving.
@@ -93,8 +94,23 @@ func (Notification) TableName() string { return "notifications" }
 
 // AddNotification appends n to the user's log and sets its ID.
 func (s *Store) AddNotification(ctx context.Context, n *Notification) error {
-	n.CreatedAt = s.Now()
-	return s.db.WithContext(ctx).Create(n).Error
+	ns := []Notification{*n}
+	err := s.AddNotifications(ctx, ns)
+	*n = ns[0]
+	return err
+}
+
+// AddNotifications appends ns to their users' logs in one statement and
+// sets their IDs.
+func (s *Store) AddNotifications(ctx context.Context, ns []Notification) error {
+	if len(ns) == 0 {
+		return nil
+	}
+	now := s.Now()
+	for i := range ns {
+		ns[i].CreatedAt = now
+	}
+	return s.db.WithContext(ctx).Create(&ns).Error
 }
 
 // NotificationsAfter returns up to limit of the user's notifications with

@@ -61,27 +61,9 @@ func (o *Outbox) gameChanged(ctx context.Context, tx models.OutboxTx, c models.G
 	if c.Change == nil || g.State == nil {
 		return nil
 	}
-	st, err := engine.Unmarshal(g.State)
+	st, events, oldPrompts, err := parsedChange(ctx, tx, g, c.Change)
 	if err != nil {
 		return err
-	}
-	events := make([]event, 0, len(c.Change.Events))
-	for _, r := range c.Change.Events {
-		var ev engine.Event
-		if err := json.Unmarshal([]byte(r.Body), &ev); err != nil {
-			return err
-		}
-		events = append(events, event{seq: r.Seq, ev: ev})
-	}
-	oldPrompts := map[string]bool{}
-	if c.Change.ReplacePrompts {
-		ids, err := tx.Store.PromptIDs(ctx, g.ID)
-		if err != nil {
-			return err
-		}
-		for _, id := range ids {
-			oldPrompts[id] = true
-		}
 	}
 	set := settingsOf(g)
 	counts, takeover, err := o.countTimeouts(ctx, tx, g, c.Change, events, set)
@@ -176,10 +158,53 @@ func (o *Outbox) gameChanged(ctx context.Context, tx models.OutboxTx, c models.G
 	if err := o.scheduleBots(ctx, tx, g, st); err != nil {
 		return err
 	}
-	if g.DeadlineAt != nil {
+	if g.DeadlineAt != nil && !sameTime(g.DeadlineAt, c.PrevDeadline) {
 		return o.scheduleClock(ctx, tx, g.ID, *g.DeadlineAt)
 	}
 	return nil
+}
+
+// parsedChange returns the change's new engine state, its events with their
+// sequence numbers and the ids of the prompts pending before it: as the
+// caller passed them, or else decoded from the snapshot, the event bodies
+// and the stored prompts.
+func parsedChange(ctx context.Context, tx models.OutboxTx, g *models.Game, ch *models.Change) (*engine.State, []event, map[string]bool, error) {
+	events := make([]event, len(ch.Events))
+	oldPrompts := map[string]bool{}
+	if e := ch.Engine; e != nil {
+		for i, r := range ch.Events {
+			events[i] = event{seq: r.Seq, ev: e.Events[i]}
+		}
+		for _, id := range e.PrevPrompts {
+			oldPrompts[id] = true
+		}
+		return e.State, events, oldPrompts, nil
+	}
+	st, err := engine.Unmarshal(g.State)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	for i, r := range ch.Events {
+		events[i].seq = r.Seq
+		if err := json.Unmarshal([]byte(r.Body), &events[i].ev); err != nil {
+			return nil, nil, nil, err
+		}
+	}
+	if ch.ReplacePrompts {
+		ids, err := tx.Store.PromptIDs(ctx, g.ID)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		for _, id := range ids {
+			oldPrompts[id] = true
+		}
+	}
+	return st, events, oldPrompts, nil
+}
+
+// sameTime reports whether two optional times are the same instant.
+func sameTime(a, b *time.Time) bool {
+	return (a == nil) == (b == nil) && (a == nil || a.Equal(*b))
 }
 
 func (o *Outbox) gameOver(g *models.Game, st *engine.State, view *engine.View, events []event, seat int, uid int64) note {
@@ -242,6 +267,15 @@ func (o *Outbox) dispatch(ctx context.Context, tx models.OutboxTx, g *models.Gam
 	}
 	base := strings.TrimRight(o.cfg.Email.BaseURL, "/")
 	gid := strconv.FormatInt(g.ID, 10)
+	// The log entries first, in one statement: their ids go in the jobs.
+	type entry struct {
+		note
+		user   *models.User
+		body   []byte          // the data as JSON
+		public json.RawMessage // the body as the stream and webhooks show it
+	}
+	entries := make([]entry, 0, len(notes))
+	recs := make([]models.Notification, 0, len(notes))
 	for _, n := range notes {
 		u := users[n.userID]
 		if u == nil {
@@ -265,18 +299,22 @@ func (o *Outbox) dispatch(ctx context.Context, tx models.OutboxTx, g *models.Gam
 		if err != nil {
 			return err
 		}
-		rec := &models.Notification{UserID: u.ID, GameID: &g.ID, Kind: string(n.kind), Body: string(public)}
-		if err := tx.Store.AddNotification(ctx, rec); err != nil {
-			return err
-		}
-		if err := o.insert(ctx, tx.Tx, StreamArgs{Key: n.key + ".stream", UserID: u.ID, NotificationID: rec.ID}, time.Time{}); err != nil {
+		entries = append(entries, entry{note: n, user: u, body: body, public: public})
+		recs = append(recs, models.Notification{UserID: u.ID, GameID: &g.ID, Kind: string(n.kind), Body: string(public)})
+	}
+	if err := tx.Store.AddNotifications(ctx, recs); err != nil {
+		return err
+	}
+	for i, n := range entries {
+		u := n.user
+		if err := o.insert(ctx, tx.Tx, StreamArgs{Key: n.key + ".stream", UserID: u.ID, NotificationID: recs[i].ID}, time.Time{}); err != nil {
 			return err
 		}
 		turnish := n.kind == KindYourTurn || n.kind == KindPromptWaiting || n.kind == KindDeadlineReminder
 		if u.Email != "" && u.NotifyEmail && (!turnish || u.NotifyTurns) && wants(u.ID, n.kind, ChannelEmail) &&
 			!(digest[u.ID] && digestKinds[n.kind]) {
-			args := EmailArgs{Key: n.key + ".email", UserID: u.ID, GameID: g.ID, Name: c.Recipient, Email: u.Email,
-				NoteKind: n.kind, Data: body}
+			args := EmailArgs{Key: n.key + ".email", UserID: u.ID, GameID: g.ID, Name: n.common.Recipient, Email: u.Email,
+				NoteKind: n.kind, Data: n.body}
 			if err := o.insert(ctx, tx.Tx, args, time.Time{}); err != nil {
 				return err
 			}
@@ -290,7 +328,7 @@ func (o *Outbox) dispatch(ctx context.Context, tx models.OutboxTx, g *models.Gam
 			}
 			k := n.key + ".wh" + strconv.FormatInt(h.ID, 10)
 			id := deliveryID(k)
-			payload, err := NewWebhookBody(id, string(n.kind), o.now(), public)
+			payload, err := NewWebhookBody(id, string(n.kind), o.now(), n.public)
 			if err != nil {
 				return err
 			}
