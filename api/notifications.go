@@ -14,11 +14,12 @@ import (
 )
 
 // Notifications is what the notification routes need: the outbox (for
-// redelivery), the live-stream hub, the secret of unsubscribe links, and
-// whether webhooks may target internal addresses.
+// redelivery), the live-stream hub and presence, the secret of unsubscribe
+// links, and whether webhooks may target internal addresses.
 type Notifications struct {
 	Outbox            *notifier.Outbox
 	Hub               *notifier.Hub
+	Presence          *notifier.Presence // nil: a connection silences emails worked in this process only
 	UnsubscribeSecret []byte
 	AllowPrivate      bool // WEBHOOK_ALLOW_PRIVATE
 }

@@ -120,9 +120,23 @@ func eachNotifyDB(t *testing.T, allowPrivate bool, f func(t *testing.T, e *notif
 
 func newNotifyEnv(t *testing.T, d models.Dialect, allowPrivate bool) *notifyEnv {
 	t.Helper()
-	ctx := context.Background()
 	clk := &clock{t: time.Now().UTC(), flowing: time.Now()}
 	st := modelstest.Open(t, d, models.Options{Now: clk.Now})
+	return startNotifyEnv(t, st, clk, notifyOptions{allowPrivate: allowPrivate})
+}
+
+// notifyOptions shape a notifyEnv.
+type notifyOptions struct {
+	allowPrivate bool   // webhooks may target loopback
+	databaseURL  string // the store's Postgres: live events between servers through NOTIFY
+	idle         bool   // the outbox writes jobs but works none (another server does)
+}
+
+// startNotifyEnv starts a server with the notification pipeline on st (a
+// migrated store), its own mail sink, hub and stream presence.
+func startNotifyEnv(t *testing.T, st *models.Store, clk *clock, o notifyOptions) *notifyEnv {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
 	if err := notifier.MigrateRiver(ctx, st); err != nil {
 		t.Fatal(err)
 	}
@@ -139,25 +153,36 @@ func newNotifyEnv(t *testing.T, d models.Dialect, allowPrivate bool) *notifyEnv 
 	hub := notifier.NewHub(0)
 	secret := []byte("unsubscribe-secret")
 	ob, err := notifier.NewOutbox(notifier.OutboxConfig{Store: st, Sender: sender, Email: ecfg, Hub: hub, Logger: log, Now: clk.Now,
-		Webhook:           notifier.NewWebhookClient(notifier.WebhookOptions{AllowPrivate: allowPrivate, Timeout: 2 * time.Second}),
+		Webhook:           notifier.NewWebhookClient(notifier.WebhookOptions{AllowPrivate: o.allowPrivate, Timeout: 2 * time.Second}),
 		UnsubscribeSecret: secret, Timeouts: srv.Timeouter(), Bots: srv, PollInterval: 20 * time.Millisecond,
-		WebhookDisableAfter: 3, WebhookBackoffBase: 20 * time.Millisecond})
+		WebhookDisableAfter: 3, WebhookBackoffBase: 20 * time.Millisecond, DatabaseURL: o.databaseURL})
 	if err != nil {
 		t.Fatal(err)
 	}
 	st.SetOutbox(ob)
-	srv.SetNotifications(api.Notifications{Outbox: ob, Hub: hub, UnsubscribeSecret: secret, AllowPrivate: allowPrivate})
-	if err := ob.Start(ctx); err != nil {
-		t.Fatal(err)
+	presence := notifier.NewPresence(st, notifier.PresenceOptions{Now: clk.Now, Logger: log})
+	go presence.Run(ctx)
+	go ob.Listen(ctx)
+	srv.SetNotifications(api.Notifications{Outbox: ob, Hub: hub, Presence: presence, UnsubscribeSecret: secret, AllowPrivate: o.allowPrivate})
+	if !o.idle {
+		if err := ob.Start(ctx); err != nil {
+			t.Fatal(err)
+		}
 	}
 	hs := httptest.NewServer(srv.Handler())
 	t.Cleanup(func() {
 		hs.Close()
+		cancel()
 		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
-		ob.Stop(sctx)
+		if !o.idle {
+			ob.Stop(sctx)
+		}
 		hub.Close()
 	})
+	if o.databaseURL != "" {
+		waitFor(t, "the live stream listener", ob.Listening)
+	}
 	return &notifyEnv{env: &env{t: t, srv: hs, store: st, http: hs.Client(), clock: clk}, mail: ms, ob: ob, hub: hub, api: srv}
 }
 

@@ -26,7 +26,8 @@ func lastEventID(c *gin.Context) (int64, error) {
 
 // streamNotifications is the caller's notifications as Server-Sent Events:
 // the stored ones after Last-Event-ID first, then live ones. While the
-// caller is connected, "your turn" and prompt emails are not sent.
+// caller is connected (to this server or another), "your turn" and prompt
+// emails are not sent.
 func (s *Server) streamNotifications(c *gin.Context) {
 	if s.notify == nil || s.notify.Hub == nil {
 		writeError(c, errNotifyOff)
@@ -40,6 +41,13 @@ func (s *Server) streamNotifications(c *gin.Context) {
 	uid := userID(c)
 	sub := s.notify.Hub.Subscribe(notifier.UserTopic(strconv.FormatInt(uid, 10)))
 	defer sub.Close()
+	if p := s.notify.Presence; p != nil {
+		leave, err := p.Enter(c.Request.Context(), uid)
+		if err != nil {
+			s.log.Warn("live stream presence", "user_id", uid, "error", err)
+		}
+		defer leave()
+	}
 	stored, err := s.store.NotificationsAfter(c.Request.Context(), uid, after, streamBacklog)
 	if err != nil {
 		writeError(c, err)

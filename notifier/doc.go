@@ -31,13 +31,15 @@
 // WebhookClient posts with timeouts and a dial-time SSRF guard; Classify,
 // Backoff and ShouldDisable are the pure retry rules.
 //
-// Live stream (sse.go, outbox_stream.go): Hub fans events out to
-// in-process subscribers by topic (a user or a game). Between processes on
-// Postgres a NOTIFY carries only the identifiers of the stored rows
+// Live stream (sse.go, outbox_stream.go, presence.go): Hub fans events out
+// to in-process subscribers by topic (a user or a game). Between processes
+// on Postgres a NOTIFY carries only the identifiers of the stored rows
 // (EncodeNotify, DecodeNotify); each process's LISTEN loop reads them and
-// calls Hub.Publish. ServeSSE writes the text/event-stream format with
-// heartbeats, a stored backlog first (resume after LastEventID), then live
-// events.
+// calls Hub.Publish. Presence keeps a row per open stream connection in
+// the database, so that the email worker of any process skips the turn
+// emails of a connected user. ServeSSE writes the text/event-stream format
+// with heartbeats, a stored backlog first (resume after LastEventID), then
+// live events.
 //
 // README.md beside this file documents the configuration, the webhook
 // signature with verification examples in Go and shell, and the measured

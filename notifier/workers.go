@@ -128,12 +128,12 @@ type emailWorker struct {
 }
 
 // Work renders and sends one email. A "your turn" or "prompt" email is
-// skipped while the recipient is connected to the live stream in this
-// process. A message that can never be sent is cancelled, not retried.
+// skipped while the recipient is connected to the live stream, in any
+// process (see Presence). A message that can never be sent is cancelled,
+// not retried.
 func (w *emailWorker) Work(ctx context.Context, job *river.Job[EmailArgs]) error {
 	a := job.Args
-	if (a.NoteKind == KindYourTurn || a.NoteKind == KindPromptWaiting) &&
-		w.o.cfg.Hub.Subscribers(UserTopic(strconv.FormatInt(a.UserID, 10))) > 0 {
+	if (a.NoteKind == KindYourTurn || a.NoteKind == KindPromptWaiting) && w.o.onStream(ctx, a.UserID) {
 		w.o.log.Info("email skipped: recipient is on the live stream", "key", a.Key)
 		return nil
 	}

@@ -15,7 +15,8 @@ import (
 
 // startNotifications wires the notification pipeline: the email sender
 // (SMTP, or a folder of .eml files with no SMTP_HOST), the webhook client,
-// the live-stream hub with its Postgres LISTEN loop, and the River outbox
+// the live-stream hub with its Postgres LISTEN loop and the presence
+// heartbeat of its connections, and the River outbox
 // whose jobs the store writes in each game change's transaction. It returns
 // the function that stops it, waiting for running jobs.
 func startNotifications(ctx context.Context, cfg Config, st *models.Store, srv *api.Server, log *slog.Logger) func() {
@@ -45,7 +46,10 @@ func startNotifications(ctx context.Context, cfg Config, st *models.Store, srv *
 		fatal(err)
 	}
 	st.SetOutbox(ob)
-	srv.SetNotifications(api.Notifications{Outbox: ob, Hub: hub, UnsubscribeSecret: unsub, AllowPrivate: wopts.AllowPrivate})
+	presence := notifier.NewPresence(st, notifier.PresenceOptions{Logger: log})
+	go presence.Run(ctx)
+	srv.SetNotifications(api.Notifications{Outbox: ob, Hub: hub, Presence: presence, UnsubscribeSecret: unsub,
+		AllowPrivate: wopts.AllowPrivate})
 	if err := ob.Start(ctx); err != nil {
 		fatal(err)
 	}
