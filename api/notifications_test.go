@@ -278,8 +278,10 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 }
 
 func TestWebhookTargetsGuarded(t *testing.T) {
-	t.Parallel()
-	e := newNotifyEnv(t, models.SQLite, false)
+	eachNotifyDB(t, false, testWebhookTargetsGuarded)
+}
+
+func testWebhookTargetsGuarded(t *testing.T, e *notifyEnv) {
 	ana := e.register("ana")
 	for _, u := range []string{"http://127.0.0.1:9/hook", "http://10.1.2.3/hook", "http://[::1]/x", "http://169.254.169.254/latest",
 		"ftp://example.com/x", "http://localhost/x"} {
@@ -296,8 +298,10 @@ func TestWebhookTargetsGuarded(t *testing.T) {
 }
 
 func TestWebhooksDeliverSignRetryAndDisable(t *testing.T) {
-	t.Parallel()
-	e := newNotifyEnv(t, models.SQLite, true)
+	eachNotifyDB(t, true, testWebhooksDeliverSignRetryAndDisable)
+}
+
+func testWebhooksDeliverSignRetryAndDisable(t *testing.T, e *notifyEnv) {
 	rcv := startReceiver(t)
 	ana, bob := e.register("ana"), e.register("bob")
 	secret := "a-secret-of-sixteen-or-more"

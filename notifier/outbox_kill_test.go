@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/datamonsters/turns/models"
+	"github.com/datamonsters/turns/models/modelstest"
 	"github.com/emersion/go-smtp"
 )
 
@@ -88,7 +89,7 @@ func TestOutboxKillHelper(t *testing.T) {
 	}
 	ctx := context.Background()
 	port, _ := strconv.Atoi(os.Getenv("DM_KILL_SMTP_PORT"))
-	st, err := models.Open(ctx, "", dir, models.Options{})
+	st, err := models.Open(ctx, os.Getenv("DM_KILL_DATABASE_URL"), dir, models.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -133,11 +134,18 @@ func TestOutboxSurvivesKill(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a process")
 	}
+	eachOutboxDB(t, testOutboxSurvivesKill)
+}
+
+func testOutboxSurvivesKill(t *testing.T, d models.Dialect) {
 	ctx := context.Background()
-	dir := t.TempDir()
+	dir, url := t.TempDir(), ""
+	if d == models.Postgres {
+		url = modelstest.SchemaURL(t)
+	}
 	sink := startSlowSink(t, 100*time.Millisecond)
 	cmd := exec.Command(os.Args[0], "-test.run=^TestOutboxKillHelper$", "-test.count=1")
-	cmd.Env = append(os.Environ(), "DM_KILL_DIR="+dir, "DM_KILL_SMTP_PORT="+strconv.Itoa(sink.port))
+	cmd.Env = append(os.Environ(), "DM_KILL_DIR="+dir, "DM_KILL_DATABASE_URL="+url, "DM_KILL_SMTP_PORT="+strconv.Itoa(sink.port))
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -177,7 +185,7 @@ func TestOutboxSurvivesKill(t *testing.T) {
 
 	// The restarted server. Jobs the killed one left running are worked
 	// again once they count as stuck (4 job timeouts).
-	st, err := models.Open(ctx, "", dir, models.Options{})
+	st, err := models.Open(ctx, url, dir, models.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -23,6 +23,7 @@ import (
 	"net/mail"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -54,6 +55,7 @@ type sink struct {
 	Port   int
 	Certs  *x509.CertPool // trusts the sink's certificate
 	server *smtp.Server
+	down   atomic.Bool // see setDown
 
 	mu       sync.Mutex
 	msgs     []received
@@ -81,6 +83,7 @@ func startSink(tb testing.TB, opts sinkOptions) *sink {
 	if err != nil {
 		tb.Fatal(err)
 	}
+	ln = gateListener{Listener: ln, down: &s.down}
 	if opts.tlsMode != TLSNone {
 		cert, pool := selfSigned(tb)
 		s.Certs = pool
@@ -98,6 +101,30 @@ func startSink(tb testing.TB, opts sinkOptions) *sink {
 	go srv.Serve(ln)
 	tb.Cleanup(func() { srv.Close() })
 	return s
+}
+
+// setDown makes the sink act as a mail server that is down (true) or back
+// up (false): while down it resets every new connection at once, keeping
+// its port, so no other listener can take it meanwhile.
+func (s *sink) setDown(down bool) { s.down.Store(down) }
+
+// gateListener resets the connections it accepts while down is set.
+type gateListener struct {
+	net.Listener
+	down *atomic.Bool
+}
+
+func (l gateListener) Accept() (net.Conn, error) {
+	for {
+		c, err := l.Listener.Accept()
+		if err != nil || !l.down.Load() {
+			return c, err
+		}
+		if tc, ok := c.(*net.TCPConn); ok {
+			tc.SetLinger(0) // close with a reset, as a closed port would refuse
+		}
+		c.Close()
+	}
 }
 
 // config returns an EmailConfig pointing at the sink.
