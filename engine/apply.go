@@ -145,7 +145,7 @@ func check(s *State, seat int, a Action, v verdict) error {
 	}
 	if len(s.Prompts) > 0 || len(s.Stack) > 0 {
 		return v.fail(ErrWaiting, func() string {
-			return "the game is waiting for " + joinAnd(s.names(Awaiting(s))) + " to answer a prompt"
+			return "the game is waiting for " + s.seatList(Awaiting(s)) + " to answer a prompt"
 		})
 	}
 	if s.Phase != PhaseAction {
@@ -405,7 +405,7 @@ func (g *game) timeout() {
 		for _, p := range slices.Clone(s.Prompts) {
 			g.answer(p, p.Default())
 		}
-		g.emit(Event{Kind: "timeout", Seat: -1, Seats: seats, Text: fmt.Sprintf("Time ran out for %s: the default answers apply.", joinAnd(s.names(seats)))})
+		g.emit(Event{Kind: "timeout", Seat: -1, Seats: seats, Text: fmt.Sprintf("Time ran out for %s: the default answers apply.", s.seatList(seats))})
 		return
 	}
 	g.emit(Event{Kind: "timeout", Seat: -1, Seats: []int{s.Active}, Text: fmt.Sprintf("Time ran out for %s: the turn ends.", s.name(s.Active))})

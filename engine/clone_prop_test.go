@@ -18,7 +18,7 @@ func TestCloneCoversFields(t *testing.T) {
 		v any
 		n int
 	}{
-		{engine.State{}, 23},
+		{engine.State{}, 24},
 		{engine.Player{}, 12},
 		{engine.Standing{}, 2},
 		{engine.StandingPlay{}, 2},

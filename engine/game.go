@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"fmt"
 	"slices"
 	"strconv"
 )
@@ -85,8 +84,12 @@ func (g *game) emit(e Event) { g.events = append(g.events, e) }
 
 // emitPrivate emits an event for seat only, with a public twin.
 func (g *game) emitPrivate(seat int, private, public Event) {
-	private.Only = []int{seat}
-	private.Public = &public
+	// The twin and the list of one seat share an allocation.
+	twin := &struct {
+		public Event
+		only   [1]int
+	}{public, [1]int{seat}}
+	private.Only, private.Public = twin.only[:], &twin.public
 	g.emit(private)
 }
 
@@ -225,21 +228,19 @@ func (g *game) pushEffect(seat int, c *Card, e Effect, parent int) {
 // the Recycle Bin into a new deck when the deck runs out.
 func (g *game) draw(seat, n int) {
 	s := g.s
-	var got []Inst
-	for range n {
-		if !g.ensureDeck(seat) {
-			break
-		}
+	p := &s.Players[seat]
+	start := len(p.Hand)
+	for len(p.Hand)-start < n && g.ensureDeck(seat) {
 		deck := s.deck(seat)
-		c := s.rekey((*deck)[0])
-		*deck = (*deck)[1:]
-		got = append(got, c)
+		k := min(n-(len(p.Hand)-start), len(*deck))
+		p.Hand = append(p.Hand, (*deck)[:k]...)
+		*deck = (*deck)[k:]
+		s.rekeyAll(p.Hand[len(p.Hand)-k:])
 	}
+	got := p.Hand[start:]
 	if len(got) == 0 {
 		return
 	}
-	p := &s.Players[seat]
-	p.Hand = append(p.Hand, got...)
 	cards, insts := split(got)
 	g.emitPrivate(seat,
 		Event{Kind: "drew", Seat: seat, Cards: cards, Insts: insts, N: len(got), Text: "You draw " + s.cardList(cards) + "."},
@@ -267,9 +268,8 @@ func (g *game) ensureDeck(seat int) bool {
 // toBin puts cards into seat's Recycle Bin, face down.
 func (g *game) toBin(seat int, cards ...Inst) {
 	bin := g.s.bin(seat)
-	for _, c := range cards {
-		*bin = append(*bin, g.s.rekey(c))
-	}
+	*bin = append(*bin, cards...)
+	g.s.rekeyAll((*bin)[len(*bin)-len(cards):])
 }
 
 // discard moves the hand cards with these instance ids to the Recycle Bin.
@@ -382,12 +382,8 @@ func (g *game) finish(reason string) {
 		scores[i] = s.Score(i)
 	}
 	s.Winners = s.winners(scores)
-	names := make([]string, len(s.Winners))
-	for i, w := range s.Winners {
-		names[i] = s.name(w)
-	}
 	g.emit(Event{Kind: "game_over", Seat: -1, Scores: scores, Seats: s.Winners,
-		Text: fmt.Sprintf("The game is over (%s). Winner: %s.", reason, joinAnd(names))})
+		Text: "The game is over (" + reason + "). Winner: " + s.seatList(s.Winners) + "."})
 }
 
 // returnHeld puts cards held by a task back into a Recycle Bin, so that no
@@ -635,9 +631,10 @@ func (s *State) BuildSci() int {
 	return max(s.Build.Sci+s.statMod(s.Active, StatSci), 0)
 }
 
+// split lists the card ids and the instance ids of cs, in one backing array.
 func split(cs []Inst) (cards, insts []string) {
-	cards = make([]string, len(cs))
-	insts = make([]string, len(cs))
+	both := make([]string, 2*len(cs))
+	cards, insts = both[:len(cs):len(cs)], both[len(cs):]
 	for i, c := range cs {
 		cards[i], insts[i] = c.Card, c.ID
 	}

@@ -204,11 +204,14 @@ func (g *game) look(t *Task, n int) bool {
 	p := &s.Players[seat]
 	p.Hand = append(p.Hand, s.rekey(taken))
 	deck := s.deck(seat)
-	for _, c := range rest {
-		*deck = append(*deck, s.rekey(c))
-	}
+	*deck = append(*deck, rest...)
+	s.rekeyAll((*deck)[len(*deck)-len(rest):])
 	t.Held = nil
-	seen, _ := split(append([]Inst{taken}, rest...))
+	seen := make([]string, 0, 1+len(rest))
+	seen = append(seen, taken.Card)
+	for _, c := range rest {
+		seen = append(seen, c.Card)
+	}
 	g.emitPrivate(seat,
 		Event{Kind: "looked", Seat: seat, Card: taken.Card, Cards: seen, N: len(seen), Text: "You look at " + s.cardList(seen) + " and take " + s.card(taken.Card).Name + "."},
 		Event{Kind: "looked", Seat: seat, N: len(seen), Text: s.name(seat) + " looks at " + plural(len(seen), "card") + " of their deck and takes one."})
@@ -244,9 +247,10 @@ func (g *game) recover(t *Task, n int) bool {
 	var got []Inst
 	for _, id := range ids {
 		if c, ok := remove(bin, id); ok {
-			got = append(got, s.rekey(c))
+			got = append(got, c)
 		}
 	}
+	s.rekeyAll(got)
 	s.Players[seat].Hand = append(s.Players[seat].Hand, got...)
 	cards, _ := split(got)
 	g.emitPrivate(seat,

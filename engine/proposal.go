@@ -81,7 +81,7 @@ func (g *game) openWindow(i int) bool {
 	w := &Window{Seats: seats}
 	ev.Window = w
 	g.emit(Event{Kind: "window_opened", Seat: ev.Actor, On: ev.Kind, Seats: seats,
-		Text: s.proposalText(ev) + ": interrupt window for " + joinAnd(s.names(seats)) + "."})
+		Text: s.proposalText(ev) + ": interrupt window for " + s.seatList(seats) + "."})
 	for k, seat := range seats {
 		if play, ok := s.standingPlay(seat, ev.Kind, playable[k]); ok {
 			w.Plays = append(w.Plays, WindowPlay{Seat: seat, Card: play})
@@ -360,12 +360,4 @@ func (s *State) proposalText(p *Proposal) string {
 		return who + " is about to play the Tool " + name
 	}
 	return who + " is about to play the Hack " + name
-}
-
-func (s *State) names(seats []int) []string {
-	out := make([]string, len(seats))
-	for i, seat := range seats {
-		out[i] = s.name(seat)
-	}
-	return out
 }

@@ -121,8 +121,11 @@ func NewGame(setup Setup) (*State, []Event, error) {
 func (s *State) instances(ids []string) []Inst {
 	out := make([]Inst, len(ids))
 	for i, id := range ids {
-		out[i] = Inst{ID: s.newID(), Card: id}
+		// The catalogue's own string, so that card lookups compare equal
+		// strings by pointer.
+		out[i] = Inst{Card: s.card(id).ID}
 	}
+	s.rekeyAll(out)
 	return out
 }
 

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"math/rand/v2"
 	"slices"
+	"strings"
 )
 
 // Game-size constants of the rulebook.
@@ -141,6 +142,7 @@ type State struct {
 	Winners       []int    `json:"winners,omitempty"`
 
 	cat *Catalog
+	src rand.PCG // the source of rng, seeded for the action in progress
 	rng *rand.Rand
 }
 
@@ -212,22 +214,30 @@ func (s *State) bin(seat int) *[]Inst {
 // and the version so that replays do not depend on earlier consumption.
 func (s *State) random() *rand.Rand {
 	if s.rng == nil {
-		s.rng = rand.New(rand.NewPCG(s.Seed, uint64(s.Version)*0x9e3779b97f4a7c15+1))
+		s.src.Seed(s.Seed, uint64(s.Version)*0x9e3779b97f4a7c15+1)
+		s.rng = rand.New(&s.src)
 	}
 	return s.rng
 }
 
-const idAlphabet = "0123456789abcdefghjkmnpqrstvwxyz"
+const (
+	idAlphabet = "0123456789abcdefghjkmnpqrstvwxyz"
+	idLen      = 10
+)
+
+// appendID appends the instance id spelled by the random number v.
+func appendID(b []byte, v uint64) []byte {
+	for range idLen {
+		b = append(b, idAlphabet[v&31])
+		v >>= 5
+	}
+	return b
+}
 
 // newID returns a fresh opaque instance id.
 func (s *State) newID() string {
-	v := s.random().Uint64()
-	var b [10]byte
-	for i := range b {
-		b[i] = idAlphabet[v&31]
-		v >>= 5
-	}
-	return string(b[:])
+	var b [idLen]byte
+	return string(appendID(b[:0], s.random().Uint64()))
 }
 
 // rekey gives the card a new id as it enters a hidden zone.
@@ -236,13 +246,30 @@ func (s *State) rekey(c Inst) Inst {
 	return c
 }
 
+// rekeyAll gives every card of cs a new id, drawing from the random source
+// as rekey would card by card, with one allocation for all the ids.
+func (s *State) rekeyAll(cs []Inst) {
+	if len(cs) == 0 {
+		return
+	}
+	r := s.random()
+	var b strings.Builder
+	b.Grow(idLen * len(cs))
+	var id [idLen]byte
+	for range cs {
+		b.Write(appendID(id[:0], r.Uint64()))
+	}
+	ids := b.String()
+	for i := range cs {
+		cs[i].ID = ids[i*idLen : (i+1)*idLen]
+	}
+}
+
 // shuffle shuffles a pile in place and re-keys every card in it.
 func (s *State) shuffle(pile []Inst) {
 	r := s.random()
 	r.Shuffle(len(pile), func(i, j int) { pile[i], pile[j] = pile[j], pile[i] })
-	for i := range pile {
-		pile[i] = s.rekey(pile[i])
-	}
+	s.rekeyAll(pile)
 }
 
 // Clone returns a deep copy of the state: no slice or pointer is shared

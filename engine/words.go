@@ -2,7 +2,6 @@ package engine
 
 import (
 	"strconv"
-	"strings"
 )
 
 // plural writes "1 card", "2 cards".
@@ -13,30 +12,49 @@ func plural(n int, noun string) string {
 	return strconv.Itoa(n) + " " + noun + "s"
 }
 
-func joinWith(items []string, last string) string {
-	switch len(items) {
+// joinNames writes the n names that name gives as "a", "a and b" or
+// "a, b and c", with last for "and"; no names is "nobody".
+func joinNames(n int, name func(i int) string, last string) string {
+	switch n {
 	case 0:
 		return "nobody"
 	case 1:
-		return items[0]
+		return name(0)
 	}
-	return strings.Join(items[:len(items)-1], ", ") + " " + last + " " + items[len(items)-1]
+	var buf [128]byte
+	b := buf[:0]
+	for i := range n {
+		switch i {
+		case 0:
+		case n - 1:
+			b = append(append(append(b, ' '), last...), ' ')
+		default:
+			b = append(b, ", "...)
+		}
+		b = append(b, name(i)...)
+	}
+	return string(b)
 }
 
 // joinAnd writes "a, b and c".
-func joinAnd(items []string) string { return joinWith(items, "and") }
+func joinAnd(items []string) string {
+	return joinNames(len(items), func(i int) string { return items[i] }, "and")
+}
 
 // joinOr writes "a, b or c".
-func joinOr(items []string) string { return joinWith(items, "or") }
+func joinOr(items []string) string {
+	return joinNames(len(items), func(i int) string { return items[i] }, "or")
+}
 
 // cardList names cards by id: "Krol, Krol and Data Lake".
 func (s *State) cardList(ids []string) string {
-	names := make([]string, len(ids))
-	for i, id := range ids {
-		names[i] = s.card(id).Name
-	}
-	if len(names) == 0 {
+	if len(ids) == 0 {
 		return "no cards"
 	}
-	return joinAnd(names)
+	return joinNames(len(ids), func(i int) string { return s.card(ids[i]).Name }, "and")
+}
+
+// seatList names seats: "Ada, Bob and Cy".
+func (s *State) seatList(seats []int) string {
+	return joinNames(len(seats), func(i int) string { return s.name(seats[i]) }, "and")
 }
