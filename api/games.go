@@ -401,14 +401,23 @@ func (s *Server) legalActions(c *gin.Context) {
 			if err != nil {
 				return nil, err
 			}
-			if st != nil {
-				for _, a := range engine.Legal(st, seat) {
-					out.Actions = append(out.Actions, actionOut(a))
-				}
-			}
+			out.Actions = legalFor(st, seat)
 			return out, nil
 		}, true
 	})
+}
+
+// legalFor lists the legal actions of seat (none for a spectator or a
+// game without a state).
+func legalFor(st *engine.State, seat int) []actionInput {
+	out := []actionInput{}
+	if st == nil || seat < 0 {
+		return out
+	}
+	for _, a := range engine.Legal(st, seat) {
+		out = append(out, actionOut(a))
+	}
+	return out
 }
 
 // listEvents is the event log after a sequence number, redacted for the
@@ -843,7 +852,7 @@ func (s *Server) commitState(g *models.Game, seat int, prevPrompts []engine.Prom
 	}
 	respond := func() response {
 		out := submitResponse{Version: g.Version, Status: g.Status, Events: []eventResponse{}, View: next.View(seat),
-			Prompts: promptsFor(next, seat)}
+			Prompts: promptsFor(next, seat), Legal: legalFor(next, seat)}
 		for i, e := range events {
 			if v, ok := e.For(seat); ok {
 				r := ch.Events[i]

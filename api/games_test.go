@@ -37,6 +37,7 @@ type turnResult struct {
 	} `json:"events"`
 	View    *engine.View    `json:"view"`
 	Prompts []engine.Prompt `json:"prompts"`
+	Legal   []engine.Action `json:"legal"`
 }
 
 var prebuilt = []string{"running-a-startup", "working-for-the-enterprise"}
@@ -462,7 +463,8 @@ func TestDecksAPI(t *testing.T) {
 
 // TestTurnClock: a turn's deadline is set when the turn starts and runs on
 // through the turn's actions; it moves when the game waits for another seat
-// (or for other prompts).
+// (or for other prompts). Each response also lists the player's next legal
+// actions.
 func TestTurnClock(t *testing.T) {
 	eachDB(t, func(t *testing.T, e *env) {
 		ana, bob := e.register("ana"), e.register("bob")
@@ -485,8 +487,13 @@ func TestTurnClock(t *testing.T) {
 				}
 			}
 			e.clock.Add(20 * time.Minute) // 30 of them stay within the access tokens' lifetime
+			var tr turnResult
 			e.must(200, req{Method: "POST", Path: actionsPath(g.ID), Token: who.Access,
-				Body: map[string]any{"expected_version": cur.Version, "actions": []engine.Action{a}}})
+				Body: map[string]any{"expected_version": cur.Version, "actions": []engine.Action{a}}}).decode(t, &tr)
+			// The response lists what the player may do next, as GET .../legal does.
+			if got, want := fmt.Sprint(tr.Legal), fmt.Sprint(e.legal(g.ID, who)); got != want {
+				t.Fatalf("legal in the response %s, GET .../legal %s", got, want)
+			}
 			next := e.getGame(g.ID, who)
 			sameWait := prompts == 0 && len(next.Prompts) == 0 && len(awaited(next, players)) == 1 &&
 				awaited(next, players)[0] == who

@@ -245,4 +245,5 @@ type submitResponse struct {
 	Events  []eventResponse `json:"events"`
 	View    *engine.View    `json:"view"`
 	Prompts []engine.Prompt `json:"prompts"`
+	Legal   []actionInput   `json:"legal"` // what the caller may do next
 }

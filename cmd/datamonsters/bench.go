@@ -174,13 +174,15 @@ type table struct {
 	version int64
 	turn    int
 	await   int
+	legal   []engine.Action // the awaited seat's legal actions, when the last response gave them
 	rng     *rand.Rand
 }
 
 type benchTurn struct {
-	Version int64        `json:"version"`
-	Status  string       `json:"status"`
-	View    *engine.View `json:"view"`
+	Version int64           `json:"version"`
+	Status  string          `json:"status"`
+	View    *engine.View    `json:"view"`
+	Legal   []engine.Action `json:"legal"`
 }
 
 func (b *bench) call(method, path, token string, body, out any) int {
@@ -242,29 +244,39 @@ func (t *table) newGame(b *bench) {
 	t.observe(tr)
 }
 
+// observe keeps what a response tells: the version, the turn, the seat
+// awaited next and, when that is the seat that acted, its legal actions.
 func (t *table) observe(tr benchTurn) {
-	t.version, t.turn = tr.Version, tr.View.Turn
+	t.version, t.turn, t.legal = tr.Version, tr.View.Turn, nil
 	if len(tr.View.Awaiting) > 0 {
 		t.await = tr.View.Awaiting[0]
+	}
+	if t.await == tr.View.Seat && len(tr.Legal) > 0 {
+		t.legal = tr.Legal
 	}
 }
 
 // step submits one action for the awaited seat and returns the latency of
-// the submission alone. endTurns prefers end_turn, so the game never ends.
+// the submission alone. The seat's legal actions come from the response to
+// its previous action, or else from GET .../legal (a seat whose turn just
+// began). endTurns prefers end_turn, so the game never ends.
 func (t *table) step(b *bench, endTurns bool) (time.Duration, bool) {
-	var legal struct {
-		Version int64           `json:"version"`
-		Actions []engine.Action `json:"actions"`
+	if t.legal == nil {
+		var legal struct {
+			Version int64           `json:"version"`
+			Actions []engine.Action `json:"actions"`
+		}
+		b.call("GET", fmt.Sprintf("/v1/games/%d/legal", t.id), t.tokens[t.await], nil, &legal)
+		t.version, t.legal = legal.Version, legal.Actions
 	}
-	b.call("GET", fmt.Sprintf("/v1/games/%d/legal", t.id), t.tokens[t.await], nil, &legal)
-	if len(legal.Actions) == 0 {
+	if len(t.legal) == 0 {
 		fatal(errors.New("awaited seat has no legal actions"))
 	}
-	a := pick(t.rng, legal.Actions, endTurns)
+	a := pick(t.rng, t.legal, endTurns)
 	var tr benchTurn
 	t0 := time.Now()
 	b.call("POST", fmt.Sprintf("/v1/games/%d/actions", t.id), t.tokens[t.await],
-		map[string]any{"expected_version": legal.Version, "actions": []engine.Action{a}}, &tr)
+		map[string]any{"expected_version": t.version, "actions": []engine.Action{a}}, &tr)
 	d := time.Since(t0)
 	t.observe(tr)
 	return d, tr.Status != "active"
