@@ -13,13 +13,29 @@ func Apply(s *State, seat int, a Action) ([]Event, error) {
 	if err := check(s, seat, a, explain); err != nil {
 		return nil, err
 	}
-	g := &game{s: s, events: make([]Event, 0, 4)}
+	return run(s, seat, a, make([]Event, 0, 4)), nil
+}
+
+// AppendApply is Apply appending the events to events, for a caller that
+// applies many actions with one slice for their events. On error it returns
+// events as they were.
+func AppendApply(events []Event, s *State, seat int, a Action) ([]Event, error) {
+	if err := check(s, seat, a, explain); err != nil {
+		return events, err
+	}
+	return run(s, seat, a, events), nil
+}
+
+// run applies a checked action and runs the game on, appending the events
+// to events.
+func run(s *State, seat int, a Action, events []Event) []Event {
+	g := &game{s: s, events: events}
 	g.apply(seat, a)
 	g.loop()
 	g.drainQueue()
 	s.Version++
 	s.rng = nil
-	return g.events, nil
+	return g.events
 }
 
 // ApplyBatch applies a seat's actions in order, all or nothing, to a copy of
@@ -35,11 +51,10 @@ func ApplyBatch(s *State, seat int, actions []Action) (*State, []Event, int, err
 	c := s.Clone()
 	var events []Event
 	for i, a := range actions {
-		ev, err := Apply(c, seat, a)
-		if err != nil {
+		var err error
+		if events, err = AppendApply(events, c, seat, a); err != nil {
 			return s, nil, i, err
 		}
-		events = append(events, ev...)
 		if i+1 < len(actions) && !c.Over() && (len(c.Prompts) > 0 || len(c.Stack) > 0) {
 			c.Queue = &Queued{Seat: seat, Actions: slices.Clone(actions[i+1:])}
 			events = append(events, Event{Kind: "queued", Seat: seat, N: len(actions) - i - 1, Only: []int{seat},

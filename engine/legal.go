@@ -18,7 +18,16 @@ func Legal(s *State, seat int) []Action {
 			size += answerCount(len(p.Options), p.Min, p.Max)
 		}
 	}
-	out := make([]Action, 0, min(size, maxAnswers+len(s.Players[seat].Hand)+4))
+	return AppendLegal(make([]Action, 0, min(size, maxAnswers+len(s.Players[seat].Hand)+4)), s, seat)
+}
+
+// AppendLegal appends Legal(s, seat) to out and returns the extended slice,
+// for a caller that lists legal actions at every decision in one slice.
+func AppendLegal(out []Action, s *State, seat int) []Action {
+	if s.Over() || !s.live(seat) {
+		return out
+	}
+	start := len(out)
 	keep := func(a Action) {
 		if check(s, seat, a, quiet) == nil {
 			out = append(out, a)
@@ -33,13 +42,13 @@ func Legal(s *State, seat int) []Action {
 			if cap(buf)-len(buf) < len(pick) {
 				buf = make([]string, 0, max(len(pick)*maxAnswers, 8))
 			}
-			start := len(buf)
+			from := len(buf)
 			for _, k := range pick {
 				buf = append(buf, p.Options[k].ID)
 			}
-			ch := buf[start:len(buf):len(buf)]
+			ch := buf[from:len(buf):len(buf)]
 			keep(Action{Type: ActAnswer, Prompt: p.ID, Choices: ch})
-			return len(out) < maxAnswers
+			return len(out)-start < maxAnswers
 		})
 	}
 	if seat != s.Active || !s.idle() {

@@ -74,11 +74,14 @@ func TestRandomPlayouts(t *testing.T) {
 	}
 }
 
-// TestViewerMatchesView checks that one Viewer, used for every seat and a
-// spectator in turn through whole games, builds the same views as
-// State.View.
-func TestViewerMatchesView(t *testing.T) {
+// TestReuseMatches plays games with one Viewer for every seat and a
+// spectator, one slice of legal actions and one slice of events, each
+// holding something already, and checks that they give what State.View,
+// Legal and Apply give.
+func TestReuseMatches(t *testing.T) {
 	var vb Viewer
+	legal := []Action{{Type: ActEndTurn}}
+	events := []Event{{Kind: "earlier"}}
 	for seed := range uint64(20) {
 		players := 2 + int(seed%3)
 		s := newTestGame(t, seed, players, []Mode{ModeStandard, ModeFast}[seed%2], seed%5 == 0, []Policy{Holders, Conceal}[seed/2%2])
@@ -88,12 +91,26 @@ func TestViewerMatchesView(t *testing.T) {
 				if got, want := vb.View(s, seat), s.View(seat); !reflect.DeepEqual(got, want) {
 					t.Fatalf("seed %d step %d seat %d: Viewer built\n%+v\nState.View gives\n%+v", seed, step, seat, got, want)
 				}
+				if got, want := AppendLegal(legal[:1], s, seat)[1:], Legal(s, seat); !reflect.DeepEqual(got, want) && len(got)+len(want) > 0 {
+					t.Fatalf("seed %d step %d seat %d: AppendLegal lists %v, Legal %v", seed, step, seat, got, want)
+				}
 			}
 			seat := Awaiting(s)[0]
-			legal := Legal(s, seat)
-			if _, err := Apply(s, seat, legal[r.IntN(len(legal))]); err != nil {
+			want := Legal(s, seat)
+			a := want[r.IntN(len(want))]
+			wantEvents, err := Apply(s.Clone(), seat, a)
+			if err != nil {
 				t.Fatal(err)
 			}
+			if events, err = AppendApply(events[:1], s, seat, a); err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(events[1:], wantEvents) {
+				t.Fatalf("seed %d step %d: AppendApply emits %v, Apply %v", seed, step, events[1:], wantEvents)
+			}
 		}
+	}
+	if got, err := AppendApply(events[:1], newTestGame(t, 1, 2, ModeStandard, false, Holders), 0, Action{Type: "bogus"}); err == nil || len(got) != 1 {
+		t.Errorf("an illegal action: AppendApply returns %d events and error %v", len(got), err)
 	}
 }

@@ -10,8 +10,8 @@ import (
 
 // Bot chooses one action for the seat of view v. legal is engine.Legal for
 // that seat and is never empty. A bot may also answer a prompt of v with
-// any combination of its options that the prompt allows. v is valid only
-// during the call: Run builds the next view in the same memory.
+// any combination of its options that the prompt allows. v and legal are
+// valid only during the call: Run builds the next ones in the same memory.
 type Bot interface {
 	Choose(v *engine.View, legal []engine.Action) engine.Action
 }
@@ -91,7 +91,11 @@ func Run(s *engine.State, bots []Bot, maxTurns int) (Result, error) {
 	if s.Turn > 1 {
 		res.First = -1
 	}
+	// One view, one list of legal actions and one list of events, reused
+	// from action to action.
 	var views engine.Viewer
+	var legal []engine.Action
+	var events []engine.Event
 	for !s.Over() && s.Turn <= maxTurns {
 		if res.Actions >= maxActions {
 			return res, fmt.Errorf("bot: %d actions without the game ending", res.Actions)
@@ -101,12 +105,13 @@ func Run(s *engine.State, bots []Bot, maxTurns int) (Result, error) {
 			return res, ErrStuck
 		}
 		seat := aw[0]
-		legal := engine.Legal(s, seat)
+		legal = engine.AppendLegal(legal[:0], s, seat)
 		if len(legal) == 0 {
 			return res, fmt.Errorf("bot: seat %d is awaited but has no legal action", seat)
 		}
 		a := bots[seat].Choose(views.View(s, seat), legal)
-		if _, err := engine.Apply(s, seat, a); err != nil {
+		var err error
+		if events, err = engine.AppendApply(events[:0], s, seat, a); err != nil {
 			return res, fmt.Errorf("bot: seat %d action %v: %w", seat, a, err)
 		}
 		res.Actions++
