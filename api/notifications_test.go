@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"log"
 	"log/slog"
 	"math/rand/v2"
 	"net"
@@ -34,17 +35,47 @@ import (
 )
 
 // mailSink is an SMTP server on 127.0.0.1 that keeps what it accepts.
+// While holding, it reads each message whole and then waits to answer
+// until released.
 type mailSink struct {
 	host string
 	port int
 	mu   sync.Mutex
 	msgs []sunkMail
+	hold chan struct{} // non-nil: holding; closed on release
+	held int           // messages that arrived while holding
 }
 
 type sunkMail struct {
 	To     []string
 	Header mail.Header
 	Body   string
+	At     time.Time // when the whole message had arrived
+}
+
+// holdReplies makes the sink wait to answer the messages that arrive from
+// now on, until release.
+func (s *mailSink) holdReplies() {
+	s.mu.Lock()
+	s.hold = make(chan struct{})
+	s.mu.Unlock()
+}
+
+// release answers the held messages (accepting them) and stops holding.
+func (s *mailSink) release() {
+	s.mu.Lock()
+	if s.hold != nil {
+		close(s.hold)
+		s.hold = nil
+	}
+	s.mu.Unlock()
+}
+
+// heldCount is how many messages arrived while holding.
+func (s *mailSink) heldCount() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.held
 }
 
 func startMailSink(t testing.TB) *mailSink {
@@ -52,6 +83,7 @@ func startMailSink(t testing.TB) *mailSink {
 	s := &mailSink{}
 	srv := smtp.NewServer(s)
 	srv.Domain = "localhost"
+	srv.ErrorLog = log.New(io.Discard, "", 0)
 	srv.MaxRecipients = 5
 	srv.MaxMessageBytes = 1 << 20
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -88,8 +120,18 @@ func (ss *sinkSession) Data(r io.Reader) error {
 		return err
 	}
 	body, _ := io.ReadAll(m.Body)
+	got := sunkMail{To: ss.to, Header: m.Header, Body: string(body), At: time.Now()}
 	ss.sink.mu.Lock()
-	ss.sink.msgs = append(ss.sink.msgs, sunkMail{To: ss.to, Header: m.Header, Body: string(body)})
+	hold := ss.sink.hold
+	if hold != nil {
+		ss.sink.held++
+	}
+	ss.sink.mu.Unlock()
+	if hold != nil {
+		<-hold
+	}
+	ss.sink.mu.Lock()
+	ss.sink.msgs = append(ss.sink.msgs, got)
 	ss.sink.mu.Unlock()
 	return nil
 }

@@ -30,6 +30,10 @@ type Config struct {
 	// TrustedProxies is TRUSTED_PROXIES, comma-separated IPs or CIDRs of
 	// reverse proxies whose X-Forwarded-For is believed; empty: none.
 	TrustedProxies []string
+	// JobTimeout is JOB_TIMEOUT, default 30s: the time limit of one
+	// notification job. The jobs a killed process left running are worked
+	// again four job timeouts later.
+	JobTimeout time.Duration
 }
 
 // loadConfig reads the configuration through getenv (os.Getenv in main, a map
@@ -55,6 +59,9 @@ func loadConfig(getenv func(string) string) (Config, error) {
 	}
 	if cfg.RefreshTTL, err = time.ParseDuration(get("REFRESH_TOKEN_TTL", "720h")); err != nil || cfg.RefreshTTL <= 0 {
 		return Config{}, fmt.Errorf("REFRESH_TOKEN_TTL: want a positive duration such as 720h, got %q", getenv("REFRESH_TOKEN_TTL"))
+	}
+	if cfg.JobTimeout, err = time.ParseDuration(get("JOB_TIMEOUT", "30s")); err != nil || cfg.JobTimeout <= 0 {
+		return Config{}, fmt.Errorf("JOB_TIMEOUT: want a positive duration such as 30s, got %q", getenv("JOB_TIMEOUT"))
 	}
 	if err := cfg.LogLevel.UnmarshalText([]byte(get("LOG_LEVEL", "info"))); err != nil {
 		return Config{}, fmt.Errorf("LOG_LEVEL: %w", err)

@@ -20,7 +20,8 @@ func TestLoadConfigDefaults(t *testing.T) {
 		t.Fatal(err)
 	}
 	if cfg.Addr != ":8080" || cfg.DatabaseURL != "" || cfg.AccessTTL != 15*time.Minute ||
-		cfg.LogLevel != slog.LevelInfo || cfg.JWTIssuer != "datamonsters" || cfg.MaxBodyBytes != 1<<20 {
+		cfg.LogLevel != slog.LevelInfo || cfg.JWTIssuer != "datamonsters" || cfg.MaxBodyBytes != 1<<20 ||
+		cfg.JobTimeout != 30*time.Second {
 		t.Fatalf("defaults: %+v", cfg)
 	}
 	if len(cfg.JWTSecret) != 64 {
@@ -40,13 +41,14 @@ func TestLoadConfigValues(t *testing.T) {
 	dir := t.TempDir()
 	cfg, err := loadConfig(env(map[string]string{
 		"DATA_DIR": dir, "ADDR": "127.0.0.1:9000", "JWT_SECRET": "0123456789abcdef0123456789abcdef",
-		"LOG_LEVEL": "debug", "ACCESS_TOKEN_TTL": "1m", "BASE_URL": "https://dm.example/",
+		"LOG_LEVEL": "debug", "ACCESS_TOKEN_TTL": "1m", "BASE_URL": "https://dm.example/", "JOB_TIMEOUT": "2s",
 	}))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if cfg.Addr != "127.0.0.1:9000" || string(cfg.JWTSecret) != "0123456789abcdef0123456789abcdef" ||
-		cfg.LogLevel != slog.LevelDebug || cfg.AccessTTL != time.Minute || cfg.BaseURL != "https://dm.example" {
+		cfg.LogLevel != slog.LevelDebug || cfg.AccessTTL != time.Minute || cfg.BaseURL != "https://dm.example" ||
+		cfg.JobTimeout != 2*time.Second {
 		t.Fatalf("%+v", cfg)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "jwt.secret")); !os.IsNotExist(err) {
@@ -61,6 +63,7 @@ func TestLoadConfigErrors(t *testing.T) {
 		{"ACCESS_TOKEN_TTL": "soon"},
 		{"REFRESH_TOKEN_TTL": "-1h"},
 		{"MAX_BODY_BYTES": "0"},
+		{"JOB_TIMEOUT": "0s"},
 	} {
 		bad["DATA_DIR"] = t.TempDir()
 		if _, err := loadConfig(env(bad)); err == nil {

@@ -51,6 +51,18 @@ func Open(t testing.TB, d models.Dialect, opt models.Options) *models.Store {
 	return st
 }
 
+// Location returns where a database of dialect d lives for the test, for
+// a server process to open with models.Open(ctx, url, dir, ...): a fresh
+// Postgres schema (url, see SchemaURL) or an SQLite file in a temporary
+// folder (url "", dir). Nothing is migrated.
+func Location(t testing.TB, d models.Dialect) (url, dir string) {
+	t.Helper()
+	if d == models.Postgres {
+		return SchemaURL(t), t.TempDir()
+	}
+	return "", t.TempDir()
+}
+
 // SchemaURL creates a fresh schema in the TEST_DATABASE_URL database, drops
 // it when the test ends, and returns a URL whose search_path is that schema.
 func SchemaURL(t testing.TB) string {

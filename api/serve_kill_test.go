@@ -1,0 +1,225 @@
+package api_test
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/datamonsters/turns/models"
+	"github.com/datamonsters/turns/models/modelstest"
+)
+
+var (
+	binaryOnce sync.Once
+	binaryPath string
+	binaryErr  error
+	binaryDir  string
+)
+
+// serveBinary builds cmd/datamonsters once per test run into a temporary
+// folder and returns its path.
+func serveBinary(t *testing.T) string {
+	t.Helper()
+	binaryOnce.Do(func() {
+		if binaryDir, binaryErr = os.MkdirTemp("", "datamonsters-bin-"); binaryErr != nil {
+			return
+		}
+		binaryPath = filepath.Join(binaryDir, "datamonsters")
+		out, err := exec.Command("go", "build", "-o", binaryPath, "github.com/datamonsters/turns/cmd/datamonsters").CombinedOutput()
+		if err != nil {
+			binaryErr = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if binaryErr != nil {
+		t.Fatal(binaryErr)
+	}
+	return binaryPath
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if binaryDir != "" {
+		os.RemoveAll(binaryDir)
+	}
+	os.Exit(code)
+}
+
+// server is a running `datamonsters serve` process.
+type server struct {
+	cmd    *exec.Cmd
+	base   string
+	stderr *bytes.Buffer
+}
+
+// startServer runs the binary with env on a free loopback port and waits
+// until it answers /readyz.
+func startServer(t *testing.T, env []string) *server {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	s := &server{base: "http://" + addr, stderr: &bytes.Buffer{}}
+	s.cmd = exec.Command(serveBinary(t), "serve")
+	s.cmd.Env = append(os.Environ(), append(env, "ADDR="+addr)...)
+	s.cmd.Stderr = s.stderr
+	if err := s.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- s.cmd.Wait() }()
+	t.Cleanup(func() {
+		s.cmd.Process.Kill()
+		<-exited
+	})
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		res, err := http.Get(s.base + "/readyz")
+		if err == nil {
+			res.Body.Close()
+			if res.StatusCode == 200 {
+				return s
+			}
+		}
+		select {
+		case err := <-exited:
+			exited <- err
+			t.Fatalf("the server exited: %v\n%s", err, s.stderr)
+		case <-time.After(50 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the server did not get ready\n%s", s.stderr)
+		}
+	}
+}
+
+// kill ends the process with SIGKILL: no shutdown, no deferred work.
+func (s *server) kill(t *testing.T) {
+	t.Helper()
+	if err := s.cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestServeSurvivesKill runs the real `datamonsters serve` binary, plays a
+// game over HTTP while the SMTP server holds its replies (the emails are
+// committed, and those sent have arrived but are not acknowledged), kills
+// the server with SIGKILL and starts it again on the same database. Every
+// email arrives; the only second copies are of emails that had arrived
+// before the kill (the crash window), and they carry the same Message-ID.
+func TestServeSurvivesKill(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the server")
+	}
+	for _, d := range modelstest.Dialects() {
+		t.Run(d.String(), func(t *testing.T) {
+			t.Parallel()
+			testServeSurvivesKill(t, d)
+		})
+	}
+}
+
+func testServeSurvivesKill(t *testing.T, d models.Dialect) {
+	ctx := context.Background()
+	url, dir := modelstest.Location(t, d)
+	ms := startMailSink(t)
+	t.Cleanup(ms.release)
+	vars := []string{"DATABASE_URL=" + url, "DATA_DIR=" + dir, "JWT_SECRET=" + string(testSecret), "LOG_LEVEL=warn",
+		"SMTP_HOST=127.0.0.1", "SMTP_PORT=" + strconv.Itoa(ms.port), "SMTP_TLS=none",
+		"SMTP_FROM=Data Monsters <turns@dm.example>", "BASE_URL=https://dm.example", "JOB_TIMEOUT=1s"}
+	srv := startServer(t, vars)
+	e := &env{t: t, base: srv.base, http: &http.Client{Timeout: 30 * time.Second}}
+	ana, bob := e.register("ana"), e.register("bob")
+	players := []*player{ana, bob}
+	g := e.startGame(map[string]any{"mode": "fast", "invite": []string{"bob"}}, ana, bob)
+	waitFor(t, "the invitation and the game-started emails", func() bool { return len(ms.all()) == 3 })
+
+	// From here the SMTP server takes each message but does not answer.
+	ms.holdReplies()
+	for range 4 {
+		turnTo(t, e, g.ID, players, bob)
+		turnTo(t, e, g.ID, players, ana)
+	}
+	waitFor(t, "an email in flight", func() bool { return ms.heldCount() > 0 })
+	srv.kill(t)
+	killedAt := time.Now()
+	ms.release() // what had arrived is accepted now, too late for the killed server
+
+	st, err := models.Open(ctx, url, dir, models.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	db, err := st.SQLDB()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want, open int
+	if err := db.QueryRowContext(ctx, `SELECT COUNT(*), COUNT(*) FILTER (WHERE state <> 'completed') FROM river_job WHERE kind = 'dm_email'`).
+		Scan(&want, &open); err != nil {
+		t.Fatal(err)
+	}
+	if open == 0 || want < 3+8 {
+		t.Fatalf("%d email jobs, %d not done at the kill: the test needs emails committed and not delivered", want, open)
+	}
+	held := ms.heldCount()
+
+	srv = startServer(t, vars)
+	waitFor := func(what string, cond func() bool) {
+		deadline := time.Now().Add(90 * time.Second)
+		for !cond() {
+			if time.Now().After(deadline) {
+				t.Fatalf("timed out waiting for %s", what)
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
+	distinct := func() map[string][]sunkMail {
+		byID := map[string][]sunkMail{}
+		for _, m := range ms.all() {
+			id := m.Header.Get("Message-Id")
+			byID[id] = append(byID[id], m)
+		}
+		return byID
+	}
+	waitFor("every email job to be done after the restart", func() bool {
+		var left int
+		if err := db.QueryRowContext(ctx, `SELECT COUNT(*) FROM river_job WHERE kind = 'dm_email'
+			AND state NOT IN ('completed', 'cancelled', 'discarded')`).Scan(&left); err != nil {
+			t.Fatal(err)
+		}
+		return left == 0
+	})
+	byID := distinct()
+	if len(byID) != want {
+		t.Fatalf("%d distinct Message-IDs, want one per email job (%d)", len(byID), want)
+	}
+	dups := 0
+	for id, copies := range byID {
+		for _, c := range copies[1:] {
+			dups++
+			if copies[0].At.After(killedAt) {
+				t.Fatalf("%s delivered twice, the first time after the kill", id)
+			}
+			if c.To[0] != copies[0].To[0] {
+				t.Fatalf("%s went to %v and to %v", id, copies[0].To, c.To)
+			}
+		}
+	}
+	if dups > held {
+		t.Fatalf("%d second copies but only %d emails were in flight at the kill", dups, held)
+	}
+	t.Logf("%d emails: %d not done at the kill, %d in flight then; %d second copies, each with its first copy's Message-ID",
+		want, open, held, dups)
+}
