@@ -150,8 +150,12 @@ func TestClockReminderAndTimeout(t *testing.T) {
 // TestClockStaleDeadlineDoesNothing: a player acted before the deadline, so
 // the jobs of the old deadline neither remind nor time out.
 func TestClockStaleDeadlineDoesNothing(t *testing.T) {
+	eachOutboxDB(t, testClockStaleDeadlineDoesNothing)
+}
+
+func testClockStaleDeadlineDoesNothing(t *testing.T, d models.Dialect) {
 	ctx := context.Background()
-	e := newOutboxEnv(t, models.SQLite)
+	e := newOutboxEnv(t, d)
 	to := &storeTimeouter{e: e}
 	e.cfg.Timeouts = to
 	o := e.outbox(t, true)
@@ -238,72 +242,73 @@ func (s *storeSeats) Forfeit(ctx context.Context, id int64, seat int) error {
 func TestClockTakeover(t *testing.T) {
 	for _, mode := range []string{"bot", "forfeit"} {
 		t.Run(mode, func(t *testing.T) {
-			t.Parallel()
-			ctx := context.Background()
-			e := newOutboxEnv(t, models.SQLite)
-			to := &storeTimeouter{e: e}
-			seats := &storeSeats{e: e}
-			e.cfg.Timeouts, e.cfg.Bots = to, seats
-			o := e.outbox(t, true)
-			g := e.createGame(t)
-			if err := e.st.ExecForTest(ctx, `UPDATE games SET settings = ? WHERE id = ?`,
-				`{"turn_deadline_seconds":259200,"prompt_deadline_seconds":86400,"timeout_limit":1,"on_timeouts":"`+mode+`"}`, g.ID); err != nil {
-				t.Fatal(err)
-			}
-			e.start(t, g.ID)
-			for i := 0; i < 12; i++ {
-				game, _ := e.st.Game(ctx, g.ID)
-				bots := botSeatsOf(game)
-				if game.Status != models.StatusActive || len(bots) == 3 {
-					break
+			eachOutboxDB(t, func(t *testing.T, d models.Dialect) {
+				ctx := context.Background()
+				e := newOutboxEnv(t, d)
+				to := &storeTimeouter{e: e}
+				seats := &storeSeats{e: e}
+				e.cfg.Timeouts, e.cfg.Bots = to, seats
+				o := e.outbox(t, true)
+				g := e.createGame(t)
+				if err := e.st.ExecForTest(ctx, `UPDATE games SET settings = ? WHERE id = ?`,
+					`{"turn_deadline_seconds":259200,"prompt_deadline_seconds":86400,"timeout_limit":1,"on_timeouts":"`+mode+`"}`, g.ID); err != nil {
+					t.Fatal(err)
 				}
-				old := *game.DeadlineAt
-				e.clock.Add(73 * time.Hour)
-				// A forfeit or bot move may set a new deadline meanwhile:
-				// wait for the deadline to change, making due jobs run.
-				for try := 0; ; try++ {
-					if _, err := o.RunDue(ctx); err != nil {
-						t.Fatal(err)
-					}
+				e.start(t, g.ID)
+				for i := 0; i < 12; i++ {
 					game, _ := e.st.Game(ctx, g.ID)
-					if game.Status != models.StatusActive || game.DeadlineAt == nil || !game.DeadlineAt.Equal(old) {
+					bots := botSeatsOf(game)
+					if game.Status != models.StatusActive || len(bots) == 3 {
 						break
 					}
-					if try == 300 {
-						t.Fatal("no timeout within 60 s")
+					old := *game.DeadlineAt
+					e.clock.Add(73 * time.Hour)
+					// A forfeit or bot move may set a new deadline meanwhile:
+					// wait for the deadline to change, making due jobs run.
+					for try := 0; ; try++ {
+						if _, err := o.RunDue(ctx); err != nil {
+							t.Fatal(err)
+						}
+						game, _ := e.st.Game(ctx, g.ID)
+						if game.Status != models.StatusActive || game.DeadlineAt == nil || !game.DeadlineAt.Equal(old) {
+							break
+						}
+						if try == 300 {
+							t.Fatal("no timeout within 60 s")
+						}
+						time.Sleep(200 * time.Millisecond)
 					}
-					time.Sleep(200 * time.Millisecond)
 				}
-			}
-			if mode == "forfeit" {
-				waitFor(t, "the forfeits", func() bool {
+				if mode == "forfeit" {
+					waitFor(t, "the forfeits", func() bool {
+						game, _ := e.st.Game(ctx, g.ID)
+						return game.Status == models.StatusOver
+					})
+					if seats.forfeits < 2 {
+						t.Fatalf("%d forfeits", seats.forfeits)
+					}
+					return
+				}
+				waitFor(t, "the bots to finish the game", func() bool {
 					game, _ := e.st.Game(ctx, g.ID)
 					return game.Status == models.StatusOver
 				})
-				if seats.forfeits < 2 {
-					t.Fatalf("%d forfeits", seats.forfeits)
-				}
-				return
-			}
-			waitFor(t, "the bots to finish the game", func() bool {
 				game, _ := e.st.Game(ctx, g.ID)
-				return game.Status == models.StatusOver
-			})
-			game, _ := e.st.Game(ctx, g.ID)
-			bots := botSeatsOf(game)
-			if len(bots) != 3 || seats.moves == 0 {
-				t.Fatalf("bot seats %v, %d bot moves", bots, seats.moves)
-			}
-			taken := 0
-			for _, m := range e.sink.messages() {
-				p := parseMail(t, m.Data)
-				if strings.Contains(p.Header.Get("Message-Id"), ".timeout_applied.") && strings.Contains(strings.ToLower(p.Text), "bot") {
-					taken++
+				bots := botSeatsOf(game)
+				if len(bots) != 3 || seats.moves == 0 {
+					t.Fatalf("bot seats %v, %d bot moves", bots, seats.moves)
 				}
-			}
-			if taken < 3 {
-				t.Fatalf("%d timeout mails mention the takeover, want at least one per seat taken over", taken)
-			}
+				taken := 0
+				for _, m := range e.sink.messages() {
+					p := parseMail(t, m.Data)
+					if strings.Contains(p.Header.Get("Message-Id"), ".timeout_applied.") && strings.Contains(strings.ToLower(p.Text), "bot") {
+						taken++
+					}
+				}
+				if taken < 3 {
+					t.Fatalf("%d timeout mails mention the takeover, want at least one per seat taken over", taken)
+				}
+			})
 		})
 	}
 }
@@ -323,8 +328,12 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 // turn; the other players are told, no reminder goes out, and at the
 // deadline the clock moves by the time away instead of timing out.
 func TestClockVacation(t *testing.T) {
+	eachOutboxDB(t, testClockVacation)
+}
+
+func testClockVacation(t *testing.T, d models.Dialect) {
 	ctx := context.Background()
-	e := newOutboxEnv(t, models.SQLite)
+	e := newOutboxEnv(t, d)
 	to := &storeTimeouter{e: e}
 	e.cfg.Timeouts = to
 	o := e.outbox(t, true)
