@@ -3,6 +3,7 @@ package api_test
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"fmt"
 	"testing"
 	"time"
@@ -167,7 +168,10 @@ func TestIdempotencyKeys(t *testing.T) {
 			Header: map[string]string{"Idempotency-Key": "key-2"}}).decode(t, &next)
 		e.must(200, req{Method: "POST", Path: "/v1/auth/refresh", Body: map[string]string{"refresh_token": next.RefreshToken}})
 
-		rows, err := db.QueryContext(ctx, `SELECT key, response FROM idempotency_keys`)
+		// The request hash is keyed: a plain hash of the login's body would
+		// be a password hash open to a dictionary.
+		plainLogin := sha256.Sum256([]byte("POST /v1/auth/login\n" + login))
+		rows, err := db.QueryContext(ctx, `SELECT key, request_hash, response FROM idempotency_keys`)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -175,11 +179,14 @@ func TestIdempotencyKeys(t *testing.T) {
 		n := 0
 		for rows.Next() {
 			var key string
-			var data []byte
-			if err := rows.Scan(&key, &data); err != nil {
+			var hash, data []byte
+			if err := rows.Scan(&key, &hash, &data); err != nil {
 				t.Fatal(err)
 			}
 			n++
+			if bytes.Equal(hash, plainLogin[:]) {
+				t.Errorf("the record of key %q holds the plain SHA-256 of the login", key)
+			}
 			for _, s := range append(secrets, "password-cyd", "password-ana") {
 				if bytes.Contains(data, []byte(s)) || bytes.Contains([]byte(key), []byte(s)) {
 					t.Errorf("the record of key %q holds %q in the clear", key, s)
