@@ -72,10 +72,10 @@ func (s *State) idle() bool {
 
 // Awaiting lists the seats the game is waiting for: seats with open prompts,
 // or else the active player.
-func Awaiting(s *State) []int { return appendAwaiting(nil, s) }
+func Awaiting(s *State) []int { return AppendAwaiting(nil, s) }
 
-// appendAwaiting appends Awaiting(s) to out.
-func appendAwaiting(out []int, s *State) []int {
+// AppendAwaiting appends Awaiting(s) to out and returns the extended slice.
+func AppendAwaiting(out []int, s *State) []int {
 	if s.Over() {
 		return out
 	}

@@ -135,7 +135,7 @@ func (vb *Viewer) View(s *State, seat int) *View {
 	if vb.players == nil || cap(vb.players) < len(s.Players) {
 		vb.players = make([]PlayerView, 0, len(s.Players))
 	}
-	vb.awaiting = appendAwaiting(vb.awaiting[:0], s)
+	vb.awaiting = AppendAwaiting(vb.awaiting[:0], s)
 	v := &vb.v
 	*v = View{Seat: seat, Version: s.Version, Mode: s.Mode, Office: s.Office, Policy: s.Policy, Turn: s.Turn,
 		Active: s.Active, Phase: s.Phase, Market: views(s.Market), ChallengeDeck: len(s.ChallengeDeck),

@@ -91,16 +91,17 @@ func Run(s *engine.State, bots []Bot, maxTurns int) (Result, error) {
 	if s.Turn > 1 {
 		res.First = -1
 	}
-	// One view, one list of legal actions and one list of events, reused
-	// from action to action.
+	// One view and one list each of awaited seats, legal actions and
+	// events, reused from action to action.
 	var views engine.Viewer
+	var aw []int
 	var legal []engine.Action
 	var events []engine.Event
 	for !s.Over() && s.Turn <= maxTurns {
 		if res.Actions >= maxActions {
 			return res, fmt.Errorf("bot: %d actions without the game ending", res.Actions)
 		}
-		aw := engine.Awaiting(s)
+		aw = engine.AppendAwaiting(aw[:0], s)
 		if len(aw) == 0 {
 			return res, ErrStuck
 		}

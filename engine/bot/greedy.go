@@ -33,54 +33,36 @@ func (g *Greedy) Choose(v *engine.View, legal []engine.Action) engine.Action {
 			return a
 		}
 	}
-	var claims, places, hacks, activates, tools []engine.Action
-	end := -1
-	for i, a := range legal {
-		switch a.Type {
-		case engine.ActClaim:
-			claims = append(claims, a)
-		case engine.ActPlace:
-			places = append(places, a)
-		case engine.ActPlayHack:
-			hacks = append(hacks, a)
-		case engine.ActActivate:
-			activates = append(activates, a)
-		case engine.ActPlayTool:
-			tools = append(tools, a)
-		case engine.ActEndTurn:
-			end = i
-		}
-	}
+	end := slices.IndexFunc(legal, func(a engine.Action) bool { return a.Type == engine.ActEndTurn })
 	if end < 0 {
 		// Not our Action phase (no prompt of ours we could answer): take
 		// the first legal action.
 		return legal[0]
 	}
-	hand := map[string]string{} // instance id -> card id
-	for _, c := range v.Hand {
-		hand[c.ID] = c.Card
-	}
 	// 1. Placements that improve the Lab.
-	for _, a := range places {
-		if g.placeValue(v, g.card(hand[a.Card])) >= 3 {
+	for _, a := range legal {
+		if a.Type == engine.ActPlace && g.placeValue(v, g.handCard(v, a.Card)) >= 3 {
 			return a
 		}
 	}
 	// 2. Hacks that do something now.
-	for _, a := range hacks {
-		if g.hackUseful(v, g.card(hand[a.Card])) {
+	for _, a := range legal {
+		if a.Type == engine.ActPlayHack && g.hackUseful(v, g.handCard(v, a.Card)) {
 			return a
 		}
 	}
 	// 3. Lab abilities.
-	for _, a := range activates {
-		if g.activateUseful(v, a.Card) {
+	for _, a := range legal {
+		if a.Type == engine.ActActivate && g.activateUseful(v, a.Card) {
 			return a
 		}
 	}
 	// 4. Claims and Tools.
 	bestClaim, bestPts, ties := -1, 0, 0
-	for i, a := range claims {
+	for i, a := range legal {
+		if a.Type != engine.ActClaim {
+			continue
+		}
 		switch pts := g.challengePoints(v, a.Challenges); {
 		case pts > bestPts:
 			bestClaim, bestPts, ties = i, pts, 1
@@ -91,19 +73,30 @@ func (g *Greedy) Choose(v *engine.View, legal []engine.Action) engine.Action {
 			}
 		}
 	}
-	target, targetPts := g.target(v, tools, hand)
+	target, targetPts := g.target(v, legal)
 	if bestClaim >= 0 && bestPts >= targetPts {
-		return claims[bestClaim]
+		return legal[bestClaim]
 	}
 	if targetPts > 0 {
-		if a, ok := g.toolToward(v, target, tools, hand); ok {
+		if a, ok := g.toolToward(v, target, legal); ok {
 			return a
 		}
 	}
 	if bestClaim >= 0 {
-		return claims[bestClaim]
+		return legal[bestClaim]
 	}
 	return legal[end]
+}
+
+// handCard is the card of the instance id in the seat's hand; nil if the
+// hand does not hold it.
+func (g *Greedy) handCard(v *engine.View, id string) *engine.Card {
+	for _, c := range v.Hand {
+		if c.ID == id {
+			return g.card(c.Card)
+		}
+	}
+	return nil
 }
 
 // mods estimates the seat's static TECH and SCI modifiers from the public
@@ -179,10 +172,13 @@ func (g *Greedy) challengePoints(v *engine.View, ids []string) int {
 
 // target finds the most valuable set of Market challenges that the build
 // plus every playable Tool in hand could cover, and its points.
-func (g *Greedy) target(v *engine.View, tools []engine.Action, hand map[string]string) (need [2]int, points int) {
+func (g *Greedy) target(v *engine.View, legal []engine.Action) (need [2]int, points int) {
 	bt, bs := g.build(v)
-	for _, a := range tools {
-		if c := g.card(hand[a.Card]); c != nil {
+	for _, a := range legal {
+		if a.Type != engine.ActPlayTool {
+			continue
+		}
+		if c := g.handCard(v, a.Card); c != nil {
 			bt += c.Tech
 			bs += c.Sci
 		}
@@ -215,11 +211,14 @@ func (g *Greedy) target(v *engine.View, tools []engine.Action, hand map[string]s
 
 // toolToward picks the Tool that brings the build closest to need, wasting
 // the least.
-func (g *Greedy) toolToward(v *engine.View, need [2]int, tools []engine.Action, hand map[string]string) (engine.Action, bool) {
+func (g *Greedy) toolToward(v *engine.View, need [2]int, legal []engine.Action) (engine.Action, bool) {
 	bt, bs := g.build(v)
 	best, bestDef, bestWaste := -1, 1<<30, 1<<30
-	for i, a := range tools {
-		c := g.card(hand[a.Card])
+	for i, a := range legal {
+		if a.Type != engine.ActPlayTool {
+			continue
+		}
+		c := g.handCard(v, a.Card)
 		if c == nil {
 			continue
 		}
@@ -233,7 +232,7 @@ func (g *Greedy) toolToward(v *engine.View, need [2]int, tools []engine.Action, 
 	if best < 0 {
 		return engine.Action{}, false
 	}
-	return tools[best], true
+	return legal[best], true
 }
 
 // boost is what a Tool's unconditional on-play effects add to stat.
