@@ -505,7 +505,7 @@ func (s *Server) mutateGame(c *gin.Context, fn mutation) {
 			if key == "" {
 				return nil, nil
 			}
-			data, err := json.Marshal(resp.body)
+			data, err := s.seal(c, uid, key, resp)
 			if err != nil {
 				return nil, err
 			}

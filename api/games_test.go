@@ -288,6 +288,15 @@ func TestTurnsVersionsAndErrors(t *testing.T) {
 		if tr.Version != g.Version+1 || e.getGame(g.ID, me).Version != g.Version+1 {
 			t.Fatalf("applied twice? version %d", tr.Version)
 		}
+		// The stored response (it shows the player's hand) is sealed.
+		db, _ := e.store.SQLDB()
+		var stored []byte
+		if err := db.QueryRow(`SELECT response FROM idempotency_keys WHERE key = 'turn-1'`).Scan(&stored); err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(string(stored), `"hand"`) || strings.Contains(string(stored), `"version"`) {
+			t.Fatalf("the turn's stored response is in the clear: %.80s", stored)
+		}
 		r = e.do(req{Method: "POST", Path: actionsPath(g.ID), Token: me.Access, Header: key,
 			Body: map[string]any{"actions": []map[string]string{{"type": "vote_end"}}}})
 		if r.Status != 422 || r.code(t) != "idempotency_key_reused" {

@@ -36,8 +36,9 @@ import (
 //     repeat of the request, which carries the body, opens its record. The
 //     sealed record also keeps the response's headers (Location,
 //     Cache-Control), so a replay has them too. The game mutations of
-//     mutateGame store their body as plain JSON; replay tells the two
-//     apart by the first byte.
+//     mutateGame seal theirs the same way (a response shows the player's
+//     hand). Records stored as plain JSON before sealing are still
+//     replayed; replay tells the two apart by the first byte.
 
 // sealedV1 starts a sealed response: then a 12-byte nonce and the
 // AES-GCM ciphertext of a sealedResponse. A plain response is JSON and
