@@ -57,7 +57,7 @@ func (s *Server) streamNotifications(c *gin.Context) {
 	for _, n := range stored {
 		backlog = append(backlog, notifier.NotificationEvent(n))
 	}
-	s.serveStream(c, sub, backlog)
+	s.serveStream(c, sub, backlog, after)
 }
 
 // streamGame is one game's events as Server-Sent Events, redacted for the
@@ -90,12 +90,12 @@ func (s *Server) streamGame(c *gin.Context) {
 			backlog = append(backlog, ev)
 		}
 	}
-	s.serveStream(c, sub, backlog)
+	s.serveStream(c, sub, backlog, after)
 }
 
-func (s *Server) serveStream(c *gin.Context, sub *notifier.Subscription, backlog []notifier.Event) {
+func (s *Server) serveStream(c *gin.Context, sub *notifier.Subscription, backlog []notifier.Event, after int64) {
 	c.Header("X-Accel-Buffering", "no")
-	err := notifier.ServeSSE(c.Request.Context(), c.Writer, sub, notifier.StreamOptions{Backlog: backlog})
+	err := notifier.ServeSSE(c.Request.Context(), c.Writer, sub, notifier.StreamOptions{Backlog: backlog, After: after})
 	if err != nil && !errors.Is(err, c.Request.Context().Err()) && !errors.Is(err, notifier.ErrStreamLagged) &&
 		!errors.Is(err, notifier.ErrStreamClosed) {
 		s.log.Warn("stream", "error", err)

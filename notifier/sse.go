@@ -287,6 +287,11 @@ type StreamOptions struct {
 	// in Backlog are skipped, so an event both stored and published
 	// meanwhile is sent once.
 	Backlog []Event
+	// After is the client's resume point when event IDs are positions in
+	// the stored log (decimal numbers): live events at or before it are
+	// skipped, since the client has them (an event published late, after
+	// the client read it from the log and reconnected). 0 skips none.
+	After int64
 	// Heartbeat is the interval of ": ping" comments (default 25 s; < 0
 	// disables them).
 	Heartbeat time.Duration
@@ -349,6 +354,9 @@ func ServeSSE(ctx context.Context, w http.ResponseWriter, sub *Subscription, opt
 			}
 			if _, dup := sent[ev.ID]; dup && ev.ID != "" {
 				delete(sent, ev.ID)
+				continue
+			}
+			if n, err := strconv.ParseInt(ev.ID, 10, 64); err == nil && n <= opts.After {
 				continue
 			}
 			if err := sw.Event(ev); err != nil {

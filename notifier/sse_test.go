@@ -234,7 +234,7 @@ func TestServeSSE(t *testing.T) {
 		// published live below and must be sent once.
 		backlog := []Event{{ID: "4", Type: "event", Data: []byte("four")}, {ID: "5", Type: "event", Data: []byte("five")}}
 		close(subscribed)
-		done <- ServeSSE(r.Context(), w, sub, StreamOptions{Backlog: backlog, Heartbeat: 30 * time.Millisecond, Retry: 2 * time.Second})
+		done <- ServeSSE(r.Context(), w, sub, StreamOptions{Backlog: backlog, After: 3, Heartbeat: 30 * time.Millisecond, Retry: 2 * time.Second})
 	}))
 	defer srv.Close()
 
@@ -250,6 +250,8 @@ func TestServeSSE(t *testing.T) {
 		t.Fatalf("status %d, headers %v", resp.StatusCode, resp.Header)
 	}
 	<-subscribed
+	// 3 is published late, after the client had it: not sent again.
+	h.Publish(GameTopic("42"), Event{ID: "3", Type: "event", Data: []byte("three")})
 	h.Publish(GameTopic("42"), Event{ID: "5", Type: "event", Data: []byte("five")})
 	h.Publish(GameTopic("42"), Event{ID: "6", Type: "event", Data: []byte("six\nlines")})
 	h.Publish(GameTopic("7"), Event{ID: "99", Data: []byte("other game")})
