@@ -235,43 +235,63 @@ func (s *Store) GameNoState(ctx context.Context, id int64) (*Game, error) {
 	return g, nil
 }
 
-// gameSeatRow is a game row joined with one of its seats.
-type gameSeatRow struct {
-	Game
-	SSeatNo   *int       `gorm:"column:s_seat_no"`
-	SUserID   *int64     `gorm:"column:s_user_id"`
-	SUsername *string    `gorm:"column:s_username"`
-	SInvited  *bool      `gorm:"column:s_invited"`
-	SJoined   *bool      `gorm:"column:s_joined"`
-	SDeck     *string    `gorm:"column:s_deck"`
-	SAwaited  *bool      `gorm:"column:s_awaited"`
-	SJoinedAt *time.Time `gorm:"column:s_joined_at"`
-	SBot      *string    `gorm:"column:s_bot"`
-	STimeouts *int       `gorm:"column:s_timeouts"`
-}
-
 // loadGameSeats loads a game and its seats with one query that joins them
-// (qGameNoState, qLockGameCached).
+// (qGameNoState, qLockGameCached: the game's columns, the snapshot column
+// for the latter, then the seat's columns, one row per seat). It scans the
+// rows itself: this is the query of every read and every change of a game.
 func loadGameSeats(tx *gorm.DB, id int64, q string, args ...any) (*Game, error) {
-	var rows []gameSeatRow
-	if err := tx.Raw(q, args...).Scan(&rows).Error; err != nil {
+	rows, err := tx.Raw(q, args...).Rows()
+	if err != nil {
 		return nil, err
 	}
-	if len(rows) == 0 || rows[0].ID == 0 {
-		return nil, fmt.Errorf("game %d: %w", id, ErrNotFound)
+	defer rows.Close()
+	cols, err := rows.Columns()
+	if err != nil {
+		return nil, err
 	}
-	g := rows[0].Game
-	g.Seats = make([]Seat, 0, len(rows))
-	for _, r := range rows {
-		if r.State != nil {
-			g.State = r.State
+	withState := slices.Contains(cols, "state")
+	var g Game
+	found := false
+	for rows.Next() {
+		var (
+			r     Game
+			state []byte
+			seat  struct {
+				no, timeouts            *int
+				userID                  *int64
+				username, deck, bot     *string
+				invited, joined, waited *bool
+				joinedAt                *time.Time
+			}
+		)
+		dst := []any{&r.ID, &r.CreatedBy, &r.Status, &r.Public, &r.Mode, &r.Office, &r.Policy, &r.Players, &r.Settings,
+			&r.Version, &r.EventSeq, &r.ActionSeq, &r.Winners, &r.DeadlineAt, &r.CreatedAt, &r.UpdatedAt, &r.StartedAt, &r.EndedAt}
+		if withState {
+			dst = append(dst, &state)
 		}
-		if r.SSeatNo == nil {
+		dst = append(dst, &seat.no, &seat.userID, &seat.username, &seat.invited, &seat.joined, &seat.deck, &seat.waited,
+			&seat.joinedAt, &seat.bot, &seat.timeouts)
+		if err := rows.Scan(dst...); err != nil {
+			return nil, err
+		}
+		if !found {
+			g, found = r, true
+		}
+		if state != nil {
+			g.State = state
+		}
+		if seat.no == nil {
 			continue // a game without seats
 		}
-		g.Seats = append(g.Seats, Seat{GameID: g.ID, SeatNo: *r.SSeatNo, UserID: r.SUserID, Username: deref(r.SUsername),
-			Invited: deref(r.SInvited), Joined: deref(r.SJoined), Deck: r.SDeck, Awaited: deref(r.SAwaited), JoinedAt: r.SJoinedAt,
-			Bot: deref(r.SBot), Timeouts: deref(r.STimeouts)})
+		g.Seats = append(g.Seats, Seat{GameID: g.ID, SeatNo: *seat.no, UserID: seat.userID, Username: deref(seat.username),
+			Invited: deref(seat.invited), Joined: deref(seat.joined), Deck: seat.deck, Awaited: deref(seat.waited),
+			JoinedAt: seat.joinedAt, Bot: deref(seat.bot), Timeouts: deref(seat.timeouts)})
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	if !found {
+		return nil, fmt.Errorf("game %d: %w", id, ErrNotFound)
 	}
 	return &g, nil
 }
