@@ -278,7 +278,7 @@ func (s *State) checkClaim(ids []string, v verdict) error {
 		tech += c.Tech
 		sci += c.Sci
 	}
-	if bt, bs := s.BuildTech(), s.BuildSci(); tech > bt || sci > bs {
+	if bt, bs := s.buildStats(); tech > bt || sci > bs {
 		return v.fail(ErrBuild, func() string {
 			return fmt.Sprintf("the claim needs %d TECH and %d SCI; the Software Build has %d TECH and %d SCI", tech, sci, bt, bs)
 		})

@@ -136,7 +136,7 @@ func (g *game) step() {
 	case TaskDraw:
 		g.pop()
 		s.Phase = PhaseDraw
-		n := drawCount[len(s.Players)] + s.statMod(t.Seat, StatDraw)
+		n := drawCount[len(s.Players)] + s.allStatMods()[t.Seat].draw
 		g.push(Task{Kind: TaskEvent, Seat: t.Seat, Ev: &Proposal{Kind: EvDraw, Actor: t.Seat, N: max(n, 0)}})
 	case TaskHandLimit:
 		g.pop()
@@ -154,7 +154,8 @@ func (g *game) step() {
 	case TaskNext:
 		g.pop()
 		g.emit(Event{Kind: "turn_ended", Seat: t.Seat, Text: s.name(t.Seat) + " ends their turn."})
-		next := s.order(t.Seat)[0]
+		var seats [MaxPlayers]int
+		next := s.appendOrder(seats[:0], t.Seat)[0]
 		s.Turn++
 		s.Active = next
 		g.push(Task{Kind: TaskAction, Seat: next}, Task{Kind: TaskHandLimit, Seat: next}, Task{Kind: TaskDraw, Seat: next}, Task{Kind: TaskBegin, Seat: next})
@@ -399,7 +400,7 @@ func (g *game) returnHeld(t Task) {
 
 // Score is seat's Big Data Points: their Ranking plus static modifiers.
 func (s *State) Score(seat int) int {
-	return s.scoreWith(seat, s.statMod(seat, StatPoints))
+	return s.scoreWith(seat, s.allStatMods()[seat].points)
 }
 
 // scoreWith is Score given seat's static points modifier.
@@ -451,24 +452,6 @@ func (s *State) winners(scores []int) []int {
 	return out
 }
 
-// statMod sums the static modifiers of stat that apply to seat: from every
-// Lab card in play and every card in the Global zone.
-func (s *State) statMod(seat int, stat Stat) int {
-	sum := 0
-	for owner := range s.Players {
-		if !s.live(owner) {
-			continue
-		}
-		for _, in := range s.Players[owner].Lab {
-			sum += s.staticMod(owner, in.Card, seat, stat)
-		}
-	}
-	for _, gl := range s.Global {
-		sum += s.staticMod(gl.Owner, gl.Card, seat, stat)
-	}
-	return sum
-}
-
 // statSums holds every stat's static modifier for one seat.
 type statSums struct{ tech, sci, draw, points int }
 
@@ -485,8 +468,9 @@ func (m *statSums) add(stat Stat, n int) {
 	}
 }
 
-// allStatMods is statMod for every seat and stat, in one pass; seats past
-// the last are zero.
+// allStatMods sums the static modifiers of every stat for every seat, in
+// one pass over every Lab card in play and every card in the Global zone;
+// seats past the last are zero.
 func (s *State) allStatMods() [MaxPlayers]statSums {
 	var out [MaxPlayers]statSums
 	add := func(owner int, id string) {
@@ -518,25 +502,6 @@ func (s *State) allStatMods() [MaxPlayers]statSums {
 		add(gl.Owner, gl.Card)
 	}
 	return out
-}
-
-// staticMod is what the static effects of card id, controlled by owner, add
-// to seat's stat.
-func (s *State) staticMod(owner int, id string, seat int, stat Stat) int {
-	c := s.card(id)
-	sum := 0
-	for i := range c.Effects {
-		e := &c.Effects[i]
-		if e.Trigger != Static || (e.If != nil && !s.holds(owner, c, *e.If)) {
-			continue
-		}
-		for _, op := range e.Do {
-			if op.Stat == stat && affects(owner, op.Who, seat) {
-				sum += op.N * s.per(owner, op.Per)
-			}
-		}
-	}
-	return sum
 }
 
 func affects(owner int, who Who, seat int) bool {
@@ -617,18 +582,23 @@ func (s *State) holds(seat int, c *Card, cond Condition) bool {
 
 // BuildTech and BuildSci are the open build's totals with static modifiers.
 func (s *State) BuildTech() int {
-	if s.Build == nil {
-		return 0
-	}
-	return max(s.Build.Tech+s.statMod(s.Active, StatTech), 0)
+	tech, _ := s.buildStats()
+	return tech
 }
 
 // BuildSci is the open build's SCI with static modifiers.
 func (s *State) BuildSci() int {
+	_, sci := s.buildStats()
+	return sci
+}
+
+// buildStats is BuildTech and BuildSci, with one pass over the modifiers.
+func (s *State) buildStats() (tech, sci int) {
 	if s.Build == nil {
-		return 0
+		return 0, 0
 	}
-	return max(s.Build.Sci+s.statMod(s.Active, StatSci), 0)
+	m := s.allStatMods()[s.Active]
+	return max(s.Build.Tech+m.tech, 0), max(s.Build.Sci+m.sci, 0)
 }
 
 // split lists the card ids and the instance ids of cs, in one backing array.

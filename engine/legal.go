@@ -37,7 +37,8 @@ func AppendLegal(out []Action, s *State, seat int) []Action {
 		if p.Seat != seat {
 			continue
 		}
-		var buf []string // one backing array for the answers' choices
+		// One backing array for the answers' choices.
+		buf := make([]string, 0, answerCount(len(p.Options), p.Min, p.Max)*min(p.Max, len(p.Options)))
 		combos(len(p.Options), p.Min, p.Max, func(pick []int) bool {
 			if cap(buf)-len(buf) < len(pick) {
 				buf = make([]string, 0, max(len(pick)*maxAnswers, 8))
@@ -76,7 +77,7 @@ func AppendLegal(out []Action, s *State, seat int) []Action {
 	if s.Build != nil {
 		// Only selections the build covers can pass check; skip the others
 		// before building the action.
-		bt, bs := s.BuildTech(), s.BuildSci()
+		bt, bs := s.buildStats()
 		var tech, sci [16]int
 		n := min(len(s.Market), len(tech))
 		for k := range n {

@@ -46,7 +46,8 @@ func (g *game) stepEvent(i int) {
 // eligible lists the seats an interrupt window on ev asks, in seat order
 // from the actor, with the interrupt cards each could play now.
 func (s *State) eligible(ev *Proposal) (seats []int, playable [][]Inst) {
-	for _, seat := range s.order(ev.Actor) {
+	var order [MaxPlayers]int
+	for _, seat := range s.appendOrder(order[:0], ev.Actor) {
 		if seat == ev.Actor {
 			continue
 		}
@@ -192,8 +193,9 @@ func (g *game) happen(i int) {
 		s.Build.Tools = append(s.Build.Tools, *ev.Card)
 		s.Build.Tech += max(c.Tech+ev.Tech, 0)
 		s.Build.Sci += max(c.Sci+ev.Sci, 0)
+		bt, bs := s.buildStats()
 		g.emit(Event{Kind: "tool_played", Seat: ev.Actor, Card: c.ID, Inst: ev.Card.ID, N: len(s.Build.Tools),
-			Text: s.name(ev.Actor) + " adds " + c.Name + " to the Software Build (now " + strconv.Itoa(s.BuildTech()) + " TECH, " + strconv.Itoa(s.BuildSci()) + " SCI)."})
+			Text: s.name(ev.Actor) + " adds " + c.Name + " to the Software Build (now " + strconv.Itoa(bt) + " TECH, " + strconv.Itoa(bs) + " SCI)."})
 		for k := len(run) - 1; k >= 0; k-- {
 			g.pushEffect(ev.Actor, c, run[k], 0)
 		}
@@ -240,7 +242,7 @@ func (g *game) claim(ev Proposal) {
 		points += card.Points
 		won = append(won, c)
 	}
-	if s.Build == nil || len(won) != len(ev.Challenges) || tech > s.BuildTech() || sci > s.BuildSci() {
+	if bt, bs := s.buildStats(); s.Build == nil || len(won) != len(ev.Challenges) || tech > bt || sci > bs {
 		g.emit(Event{Kind: "claim_failed", Seat: ev.Actor, N: len(ev.Challenges),
 			Text: fmt.Sprintf("%s's Software Build no longer covers the claim; the build stays open.", s.name(ev.Actor))})
 		return

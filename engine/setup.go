@@ -71,15 +71,14 @@ func NewGame(setup Setup) (*State, []Event, error) {
 	for i, p := range setup.Players {
 		s.Players[i].Name = p.Name
 		if setup.Office {
-			s.Players[i].DeckList = distinct(setup.OfficeDeck.CardIDs())
+			s.Players[i].DeckList = setup.OfficeDeck.distinctIDs()
 			continue
 		}
 		if err := ValidateDeck(cat, p.Deck, false, 0); err != nil {
 			return nil, nil, fmt.Errorf("%w: seat %d deck: %w", ErrSetup, i, err)
 		}
-		ids := p.Deck.CardIDs()
-		s.Players[i].DeckList = distinct(ids)
-		s.Players[i].Deck = s.instances(ids)
+		s.Players[i].DeckList = p.Deck.distinctIDs()
+		s.Players[i].Deck = s.instances(p.Deck.CardIDs())
 		s.shuffle(s.Players[i].Deck)
 	}
 	basic, hard := cat.Challenges()
@@ -127,6 +126,16 @@ func (s *State) instances(ids []string) []Inst {
 	}
 	s.rekeyAll(out)
 	return out
+}
+
+// distinctIDs is distinct(d.CardIDs()), from the entries of the list.
+func (d Deck) distinctIDs() []string {
+	ids := make([]string, len(d.Cards))
+	for i, e := range d.Cards {
+		ids[i] = e.Card
+	}
+	slices.Sort(ids)
+	return slices.Compact(ids)
 }
 
 func distinct(ids []string) []string {

@@ -183,8 +183,10 @@ func (s *State) live(seat int) bool {
 }
 
 // order returns the live seats in turn order starting after from (from last).
-func (s *State) order(from int) []int {
-	var out []int
+func (s *State) order(from int) []int { return s.appendOrder(nil, from) }
+
+// appendOrder appends order(from) to out.
+func (s *State) appendOrder(out []int, from int) []int {
 	n := s.seats()
 	for i := 1; i <= n; i++ {
 		seat := (from + i) % n

@@ -119,7 +119,8 @@ func (vb *Viewer) View(s *State, seat int) *View {
 		}
 	}
 	if vb.cards == nil || cap(vb.cards) < n {
-		vb.cards = make([]CardView, 0, n)
+		// Room to spare once the Viewer is in use, for the piles that grow.
+		vb.cards = make([]CardView, 0, max(n, 2*cap(vb.cards)))
 	}
 	buf := vb.cards[:0]
 	views := func(ins []Inst) []CardView {
