@@ -36,13 +36,15 @@ func TestTimeouts(t *testing.T) {
 		if n, err := e.ob.RunDue(ctx); err != nil || n != 0 {
 			t.Fatalf("due at 47 min: %d %v", n, err)
 		}
+		// Due now; River's scheduler, on the same clock, may have made the
+		// job available before RunDue does: what counts is the effect.
 		e.clock.Add(2 * time.Minute)
-		if n, err := e.ob.RunDue(ctx); err != nil || n != 1 {
+		if n, err := e.ob.RunDue(ctx); err != nil || n > 1 {
 			t.Fatalf("due at 49 min (the reminder): %d %v", n, err)
 		}
 		waitFor(t, "the reminder email", func() bool { return mails("deadline_reminder", first.Name) == 1 })
 		e.clock.Add(11*time.Minute + time.Second)
-		if n, err := e.ob.RunDue(ctx); err != nil || n != 1 {
+		if n, err := e.ob.RunDue(ctx); err != nil || n > 1 {
 			t.Fatalf("due at the deadline: %d %v", n, err)
 		}
 		waitFor(t, "the timeout", func() bool { return e.getGame(g.ID, ana).Version == g.Version+1 })

@@ -45,8 +45,9 @@ type OutboxConfig struct {
 	Store  *models.Store
 	Sender Sender
 	// DatabaseURL, on Postgres, is used for the LISTEN connection that
-	// carries live-stream events between processes; "" publishes to this
-	// process's hub only (SQLite).
+	// carries live-stream events between processes, and makes the email
+	// worker read every process's stream presence; "" publishes to this
+	// process's hub only and asks only it who is connected (SQLite).
 	DatabaseURL string
 	Email       EmailConfig    // Domain() for Message-IDs, BaseURL for links
 	Webhook     *WebhookClient // nil: webhooks are logged as failed and retried

@@ -142,11 +142,15 @@ func (p *Presence) Heartbeat(ctx context.Context) error {
 }
 
 // onStream reports whether userID is connected to the live stream: in this
-// process (its hub), or in any process (a presence row that has not
-// expired). A failed read counts as not connected: the email goes out.
+// process (its hub), or, on Postgres where several processes may serve, in
+// any process (a presence row that has not expired). A failed read counts
+// as not connected: the email goes out.
 func (o *Outbox) onStream(ctx context.Context, userID int64) bool {
 	if o.cfg.Hub.Subscribers(UserTopic(strconv.FormatInt(userID, 10))) > 0 {
 		return true
+	}
+	if o.cfg.DatabaseURL == "" {
+		return false // SQLite: one process, whose hub has answered
 	}
 	on, err := o.store.OnStream(ctx, userID, o.now())
 	if err != nil {

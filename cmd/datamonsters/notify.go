@@ -46,8 +46,11 @@ func startNotifications(ctx context.Context, cfg Config, st *models.Store, srv *
 		fatal(err)
 	}
 	st.SetOutbox(ob)
-	presence := notifier.NewPresence(st, notifier.PresenceOptions{Logger: log})
-	go presence.Run(ctx)
+	var presence *notifier.Presence // SQLite runs one process: its hub knows who is connected
+	if cfg.DatabaseURL != "" {
+		presence = notifier.NewPresence(st, notifier.PresenceOptions{Logger: log})
+		go presence.Run(ctx)
+	}
 	srv.SetNotifications(api.Notifications{Outbox: ob, Hub: hub, Presence: presence, UnsubscribeSecret: unsub,
 		AllowPrivate: wopts.AllowPrivate})
 	if err := ob.Start(ctx); err != nil {
