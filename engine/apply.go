@@ -13,7 +13,9 @@ func Apply(s *State, seat int, a Action) ([]Event, error) {
 	if err := check(s, seat, a, explain); err != nil {
 		return nil, err
 	}
-	return run(s, seat, a, make([]Event, 0, 4)), nil
+	g := game{s: s, events: make([]Event, 0, 4)}
+	g.run(seat, a)
+	return g.events, nil
 }
 
 // AppendApply is Apply appending the events to events, for a caller that
@@ -23,19 +25,30 @@ func AppendApply(events []Event, s *State, seat int, a Action) ([]Event, error) 
 	if err := check(s, seat, a, explain); err != nil {
 		return events, err
 	}
-	return run(s, seat, a, events), nil
+	g := game{s: s, events: events}
+	g.run(seat, a)
+	return g.events, nil
 }
 
-// run applies a checked action and runs the game on, appending the events
-// to events.
-func run(s *State, seat int, a Action, events []Event) []Event {
-	g := &game{s: s, events: events}
+// ApplyQuiet is Apply without the events, which it does not build: for
+// simulations, which only need the game to go on. It changes s exactly as
+// Apply does.
+func ApplyQuiet(s *State, seat int, a Action) error {
+	if err := check(s, seat, a, explain); err != nil {
+		return err
+	}
+	g := game{s: s, silent: true}
+	g.run(seat, a)
+	return nil
+}
+
+// run applies a checked action and runs the game on.
+func (g *game) run(seat int, a Action) {
 	g.apply(seat, a)
 	g.loop()
 	g.drainQueue()
-	s.Version++
-	s.rng = nil
-	return g.events
+	g.s.Version++
+	g.s.rng = nil
 }
 
 // ApplyBatch applies a seat's actions in order, all or nothing, to a copy of
@@ -373,7 +386,9 @@ func (g *game) apply(seat int, a Action) {
 		if kind == EvPlayTool && s.Build == nil {
 			s.Build = &Build{}
 		}
-		g.emit(Event{Kind: "played", Seat: seat, Card: c.ID, Inst: in.ID, On: kind, Text: s.name(seat) + " plays " + c.Name + "."})
+		g.emit(func() Event {
+			return Event{Kind: "played", Seat: seat, Card: c.ID, Inst: in.ID, On: kind, Text: s.name(seat) + " plays " + c.Name + "."}
+		})
 		g.propose(Proposal{Kind: kind, Actor: seat, Card: &in})
 	case ActClaim:
 		g.propose(Proposal{Kind: EvClaim, Actor: seat, Challenges: slices.Clone(a.Challenges)})
@@ -385,7 +400,9 @@ func (g *game) apply(seat int, a Action) {
 		p.Used = append(p.Used, a.Card)
 		in, _ := find(p.Lab, a.Card)
 		c := s.card(in.Card)
-		g.emit(Event{Kind: "activated", Seat: seat, Card: c.ID, Inst: in.ID, Text: s.name(seat) + " activates " + c.Name + "."})
+		g.emit(func() Event {
+			return Event{Kind: "activated", Seat: seat, Card: c.ID, Inst: in.ID, Text: s.name(seat) + " activates " + c.Name + "."}
+		})
 		g.pushEffect(seat, c, e, 0)
 	case ActEndTurn:
 		g.push(Task{Kind: TaskNext, Seat: seat}, Task{Kind: TaskEnd, Seat: seat})
@@ -394,10 +411,14 @@ func (g *game) apply(seat int, a Action) {
 		g.answer(s.Prompts[i], slices.Clone(a.Choices))
 	case ActStanding:
 		s.Players[seat].Standing = *a.Standing
-		g.emit(Event{Kind: "standing_set", Seat: seat, Only: []int{seat}, Text: "Your standing interrupt answers are saved."})
+		g.emit(func() Event {
+			return Event{Kind: "standing_set", Seat: seat, Only: []int{seat}, Text: "Your standing interrupt answers are saved."}
+		})
 	case ActVoteEnd:
 		s.Players[seat].VotedEnd = true
-		g.emit(Event{Kind: "voted_end", Seat: seat, Text: fmt.Sprintf("%s votes to end the game.", s.name(seat))})
+		g.emit(func() Event {
+			return Event{Kind: "voted_end", Seat: seat, Text: fmt.Sprintf("%s votes to end the game.", s.name(seat))}
+		})
 		for _, o := range s.order(seat) {
 			if !s.Players[o].VotedEnd {
 				return
@@ -420,10 +441,14 @@ func (g *game) timeout() {
 		for _, p := range slices.Clone(s.Prompts) {
 			g.answer(p, p.Default())
 		}
-		g.emit(Event{Kind: "timeout", Seat: -1, Seats: seats, Text: fmt.Sprintf("Time ran out for %s: the default answers apply.", s.seatList(seats))})
+		g.emit(func() Event {
+			return Event{Kind: "timeout", Seat: -1, Seats: seats, Text: fmt.Sprintf("Time ran out for %s: the default answers apply.", s.seatList(seats))}
+		})
 		return
 	}
-	g.emit(Event{Kind: "timeout", Seat: -1, Seats: []int{s.Active}, Text: fmt.Sprintf("Time ran out for %s: the turn ends.", s.name(s.Active))})
+	g.emit(func() Event {
+		return Event{Kind: "timeout", Seat: -1, Seats: []int{s.Active}, Text: fmt.Sprintf("Time ran out for %s: the turn ends.", s.name(s.Active))}
+	})
 	if s.idle() {
 		g.push(Task{Kind: TaskNext, Seat: s.Active}, Task{Kind: TaskEnd, Seat: s.Active})
 	}
@@ -441,7 +466,9 @@ func (g *game) resign(seat int) {
 	if s.Queue != nil && s.Queue.Seat == seat {
 		s.Queue = nil
 	}
-	g.emit(Event{Kind: "resigned", Seat: seat, Text: fmt.Sprintf("%s resigns.", s.name(seat))})
+	g.emit(func() Event {
+		return Event{Kind: "resigned", Seat: seat, Text: fmt.Sprintf("%s resigns.", s.name(seat))}
+	})
 	g.expireGlobals(seat)
 	if len(s.order(seat)) < 2 {
 		g.finish("only one player is left")
@@ -477,14 +504,18 @@ func (g *game) drainQueue() {
 		}
 		if err != nil {
 			s.Queue = nil
-			g.emit(Event{Kind: "queue_dropped", Seat: q.Seat, N: len(q.Actions), Only: []int{q.Seat},
-				Text: fmt.Sprintf("Your %s were dropped: %s (%s).", plural(len(q.Actions), "queued action"), a, err)})
+			g.emit(func() Event {
+				return Event{Kind: "queue_dropped", Seat: q.Seat, N: len(q.Actions), Only: []int{q.Seat},
+					Text: fmt.Sprintf("Your %s were dropped: %s (%s).", plural(len(q.Actions), "queued action"), a, err)}
+			})
 			return
 		}
 		if q.Actions = q.Actions[1:]; len(q.Actions) == 0 {
 			s.Queue = nil
 		}
-		g.emit(Event{Kind: "queue_resumed", Seat: q.Seat, Only: []int{q.Seat}, Text: fmt.Sprintf("Your queued action %s runs.", a)})
+		g.emit(func() Event {
+			return Event{Kind: "queue_resumed", Seat: q.Seat, Only: []int{q.Seat}, Text: fmt.Sprintf("Your queued action %s runs.", a)}
+		})
 		g.apply(q.Seat, a)
 		g.loop()
 	}

@@ -77,20 +77,30 @@ const loopCap = 100000
 type game struct {
 	s      *State
 	events []Event
+	silent bool // the caller wants no events: they are not even built
 	steps  int
 }
 
-func (g *game) emit(e Event) { g.events = append(g.events, e) }
+// emit records the event that ev builds.
+func (g *game) emit(ev func() Event) {
+	if !g.silent {
+		g.events = append(g.events, ev())
+	}
+}
 
-// emitPrivate emits an event for seat only, with a public twin.
-func (g *game) emitPrivate(seat int, private, public Event) {
+// emitPrivate records an event for seat only, with a public twin.
+func (g *game) emitPrivate(seat int, private, public func() Event) {
+	if g.silent {
+		return
+	}
+	ev := private()
 	// The twin and the list of one seat share an allocation.
 	twin := &struct {
 		public Event
 		only   [1]int
-	}{public, [1]int{seat}}
-	private.Only, private.Public = twin.only[:], &twin.public
-	g.emit(private)
+	}{public(), [1]int{seat}}
+	ev.Only, ev.Public = twin.only[:], &twin.public
+	g.events = append(g.events, ev)
 }
 
 func (s *State) name(seat int) string {
@@ -153,7 +163,9 @@ func (g *game) step() {
 		g.labEffects(t.Seat, OnTurnEnd)
 	case TaskNext:
 		g.pop()
-		g.emit(Event{Kind: "turn_ended", Seat: t.Seat, Text: s.name(t.Seat) + " ends their turn."})
+		g.emit(func() Event {
+			return Event{Kind: "turn_ended", Seat: t.Seat, Text: s.name(t.Seat) + " ends their turn."}
+		})
 		var seats [MaxPlayers]int
 		next := s.appendOrder(seats[:0], t.Seat)[0]
 		s.Turn++
@@ -176,7 +188,9 @@ func (g *game) beginTurn(seat int) {
 	p := &s.Players[seat]
 	p.Limited = false
 	p.Used = nil
-	g.emit(Event{Kind: "turn_started", Seat: seat, N: s.Turn, Text: "Turn " + strconv.Itoa(s.Turn) + ": " + s.name(seat) + " begins."})
+	g.emit(func() Event {
+		return Event{Kind: "turn_started", Seat: seat, N: s.Turn, Text: "Turn " + strconv.Itoa(s.Turn) + ": " + s.name(seat) + " begins."}
+	})
 	g.expireGlobals(seat)
 	g.labEffects(seat, OnTurnStart)
 }
@@ -192,8 +206,10 @@ func (g *game) expireGlobals(seat int) {
 			continue
 		}
 		*s.bin(seat) = append(*s.bin(seat), s.rekey(gl.Inst))
-		g.emit(Event{Kind: "global_expired", Seat: seat, Card: gl.Card, Inst: gl.ID,
-			Text: s.name(seat) + "'s " + s.card(gl.Card).Name + " leaves the Global zone."})
+		g.emit(func() Event {
+			return Event{Kind: "global_expired", Seat: seat, Card: gl.Card, Inst: gl.ID,
+				Text: s.name(seat) + "'s " + s.card(gl.Card).Name + " leaves the Global zone."}
+		})
 	}
 	s.Global = kept
 }
@@ -242,10 +258,14 @@ func (g *game) draw(seat, n int) {
 	if len(got) == 0 {
 		return
 	}
-	cards, insts := split(got)
 	g.emitPrivate(seat,
-		Event{Kind: "drew", Seat: seat, Cards: cards, Insts: insts, N: len(got), Text: "You draw " + s.cardList(cards) + "."},
-		Event{Kind: "drew", Seat: seat, N: len(got), Text: s.name(seat) + " draws " + plural(len(got), "card") + "."})
+		func() Event {
+			cards, insts := split(got)
+			return Event{Kind: "drew", Seat: seat, Cards: cards, Insts: insts, N: len(got), Text: "You draw " + s.cardList(cards) + "."}
+		},
+		func() Event {
+			return Event{Kind: "drew", Seat: seat, N: len(got), Text: s.name(seat) + " draws " + plural(len(got), "card") + "."}
+		})
 }
 
 // ensureDeck makes sure seat's deck has a card, reshuffling the Recycle Bin
@@ -261,8 +281,10 @@ func (g *game) ensureDeck(seat int) bool {
 	}
 	*deck, *bin = *bin, nil
 	s.shuffle(*deck)
-	g.emit(Event{Kind: "deck_reshuffled", Seat: seat, N: len(*deck),
-		Text: s.name(seat) + " shuffles the Recycle Bin into a new Laboratory Deck of " + plural(len(*deck), "card") + "."})
+	g.emit(func() Event {
+		return Event{Kind: "deck_reshuffled", Seat: seat, N: len(*deck),
+			Text: s.name(seat) + " shuffles the Recycle Bin into a new Laboratory Deck of " + plural(len(*deck), "card") + "."}
+	})
 	return true
 }
 
@@ -287,14 +309,18 @@ func (g *game) discard(seat int, ids []string, random bool) {
 		return
 	}
 	g.toBin(seat, gone...)
-	cards, _ := split(gone)
 	how := ""
 	if random {
 		how = " at random"
 	}
 	g.emitPrivate(seat,
-		Event{Kind: "discarded", Seat: seat, Cards: cards, N: len(gone), Text: "You discard " + s.cardList(cards) + how + "."},
-		Event{Kind: "discarded", Seat: seat, N: len(gone), Text: s.name(seat) + " discards " + plural(len(gone), "card") + how + "."})
+		func() Event {
+			cards, _ := split(gone)
+			return Event{Kind: "discarded", Seat: seat, Cards: cards, N: len(gone), Text: "You discard " + s.cardList(cards) + how + "."}
+		},
+		func() Event {
+			return Event{Kind: "discarded", Seat: seat, N: len(gone), Text: s.name(seat) + " discards " + plural(len(gone), "card") + how + "."}
+		})
 }
 
 // refillMarket flips challenges until the Market is full or the Challenge
@@ -305,8 +331,10 @@ func (g *game) refillMarket() {
 		c := s.rekey(s.ChallengeDeck[0])
 		s.ChallengeDeck = s.ChallengeDeck[1:]
 		s.Market = append(s.Market, c)
-		g.emit(Event{Kind: "challenge_revealed", Seat: -1, Card: c.Card, Inst: c.ID,
-			Text: s.card(c.Card).Name + " opens in the Market."})
+		g.emit(func() Event {
+			return Event{Kind: "challenge_revealed", Seat: -1, Card: c.Card, Inst: c.ID,
+				Text: s.card(c.Card).Name + " opens in the Market."}
+		})
 	}
 }
 
@@ -319,8 +347,10 @@ func (g *game) abandonBuild(seat int) {
 	tools := s.Build.Tools
 	s.Build = nil
 	g.toBin(seat, tools...)
-	g.emit(Event{Kind: "build_abandoned", Seat: seat, N: len(tools),
-		Text: s.name(seat) + " abandons a Software Build of " + plural(len(tools), "Tool") + "."})
+	g.emit(func() Event {
+		return Event{Kind: "build_abandoned", Seat: seat, N: len(tools),
+			Text: s.name(seat) + " abandons a Software Build of " + plural(len(tools), "Tool") + "."}
+	})
 }
 
 // prompt opens a prompt for task t. A prompt for a seat that has left the
@@ -339,8 +369,10 @@ func (g *game) prompt(t *Task, p Prompt) {
 	s.Prompts = append(s.Prompts, p)
 	t.Prompt = p.ID
 	g.emitPrivate(p.Seat,
-		Event{Kind: "prompt", Seat: p.Seat, Prompt: p.ID, Text: p.Text},
-		Event{Kind: "waiting", Seat: p.Seat, Text: "Waiting for " + s.name(p.Seat) + " to decide."})
+		func() Event { return Event{Kind: "prompt", Seat: p.Seat, Prompt: p.ID, Text: p.Text} },
+		func() Event {
+			return Event{Kind: "waiting", Seat: p.Seat, Text: "Waiting for " + s.name(p.Seat) + " to decide."}
+		})
 }
 
 // answer delivers a validated answer to the task or window waiting for it.
@@ -359,8 +391,10 @@ func (g *game) answer(p Prompt, choices []string) {
 			if choices[0] != Pass {
 				w.Plays = append(w.Plays, WindowPlay{Seat: p.Seat, Card: choices[0]})
 			}
-			g.emit(Event{Kind: "answered", Seat: p.Seat, Prompt: p.ID, On: t.Ev.Kind,
-				Text: s.name(p.Seat) + " has answered."})
+			g.emit(func() Event {
+				return Event{Kind: "answered", Seat: p.Seat, Prompt: p.ID, On: t.Ev.Kind,
+					Text: s.name(p.Seat) + " has answered."}
+			})
 			return
 		}
 	}
@@ -383,8 +417,10 @@ func (g *game) finish(reason string) {
 		scores[i] = s.Score(i)
 	}
 	s.Winners = s.winners(scores)
-	g.emit(Event{Kind: "game_over", Seat: -1, Scores: scores, Seats: s.Winners,
-		Text: "The game is over (" + reason + "). Winner: " + s.seatList(s.Winners) + "."})
+	g.emit(func() Event {
+		return Event{Kind: "game_over", Seat: -1, Scores: scores, Seats: s.Winners,
+			Text: "The game is over (" + reason + "). Winner: " + s.seatList(s.Winners) + "."}
+	})
 }
 
 // returnHeld puts cards held by a task back into a Recycle Bin, so that no

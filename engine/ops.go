@@ -123,7 +123,9 @@ func (g *game) op(t *Task, op Op) bool {
 		*deck = append(*deck, *bin...)
 		*bin = nil
 		s.shuffle(*deck)
-		g.emit(Event{Kind: "recycled", Seat: t.Seat, N: k, Text: s.name(t.Seat) + " shuffles " + plural(k, "card") + " from the Recycle Bin into the Laboratory Deck."})
+		g.emit(func() Event {
+			return Event{Kind: "recycled", Seat: t.Seat, N: k, Text: s.name(t.Seat) + " shuffles " + plural(k, "card") + " from the Recycle Bin into the Laboratory Deck."}
+		})
 	case VBoost:
 		if s.Build != nil && s.Active == t.Seat {
 			if op.Stat == StatTech {
@@ -131,13 +133,17 @@ func (g *game) op(t *Task, op Op) bool {
 			} else {
 				s.Build.Sci += n
 			}
-			g.emit(Event{Kind: "boosted", Seat: t.Seat, Card: t.Src, N: n, Text: src + " adds " + strconv.Itoa(n) + " " + statName(op.Stat) + " to the Software Build."})
+			g.emit(func() Event {
+				return Event{Kind: "boosted", Seat: t.Seat, Card: t.Src, N: n, Text: src + " adds " + strconv.Itoa(n) + " " + statName(op.Stat) + " to the Software Build."}
+			})
 		}
 	case VCancel:
 		if p := g.parent(t); p != nil && !p.Cancelled {
 			p.Cancelled = true
-			g.emit(Event{Kind: "cancelled", Seat: t.Seat, Card: t.Src, On: p.Kind, Target: p.Actor,
-				Text: fmt.Sprintf("%s cancels %s.", src, s.proposalText(p))})
+			g.emit(func() Event {
+				return Event{Kind: "cancelled", Seat: t.Seat, Card: t.Src, On: p.Kind, Target: p.Actor,
+					Text: fmt.Sprintf("%s cancels %s.", src, s.proposalText(p))}
+			})
 		}
 	case VAlter:
 		if p := g.parent(t); p != nil {
@@ -149,8 +155,10 @@ func (g *game) op(t *Task, op Op) bool {
 			case StatSci:
 				p.Sci += op.N
 			}
-			g.emit(Event{Kind: "altered", Seat: t.Seat, Card: t.Src, On: p.Kind, N: op.N, Target: p.Actor,
-				Text: fmt.Sprintf("%s changes %s: %+d %s.", src, s.proposalText(p), op.N, statName(op.Stat))})
+			g.emit(func() Event {
+				return Event{Kind: "altered", Seat: t.Seat, Card: t.Src, On: p.Kind, N: op.N, Target: p.Actor,
+					Text: fmt.Sprintf("%s changes %s: %+d %s.", src, s.proposalText(p), op.N, statName(op.Stat))}
+			})
 		}
 	case VRefresh:
 		return g.refresh(t, n)
@@ -207,14 +215,18 @@ func (g *game) look(t *Task, n int) bool {
 	*deck = append(*deck, rest...)
 	s.rekeyAll((*deck)[len(*deck)-len(rest):])
 	t.Held = nil
-	seen := make([]string, 0, 1+len(rest))
-	seen = append(seen, taken.Card)
-	for _, c := range rest {
-		seen = append(seen, c.Card)
-	}
 	g.emitPrivate(seat,
-		Event{Kind: "looked", Seat: seat, Card: taken.Card, Cards: seen, N: len(seen), Text: "You look at " + s.cardList(seen) + " and take " + s.card(taken.Card).Name + "."},
-		Event{Kind: "looked", Seat: seat, N: len(seen), Text: s.name(seat) + " looks at " + plural(len(seen), "card") + " of their deck and takes one."})
+		func() Event {
+			seen := make([]string, 0, 1+len(rest))
+			seen = append(seen, taken.Card)
+			for _, c := range rest {
+				seen = append(seen, c.Card)
+			}
+			return Event{Kind: "looked", Seat: seat, Card: taken.Card, Cards: seen, N: len(seen), Text: "You look at " + s.cardList(seen) + " and take " + s.card(taken.Card).Name + "."}
+		},
+		func() Event {
+			return Event{Kind: "looked", Seat: seat, N: 1 + len(rest), Text: s.name(seat) + " looks at " + plural(1+len(rest), "card") + " of their deck and takes one."}
+		})
 	return true
 }
 
@@ -252,10 +264,14 @@ func (g *game) recover(t *Task, n int) bool {
 	}
 	s.rekeyAll(got)
 	s.Players[seat].Hand = append(s.Players[seat].Hand, got...)
-	cards, _ := split(got)
 	g.emitPrivate(seat,
-		Event{Kind: "recovered", Seat: seat, Cards: cards, N: len(got), Text: "You take " + s.cardList(cards) + " from your Recycle Bin."},
-		Event{Kind: "recovered", Seat: seat, N: len(got), Text: s.name(seat) + " takes " + plural(len(got), "card") + " from the Recycle Bin."})
+		func() Event {
+			cards, _ := split(got)
+			return Event{Kind: "recovered", Seat: seat, Cards: cards, N: len(got), Text: "You take " + s.cardList(cards) + " from your Recycle Bin."}
+		},
+		func() Event {
+			return Event{Kind: "recovered", Seat: seat, N: len(got), Text: s.name(seat) + " takes " + plural(len(got), "card") + " from the Recycle Bin."}
+		})
 	return true
 }
 
@@ -274,8 +290,10 @@ func (g *game) refresh(t *Task, n int) bool {
 	for _, id := range t.Answer {
 		if c, ok := remove(&s.Market, id); ok {
 			s.ChallengeDeck = append(s.ChallengeDeck, s.rekey(c))
-			g.emit(Event{Kind: "challenge_refreshed", Seat: t.Seat, Card: c.Card, Inst: c.ID,
-				Text: fmt.Sprintf("%s puts %s under the Challenge Deck.", s.name(t.Seat), s.card(c.Card).Name)})
+			g.emit(func() Event {
+				return Event{Kind: "challenge_refreshed", Seat: t.Seat, Card: c.Card, Inst: c.ID,
+					Text: fmt.Sprintf("%s puts %s under the Challenge Deck.", s.name(t.Seat), s.card(c.Card).Name)}
+			})
 		}
 	}
 	g.refillMarket()
@@ -314,8 +332,10 @@ func (g *game) removeFromLab(t *Task, op Op) bool {
 				g.toBin(seat, c)
 				where = "Recycle Bin"
 			}
-			g.emit(Event{Kind: string(op.Verb), Seat: t.Seat, Target: seat, Card: c.Card, Inst: c.ID,
-				Text: fmt.Sprintf("%s sends %s from %s's Lab to their %s.", s.srcName(t.Src), s.card(c.Card).Name, s.name(seat), where)})
+			g.emit(func() Event {
+				return Event{Kind: string(op.Verb), Seat: t.Seat, Target: seat, Card: c.Card, Inst: c.ID,
+					Text: fmt.Sprintf("%s sends %s from %s's Lab to their %s.", s.srcName(t.Src), s.card(c.Card).Name, s.name(seat), where)}
+			})
 		}
 		t.Who = t.Who[1:]
 	}

@@ -77,7 +77,7 @@ func TestRandomPlayouts(t *testing.T) {
 // TestReuseMatches plays games with one Viewer for every seat and a
 // spectator, one slice of legal actions and one slice of events, each
 // holding something already, and checks that they give what State.View,
-// Legal and Apply give.
+// Legal and Apply give, and that ApplyQuiet leaves the state Apply leaves.
 func TestReuseMatches(t *testing.T) {
 	var vb Viewer
 	legal := []Action{{Type: ActEndTurn}}
@@ -102,15 +102,26 @@ func TestReuseMatches(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			quiet := s.Clone()
+			if err := ApplyQuiet(quiet, seat, a); err != nil {
+				t.Fatal(err)
+			}
 			if events, err = AppendApply(events[:1], s, seat, a); err != nil {
 				t.Fatal(err)
 			}
 			if !reflect.DeepEqual(events[1:], wantEvents) {
 				t.Fatalf("seed %d step %d: AppendApply emits %v, Apply %v", seed, step, events[1:], wantEvents)
 			}
+			if quiet.Hash() != s.Hash() {
+				t.Fatalf("seed %d step %d: ApplyQuiet of %v leaves another state than Apply", seed, step, a)
+			}
 		}
 	}
-	if got, err := AppendApply(events[:1], newTestGame(t, 1, 2, ModeStandard, false, Holders), 0, Action{Type: "bogus"}); err == nil || len(got) != 1 {
+	s := newTestGame(t, 1, 2, ModeStandard, false, Holders)
+	if got, err := AppendApply(events[:1], s, 0, Action{Type: "bogus"}); err == nil || len(got) != 1 {
 		t.Errorf("an illegal action: AppendApply returns %d events and error %v", len(got), err)
+	}
+	if err := ApplyQuiet(s, 0, Action{Type: "bogus"}); err == nil {
+		t.Error("an illegal action: ApplyQuiet returns no error")
 	}
 }

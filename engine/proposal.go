@@ -81,16 +81,22 @@ func (g *game) openWindow(i int) bool {
 	}
 	w := &Window{Seats: seats}
 	ev.Window = w
-	g.emit(Event{Kind: "window_opened", Seat: ev.Actor, On: ev.Kind, Seats: seats,
-		Text: s.proposalText(ev) + ": interrupt window for " + s.seatList(seats) + "."})
+	g.emit(func() Event {
+		return Event{Kind: "window_opened", Seat: ev.Actor, On: ev.Kind, Seats: seats,
+			Text: s.proposalText(ev) + ": interrupt window for " + s.seatList(seats) + "."}
+	})
 	for k, seat := range seats {
 		if play, ok := s.standingPlay(seat, ev.Kind, playable[k]); ok {
 			w.Plays = append(w.Plays, WindowPlay{Seat: seat, Card: play})
-			g.emit(Event{Kind: "answered", Seat: seat, On: ev.Kind, Text: s.name(seat) + " has answered."})
+			g.emit(func() Event {
+				return Event{Kind: "answered", Seat: seat, On: ev.Kind, Text: s.name(seat) + " has answered."}
+			})
 			continue
 		}
 		if s.Players[seat].Standing.Pass {
-			g.emit(Event{Kind: "answered", Seat: seat, On: ev.Kind, Text: s.name(seat) + " has answered."})
+			g.emit(func() Event {
+				return Event{Kind: "answered", Seat: seat, On: ev.Kind, Text: s.name(seat) + " has answered."}
+			})
 			continue
 		}
 		opts := append([]Option{{ID: Pass, Label: "Pass"}}, s.cardOptions(playable[k])...)
@@ -148,8 +154,10 @@ func (g *game) closeWindow(i int) {
 			plays = append(plays, Proposal{Kind: EvPlayHack, Actor: seat, Card: &c, Depth: ev.Depth + 1, Interrupt: true, Parent: i + 1})
 		}
 	}
-	g.emit(Event{Kind: "window_closed", Seat: ev.Actor, On: ev.Kind, N: len(plays),
-		Text: "The interrupt window closes with " + plural(len(plays), "interrupt") + "."})
+	g.emit(func() Event {
+		return Event{Kind: "window_closed", Seat: ev.Actor, On: ev.Kind, N: len(plays),
+			Text: "The interrupt window closes with " + plural(len(plays), "interrupt") + "."}
+	})
 	for k := len(plays) - 1; k >= 0; k-- {
 		g.propose(plays[k])
 	}
@@ -194,8 +202,10 @@ func (g *game) happen(i int) {
 		s.Build.Tech += max(c.Tech+ev.Tech, 0)
 		s.Build.Sci += max(c.Sci+ev.Sci, 0)
 		bt, bs := s.buildStats()
-		g.emit(Event{Kind: "tool_played", Seat: ev.Actor, Card: c.ID, Inst: ev.Card.ID, N: len(s.Build.Tools),
-			Text: s.name(ev.Actor) + " adds " + c.Name + " to the Software Build (now " + strconv.Itoa(bt) + " TECH, " + strconv.Itoa(bs) + " SCI)."})
+		g.emit(func() Event {
+			return Event{Kind: "tool_played", Seat: ev.Actor, Card: c.ID, Inst: ev.Card.ID, N: len(s.Build.Tools),
+				Text: s.name(ev.Actor) + " adds " + c.Name + " to the Software Build (now " + strconv.Itoa(bt) + " TECH, " + strconv.Itoa(bs) + " SCI)."}
+		})
 		for k := len(run) - 1; k >= 0; k-- {
 			g.pushEffect(ev.Actor, c, run[k], 0)
 		}
@@ -208,8 +218,10 @@ func (g *game) happen(i int) {
 			// Recycle Bin": the card waits under its effects.
 			g.push(Task{Kind: TaskEvent, Seat: ev.Actor, Ev: &Proposal{Kind: EvPlayHack, Actor: ev.Actor, Card: ev.Card, Stage: stageBin}})
 		}
-		g.emit(Event{Kind: "hack_resolved", Seat: ev.Actor, Card: c.ID, Inst: ev.Card.ID,
-			Text: s.name(ev.Actor) + "'s " + c.Name + " takes effect."})
+		g.emit(func() Event {
+			return Event{Kind: "hack_resolved", Seat: ev.Actor, Card: c.ID, Inst: ev.Card.ID,
+				Text: s.name(ev.Actor) + "'s " + c.Name + " takes effect."}
+		})
 		trigger, parent := OnPlay, 0
 		if ev.Interrupt {
 			trigger, parent = OnInterrupt, ev.Parent
@@ -243,8 +255,10 @@ func (g *game) claim(ev Proposal) {
 		won = append(won, c)
 	}
 	if bt, bs := s.buildStats(); s.Build == nil || len(won) != len(ev.Challenges) || tech > bt || sci > bs {
-		g.emit(Event{Kind: "claim_failed", Seat: ev.Actor, N: len(ev.Challenges),
-			Text: fmt.Sprintf("%s's Software Build no longer covers the claim; the build stays open.", s.name(ev.Actor))})
+		g.emit(func() Event {
+			return Event{Kind: "claim_failed", Seat: ev.Actor, N: len(ev.Challenges),
+				Text: fmt.Sprintf("%s's Software Build no longer covers the claim; the build stays open.", s.name(ev.Actor))}
+		})
 		return
 	}
 	p := &s.Players[ev.Actor]
@@ -255,9 +269,11 @@ func (g *game) claim(ev Proposal) {
 	tools := s.Build.Tools
 	s.Build = nil
 	g.toBin(ev.Actor, tools...)
-	cards, insts := split(won)
-	g.emit(Event{Kind: "build_completed", Seat: ev.Actor, Cards: cards, Insts: insts, N: points,
-		Text: s.name(ev.Actor) + " completes a Software Build of " + plural(len(tools), "Tool") + " and wins " + s.cardList(cards) + " (" + strconv.Itoa(points) + " Big Data Points)."})
+	g.emit(func() Event {
+		cards, insts := split(won)
+		return Event{Kind: "build_completed", Seat: ev.Actor, Cards: cards, Insts: insts, N: points,
+			Text: s.name(ev.Actor) + " completes a Software Build of " + plural(len(tools), "Tool") + " and wins " + s.cardList(cards) + " (" + strconv.Itoa(points) + " Big Data Points)."}
+	})
 	g.refillMarket()
 	if len(s.Market) == 0 && len(s.ChallengeDeck) == 0 {
 		g.finish("the last challenge was won")
@@ -277,7 +293,9 @@ func (g *game) place(i int) {
 		// The Lab changed while the event was proposed: the card returns to hand.
 		g.pop()
 		p.Hand = append(p.Hand, s.rekey(*ev.Card))
-		g.emit(Event{Kind: "place_failed", Seat: seat, Card: c.ID, Text: fmt.Sprintf("%s cannot be placed any more and returns to %s's hand.", c.Name, s.name(seat))})
+		g.emit(func() Event {
+			return Event{Kind: "place_failed", Seat: seat, Card: c.ID, Text: fmt.Sprintf("%s cannot be placed any more and returns to %s's hand.", c.Name, s.name(seat))}
+		})
 		return
 	}
 	if k < 0 {
@@ -312,7 +330,9 @@ func (g *game) keep(i int) {
 	k := slices.IndexFunc(p.Lab, func(in Inst) bool { return s.card(in.Card).Name == s.card(ev.Card.Card).Name })
 	if k < 0 || t.Answer[0] != ev.Card.ID {
 		g.toBin(seat, *ev.Card)
-		g.emit(Event{Kind: "kept", Seat: seat, Card: ev.Card.Card, Text: fmt.Sprintf("%s keeps the %s already in the Lab.", s.name(seat), s.card(ev.Card.Card).Name)})
+		g.emit(func() Event {
+			return Event{Kind: "kept", Seat: seat, Card: ev.Card.Card, Text: fmt.Sprintf("%s keeps the %s already in the Lab.", s.name(seat), s.card(ev.Card.Card).Name)}
+		})
 		return
 	}
 	old := p.Lab[k]
@@ -325,11 +345,13 @@ func (g *game) keep(i int) {
 func (g *game) placed(seat int, in Inst, replaced string) {
 	s := g.s
 	c := s.card(in.Card)
-	text := s.name(seat) + " places " + c.Name + " in the Lab."
-	if replaced != "" {
-		text = fmt.Sprintf("%s places %s (%s) in the Lab, replacing the %s one.", s.name(seat), c.Name, c.Level, s.card(replaced).Level)
-	}
-	g.emit(Event{Kind: "placed", Seat: seat, Card: c.ID, Inst: in.ID, Text: text})
+	g.emit(func() Event {
+		text := s.name(seat) + " places " + c.Name + " in the Lab."
+		if replaced != "" {
+			text = fmt.Sprintf("%s places %s (%s) in the Lab, replacing the %s one.", s.name(seat), c.Name, c.Level, s.card(replaced).Level)
+		}
+		return Event{Kind: "placed", Seat: seat, Card: c.ID, Inst: in.ID, Text: text}
+	})
 	effs := c.effects(OnPlay)
 	for k := len(effs) - 1; k >= 0; k-- {
 		g.pushEffect(seat, c, effs[k], 0)

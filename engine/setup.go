@@ -98,8 +98,10 @@ func NewGame(setup Setup) (*State, []Event, error) {
 	s.shuffle(s.ChallengeDeck)
 	s.Active = r.IntN(n)
 	g := &game{s: s}
-	g.emit(Event{Kind: "game_started", Seat: -1, Seats: []int{s.Active}, N: n,
-		Text: fmt.Sprintf("The game begins with %d players; %s goes first.", n, s.name(s.Active))})
+	g.emit(func() Event {
+		return Event{Kind: "game_started", Seat: -1, Seats: []int{s.Active}, N: n,
+			Text: fmt.Sprintf("The game begins with %d players; %s goes first.", n, s.name(s.Active))}
+	})
 	g.refillMarket()
 	for _, seat := range append([]int{s.Active}, s.order(s.Active)[:n-1]...) {
 		k := 4

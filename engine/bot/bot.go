@@ -91,12 +91,12 @@ func Run(s *engine.State, bots []Bot, maxTurns int) (Result, error) {
 	if s.Turn > 1 {
 		res.First = -1
 	}
-	// One view and one list each of awaited seats, legal actions and
-	// events, reused from action to action.
+	// One view and one list each of awaited seats and legal actions, reused
+	// from action to action. Nobody reads the events: the actions are
+	// applied quietly.
 	var views engine.Viewer
 	var aw []int
 	var legal []engine.Action
-	var events []engine.Event
 	for !s.Over() && s.Turn <= maxTurns {
 		if res.Actions >= maxActions {
 			return res, fmt.Errorf("bot: %d actions without the game ending", res.Actions)
@@ -111,8 +111,7 @@ func Run(s *engine.State, bots []Bot, maxTurns int) (Result, error) {
 			return res, fmt.Errorf("bot: seat %d is awaited but has no legal action", seat)
 		}
 		a := bots[seat].Choose(views.View(s, seat), legal)
-		var err error
-		if events, err = engine.AppendApply(events[:0], s, seat, a); err != nil {
+		if err := engine.ApplyQuiet(s, seat, a); err != nil {
 			return res, fmt.Errorf("bot: seat %d action %v: %w", seat, a, err)
 		}
 		res.Actions++
