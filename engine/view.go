@@ -89,6 +89,8 @@ func (s *State) View(seat int) *View {
 type Viewer struct {
 	v        View
 	cards    []CardView // every card of the view, in one backing array
+	written  int        // how many entries of cards the views have written
+	cat      *Catalog   // the catalogue that named the cards written
 	players  []PlayerView
 	global   []GlobalView
 	awaiting []int
@@ -100,7 +102,8 @@ type Viewer struct {
 }
 
 // View returns s.View(seat), built in the Viewer's memory: the view and
-// everything it holds stay valid only until the Viewer's next call.
+// everything it holds stay valid only until the Viewer's next call, and
+// must not be changed (the next view starts from the cards this one shows).
 func (vb *Viewer) View(s *State, seat int) *View {
 	if seat < 0 || seat >= len(s.Players) {
 		seat = Spectator
@@ -120,15 +123,24 @@ func (vb *Viewer) View(s *State, seat int) *View {
 	}
 	if vb.cards == nil || cap(vb.cards) < n {
 		// Room to spare once the Viewer is in use, for the piles that grow.
-		vb.cards = make([]CardView, 0, max(n, 2*cap(vb.cards)))
+		vb.cards, vb.written = make([]CardView, 0, max(n, 2*cap(vb.cards))), 0
 	}
-	buf := vb.cards[:0]
+	if cat := s.catalog(); vb.cat != cat {
+		vb.cat, vb.written = cat, 0
+	}
+	all, used := vb.cards[:cap(vb.cards)], 0
 	views := func(ins []Inst) []CardView {
-		start := len(buf)
+		start := used
 		for _, in := range ins {
-			buf = append(buf, s.cardView(in))
+			// An entry that an earlier view wrote for the same card, in the
+			// same catalogue, is right as it is.
+			if c := &all[used]; used >= vb.written || c.ID != in.ID || c.Card != in.Card {
+				*c = s.cardView(in)
+			}
+			used++
 		}
-		return buf[start:len(buf):len(buf)]
+		vb.written = max(vb.written, used)
+		return all[start:used:used]
 	}
 	if vb.global == nil || cap(vb.global) < len(s.Global) {
 		vb.global = make([]GlobalView, 0, len(s.Global))
