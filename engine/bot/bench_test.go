@@ -6,10 +6,12 @@ import (
 	"testing"
 )
 
-// BenchmarkGame2P plays complete 2-player games between Random bots, from
-// NewGame to the end, each decision built from engine.Awaiting, engine.Legal
-// and State.View as a client would, and reports games per second (wall and
-// process CPU time), actions per game and allocations per action:
+// BenchmarkGame2P plays complete 2-player games between Random bots with
+// Play, from NewGame to the end: each decision is built from the awaited
+// seats, the legal actions and the seat's view, as a client would (Run
+// reuses their memory), and applied without events. It reports games per
+// second (wall and process CPU time), actions per game and allocations per
+// action:
 //
 //	go test -run XXX -bench Game -cpu 1 ./engine/...
 func BenchmarkGame2P(b *testing.B) {
