@@ -136,29 +136,36 @@ func runBench(args []string) int {
 	})
 	report("GET /v1/games/{id}", lat, time.Since(start))
 
-	// Phase 3: games that only end turns (and answer prompts) until the late
-	// turn; submission latency at turns 2-5 against the late turns.
-	early, late := make([][]time.Duration, *clients), make([][]time.Duration, *clients)
-	long := make([]*table, *clients)
-	parallel(*clients, func(i int) { long[i] = b.newTable(i + *clients) })
+	// Phase 3: the cost of a submission late in a game against early in
+	// one, side by side under the same load. Each client plays a game to
+	// the late turn by ending turns (untimed), then alternates a submission
+	// to it with one to a fresh game at turns 2-5 of its own, until the
+	// phase's time is up. Both games only end turns and answer prompts.
+	long, short := make([]*table, *clients), make([]*table, *clients)
 	parallel(*clients, func(i int) {
-		t := long[i]
-		for {
-			d, over := t.step(b, true)
-			switch {
-			case over:
-				return
-			case t.turn >= 2 && t.turn <= 5:
-				early[i] = append(early[i], d)
-			case t.turn >= *longTurn && t.turn < *longTurn+4:
-				late[i] = append(late[i], d)
-			case t.turn >= *longTurn+4:
-				return
+		long[i], short[i] = b.newTable(i+*clients), b.newTable(i+2**clients)
+		for long[i].turn < *longTurn {
+			long[i].mustStep(b)
+		}
+	})
+	early, late := make([][]time.Duration, *clients), make([][]time.Duration, *clients)
+	deadline = time.Now().Add(*dur)
+	parallel(*clients, func(i int) {
+		for time.Now().Before(deadline) {
+			if short[i].turn > 5 {
+				short[i].newGame(b)
 			}
+			if short[i].turn < 2 {
+				short[i].mustStep(b)
+				continue
+			}
+			early[i] = append(early[i], short[i].mustStep(b))
+			late[i] = append(late[i], long[i].mustStep(b))
 		}
 	})
 	e, l := median(flat(early)), median(flat(late))
-	fmt.Printf("turn cost: p50 %s at turns 2-5, %s at turns %d-%d: ratio %.2f\n", ms(e), ms(l), *longTurn, *longTurn+3, float64(l)/float64(e))
+	fmt.Printf("turn cost: p50 %s at turns 2-5, %s at turn %d and after: ratio %.2f (%d submissions each)\n", ms(e), ms(l), *longTurn,
+		float64(l)/float64(e), len(flat(late)))
 	return 0
 }
 
@@ -280,6 +287,15 @@ func (t *table) step(b *bench, endTurns bool) (time.Duration, bool) {
 	d := time.Since(t0)
 	t.observe(tr)
 	return d, tr.Status != "active"
+}
+
+// mustStep is step with endTurns for a game that must not end.
+func (t *table) mustStep(b *bench) time.Duration {
+	d, over := t.step(b, true)
+	if over {
+		fatal(fmt.Errorf("game %d ended while only ending turns", t.id))
+	}
+	return d
 }
 
 // pick chooses a claim when there is one, else a random action other than
