@@ -148,9 +148,7 @@ func (o *Outbox) gameChanged(ctx context.Context, tx models.OutboxTx, c models.G
 	}
 	if len(events) > 0 {
 		k := "g" + strconv.FormatInt(g.ID, 10) + ".v" + strconv.FormatInt(g.Version, 10) + ".events"
-		if err := o.insert(ctx, tx.Tx, StreamArgs{Key: k, GameID: g.ID, FromSeq: events[0].seq, ToSeq: events[len(events)-1].seq}, time.Time{}); err != nil {
-			return err
-		}
+		o.announceAfter(tx, StreamArgs{Key: k, GameID: g.ID, FromSeq: events[0].seq, ToSeq: events[len(events)-1].seq})
 	}
 	if g.Status != models.StatusActive {
 		return nil
@@ -307,9 +305,7 @@ func (o *Outbox) dispatch(ctx context.Context, tx models.OutboxTx, g *models.Gam
 	}
 	for i, n := range entries {
 		u := n.user
-		if err := o.insert(ctx, tx.Tx, StreamArgs{Key: n.key + ".stream", UserID: u.ID, NotificationID: recs[i].ID}, time.Time{}); err != nil {
-			return err
-		}
+		o.announceAfter(tx, StreamArgs{Key: n.key + ".stream", UserID: u.ID, NotificationID: recs[i].ID})
 		turnish := n.kind == KindYourTurn || n.kind == KindPromptWaiting || n.kind == KindDeadlineReminder
 		if u.Email != "" && u.NotifyEmail && (!turnish || u.NotifyTurns) && wants(u.ID, n.kind, ChannelEmail) &&
 			!(digest[u.ID] && digestKinds[n.kind]) {

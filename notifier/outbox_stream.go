@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/datamonsters/turns/engine"
+	"github.com/datamonsters/turns/models"
 	"github.com/jackc/pgx/v5"
 )
 
@@ -38,6 +39,21 @@ func DecodeNotify(payload string) (StreamArgs, error) {
 		return StreamArgs{}, fmt.Errorf("%w: %q names nothing", ErrBadNotify, payload)
 	}
 	return a, nil
+}
+
+// announceAfter announces a's rows once tx has committed (before, they are
+// not visible to the readers). The rows commit with the change, so an
+// announcement lost to a crash right after the commit is made up by the
+// streams' catch-up reads of the stored log (StreamOptions.Poll): no River
+// job per change is needed for the live stream.
+func (o *Outbox) announceAfter(tx models.OutboxTx, a StreamArgs) {
+	tx.Store.AfterCommit(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if err := o.announce(ctx, a); err != nil {
+			o.log.Warn("live stream announcement", "key", a.Key, "error", err)
+		}
+	})
 }
 
 // announce tells the live stream of every process about the rows a stream

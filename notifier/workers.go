@@ -48,8 +48,11 @@ type WebhookArgs struct {
 // Kind is the River job kind.
 func (WebhookArgs) Kind() string { return webhookKind }
 
-// StreamArgs publishes to the live stream: a user's notification
-// (NotificationID) or a range of a game's events (GameID, FromSeq..ToSeq).
+// StreamArgs names what to publish to the live stream: a user's
+// notification (NotificationID) or a range of a game's events (GameID,
+// FromSeq..ToSeq). A change announces them once it has committed (see
+// announceAfter); as a River job (the kind a stream job had before, still
+// worked) it announces them when worked.
 type StreamArgs struct {
 	Key            string `json:"key" river:"unique"`
 	UserID         int64  `json:"user_id,omitempty"`
