@@ -58,12 +58,12 @@ func (c *stateCache) put(id, version int64, st *engine.State) {
 	c.m[id] = cachedState{version, st}
 }
 
-// bodyKey names a response that is fixed by the game version and the seat
-// asking: the game detail or the legal actions.
+// bodyKey names a response that is fixed by the game version and deadline
+// and the seat asking: the game detail or the legal actions.
 type bodyKey struct {
-	game, version int64
-	seat          int
-	kind          byte
+	game, version, deadline int64
+	seat                    int
+	kind                    byte
 }
 
 // bodyCache keeps encoded responses by bodyKey. Bodies are immutable.

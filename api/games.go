@@ -180,9 +180,23 @@ func (s *Server) createGame(c *gin.Context) {
 }
 
 // etagOf is the ETag of the game as seat sees it: it changes with every
-// version.
+// version, and with the deadline (a vacation moves it without a new
+// version).
 func etagOf(g *models.Game, seat int) string {
-	return fmt.Sprintf(`"g%d-v%d-s%d"`, g.ID, g.Version, seat)
+	return fmt.Sprintf(`"g%d-v%d-s%d-d%d"`, g.ID, g.Version, seat, deadlineKey(g))
+}
+
+// deadlineKey is the game's deadline in microseconds (as stored), 0 for none.
+func deadlineKey(g *models.Game) int64 {
+	if g.DeadlineAt == nil {
+		return 0
+	}
+	return g.DeadlineAt.UnixMicro()
+}
+
+// keyOf names the body of kind for seat of g at its version and deadline.
+func keyOf(g *models.Game, seat int, kind byte) bodyKey {
+	return bodyKey{g.ID, g.Version, deadlineKey(g), seat, kind}
 }
 
 // gameOut builds the game response for seat (-1: not a player). With a
@@ -305,7 +319,7 @@ func (s *Server) getGame(c *gin.Context) {
 			c.Status(http.StatusNotModified)
 			return bodyKey{}, nil, false
 		}
-		return bodyKey{g.ID, g.Version, seat, 'g'}, func() (any, error) {
+		return keyOf(g, seat, 'g'), func() (any, error) {
 			st, err := stateOf(g)
 			if err != nil {
 				return nil, err
@@ -321,6 +335,29 @@ func (s *Server) getGame(c *gin.Context) {
 // the snapshot. If the game moved on meanwhile, it starts again with the
 // whole game read at once.
 func (s *Server) visibleJSON(c *gin.Context, prepare func(g *models.Game, seat int) (k bodyKey, build func() (any, error), ok bool)) {
+	// First the game's reference alone: with it a cached body, or 304,
+	// is the answer without reading the game.
+	id, err := pathID(c, "id")
+	if err != nil {
+		writeError(c, err)
+		return
+	}
+	ref, err := s.store.GameRef(c.Request.Context(), id, userID(c))
+	if err == nil && ref.Seat < 0 && !ref.Public {
+		err = models.ErrNotFound
+	}
+	if err != nil {
+		writeError(c, err)
+		return
+	}
+	k, _, ok := prepare(&models.Game{ID: id, Version: ref.Version, Public: ref.Public, DeadlineAt: ref.DeadlineAt}, ref.Seat)
+	if !ok {
+		return
+	}
+	if body, hit := s.bodies.get(k); hit {
+		c.Data(http.StatusOK, "application/json; charset=utf-8", body)
+		return
+	}
 	g, seat, err := s.loadVisible(c)
 	if err != nil {
 		writeError(c, err)
@@ -392,7 +429,7 @@ func (s *Server) legalActions(c *gin.Context) {
 			writeError(c, forbidden("not_a_player", "you have no seat in this game"))
 			return bodyKey{}, nil, false
 		}
-		return bodyKey{g.ID, g.Version, seat, 'l'}, func() (any, error) {
+		return keyOf(g, seat, 'l'), func() (any, error) {
 			out := legalResponse{Version: g.Version, Seat: seat, Actions: []actionInput{}}
 			if g.Status != models.StatusActive {
 				return out, nil
@@ -706,7 +743,7 @@ func (s *Server) voteEnd(c *gin.Context) {
 	s.apply(c, nil, []engine.Action{{Type: engine.ActVoteEnd}})
 }
 
-var ifMatchVersion = regexp.MustCompile(`^(?:W/)?"(?:g\d+-)?v(\d+)(?:-s-?\d+)?"$`)
+var ifMatchVersion = regexp.MustCompile(`^(?:W/)?"(?:g\d+-)?v(\d+)(?:-s-?\d+)?(?:-d\d+)?"$`)
 
 // expectedVersion takes the version from the body or from If-Match (an
 // ETag of the game, or "v12"); one of them is required and they must agree.

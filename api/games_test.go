@@ -1,6 +1,7 @@
 package api_test
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"sync"
@@ -239,6 +240,20 @@ func TestTurnsVersionsAndErrors(t *testing.T) {
 		r := e.must(200, req{Method: "GET", Path: fmt.Sprintf("/v1/games/%d", g.ID), Token: me.Access})
 		etag := r.Header.Get("ETag")
 		e.must(304, req{Method: "GET", Path: fmt.Sprintf("/v1/games/%d", g.ID), Token: me.Access, Header: map[string]string{"If-None-Match": etag}})
+		// A deadline moved without a new version (a vacation does that)
+		// changes the ETag and the body.
+		old, _ := time.Parse(time.RFC3339Nano, *e.getGame(g.ID, me).DeadlineAt)
+		row, _ := e.store.Game(context.Background(), g.ID)
+		if ok, err := e.store.ExtendDeadline(context.Background(), g.ID, *row.DeadlineAt, row.DeadlineAt.Add(time.Hour)); !ok || err != nil {
+			t.Fatalf("extend: %v %v", ok, err)
+		}
+		r = e.must(200, req{Method: "GET", Path: fmt.Sprintf("/v1/games/%d", g.ID), Token: me.Access, Header: map[string]string{"If-None-Match": etag}})
+		var moved game
+		r.decode(t, &moved)
+		if now, _ := time.Parse(time.RFC3339Nano, *moved.DeadlineAt); !now.Equal(old.Add(time.Hour)) || moved.Version != g.Version {
+			t.Fatalf("deadline %s at version %d after moving %s by an hour", *moved.DeadlineAt, moved.Version, old)
+		}
+		etag = r.Header.Get("ETag")
 
 		// The waiting player has no legal actions; acting is not their turn.
 		if l := e.legal(g.ID, other); len(l) != 0 {

@@ -2,6 +2,7 @@ package models
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"slices"
@@ -221,6 +222,35 @@ func (s *Store) CreateGame(ctx context.Context, g *Game) error {
 // Game returns the game with its seats, or ErrNotFound.
 func (s *Store) Game(ctx context.Context, id int64) (*Game, error) {
 	return s.loadGame(s.db.WithContext(ctx), id, "")
+}
+
+// GameRef is what names the version of a game as one user sees it: enough
+// to answer a read from a cache, or with 304.
+type GameRef struct {
+	Version    int64
+	Public     bool
+	Seat       int // the user's seat, -1 for none
+	DeadlineAt *time.Time
+}
+
+// GameRef returns the game's version, visibility and deadline and
+// userID's seat in it, with one small query; ErrNotFound if there is no
+// such game.
+func (s *Store) GameRef(ctx context.Context, id, userID int64) (GameRef, error) {
+	var r GameRef
+	var seat *int
+	row := s.db.WithContext(ctx).Raw(qGameRef, userID, id).Row()
+	if err := row.Scan(&r.Version, &r.Public, &r.DeadlineAt, &seat); err != nil {
+		if errors.Is(err, sql.ErrNoRows) {
+			return r, fmt.Errorf("game %d: %w", id, ErrNotFound)
+		}
+		return r, err
+	}
+	r.Seat = -1
+	if seat != nil {
+		r.Seat = *seat
+	}
+	return r, nil
 }
 
 // GameNoState is Game without reading the snapshot: Snapshot reads it

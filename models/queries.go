@@ -42,6 +42,12 @@ const qLockGameCached = `
 SELECT ` + gameColumns + `, CASE WHEN version = ? OR s.seat_no > 0 THEN NULL ELSE state END AS state, ` + seatColumns + `
 FROM games g LEFT JOIN seats s ON s.game_id = g.id WHERE g.id = ? ORDER BY s.seat_no`
 
+// qGameRef reads a game's version, visibility and deadline, and the seat
+// of a user in it.
+const qGameRef = `
+SELECT g.version, g.public, g.deadline_at, s.seat_no
+FROM games g LEFT JOIN seats s ON s.game_id = g.id AND s.user_id = ? WHERE g.id = ?`
+
 // qGameState reads the snapshot of a game at a version.
 const qGameState = `
 SELECT state FROM games WHERE id = ? AND version = ?`
