@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/datamonsters/turns/models"
 	"github.com/datamonsters/turns/notifier"
@@ -23,9 +22,6 @@ type Notifications struct {
 	Presence          *notifier.Presence // nil: a connection silences emails worked in this process only
 	UnsubscribeSecret []byte
 	AllowPrivate      bool // WEBHOOK_ALLOW_PRIVATE
-	// StreamPoll is how often a live stream reads the stored log for
-	// events whose announcement was lost (default 10 s).
-	StreamPoll time.Duration
 }
 
 // SetNotifications installs the notification dependencies; without them

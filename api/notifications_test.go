@@ -205,10 +205,7 @@ func startNotifyEnv(t *testing.T, st *models.Store, clk *clock, o notifyOptions)
 	presence := notifier.NewPresence(st, notifier.PresenceOptions{Now: clk.Now, Logger: log})
 	go presence.Run(ctx)
 	go ob.Listen(ctx)
-	// Streams read the stored log every 200 ms besides the live events:
-	// every stream test also checks that nothing comes twice.
-	srv.SetNotifications(api.Notifications{Outbox: ob, Hub: hub, Presence: presence, UnsubscribeSecret: secret, AllowPrivate: o.allowPrivate,
-		StreamPoll: 200 * time.Millisecond})
+	srv.SetNotifications(api.Notifications{Outbox: ob, Hub: hub, Presence: presence, UnsubscribeSecret: secret, AllowPrivate: o.allowPrivate})
 	if !o.idle {
 		if err := ob.Start(ctx); err != nil {
 			t.Fatal(err)
@@ -803,31 +800,5 @@ func TestVacationAllowance(t *testing.T) {
 			}
 		}
 		return n == 2
-	})
-}
-
-// TestStreamCatchesUp: a notification that commits without its live
-// announcement (as when the process dies right after the commit) still
-// reaches a connected stream, once, from the stream's reads of the log.
-func TestStreamCatchesUp(t *testing.T) {
-	eachNotifyDB(t, false, func(t *testing.T, e *notifyEnv) {
-		bob := e.register("bob")
-		ch, stop := e.openStream(t, "/v1/notifications/stream", bob.Access, "")
-		defer stop()
-		waitFor(t, "bob's stream subscription", func() bool { return e.hub.Subscribers(notifier.UserTopic(strconv.FormatInt(bob.ID, 10))) > 0 })
-		for i := range 2 {
-			n := &models.Notification{UserID: bob.ID, Kind: "deadline_reminder", Body: fmt.Sprintf(`{"n":%d}`, i)}
-			if err := e.store.AddNotification(context.Background(), n); err != nil { // no announcement
-				t.Fatal(err)
-			}
-			if ev := next(t, ch); ev.ID != strconv.FormatInt(n.ID, 10) || !strings.Contains(ev.Data, fmt.Sprintf(`"n":%d`, i)) {
-				t.Fatalf("got %+v, want notification %d", ev, n.ID)
-			}
-		}
-		select {
-		case ev := <-ch:
-			t.Fatalf("a second copy or a stray event: %+v", ev)
-		case <-time.After(time.Second):
-		}
 	})
 }

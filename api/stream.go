@@ -1,10 +1,8 @@
 package api
 
 import (
-	"context"
 	"errors"
 	"strconv"
-	"time"
 
 	"github.com/datamonsters/turns/notifier"
 	"github.com/gin-gonic/gin"
@@ -50,25 +48,16 @@ func (s *Server) streamNotifications(c *gin.Context) {
 		}
 		defer leave()
 	}
-	// Notification ids come from one sequence for all users, so a change
-	// may commit after another that took a later id: the log counts as
-	// settled up to the last entry older than streamSettle.
-	read := func(ctx context.Context, from int64) ([]notifier.Event, int64, error) {
-		stored, err := s.store.NotificationsAfter(ctx, uid, from, streamBacklog)
-		if err != nil {
-			return nil, from, err
-		}
-		evs, settled, old := make([]notifier.Event, 0, len(stored)), from, s.now().Add(-streamSettle)
-		prefix := true // the entries so far are all old enough
-		for _, n := range stored {
-			evs = append(evs, notifier.NotificationEvent(n))
-			if prefix = prefix && n.CreatedAt.Before(old); prefix {
-				settled = n.ID
-			}
-		}
-		return evs, settled, nil
+	stored, err := s.store.NotificationsAfter(c.Request.Context(), uid, after, streamBacklog)
+	if err != nil {
+		writeError(c, err)
+		return
 	}
-	s.serveStream(c, sub, after, read)
+	backlog := make([]notifier.Event, 0, len(stored))
+	for _, n := range stored {
+		backlog = append(backlog, notifier.NotificationEvent(n))
+	}
+	s.serveStream(c, sub, backlog, after)
 }
 
 // streamGame is one game's events as Server-Sent Events, redacted for the
@@ -90,42 +79,23 @@ func (s *Server) streamGame(c *gin.Context) {
 	}
 	sub := s.notify.Hub.Subscribe(notifier.GameSeatTopic(g.ID, seat))
 	defer sub.Close()
-	// A game's events are numbered under its row lock, in commit order:
-	// the log is settled up to the last one read.
-	read := func(ctx context.Context, from int64) ([]notifier.Event, int64, error) {
-		recs, err := s.store.EventsAfter(ctx, g.ID, from, streamBacklog)
-		if err != nil {
-			return nil, from, err
-		}
-		evs, settled := make([]notifier.Event, 0, len(recs)), from
-		for _, r := range recs {
-			if ev, ok := notifier.GameEvent(r, seat); ok {
-				evs = append(evs, ev)
-			}
-			settled = r.Seq
-		}
-		return evs, settled, nil
-	}
-	s.serveStream(c, sub, after, read)
-}
-
-// streamSettle is how old a stored notification must be to count as
-// settled: no notification with a smaller id commits later than that.
-const streamSettle = 5 * time.Second
-
-// serveStream sends the stored log after the client's resume point, then
-// live events, and reads the log again every s.notify.StreamPoll for any
-// event whose live announcement was lost.
-func (s *Server) serveStream(c *gin.Context, sub *notifier.Subscription, after int64,
-	read func(ctx context.Context, from int64) ([]notifier.Event, int64, error)) {
-	backlog, settled, err := read(c.Request.Context(), after)
+	recs, err := s.store.EventsAfter(c.Request.Context(), g.ID, after, streamBacklog)
 	if err != nil {
 		writeError(c, err)
 		return
 	}
+	backlog := make([]notifier.Event, 0, len(recs))
+	for _, r := range recs {
+		if ev, ok := notifier.GameEvent(r, seat); ok {
+			backlog = append(backlog, ev)
+		}
+	}
+	s.serveStream(c, sub, backlog, after)
+}
+
+func (s *Server) serveStream(c *gin.Context, sub *notifier.Subscription, backlog []notifier.Event, after int64) {
 	c.Header("X-Accel-Buffering", "no")
-	err = notifier.ServeSSE(c.Request.Context(), c.Writer, sub, notifier.StreamOptions{Backlog: backlog, After: after,
-		Poll: read, PollFrom: settled, PollEvery: s.notify.StreamPoll})
+	err := notifier.ServeSSE(c.Request.Context(), c.Writer, sub, notifier.StreamOptions{Backlog: backlog, After: after})
 	if err != nil && !errors.Is(err, c.Request.Context().Err()) && !errors.Is(err, notifier.ErrStreamLagged) &&
 		!errors.Is(err, notifier.ErrStreamClosed) {
 		s.log.Warn("stream", "error", err)

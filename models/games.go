@@ -202,8 +202,7 @@ type EngineChange struct {
 func (s *Store) CreateGame(ctx context.Context, g *Game) error {
 	now := s.Now()
 	g.CreatedAt, g.UpdatedAt = now, now
-	return s.InTx(ctx, func(txs *Store) error {
-		tx := txs.db
+	return s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 		if err := tx.Omit("Seats").Create(g).Error; err != nil {
 			return err
 		}
@@ -215,7 +214,7 @@ func (s *Store) CreateGame(ctx context.Context, g *Game) error {
 				return err
 			}
 		}
-		return txs.notifyOutbox(ctx, GameChange{Created: true, Game: g})
+		return s.notifyOutbox(ctx, tx, GameChange{Created: true, Game: g})
 	})
 }
 
@@ -391,8 +390,7 @@ func (s *Store) MutateCached(ctx context.Context, id, cached int64, fn func(g *G
 
 func (s *Store) mutate(ctx context.Context, id int64, cached *int64, fn func(g *Game) (*Change, error)) (*Game, error) {
 	var out *Game
-	err := s.InTx(ctx, func(txs *Store) error {
-		tx := txs.db
+	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 		var g *Game
 		var err error
 		if cached != nil {
@@ -430,7 +428,7 @@ func (s *Store) mutate(ctx context.Context, id int64, cached *int64, fn func(g *
 			e.GameID, e.Seq, e.Version, e.CreatedAt = id, g.EventSeq, g.Version, now
 		}
 		g.UpdatedAt = now
-		if err := txs.notifyOutbox(ctx, GameChange{PrevStatus: prevStatus, PrevSeats: before,
+		if err := s.notifyOutbox(ctx, tx, GameChange{PrevStatus: prevStatus, PrevSeats: before,
 			PrevDeadline: prevDeadline, Game: g, Change: ch}); err != nil {
 			return err
 		}
@@ -456,6 +454,7 @@ func (s *Store) mutate(ctx context.Context, id int64, cached *int64, fn func(g *
 				return err
 			}
 			if rec != nil {
+				txs := &Store{db: tx, dialect: s.dialect, now: s.now}
 				if err := txs.SaveIdempotency(ctx, rec); err != nil {
 					return err
 				}
@@ -677,34 +676,11 @@ func (s *Store) PurgeIdempotency(ctx context.Context) (int64, error) {
 }
 
 // InTx runs fn with a store whose every call runs in one transaction,
-// committed if fn returns nil; then it runs what was registered with
-// AfterCommit. Within a transaction, fn runs in a nested one (a savepoint)
-// and what it registers runs when the outermost transaction commits.
+// committed if fn returns nil.
 func (s *Store) InTx(ctx context.Context, fn func(tx *Store) error) error {
-	var after []func()
-	list := s.after
-	if list == nil {
-		list = &after
-	}
-	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		return fn(&Store{db: tx, dialect: s.dialect, now: s.now, outbox: s.outbox, after: list})
+	return s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		return fn(&Store{db: tx, dialect: s.dialect, now: s.now, outbox: s.outbox})
 	})
-	if err == nil {
-		for _, f := range after {
-			f()
-		}
-	}
-	return err
-}
-
-// AfterCommit runs f once the store's transaction has committed (and not
-// if it rolls back); outside a transaction, at once.
-func (s *Store) AfterCommit(f func()) {
-	if s.after == nil {
-		f()
-		return
-	}
-	*s.after = append(*s.after, f)
 }
 
 // SaveIdempotency stores an idempotency record (in the caller's

@@ -20,8 +20,7 @@ type Outbox interface {
 }
 
 // OutboxTx is the change's transaction: Tx for job inserts (River's
-// InsertTx), Store for reads and writes through the store's queries (and
-// Store.AfterCommit for what must wait for the commit).
+// InsertTx), Store for reads and writes through the store's queries.
 type OutboxTx struct {
 	Tx    *sql.Tx
 	Store *Store
@@ -50,8 +49,8 @@ func (s *Store) SQLDB() (*sql.DB, error) { return s.db.DB() }
 // Begin runs fn in a transaction and hands it both the *sql.Tx (for job
 // inserts) and a store bound to it.
 func (s *Store) Begin(ctx context.Context, fn func(tx OutboxTx) error) error {
-	return s.InTx(ctx, func(txs *Store) error {
-		otx, err := txs.OutboxTx()
+	return s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		otx, err := s.outboxTx(tx)
 		if err != nil {
 			return err
 		}
@@ -59,23 +58,20 @@ func (s *Store) Begin(ctx context.Context, fn func(tx OutboxTx) error) error {
 	})
 }
 
-// OutboxTx returns the transaction of a store from InTx as an OutboxTx,
-// for a change that writes notification jobs in its transaction. A store
-// that is not in a transaction gives an error.
-func (s *Store) OutboxTx() (OutboxTx, error) {
-	sqlTx, ok := s.db.Statement.ConnPool.(*sql.Tx)
-	if !ok || s.after == nil {
-		return OutboxTx{}, fmt.Errorf("outbox: transaction is a %T, not a *sql.Tx", s.db.Statement.ConnPool)
+func (s *Store) outboxTx(tx *gorm.DB) (OutboxTx, error) {
+	sqlTx, ok := tx.Statement.ConnPool.(*sql.Tx)
+	if !ok {
+		return OutboxTx{}, fmt.Errorf("outbox: transaction is a %T, not a *sql.Tx", tx.Statement.ConnPool)
 	}
-	return OutboxTx{Tx: sqlTx, Store: s}, nil
+	return OutboxTx{Tx: sqlTx, Store: &Store{db: tx, dialect: s.dialect, now: s.now}}, nil
 }
 
-// notifyOutbox calls the outbox, if any, in the store's transaction.
-func (s *Store) notifyOutbox(ctx context.Context, c GameChange) error {
+// notifyOutbox calls the outbox, if any, inside tx.
+func (s *Store) notifyOutbox(ctx context.Context, tx *gorm.DB, c GameChange) error {
 	if s.outbox == nil {
 		return nil
 	}
-	otx, err := s.OutboxTx()
+	otx, err := s.outboxTx(tx)
 	if err != nil {
 		return err
 	}

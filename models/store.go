@@ -49,8 +49,7 @@ type Store struct {
 	db      *gorm.DB
 	dialect Dialect
 	now     func() time.Time
-	outbox  Outbox    // told about game changes in their transaction; see SetOutbox
-	after   *[]func() // in a transaction: what to run once it has committed
+	outbox  Outbox // told about game changes in their transaction; see SetOutbox
 }
 
 // Options tune Open. The zero value is valid.

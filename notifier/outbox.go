@@ -258,9 +258,8 @@ func (o *Outbox) insert(ctx context.Context, tx *sql.Tx, args river.JobArgs, at 
 // jobBatch collects the jobs that insert is given under batched, to
 // insert them in one statement (InsertManyTx) instead of one each.
 type jobBatch struct {
-	params  []river.InsertManyParams
-	seen    map[string]bool
-	streams []StreamArgs // live-stream announcements, made after the commit
+	params []river.InsertManyParams
+	seen   map[string]bool
 }
 
 type jobBatchKey struct{}
@@ -284,21 +283,14 @@ func (b *jobBatch) add(args river.JobArgs, opts *river.InsertOpts) {
 	b.params = append(b.params, river.InsertManyParams{Args: args, InsertOpts: opts})
 }
 
-// batched runs fn with the jobs it inserts (through insert, in tx) and
-// the announcements it makes (announceAfter) collected, then inserts the
-// jobs at once and has the announcements made together after the commit.
-func (o *Outbox) batched(ctx context.Context, tx models.OutboxTx, fn func(ctx context.Context) error) error {
+// batched runs fn with the jobs it inserts (through insert, in tx)
+// collected, then inserts them all at once.
+func (o *Outbox) batched(ctx context.Context, tx *sql.Tx, fn func(ctx context.Context) error) error {
 	b := &jobBatch{}
-	if err := fn(context.WithValue(ctx, jobBatchKey{}, b)); err != nil {
+	if err := fn(context.WithValue(ctx, jobBatchKey{}, b)); err != nil || len(b.params) == 0 {
 		return err
 	}
-	if len(b.streams) > 0 {
-		o.announceAfter(ctx, tx, b.streams...)
-	}
-	if len(b.params) == 0 {
-		return nil
-	}
-	_, err := o.client.InsertManyTx(ctx, tx.Tx, b.params)
+	_, err := o.client.InsertManyTx(ctx, tx, b.params)
 	return err
 }
 

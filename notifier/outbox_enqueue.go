@@ -34,7 +34,7 @@ type event struct {
 // change's events and the new state, redacted for each recipient. The jobs
 // go in with one statement.
 func (o *Outbox) GameChanged(ctx context.Context, tx models.OutboxTx, c models.GameChange) error {
-	return o.batched(ctx, tx, func(ctx context.Context) error { return o.gameChanged(ctx, tx, c) })
+	return o.batched(ctx, tx.Tx, func(ctx context.Context) error { return o.gameChanged(ctx, tx, c) })
 }
 
 func (o *Outbox) gameChanged(ctx context.Context, tx models.OutboxTx, c models.GameChange) error {
@@ -148,7 +148,9 @@ func (o *Outbox) gameChanged(ctx context.Context, tx models.OutboxTx, c models.G
 	}
 	if len(events) > 0 {
 		k := "g" + strconv.FormatInt(g.ID, 10) + ".v" + strconv.FormatInt(g.Version, 10) + ".events"
-		o.announceAfter(ctx, tx, StreamArgs{Key: k, GameID: g.ID, FromSeq: events[0].seq, ToSeq: events[len(events)-1].seq})
+		if err := o.insert(ctx, tx.Tx, StreamArgs{Key: k, GameID: g.ID, FromSeq: events[0].seq, ToSeq: events[len(events)-1].seq}, time.Time{}); err != nil {
+			return err
+		}
 	}
 	if g.Status != models.StatusActive {
 		return nil
@@ -305,7 +307,9 @@ func (o *Outbox) dispatch(ctx context.Context, tx models.OutboxTx, g *models.Gam
 	}
 	for i, n := range entries {
 		u := n.user
-		o.announceAfter(ctx, tx, StreamArgs{Key: n.key + ".stream", UserID: u.ID, NotificationID: recs[i].ID})
+		if err := o.insert(ctx, tx.Tx, StreamArgs{Key: n.key + ".stream", UserID: u.ID, NotificationID: recs[i].ID}, time.Time{}); err != nil {
+			return err
+		}
 		turnish := n.kind == KindYourTurn || n.kind == KindPromptWaiting || n.kind == KindDeadlineReminder
 		if u.Email != "" && u.NotifyEmail && (!turnish || u.NotifyTurns) && wants(u.ID, n.kind, ChannelEmail) &&
 			!(digest[u.ID] && digestKinds[n.kind]) {

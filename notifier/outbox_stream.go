@@ -6,11 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/datamonsters/turns/engine"
-	"github.com/datamonsters/turns/models"
 	"github.com/jackc/pgx/v5"
 )
 
@@ -42,58 +40,23 @@ func DecodeNotify(payload string) (StreamArgs, error) {
 	return a, nil
 }
 
-// announceAfter announces the rows as names once tx has committed (before,
-// they are not visible to the readers); under batched, together with the
-// batch's others. The rows commit with the change, so an announcement lost
-// to a crash right after the commit is made up by the streams' catch-up
-// reads of the stored log (StreamOptions.Poll): no River job per change is
-// needed for the live stream.
-func (o *Outbox) announceAfter(ctx context.Context, tx models.OutboxTx, as ...StreamArgs) {
-	if b, ok := ctx.Value(jobBatchKey{}).(*jobBatch); ok {
-		b.streams = append(b.streams, as...)
-		return
-	}
-	tx.Store.AfterCommit(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		if err := o.announce(ctx, as...); err != nil {
-			o.log.Warn("live stream announcement", "key", as[0].Key, "error", err)
-		}
-	})
-}
-
-// announce tells the live stream of every process about the rows stream
-// args name: through NOTIFY when the outbox listens on Postgres (one
-// statement for all; each listener then reads the rows itself), else by
-// publishing them to this process's hub (SQLite runs one process).
-func (o *Outbox) announce(ctx context.Context, as ...StreamArgs) error {
+// announce tells the live stream of every process about the rows a stream
+// job names: through NOTIFY when the outbox listens on Postgres (each
+// listener then reads the rows itself), else by publishing them to this
+// process's hub (SQLite runs one process).
+func (o *Outbox) announce(ctx context.Context, a StreamArgs) error {
 	if o.cfg.DatabaseURL == "" {
-		for _, a := range as {
-			if err := o.deliver(ctx, a); err != nil {
-				return err
-			}
-		}
-		return nil
+		return o.deliver(ctx, a)
 	}
-	var q strings.Builder
-	args := []any{NotifyChannel}
-	q.WriteString("SELECT ")
-	for i, a := range as {
-		payload, err := EncodeNotify(a)
-		if err != nil {
-			return err
-		}
-		args = append(args, payload)
-		if i > 0 {
-			q.WriteString(", ")
-		}
-		q.WriteString("pg_notify($1, $" + strconv.Itoa(i+2) + ")")
+	payload, err := EncodeNotify(a)
+	if err != nil {
+		return err
 	}
 	db, err := o.store.SQLDB()
 	if err != nil {
 		return err
 	}
-	_, err = db.ExecContext(ctx, q.String(), args...)
+	_, err = db.ExecContext(ctx, `SELECT pg_notify($1, $2)`, NotifyChannel, payload)
 	return err
 }
 

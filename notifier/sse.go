@@ -292,16 +292,6 @@ type StreamOptions struct {
 	// skipped, since the client has them (an event published late, after
 	// the client read it from the log and reconnected). 0 skips none.
 	After int64
-	// Poll, when set, reads the stored log after a position and returns
-	// the events there and the position up to which the log is settled
-	// (no event at or before it can still appear). ServeSSE calls it every
-	// PollEvery, from PollFrom on, and sends what it has not sent: an event
-	// whose live announcement was lost (its process died right after the
-	// commit) still arrives. Live events at or before the settled position
-	// are then skipped, since a poll or the backlog sent them.
-	Poll      func(ctx context.Context, after int64) (evs []Event, settled int64, err error)
-	PollFrom  int64
-	PollEvery time.Duration // default 10 s
 	// Heartbeat is the interval of ": ping" comments (default 25 s; < 0
 	// disables them).
 	Heartbeat time.Duration
@@ -345,20 +335,11 @@ func ServeSSE(ctx context.Context, w http.ResponseWriter, sub *Subscription, opt
 			sent[ev.ID] = struct{}{}
 		}
 	}
-	var tick, pollTick <-chan time.Time
+	var tick <-chan time.Time
 	if opts.Heartbeat > 0 {
 		t := time.NewTicker(opts.Heartbeat)
 		defer t.Stop()
 		tick = t.C
-	}
-	settled := opts.PollFrom
-	if opts.Poll != nil {
-		if opts.PollEvery <= 0 {
-			opts.PollEvery = 10 * time.Second
-		}
-		t := time.NewTicker(opts.PollEvery)
-		defer t.Stop()
-		pollTick = t.C
 	}
 	for {
 		select {
@@ -372,39 +353,14 @@ func ServeSSE(ctx context.Context, w http.ResponseWriter, sub *Subscription, opt
 				return ErrStreamClosed
 			}
 			if _, dup := sent[ev.ID]; dup && ev.ID != "" {
-				if opts.Poll == nil {
-					delete(sent, ev.ID) // sent once from the backlog, once live: done
-				}
+				delete(sent, ev.ID)
 				continue
 			}
-			if n, err := strconv.ParseInt(ev.ID, 10, 64); err == nil && (n <= opts.After || (opts.Poll != nil && n <= settled)) {
+			if n, err := strconv.ParseInt(ev.ID, 10, 64); err == nil && n <= opts.After {
 				continue
 			}
 			if err := sw.Event(ev); err != nil {
 				return writeErr(ctx, err)
-			}
-			if opts.Poll != nil && ev.ID != "" {
-				sent[ev.ID] = struct{}{}
-			}
-		case <-pollTick:
-			evs, next, err := opts.Poll(ctx, settled)
-			if err != nil {
-				continue // the next poll reads from the same position
-			}
-			for _, ev := range evs {
-				if _, dup := sent[ev.ID]; dup && ev.ID != "" {
-					continue
-				}
-				if err := sw.Event(ev); err != nil {
-					return writeErr(ctx, err)
-				}
-				sent[ev.ID] = struct{}{}
-			}
-			settled = max(settled, next)
-			for id := range sent { // what the next polls and live skip anyway
-				if n, err := strconv.ParseInt(id, 10, 64); err == nil && n <= settled {
-					delete(sent, id)
-				}
 			}
 		case <-tick:
 			if err := sw.Comment("ping"); err != nil {

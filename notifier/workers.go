@@ -48,11 +48,8 @@ type WebhookArgs struct {
 // Kind is the River job kind.
 func (WebhookArgs) Kind() string { return webhookKind }
 
-// StreamArgs names what to publish to the live stream: a user's
-// notification (NotificationID) or a range of a game's events (GameID,
-// FromSeq..ToSeq). A change announces them once it has committed (see
-// announceAfter); as a River job (the kind a stream job had before, still
-// worked) it announces them when worked.
+// StreamArgs publishes to the live stream: a user's notification
+// (NotificationID) or a range of a game's events (GameID, FromSeq..ToSeq).
 type StreamArgs struct {
 	Key            string `json:"key" river:"unique"`
 	UserID         int64  `json:"user_id,omitempty"`
