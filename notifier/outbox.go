@@ -182,12 +182,15 @@ func NewOutbox(cfg OutboxConfig) (*Outbox, error) {
 		Queues:            map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: o.cfg.Workers}},
 		Workers:           workers,
 		FetchPollInterval: poll,
-		// Each insert of an available job may NOTIFY River's insert topic
-		// at most once per FetchCooldown, and a NOTIFY in a transaction
-		// serializes its commit with every other notifying one; nothing
-		// here LISTENs for it (the database/sql driver polls), so keep
-		// them rare.
-		FetchCooldown:        min(poll, 100*time.Millisecond),
+		// FetchCooldown is the least time between two fetches of jobs
+		// (at most Workers each), and also between two NOTIFYs of River's
+		// insert topic from inserts; a NOTIFY in a transaction serializes
+		// its commit with every other notifying one, and nothing here
+		// LISTENs for it (the database/sql driver polls). 20 ms keeps
+		// those NOTIFYs under 50 a second while a backlog drains at up to
+		// 50 fetches a second (5 ms: a NOTIFY in most turns; 100 ms
+		// capped the drain at 146 emails/s in BenchmarkOutboxCommitToSMTP).
+		FetchCooldown:        min(poll, 20*time.Millisecond),
 		Logger:               slog.New(warnHandler{o.log.Handler().WithAttrs([]slog.Attr{slog.String("component", "river")})}),
 		MaxAttempts:          25,
 		Test:                 river.TestConfig{Time: riverTime{now: o.now, stub: stub}},
