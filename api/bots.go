@@ -69,7 +69,7 @@ func (s *Server) PlayBot(ctx context.Context, id int64, seat int, version int64)
 		if g.Status != models.StatusActive || g.Version != version {
 			return nil, errNotBotsTurn
 		}
-		st, err := engine.Unmarshal(g.State)
+		st, err := s.lockedState(g)
 		if err != nil {
 			return nil, err
 		}
@@ -81,12 +81,7 @@ func (s *Server) PlayBot(ctx context.Context, id int64, seat int, version int64)
 			return nil, errNotBotsTurn
 		}
 		a := bot.NewGreedy(rand.New(rand.NewPCG(uint64(id), uint64(version)))).Choose(st.View(seat), legal)
-		before := slices.Clone(st.Prompts)
-		next, events, _, err := applyActions(st, seat, []engine.Action{a})
-		if err != nil {
-			return nil, err
-		}
-		ch, _, err := s.commitState(g, seat, before, []engine.Action{a}, next, events)
+		ch, _, err := s.play(g, st, seat, []engine.Action{a})
 		return ch, err
 	})
 	if errors.Is(err, errNotBotsTurn) {
@@ -102,17 +97,11 @@ func (s *Server) Forfeit(ctx context.Context, id int64, seat int) error {
 		if g.Status != models.StatusActive {
 			return nil, errNotBotsTurn
 		}
-		st, err := engine.Unmarshal(g.State)
+		st, err := s.lockedState(g)
 		if err != nil {
 			return nil, err
 		}
-		before := slices.Clone(st.Prompts)
-		a := []engine.Action{{Type: engine.ActResign}}
-		next, events, _, err := applyActions(st, seat, a)
-		if err != nil {
-			return nil, err
-		}
-		ch, _, err := s.commitState(g, seat, before, a, next, events)
+		ch, _, err := s.play(g, st, seat, []engine.Action{{Type: engine.ActResign}})
 		return ch, err
 	})
 	if errors.Is(err, errNotBotsTurn) {

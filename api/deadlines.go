@@ -3,7 +3,6 @@ package api
 import (
 	"context"
 	"errors"
-	"slices"
 
 	"github.com/datamonsters/turns/engine"
 	"github.com/datamonsters/turns/models"
@@ -21,17 +20,11 @@ func (s *Server) Timeout(ctx context.Context, id int64) (bool, error) {
 		if g.Status != models.StatusActive || g.DeadlineAt == nil || g.DeadlineAt.After(s.now()) {
 			return nil, errNotDue
 		}
-		prev, err := engine.Unmarshal(g.State)
+		st, err := s.lockedState(g)
 		if err != nil {
 			return nil, err
 		}
-		before := slices.Clone(prev.Prompts)
-		timeout := []engine.Action{{Type: engine.ActTimeout}}
-		next, events, _, err := applyActions(prev, engine.System, timeout)
-		if err != nil {
-			return nil, err
-		}
-		ch, _, err := s.commitState(g, engine.System, before, timeout, next, events)
+		ch, _, err := s.play(g, st, engine.System, []engine.Action{{Type: engine.ActTimeout}})
 		return ch, err
 	})
 	if errors.Is(err, errNotDue) {

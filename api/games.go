@@ -786,14 +786,25 @@ func (s *Server) apply(c *gin.Context, expected *int64, actions []engine.Action)
 			s.states.put(g.ID, g.Version, prev)
 			return nil, nil, &StaleVersionError{Current: g.Version}
 		}
-		before := slices.Clone(prev.Prompts)
-		next, events, idx, err := applyActions(prev, seat, actions)
-		if err != nil {
+		ch, respond, err := s.play(g, prev, seat, actions)
+		var illegal *BatchError
+		if errors.As(err, &illegal) {
 			s.states.put(g.ID, g.Version, prev) // unchanged: Apply and ApplyBatch change nothing on error
-			return nil, nil, &BatchError{Index: idx, Err: err}
 		}
-		return s.commitState(g, seat, before, actions, next, events)
+		return ch, respond, err
 	})
+}
+
+// play applies actions for seat to st, the state of the locked game g, all
+// or nothing, and records the result on g (commitState). An illegal action
+// gives a *BatchError that names it, and leaves st unchanged.
+func (s *Server) play(g *models.Game, st *engine.State, seat int, actions []engine.Action) (*models.Change, func() response, error) {
+	before := slices.Clone(st.Prompts)
+	next, events, idx, err := applyActions(st, seat, actions)
+	if err != nil {
+		return nil, nil, &BatchError{Index: idx, Err: err}
+	}
+	return s.commitState(g, seat, before, actions, next, events)
 }
 
 // lockedState returns the engine state of the locked game g, from the state
