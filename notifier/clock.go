@@ -68,18 +68,8 @@ func (w *reminderWorker) Work(ctx context.Context, job *river.Job[ReminderArgs])
 	a := job.Args
 	o := w.o
 	return o.store.Begin(ctx, func(tx models.OutboxTx) error {
-		g, err := tx.Store.Game(ctx, a.GameID)
-		if errors.Is(err, models.ErrNotFound) {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		if g.Status != models.StatusActive || !sameDeadline(g.DeadlineAt, a.Deadline) || g.State == nil {
-			return nil
-		}
-		st, err := engine.Unmarshal(g.State)
-		if err != nil {
+		g, st, err := clockGame(ctx, tx.Store, a.GameID, a.Deadline)
+		if err != nil || g == nil {
 			return err
 		}
 		if away, err := o.awayDuring(ctx, tx.Store, g, st, o.now(), o.now().Add(time.Nanosecond)); err != nil || away > 0 {
@@ -113,22 +103,12 @@ func (w *timeoutWorker) Work(ctx context.Context, job *river.Job[TimeoutArgs]) e
 	if o.cfg.Timeouts == nil {
 		return nil
 	}
-	g, err := o.store.Game(ctx, a.GameID)
-	if errors.Is(err, models.ErrNotFound) {
-		return nil
-	}
-	if err != nil {
+	g, st, err := clockGame(ctx, o.store, a.GameID, a.Deadline)
+	if err != nil || g == nil {
 		return err
-	}
-	if g.Status != models.StatusActive || !sameDeadline(g.DeadlineAt, a.Deadline) {
-		return nil
 	}
 	if wait := a.Deadline.Sub(o.now()); wait > 0 {
 		return river.JobSnooze(wait)
-	}
-	st, err := engine.Unmarshal(g.State)
-	if err != nil {
-		return err
 	}
 	away, err := o.awayDuring(ctx, o.store, g, st, a.From, a.Deadline)
 	if err != nil {
@@ -148,6 +128,27 @@ func (w *timeoutWorker) Work(ctx context.Context, job *river.Job[TimeoutArgs]) e
 	}
 	_, err = o.cfg.Timeouts.Timeout(ctx, a.GameID)
 	return err
+}
+
+// clockGame returns the game of a clock job and its state, or a nil game
+// when the job is stale: the game is gone or no longer active, or its
+// deadline is no longer the one the job was scheduled for.
+func clockGame(ctx context.Context, st *models.Store, id int64, deadline time.Time) (*models.Game, *engine.State, error) {
+	g, err := st.Game(ctx, id)
+	if errors.Is(err, models.ErrNotFound) {
+		return nil, nil, nil
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	if g.Status != models.StatusActive || !sameDeadline(g.DeadlineAt, deadline) || g.State == nil {
+		return nil, nil, nil
+	}
+	state, err := engine.Unmarshal(g.State)
+	if err != nil {
+		return nil, nil, err
+	}
+	return g, state, nil
 }
 
 // sameDeadline reports whether a game's stored deadline is the one a clock

@@ -158,7 +158,7 @@ func (o *Outbox) gameChanged(ctx context.Context, tx models.OutboxTx, c models.G
 	if err := o.scheduleBots(ctx, tx, g, st); err != nil {
 		return err
 	}
-	if g.DeadlineAt != nil && !sameTime(g.DeadlineAt, c.PrevDeadline) {
+	if g.DeadlineAt != nil && !sameDeadline(c.PrevDeadline, *g.DeadlineAt) {
 		return o.scheduleClock(ctx, tx, g.ID, *g.DeadlineAt)
 	}
 	return nil
@@ -200,11 +200,6 @@ func parsedChange(ctx context.Context, tx models.OutboxTx, g *models.Game, ch *m
 		}
 	}
 	return st, events, oldPrompts, nil
-}
-
-// sameTime reports whether two optional times are the same instant.
-func sameTime(a, b *time.Time) bool {
-	return (a == nil) == (b == nil) && (a == nil || a.Equal(*b))
 }
 
 func (o *Outbox) gameOver(g *models.Game, st *engine.State, view *engine.View, events []event, seat int, uid int64) note {
