@@ -3,71 +3,15 @@ package notifier
 import (
 	"context"
 	"fmt"
-	"io"
 	"math/rand/v2"
-	"net"
-	"net/mail"
 	"regexp"
 	"slices"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/datamonsters/turns/models"
 	"github.com/datamonsters/turns/models/modelstest"
-	"github.com/emersion/go-smtp"
 )
-
-// timedSink is an SMTP server that notes when it accepted each Message-ID.
-type timedSink struct {
-	mu  sync.Mutex
-	at  map[string]time.Time
-	cfg EmailConfig
-}
-
-func startTimedSink(b testing.TB) *timedSink {
-	s := &timedSink{at: map[string]time.Time{}}
-	srv := smtp.NewServer(s)
-	srv.Domain = "localhost"
-	srv.ErrorLog = discardLogger{}
-	srv.MaxMessageBytes = 1 << 20
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		b.Fatal(err)
-	}
-	go srv.Serve(ln)
-	b.Cleanup(func() { srv.Close() })
-	s.cfg = EmailConfig{Host: "127.0.0.1", Port: ln.Addr().(*net.TCPAddr).Port, TLS: TLSNone,
-		From: mail.Address{Name: "Data Monsters", Address: "turns@dm.example"}, BaseURL: "https://dm.example", Timeout: 5 * time.Second}
-	return s
-}
-
-func (s *timedSink) NewSession(*smtp.Conn) (smtp.Session, error) { return &timedSession{s: s}, nil }
-
-func (s *timedSink) count() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return len(s.at)
-}
-
-type timedSession struct{ s *timedSink }
-
-func (ts *timedSession) Mail(string, *smtp.MailOptions) error { return nil }
-func (ts *timedSession) Rcpt(string, *smtp.RcptOptions) error { return nil }
-func (ts *timedSession) Data(r io.Reader) error {
-	m, err := mail.ReadMessage(r)
-	if err != nil {
-		return err
-	}
-	io.Copy(io.Discard, m.Body)
-	now := time.Now()
-	ts.s.mu.Lock()
-	ts.s.at[m.Header.Get("Message-Id")] = now
-	ts.s.mu.Unlock()
-	return nil
-}
-func (ts *timedSession) Reset()        {}
-func (ts *timedSession) Logout() error { return nil }
 
 var versionRe = regexp.MustCompile(`^<game-(\d+)\.g\d+\.v(\d+)\.`)
 
@@ -93,10 +37,10 @@ func runOutboxBench(b *testing.B, d models.Dialect) {
 	if err := MigrateRiver(ctx, st); err != nil {
 		b.Fatal(err)
 	}
-	sink := startTimedSink(b)
+	sink := startSink(b, sinkOptions{})
 	e := &outboxEnv{st: st, hub: NewHub(0), clock: clock}
-	e.cfg = OutboxConfig{Store: st, Email: sink.cfg, Hub: e.hub}
-	sender, err := NewSMTPSender(sink.cfg, nil)
+	e.cfg = OutboxConfig{Store: st, Email: sink.config(), Hub: e.hub}
+	sender, err := NewSMTPSender(sink.config(), nil)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -129,7 +73,7 @@ func runOutboxBench(b *testing.B, d models.Dialect) {
 		games = append(games, g.ID)
 	}
 	time.Sleep(time.Second)
-	base := sink.count()
+	base := sink.accepted()
 	committed := map[string]time.Time{} // "game.version" -> commit time
 	r := rand.New(rand.NewPCG(3, 4))
 	tick := time.NewTicker(10 * time.Millisecond)
@@ -153,18 +97,16 @@ func runOutboxBench(b *testing.B, d models.Dialect) {
 	var lat []time.Duration
 	for time.Now().Before(deadline) {
 		time.Sleep(200 * time.Millisecond)
-		sink.mu.Lock()
 		lat = lat[:0]
-		for id, at := range sink.at {
-			m := versionRe.FindStringSubmatch(id)
+		for _, msg := range sink.messages() {
+			m := versionRe.FindStringSubmatch(msg.MessageID)
 			if m == nil {
 				continue
 			}
 			if c, ok := committed[m[1]+"."+m[2]]; ok {
-				lat = append(lat, at.Sub(c))
+				lat = append(lat, msg.At.Sub(c))
 			}
 		}
-		sink.mu.Unlock()
 		db, _ := st.SQLDB()
 		var left int
 		db.QueryRow(`SELECT COUNT(*) FROM river_job WHERE kind = 'dm_email' AND state NOT IN ('completed', 'cancelled', 'discarded')`).Scan(&left)
@@ -187,7 +129,7 @@ func runOutboxBench(b *testing.B, d models.Dialect) {
 	o.Stop(sctx)
 	cancel()
 	o = newOutbox()
-	before := sink.count()
+	before := sink.accepted()
 	for range 200 {
 		g := e.createGame(b)
 		e.start(b, g.ID)
@@ -197,13 +139,13 @@ func runOutboxBench(b *testing.B, d models.Dialect) {
 	if err := o.Start(ctx); err != nil {
 		b.Fatal(err)
 	}
-	for sink.count() < before+want && time.Since(start) < 60*time.Second {
+	for sink.accepted() < before+want && time.Since(start) < 60*time.Second {
 		time.Sleep(5 * time.Millisecond)
 	}
 	el := time.Since(start)
-	rate := float64(sink.count()-before) / el.Seconds()
+	rate := float64(sink.accepted()-before) / el.Seconds()
 	b.ReportMetric(rate, "emails/s")
-	b.Logf("%s: %d queued emails drained in %v: %.0f emails/s", d, sink.count()-before, el, rate)
+	b.Logf("%s: %d queued emails drained in %v: %.0f emails/s", d, sink.accepted()-before, el, rate)
 	sctx, cancel = context.WithTimeout(ctx, 10*time.Second)
 	o.Stop(sctx)
 	cancel()

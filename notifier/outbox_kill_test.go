@@ -5,80 +5,17 @@ import (
 	"context"
 	"io"
 	"math/rand/v2"
-	"net"
-	"net/mail"
 	"os"
 	"os/exec"
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/datamonsters/turns/models"
 	"github.com/datamonsters/turns/models/modelstest"
-	"github.com/emersion/go-smtp"
 )
-
-// slowSink accepts every message after a delay and keeps each Message-ID
-// with the time its data had arrived, duplicates included.
-type slowSink struct {
-	delay time.Duration
-	port  int
-	mu    sync.Mutex
-	ids   []string
-	at    []time.Time
-}
-
-func startSlowSink(t *testing.T, delay time.Duration) *slowSink {
-	s := &slowSink{delay: delay}
-	srv := smtp.NewServer(s)
-	srv.Domain = "localhost"
-	srv.ErrorLog = discardLogger{}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	s.port = ln.Addr().(*net.TCPAddr).Port
-	go srv.Serve(ln)
-	t.Cleanup(func() { srv.Close() })
-	return s
-}
-
-func (s *slowSink) NewSession(*smtp.Conn) (smtp.Session, error) { return &slowSession{s: s}, nil }
-
-func (s *slowSink) snapshot() ([]string, []time.Time) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]string(nil), s.ids...), append([]time.Time(nil), s.at...)
-}
-
-type slowSession struct{ s *slowSink }
-
-func (ss *slowSession) Mail(string, *smtp.MailOptions) error { return nil }
-func (ss *slowSession) Rcpt(string, *smtp.RcptOptions) error { return nil }
-func (ss *slowSession) Data(r io.Reader) error {
-	m, err := mail.ReadMessage(r)
-	if err != nil {
-		return err
-	}
-	io.Copy(io.Discard, m.Body)
-	received := time.Now() // the whole message is here; the reply comes after the delay
-	time.Sleep(ss.s.delay)
-	ss.s.mu.Lock()
-	ss.s.ids = append(ss.s.ids, m.Header.Get("Message-Id"))
-	ss.s.at = append(ss.s.at, received)
-	ss.s.mu.Unlock()
-	return nil
-}
-func (ss *slowSession) Reset()        {}
-func (ss *slowSession) Logout() error { return nil }
-
-func sinkEmailConfig(port int) EmailConfig {
-	return EmailConfig{Host: "127.0.0.1", Port: port, TLS: TLSNone, BaseURL: "https://dm.example", Timeout: 5 * time.Second,
-		From: mail.Address{Name: "Data Monsters", Address: "turns@dm.example"}}
-}
 
 // TestOutboxKillHelper is the server process that TestOutboxSurvivesKill
 // kills: it commits game changes with their outbox jobs, says so, then
@@ -141,9 +78,9 @@ func TestOutboxSurvivesKill(t *testing.T) {
 func testOutboxSurvivesKill(t *testing.T, d models.Dialect) {
 	ctx := context.Background()
 	url, dir := modelstest.Location(t, d)
-	sink := startSlowSink(t, 100*time.Millisecond)
+	sink := startSink(t, sinkOptions{delay: 100 * time.Millisecond})
 	cmd := exec.Command(os.Args[0], "-test.run=^TestOutboxKillHelper$", "-test.count=1")
-	cmd.Env = append(os.Environ(), "DM_KILL_DIR="+dir, "DM_KILL_DATABASE_URL="+url, "DM_KILL_SMTP_PORT="+strconv.Itoa(sink.port))
+	cmd.Env = append(os.Environ(), "DM_KILL_DIR="+dir, "DM_KILL_DATABASE_URL="+url, "DM_KILL_SMTP_PORT="+strconv.Itoa(sink.Port))
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -169,7 +106,7 @@ func testOutboxSurvivesKill(t *testing.T, d models.Dialect) {
 	}
 	// Kill it while deliveries are under way.
 	for {
-		if ids, _ := sink.snapshot(); len(ids) >= 5 {
+		if sink.accepted() >= 5 {
 			break
 		}
 		time.Sleep(5 * time.Millisecond)
@@ -179,7 +116,7 @@ func testOutboxSurvivesKill(t *testing.T, d models.Dialect) {
 	}
 	cmd.Wait()
 	killedAt := time.Now()
-	before, _ := sink.snapshot()
+	before := sink.messages()
 
 	// The restarted server. Jobs the killed one left running are worked
 	// again once they count as stuck (4 job timeouts).
@@ -196,12 +133,12 @@ func testOutboxSurvivesKill(t *testing.T, d models.Dialect) {
 	if len(before) >= want {
 		t.Fatalf("all %d emails were sent before the kill; the test needs a slower sink", want)
 	}
-	sender, err := NewSMTPSender(sinkEmailConfig(sink.port), nil)
+	sender, err := NewSMTPSender(sinkEmailConfig(sink.Port), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer sender.Close()
-	o, err := NewOutbox(OutboxConfig{Store: st, Sender: sender, Email: sinkEmailConfig(sink.port), Hub: NewHub(0),
+	o, err := NewOutbox(OutboxConfig{Store: st, Sender: sender, Email: sinkEmailConfig(sink.Port), Hub: NewHub(0),
 		PollInterval: 20 * time.Millisecond, JobTimeout: 500 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
@@ -228,7 +165,11 @@ func testOutboxSurvivesKill(t *testing.T, d models.Dialect) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	ids, at := sink.snapshot()
+	var ids []string
+	var at []time.Time
+	for _, m := range sink.messages() {
+		ids, at = append(ids, m.MessageID), append(at, m.At)
+	}
 	if n := len(slices.Compact(slices.Sorted(slices.Values(ids)))); n != want {
 		t.Fatalf("%d distinct Message-IDs, want one per email job (%d)", n, want)
 	}

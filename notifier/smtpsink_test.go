@@ -33,11 +33,13 @@ import (
 
 // received is one message accepted by the sink.
 type received struct {
-	From   string
-	Rcpts  []string
-	Data   []byte
-	TLS    bool   // the session was encrypted when DATA arrived
-	AuthAs string // the user name that authenticated, "" if none
+	From      string
+	Rcpts     []string
+	Data      []byte
+	MessageID string    // its Message-Id header
+	At        time.Time // when the whole message had arrived (before any delay)
+	TLS       bool      // the session was encrypted when DATA arrived
+	AuthAs    string    // the user name that authenticated, "" if none
 }
 
 // sinkOptions configures a sink.
@@ -47,6 +49,7 @@ type sinkOptions struct {
 	password string          //
 	rcptErr  *smtp.SMTPError // returned for every RCPT, if set
 	discard  bool            // do not keep messages (benchmark)
+	delay    time.Duration   // wait this long after a message arrives before accepting it
 }
 
 type sink struct {
@@ -129,14 +132,8 @@ func (l gateListener) Accept() (net.Conn, error) {
 
 // config returns an EmailConfig pointing at the sink.
 func (s *sink) config() EmailConfig {
-	cfg := EmailConfig{
-		Host:    s.Host,
-		Port:    s.Port,
-		TLS:     s.opts.tlsMode,
-		From:    mail.Address{Name: "Data Monsters", Address: "turns@dm.example"},
-		BaseURL: "https://dm.example",
-		Timeout: 5 * time.Second,
-	}
+	cfg := sinkEmailConfig(s.Port)
+	cfg.TLS = s.opts.tlsMode
 	if s.Certs != nil {
 		cfg.TLSConfig = &tls.Config{RootCAs: s.Certs, ServerName: s.Host, MinVersion: tls.VersionTLS12}
 	}
@@ -144,6 +141,13 @@ func (s *sink) config() EmailConfig {
 		cfg.Username, cfg.Password = s.opts.user, s.opts.password
 	}
 	return cfg
+}
+
+// sinkEmailConfig is the EmailConfig of a plain sink on 127.0.0.1:port
+// (for a process that knows only the port).
+func sinkEmailConfig(port int) EmailConfig {
+	return EmailConfig{Host: "127.0.0.1", Port: port, TLS: TLSNone, BaseURL: "https://dm.example", Timeout: 5 * time.Second,
+		From: mail.Address{Name: "Data Monsters", Address: "turns@dm.example"}}
 }
 
 func (s *sink) messages() []received {
@@ -248,7 +252,11 @@ func (ss *sinkSession) Data(r io.Reader) error {
 	if err != nil {
 		return err
 	}
-	ss.cur.Data = b
+	ss.cur.Data, ss.cur.At = b, time.Now()
+	if m, err := mail.ReadMessage(bytes.NewReader(b)); err == nil {
+		ss.cur.MessageID = m.Header.Get("Message-Id")
+	}
+	time.Sleep(ss.sink.opts.delay)
 	_, ss.cur.TLS = ss.conn.TLSConnectionState()
 	ss.cur.AuthAs = ss.authAs
 	ss.sink.mu.Lock()
