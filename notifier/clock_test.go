@@ -72,12 +72,7 @@ func TestClockReminderAndTimeout(t *testing.T) {
 	eachOutboxDB(t, func(t *testing.T, d models.Dialect) {
 		ctx := context.Background()
 		e := newOutboxEnv(t, d)
-		to := &storeTimeouter{e: e}
-		e.cfg.Timeouts = to
-		o := e.outbox(t, true)
-		g := e.createGame(t)
-		e.start(t, g.ID)
-		before := len(e.waitMail(t, 5)) // 2 invitations, 3 game started
+		o, to, g, before := e.startTimedGame(t)
 		game, err := e.st.Game(ctx, g.ID)
 		if err != nil {
 			t.Fatal(err)
@@ -158,12 +153,7 @@ func TestClockStaleDeadlineDoesNothing(t *testing.T) {
 func testClockStaleDeadlineDoesNothing(t *testing.T, d models.Dialect) {
 	ctx := context.Background()
 	e := newOutboxEnv(t, d)
-	to := &storeTimeouter{e: e}
-	e.cfg.Timeouts = to
-	o := e.outbox(t, true)
-	g := e.createGame(t)
-	e.start(t, g.ID)
-	before := len(e.waitMail(t, 5))
+	o, to, g, before := e.startTimedGame(t)
 	e.clock.Add(time.Hour)
 	e.step(t, g.ID, rand.New(rand.NewPCG(1, 1))) // a new deadline 72 h from now
 	time.Sleep(200 * time.Millisecond)
@@ -315,6 +305,20 @@ func TestClockTakeover(t *testing.T) {
 	}
 }
 
+// startTimedGame starts a game on an outbox that works its jobs and has the
+// store apply timeouts (storeTimeouter), waits for the start's 5 emails (2
+// invitations, 3 game started), and returns the outbox, the timeouter, the
+// game and that count of emails.
+func (e *outboxEnv) startTimedGame(t *testing.T) (*Outbox, *storeTimeouter, *models.Game, int) {
+	t.Helper()
+	to := &storeTimeouter{e: e}
+	e.cfg.Timeouts = to
+	o := e.outbox(t, true)
+	g := e.createGame(t)
+	e.start(t, g.ID)
+	return o, to, g, len(e.waitMail(t, 5))
+}
+
 func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
@@ -336,12 +340,7 @@ func TestClockVacation(t *testing.T) {
 func testClockVacation(t *testing.T, d models.Dialect) {
 	ctx := context.Background()
 	e := newOutboxEnv(t, d)
-	to := &storeTimeouter{e: e}
-	e.cfg.Timeouts = to
-	o := e.outbox(t, true)
-	g := e.createGame(t)
-	e.start(t, g.ID)
-	before := len(e.waitMail(t, 5))
+	o, to, g, before := e.startTimedGame(t)
 	game, _ := e.st.Game(ctx, g.ID)
 	var away *models.Seat
 	for i := range game.Seats {
