@@ -18,6 +18,7 @@ import (
 	"slices"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/datamonsters/turns/api"
@@ -106,26 +107,41 @@ func runBench(args []string) int {
 	parallel(*clients, func(i int) { tables[i] = b.newTable(i) })
 
 	// Phase 1: accepted submissions per second, each client playing its own
-	// game with a random bot; a finished game is replaced by a new one.
+	// game with a random bot, one action per submission; a finished game is
+	// replaced by a new one. Phase 1b: the same with each turn sent as one
+	// batch, as a player composes it (see plan): accepted actions per second.
+	for _, turns := range []bool{false, true} {
+		lat := make([][]time.Duration, *clients)
+		var actions, rejected atomic.Int64
+		deadline := time.Now().Add(*dur)
+		start := time.Now()
+		parallel(*clients, func(i int) {
+			t := tables[i]
+			for time.Now().Before(deadline) {
+				s := t.step(b, false, turns)
+				lat[i] = append(lat[i], s.latency)
+				actions.Add(int64(s.actions))
+				rejected.Add(int64(s.rejected))
+				if s.over {
+					t.newGame(b)
+				}
+			}
+		})
+		elapsed := time.Since(start)
+		if !turns {
+			report("POST /v1/games/{id}/actions (accepted, one action each)", lat, elapsed)
+			continue
+		}
+		report("POST /v1/games/{id}/actions (accepted, a turn's actions each)", lat, elapsed)
+		n := len(flat(lat))
+		fmt.Printf("  accepted actions: %d in %.1fs = %.0f/s; %.1f actions per submission; %d batches rejected and resent shorter\n",
+			actions.Load(), elapsed.Seconds(), float64(actions.Load())/elapsed.Seconds(), float64(actions.Load())/float64(max(n, 1)), rejected.Load())
+	}
+
+	// Phase 2: GET of a game by its players.
 	lat := make([][]time.Duration, *clients)
 	deadline := time.Now().Add(*dur)
 	start := time.Now()
-	parallel(*clients, func(i int) {
-		t := tables[i]
-		for time.Now().Before(deadline) {
-			d, over := t.step(b, false)
-			lat[i] = append(lat[i], d)
-			if over {
-				t.newGame(b)
-			}
-		}
-	})
-	report("POST /v1/games/{id}/actions (accepted)", lat, time.Since(start))
-
-	// Phase 2: GET of a game by its players.
-	lat = make([][]time.Duration, *clients)
-	deadline = time.Now().Add(*dur)
-	start = time.Now()
 	parallel(*clients, func(i int) {
 		t := tables[i]
 		for n := 0; time.Now().Before(deadline); n++ {
@@ -181,7 +197,8 @@ type table struct {
 	version int64
 	turn    int
 	await   int
-	legal   []engine.Action // the awaited seat's legal actions, when the last response gave them
+	legal   []engine.Action   // the awaited seat's legal actions, when the last response gave them
+	hand    []engine.CardView // the awaited seat's hand, with legal
 	rng     *rand.Rand
 }
 
@@ -193,6 +210,20 @@ type benchTurn struct {
 }
 
 func (b *bench) call(method, path, token string, body, out any) int {
+	status, data := b.try(method, path, token, body)
+	if status >= 400 {
+		fatal(fmt.Errorf("%s %s: %d %s", method, path, status, data))
+	}
+	if out != nil {
+		if err := json.Unmarshal(data, out); err != nil {
+			fatal(err)
+		}
+	}
+	return status
+}
+
+// try makes a request and returns its status and body, whatever the status.
+func (b *bench) try(method, path, token string, body any) (int, []byte) {
 	var rd io.Reader
 	if body != nil {
 		data, _ := json.Marshal(body)
@@ -211,15 +242,7 @@ func (b *bench) call(method, path, token string, body, out any) int {
 	}
 	defer res.Body.Close()
 	data, _ := io.ReadAll(res.Body)
-	if res.StatusCode >= 400 {
-		fatal(fmt.Errorf("%s %s: %d %s", method, path, res.StatusCode, data))
-	}
-	if out != nil {
-		if err := json.Unmarshal(data, out); err != nil {
-			fatal(err)
-		}
-	}
-	return res.StatusCode
+	return res.StatusCode, data
 }
 
 // newTable registers two players (argon2id hashing: done before the timed
@@ -259,43 +282,82 @@ func (t *table) observe(tr benchTurn) {
 		t.await = tr.View.Awaiting[0]
 	}
 	if t.await == tr.View.Seat && len(tr.Legal) > 0 {
-		t.legal = tr.Legal
+		t.legal, t.hand = tr.Legal, tr.View.Hand
 	}
 }
 
-// step submits one action for the awaited seat and returns the latency of
-// the submission alone. The seat's legal actions come from the response to
-// its previous action, or else from GET .../legal (a seat whose turn just
-// began). endTurns prefers end_turn, so the game never ends.
-func (t *table) step(b *bench, endTurns bool) (time.Duration, bool) {
+// stepped is what one step did: the latency of its accepted submission,
+// the actions it carried, the longer batches rejected before it (an action
+// became illegal after the ones before it), and whether the game is over.
+type stepped struct {
+	latency  time.Duration
+	actions  int
+	rejected int
+	over     bool
+}
+
+// step makes one accepted submission for the awaited seat. The seat's
+// legal actions come from the response to its previous action, or else
+// from GET .../legal (a seat whose turn just began). endTurns prefers
+// end_turn, so the game never ends; turns sends a whole turn at once (see
+// plan). A batch refused because one of its actions turned out illegal is
+// sent again without that action and those after it.
+func (t *table) step(b *bench, endTurns, turns bool) stepped {
 	if t.legal == nil {
 		var legal struct {
 			Version int64           `json:"version"`
 			Actions []engine.Action `json:"actions"`
 		}
 		b.call("GET", fmt.Sprintf("/v1/games/%d/legal", t.id), t.tokens[t.await], nil, &legal)
-		t.version, t.legal = legal.Version, legal.Actions
+		var view struct {
+			View engine.View `json:"view"`
+		}
+		if turns {
+			b.call("GET", fmt.Sprintf("/v1/games/%d", t.id), t.tokens[t.await], nil, &view)
+		}
+		t.version, t.legal, t.hand = legal.Version, legal.Actions, view.View.Hand
 	}
 	if len(t.legal) == 0 {
 		fatal(errors.New("awaited seat has no legal actions"))
 	}
-	a := pick(t.rng, t.legal, endTurns)
-	var tr benchTurn
-	t0 := time.Now()
-	b.call("POST", fmt.Sprintf("/v1/games/%d/actions", t.id), t.tokens[t.await],
-		map[string]any{"expected_version": t.version, "actions": []engine.Action{a}}, &tr)
-	d := time.Since(t0)
-	t.observe(tr)
-	return d, tr.Status != "active"
+	batch := []engine.Action{pick(t.rng, t.legal, endTurns)}
+	if turns {
+		if p := plan(t.legal, t.hand); p != nil {
+			batch = p
+		}
+	}
+	out := stepped{}
+	path := fmt.Sprintf("/v1/games/%d/actions", t.id)
+	for {
+		t0 := time.Now()
+		status, data := b.try("POST", path, t.tokens[t.await], map[string]any{"expected_version": t.version, "actions": batch})
+		d := time.Since(t0)
+		if status == http.StatusOK {
+			var tr benchTurn
+			if err := json.Unmarshal(data, &tr); err != nil {
+				fatal(err)
+			}
+			t.observe(tr)
+			out.latency, out.actions, out.over = d, len(batch), tr.Status != "active"
+			return out
+		}
+		var p api.Problem
+		json.Unmarshal(data, &p)
+		if status != http.StatusUnprocessableEntity || p.Code != "illegal_action" || p.Index == nil || *p.Index == 0 {
+			fatal(fmt.Errorf("POST %s: %d %s", path, status, data))
+		}
+		out.rejected++
+		batch = batch[:*p.Index]
+	}
 }
 
 // mustStep is step with endTurns for a game that must not end.
 func (t *table) mustStep(b *bench) time.Duration {
-	d, over := t.step(b, true)
-	if over {
+	s := t.step(b, true, false)
+	if s.over {
 		fatal(fmt.Errorf("game %d ended while only ending turns", t.id))
 	}
-	return d
+	return s.latency
 }
 
 // pick chooses a claim when there is one, else a random action other than
@@ -312,6 +374,50 @@ func pick(r *rand.Rand, legal []engine.Action, endTurns bool) engine.Action {
 		}
 	}
 	return legal[0]
+}
+
+// plan composes a whole turn the way a player writes it from what the seat
+// sees, or returns nil when the seat is not in its Action phase (end_turn is
+// not legal: it has a prompt to answer). The turn plays every card the legal
+// actions let it place or play as a Tool, Tools first, then the first legal
+// claim, then ends the turn. Hacks stay in hand (their effects may ask the
+// seat to choose, which would stop the batch), and so does every limit card
+// after the first. An action that turns out illegal once the ones before it
+// ran (a card's effect changed the situation) makes the server refuse the
+// batch with its index; step sends it again shorter.
+func plan(legal []engine.Action, hand []engine.CardView) []engine.Action {
+	if !slices.ContainsFunc(legal, func(a engine.Action) bool { return a.Type == engine.ActEndTurn }) {
+		return nil
+	}
+	cat := engine.Standard()
+	limited := false
+	var tools, places, claim []engine.Action
+	for _, a := range legal {
+		switch a.Type {
+		case engine.ActPlace, engine.ActPlayTool:
+			i := slices.IndexFunc(hand, func(c engine.CardView) bool { return c.ID == a.Card })
+			if i < 0 {
+				continue
+			}
+			if c := cat.Card(hand[i].Card); c != nil && c.Has(engine.KwLimit) {
+				if limited {
+					continue
+				}
+				limited = true
+			}
+			if a.Type == engine.ActPlayTool {
+				tools = append(tools, a)
+			} else {
+				places = append(places, a)
+			}
+		case engine.ActClaim:
+			if claim == nil {
+				claim = []engine.Action{a}
+			}
+		}
+	}
+	out := slices.Concat(tools, claim, places)
+	return append(out, engine.Action{Type: engine.ActEndTurn})
 }
 
 func parallel(n int, f func(i int)) {
