@@ -86,7 +86,7 @@ func (w *reminderWorker) Work(ctx context.Context, job *river.Job[ReminderArgs])
 			notes = append(notes, note{userID: uid, kind: KindDeadlineReminder, data: d, common: &d.Common,
 				key: strings.TrimSuffix(a.Key, ".reminder") + "." + string(KindDeadlineReminder) + ".u" + strconv.FormatInt(uid, 10)})
 		}
-		return o.dispatch(ctx, tx, g, g.Version, notes)
+		return o.dispatch(ctx, tx, g, g.Version, notes, StreamArgs{Key: strings.TrimSuffix(a.Key, ".reminder") + ".stream"})
 	})
 }
 

@@ -56,7 +56,7 @@ func (o *Outbox) gameChanged(ctx context.Context, tx models.OutboxTx, c models.G
 				notes = append(notes, note{userID: *s.UserID, kind: KindInvitation, data: d, common: &d.Common})
 			}
 		}
-		return o.dispatch(ctx, tx, g, g.Version, notes)
+		return o.dispatch(ctx, tx, g, g.Version, notes, StreamArgs{Key: streamKey(g.ID, g.Version)})
 	}
 	if c.Change == nil || g.State == nil {
 		return nil
@@ -143,14 +143,12 @@ func (o *Outbox) gameChanged(ctx context.Context, tx models.OutboxTx, c models.G
 			notes = append(notes, note{userID: uid, kind: KindPromptWaiting, data: d, common: &d.Common})
 		}
 	}
-	if err := o.dispatch(ctx, tx, g, g.Version, notes); err != nil {
-		return err
-	}
+	stream := StreamArgs{Key: streamKey(g.ID, g.Version)}
 	if len(events) > 0 {
-		k := "g" + strconv.FormatInt(g.ID, 10) + ".v" + strconv.FormatInt(g.Version, 10) + ".events"
-		if err := o.insert(ctx, tx.Tx, StreamArgs{Key: k, GameID: g.ID, FromSeq: events[0].seq, ToSeq: events[len(events)-1].seq}, time.Time{}); err != nil {
-			return err
-		}
+		stream.GameID, stream.FromSeq, stream.ToSeq = g.ID, events[0].seq, events[len(events)-1].seq
+	}
+	if err := o.dispatch(ctx, tx, g, g.Version, notes, stream); err != nil {
+		return err
 	}
 	if g.Status != models.StatusActive {
 		return nil
@@ -222,13 +220,19 @@ func (o *Outbox) gameOver(g *models.Game, st *engine.State, view *engine.View, e
 	return note{userID: uid, kind: KindGameOver, data: d, common: &d.Common}
 }
 
+// streamKey is the key of the live-stream job of a game's change.
+func streamKey(gameID, version int64) string {
+	return "g" + strconv.FormatInt(gameID, 10) + ".v" + strconv.FormatInt(version, 10) + ".stream"
+}
+
 // dispatch fills in each note's common fields and writes, per note, the
-// user's notification log entry with its stream job, the email job, and a
-// delivery with its job for each of the user's webhooks that wants it,
-// honouring the user's preferences.
-func (o *Outbox) dispatch(ctx context.Context, tx models.OutboxTx, g *models.Game, version int64, notes []note) error {
+// user's notification log entry, the email job, and a delivery with its job
+// for each of the user's webhooks that wants it, honouring the user's
+// preferences; then one live-stream job for the change: stream (its key,
+// and the change's events if any) with the log entries added.
+func (o *Outbox) dispatch(ctx context.Context, tx models.OutboxTx, g *models.Game, version int64, notes []note, stream StreamArgs) error {
 	if len(notes) == 0 {
-		return nil
+		return o.insertStream(ctx, tx, stream)
 	}
 	var ids []int64
 	for _, n := range notes {
@@ -302,9 +306,7 @@ func (o *Outbox) dispatch(ctx context.Context, tx models.OutboxTx, g *models.Gam
 	}
 	for i, n := range entries {
 		u := n.user
-		if err := o.insert(ctx, tx.Tx, StreamArgs{Key: n.key + ".stream", UserID: u.ID, NotificationID: recs[i].ID}, time.Time{}); err != nil {
-			return err
-		}
+		stream.Notes = append(stream.Notes, StreamNote{UserID: u.ID, NotificationID: recs[i].ID})
 		turnish := n.kind == KindYourTurn || n.kind == KindPromptWaiting || n.kind == KindDeadlineReminder
 		if u.Email != "" && u.NotifyEmail && (!turnish || u.NotifyTurns) && wants(u.ID, n.kind, ChannelEmail) &&
 			!(digest[u.ID] && digestKinds[n.kind]) {
@@ -335,7 +337,15 @@ func (o *Outbox) dispatch(ctx context.Context, tx models.OutboxTx, g *models.Gam
 			}
 		}
 	}
-	return nil
+	return o.insertStream(ctx, tx, stream)
+}
+
+// insertStream writes a live-stream job unless it names nothing.
+func (o *Outbox) insertStream(ctx context.Context, tx models.OutboxTx, a StreamArgs) error {
+	if a.empty() {
+		return nil
+	}
+	return o.insert(ctx, tx.Tx, a, time.Time{})
 }
 
 // hand words the recipient's hand with the engine's card texts.

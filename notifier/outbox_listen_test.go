@@ -122,7 +122,7 @@ func TestStreamLargeAcrossProcesses(t *testing.T) {
 	if err := p.stA.AddNotification(ctx, n); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := p.a.Client().Insert(ctx, StreamArgs{Key: "large", UserID: ben.ID, NotificationID: n.ID}, nil); err != nil {
+	if _, err := p.a.Client().Insert(ctx, StreamArgs{Key: "large", Notes: []StreamNote{{ben.ID, n.ID}}}, nil); err != nil {
 		t.Fatal(err)
 	}
 	for name, sub := range map[string]*Subscription{"working process": subA, "other process": subB} {

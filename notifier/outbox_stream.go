@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"time"
 
@@ -20,21 +21,25 @@ const NotifyChannel = "dm_events"
 var ErrBadNotify = errors.New("notifier: bad notify payload")
 
 // EncodeNotify makes the NOTIFY payload of a stream job: its identifiers
-// only (a user and notification id, or a game and a range of event
-// sequence numbers), never the content, so that an event of any size fits
-// in the 8000 bytes Postgres allows a payload.
+// only (notification ids with their users, and a game and a range of event
+// sequence numbers), never the content, so that events of any size fit in
+// the 8000 bytes Postgres allows a payload.
 func EncodeNotify(a StreamArgs) (string, error) {
 	b, err := json.Marshal(a)
 	return string(b), err
 }
 
-// DecodeNotify reverses EncodeNotify.
+// DecodeNotify reverses EncodeNotify. A payload that names nothing, an
+// event range that is not one, or a note without its user or id is
+// ErrBadNotify.
 func DecodeNotify(payload string) (StreamArgs, error) {
 	var a StreamArgs
 	if err := json.Unmarshal([]byte(payload), &a); err != nil {
 		return StreamArgs{}, fmt.Errorf("%w: %v", ErrBadNotify, err)
 	}
-	if (a.NotificationID == 0 || a.UserID == 0) && (a.GameID == 0 || a.FromSeq <= 0 || a.ToSeq < a.FromSeq) {
+	events := a.FromSeq != 0 || a.ToSeq != 0
+	if a.empty() || (events && (a.GameID <= 0 || a.FromSeq <= 0 || a.ToSeq < a.FromSeq)) ||
+		slices.ContainsFunc(a.Notes, func(n StreamNote) bool { return n.UserID <= 0 || n.NotificationID <= 0 }) {
 		return StreamArgs{}, fmt.Errorf("%w: %q names nothing", ErrBadNotify, payload)
 	}
 	return a, nil
@@ -61,21 +66,25 @@ func (o *Outbox) announce(ctx context.Context, a StreamArgs) error {
 }
 
 // deliver reads the stored rows a stream job names and publishes them to
-// this process's subscribers: a user's notification, or a game's events as
-// each seat (and a spectator) sees them. Rows nobody here is subscribed to
-// are not read.
+// this process's subscribers: each user's notification, and the game's
+// events as each seat (and a spectator) sees them. Rows nobody here is
+// subscribed to are not read.
 func (o *Outbox) deliver(ctx context.Context, a StreamArgs) error {
 	hub := o.cfg.Hub
-	if a.NotificationID != 0 {
-		topic := UserTopic(strconv.FormatInt(a.UserID, 10))
+	for _, n := range a.Notes {
+		topic := UserTopic(strconv.FormatInt(n.UserID, 10))
 		if hub.Subscribers(topic) == 0 {
-			return nil
+			continue
 		}
-		ns, err := o.store.NotificationsAfter(ctx, a.UserID, a.NotificationID-1, 1)
-		if err != nil || len(ns) == 0 || ns[0].ID != a.NotificationID {
+		ns, err := o.store.NotificationsAfter(ctx, n.UserID, n.NotificationID-1, 1)
+		if err != nil {
 			return err
 		}
-		hub.Publish(topic, NotificationEvent(ns[0]))
+		if len(ns) > 0 && ns[0].ID == n.NotificationID {
+			hub.Publish(topic, NotificationEvent(ns[0]))
+		}
+	}
+	if a.FromSeq == 0 {
 		return nil
 	}
 	seats := map[int]Topic{}

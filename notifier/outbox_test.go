@@ -328,6 +328,52 @@ func TestOutboxCrashBetweenCommitAndDelivery(t *testing.T) {
 	})
 }
 
+// TestOutboxOneStreamJobPerChange: a change's live-stream job names all
+// the notifications it stored and the range of its events, so the stream
+// costs one job per change, however many players are told.
+func TestOutboxOneStreamJobPerChange(t *testing.T) {
+	eachOutboxDB(t, func(t *testing.T, d models.Dialect) {
+		ctx := context.Background()
+		e := newOutboxEnv(t, d)
+		o := e.outbox(t, false) // keep the jobs to read them
+		g := e.createGame(t)
+		e.start(t, g.ID)
+		r := rand.New(rand.NewPCG(3, 4))
+		changes := 2 // the creation and the start
+		for range 10 {
+			changes++
+			if !e.step(t, g.ID, r) {
+				break
+			}
+		}
+		res, err := o.Client().JobList(ctx, river.NewJobListParams().Kinds(streamKind).First(100))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res.Jobs) != changes {
+			t.Fatalf("%d stream jobs for %d changes", len(res.Jobs), changes)
+		}
+		var start StreamArgs
+		for _, j := range res.Jobs {
+			var a StreamArgs
+			if err := json.Unmarshal(j.EncodedArgs, &a); err != nil {
+				t.Fatal(err)
+			}
+			if a.Key == streamKey(g.ID, 2) {
+				start = a
+			}
+		}
+		ns, err := e.st.NotificationsAfter(ctx, e.users[1].ID, 0, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(start.Notes) != 3 || start.GameID != g.ID || start.FromSeq != 1 || start.ToSeq < start.FromSeq ||
+			!slices.Contains(start.Notes, StreamNote{e.users[1].ID, ns[1].ID}) {
+			t.Fatalf("the start's stream job %+v, want the 3 game_started notifications (ben's is %d) and the start's events", start, ns[1].ID)
+		}
+	})
+}
+
 // TestOutboxSMTPDownThenUp: mails committed while the SMTP server is down
 // are retried, and arrive once it is back, each once.
 func TestOutboxSMTPDownThenUp(t *testing.T) {

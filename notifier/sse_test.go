@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -335,19 +336,22 @@ func TestLastEventID(t *testing.T) {
 // NOTIFYs, another decodes into the stream job it came from.
 func TestNotifyCodec(t *testing.T) {
 	t.Parallel()
+	four := []StreamNote{{3, 17}, {5, 18}, {8, 19}, {13, 20}}
 	for _, a := range []StreamArgs{
-		{Key: "g4.v9.your_turn.u3.stream", UserID: 3, NotificationID: 17},
-		{Key: "g4.v9.events", GameID: 4, FromSeq: 12, ToSeq: 15},
+		{Key: "g4.v9.stream", Notes: four[:1]},
+		{Key: "g4.v9.stream", GameID: 4, FromSeq: 12, ToSeq: 15},
+		{Key: "g4.v9.stream", GameID: 4, FromSeq: 12, ToSeq: 15, Notes: four},
 	} {
 		payload, err := EncodeNotify(a)
-		if err != nil || len(payload) > 200 {
+		if err != nil || len(payload) > 300 {
 			t.Fatalf("encode %+v: %q %v", a, payload, err)
 		}
-		if got, err := DecodeNotify(payload); err != nil || got != a {
+		if got, err := DecodeNotify(payload); err != nil || !reflect.DeepEqual(got, a) {
 			t.Errorf("round trip: %+v %v, want %+v", got, err, a)
 		}
 	}
-	for _, bad := range []string{"", "{}", "not json", `{"user_id":1}`, `{"game_id":1,"from_seq":3,"to_seq":2}`} {
+	for _, bad := range []string{"", "{}", "not json", `{"user_id":1}`, `{"game_id":1,"from_seq":3,"to_seq":2}`,
+		`{"from_seq":3,"to_seq":4}`, `{"notes":[{"user_id":1}]}`, `{"notes":[]}`} {
 		if _, err := DecodeNotify(bad); !errors.Is(err, ErrBadNotify) {
 			t.Errorf("DecodeNotify(%q): %v", bad, err)
 		}

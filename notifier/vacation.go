@@ -25,6 +25,7 @@ func (o *Outbox) VacationStarted(ctx context.Context, tx models.OutboxTx, v mode
 			if seat < 0 {
 				return nil
 			}
+			base := "g" + strconv.FormatInt(g.ID, 10) + ".vac" + strconv.FormatInt(v.ID, 10)
 			var notes []note
 			for _, s := range g.Seats {
 				if s.UserID == nil || *s.UserID == v.UserID {
@@ -32,10 +33,9 @@ func (o *Outbox) VacationStarted(ctx context.Context, tx models.OutboxTx, v mode
 				}
 				d := &VacationNotice{Player: g.Seats[seat].Username, From: v.StartsAt, Until: v.EndsAt}
 				notes = append(notes, note{userID: *s.UserID, kind: KindVacation, data: d, common: &d.Common,
-					key: "g" + strconv.FormatInt(g.ID, 10) + ".vac" + strconv.FormatInt(v.ID, 10) + "." + string(KindVacation) +
-						".u" + strconv.FormatInt(*s.UserID, 10)})
+					key: base + "." + string(KindVacation) + ".u" + strconv.FormatInt(*s.UserID, 10)})
 			}
-			return o.dispatch(ctx, tx, g, g.Version, notes)
+			return o.dispatch(ctx, tx, g, g.Version, notes, StreamArgs{Key: base + ".stream"})
 		}()
 		if err != nil {
 			return err

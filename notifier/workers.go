@@ -48,16 +48,26 @@ type WebhookArgs struct {
 // Kind is the River job kind.
 func (WebhookArgs) Kind() string { return webhookKind }
 
-// StreamArgs publishes to the live stream: a user's notification
-// (NotificationID) or a range of a game's events (GameID, FromSeq..ToSeq).
+// StreamArgs publishes one change to the live stream: the stored
+// notifications it made (Notes) and the range of the game's events it
+// recorded (GameID, FromSeq..ToSeq), in one job.
 type StreamArgs struct {
-	Key            string `json:"key" river:"unique"`
-	UserID         int64  `json:"user_id,omitempty"`
-	NotificationID int64  `json:"notification_id,omitempty"`
-	GameID         int64  `json:"game_id,omitempty"`
-	FromSeq        int64  `json:"from_seq,omitempty"`
-	ToSeq          int64  `json:"to_seq,omitempty"`
+	Key     string       `json:"key" river:"unique"`
+	GameID  int64        `json:"game_id,omitempty"`
+	FromSeq int64        `json:"from_seq,omitempty"`
+	ToSeq   int64        `json:"to_seq,omitempty"`
+	Notes   []StreamNote `json:"notes,omitempty"`
 }
+
+// StreamNote is one stored notification of a stream job: its recipient
+// and id.
+type StreamNote struct {
+	UserID         int64 `json:"user_id"`
+	NotificationID int64 `json:"notification_id"`
+}
+
+// empty reports whether the job names nothing to publish.
+func (a StreamArgs) empty() bool { return a.FromSeq == 0 && len(a.Notes) == 0 }
 
 // Kind is the River job kind.
 func (StreamArgs) Kind() string { return streamKind }
