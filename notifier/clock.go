@@ -12,13 +12,17 @@ import (
 	"github.com/riverqueue/river"
 )
 
-// ReminderArgs is the deadline reminder job of one deadline of a game,
-// scheduled at ReminderAt (80%) of the time between the change and the
-// deadline. A reminder whose deadline was replaced meanwhile does nothing.
+// ReminderArgs is the first clock job of one deadline of a game, scheduled
+// at ReminderAt (80%) of the time between From and the deadline: it reminds
+// the awaited players and writes the deadline's timeout job. A reminder
+// whose deadline was replaced meanwhile does nothing, so a deadline that
+// does not last (most do not: a turn ends, a prompt is answered) costs one
+// job, not two.
 type ReminderArgs struct {
 	Key      string    `json:"key" river:"unique"`
 	GameID   int64     `json:"game_id"`
 	Deadline time.Time `json:"deadline"`
+	From     time.Time `json:"from"` // as TimeoutArgs.From
 }
 
 // Kind is the River job kind.
@@ -40,21 +44,18 @@ type TimeoutArgs struct {
 // Kind is the River job kind.
 func (TimeoutArgs) Kind() string { return timeoutKind }
 
-// scheduleClock writes the reminder and timeout jobs of a new deadline.
+// scheduleClock writes the first clock job (the reminder) of a new deadline.
 func (o *Outbox) scheduleClock(ctx context.Context, tx models.OutboxTx, gameID int64, deadline time.Time) error {
 	return o.scheduleClockFrom(ctx, tx, gameID, deadline, o.now())
 }
 
-// scheduleClockFrom writes the reminder and timeout jobs of a deadline
-// whose clock runs from now.
-func (o *Outbox) scheduleClockFrom(ctx context.Context, tx models.OutboxTx, gameID int64, deadline, now time.Time) error {
+// scheduleClockFrom writes the reminder job of a deadline whose clock runs
+// from from; the reminder writes the timeout job.
+func (o *Outbox) scheduleClockFrom(ctx context.Context, tx models.OutboxTx, gameID int64, deadline, from time.Time) error {
 	deadline = deadline.UTC().Truncate(time.Microsecond) // as the database keeps it
 	k := "g" + strconv.FormatInt(gameID, 10) + ".d" + strconv.FormatInt(deadline.UnixMicro(), 10)
-	remind := now.Add(time.Duration(float64(deadline.Sub(now)) * o.cfg.ReminderAt))
-	if err := o.insert(ctx, tx.Tx, ReminderArgs{Key: k + ".reminder", GameID: gameID, Deadline: deadline}, remind); err != nil {
-		return err
-	}
-	return o.insert(ctx, tx.Tx, TimeoutArgs{Key: k + ".timeout", GameID: gameID, Deadline: deadline, From: now}, deadline)
+	remind := from.Add(time.Duration(float64(deadline.Sub(from)) * o.cfg.ReminderAt))
+	return o.insert(ctx, tx.Tx, ReminderArgs{Key: k + ".reminder", GameID: gameID, Deadline: deadline, From: from}, remind)
 }
 
 type reminderWorker struct {
@@ -62,14 +63,19 @@ type reminderWorker struct {
 	o *Outbox
 }
 
-// Work reminds the seats the game still waits for, if the deadline is
-// still the one the job was scheduled for.
+// Work reminds the seats the game still waits for and writes the timeout
+// job of the deadline, if the deadline is still the one the job was
+// scheduled for.
 func (w *reminderWorker) Work(ctx context.Context, job *river.Job[ReminderArgs]) error {
 	a := job.Args
 	o := w.o
 	return o.store.Begin(ctx, func(tx models.OutboxTx) error {
 		g, st, err := clockGame(ctx, tx.Store, a.GameID, a.Deadline)
 		if err != nil || g == nil {
+			return err
+		}
+		k := strings.TrimSuffix(a.Key, ".reminder")
+		if err := o.insert(ctx, tx.Tx, TimeoutArgs{Key: k + ".timeout", GameID: a.GameID, Deadline: a.Deadline, From: a.From}, a.Deadline); err != nil {
 			return err
 		}
 		if away, err := o.awayDuring(ctx, tx.Store, g, st, o.now(), o.now().Add(time.Nanosecond)); err != nil || away > 0 {
@@ -84,9 +90,9 @@ func (w *reminderWorker) Work(ctx context.Context, job *river.Job[ReminderArgs])
 			ps := engine.PromptsFor(st, seat)
 			d := &DeadlineReminder{Prompt: len(ps) > 0, Prompts: promptsOut(ps, a.Deadline), Deadline: a.Deadline}
 			notes = append(notes, note{userID: uid, kind: KindDeadlineReminder, data: d, common: &d.Common,
-				key: strings.TrimSuffix(a.Key, ".reminder") + "." + string(KindDeadlineReminder) + ".u" + strconv.FormatInt(uid, 10)})
+				key: k + "." + string(KindDeadlineReminder) + ".u" + strconv.FormatInt(uid, 10)})
 		}
-		return o.dispatch(ctx, tx, g, g.Version, notes, StreamArgs{Key: strings.TrimSuffix(a.Key, ".reminder") + ".stream"})
+		return o.dispatch(ctx, tx, g, g.Version, notes, StreamArgs{Key: k + ".stream"})
 	})
 }
 

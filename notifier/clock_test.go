@@ -65,9 +65,9 @@ func mailKinds(t *testing.T, msgs []received) []string {
 }
 
 // TestClockReminderAndTimeout moves the injected clock: the reminder job
-// scheduled at 80% of the turn reminds the awaited player only, and the
-// timeout job at the deadline submits the engine's timeout, which every
-// player is told about.
+// scheduled at 80% of the turn reminds the awaited player only and writes
+// the timeout job at the deadline, which submits the engine's timeout,
+// which every player is told about.
 func TestClockReminderAndTimeout(t *testing.T) {
 	eachOutboxDB(t, func(t *testing.T, d models.Dialect) {
 		ctx := context.Background()
@@ -81,18 +81,22 @@ func TestClockReminderAndTimeout(t *testing.T) {
 		if !game.DeadlineAt.Equal(start.Add(72 * time.Hour)) {
 			t.Fatalf("deadline %v, want 72 h after %v", game.DeadlineAt, start)
 		}
-		res, err := o.Client().JobList(ctx, river.NewJobListParams().States(rivertype.JobStateScheduled).Kinds(reminderKind, timeoutKind))
-		if err != nil {
-			t.Fatal(err)
+		clockJobs := func(when string, want ...time.Duration) {
+			t.Helper()
+			res, err := o.Client().JobList(ctx, river.NewJobListParams().States(rivertype.JobStateScheduled).Kinds(reminderKind, timeoutKind))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var at []time.Duration
+			for _, j := range res.Jobs {
+				at = append(at, j.ScheduledAt.Sub(start).Round(time.Minute))
+			}
+			slices.Sort(at)
+			if !slices.Equal(at, want) {
+				t.Fatalf("%s: clock jobs at %v after the start, want %v", when, at, want)
+			}
 		}
-		var at []time.Duration
-		for _, j := range res.Jobs {
-			at = append(at, j.ScheduledAt.Sub(start).Round(time.Minute))
-		}
-		slices.Sort(at)
-		if !slices.Equal(at, []time.Duration{time.Duration(0.8 * float64(72*time.Hour)).Round(time.Minute), 72 * time.Hour}) {
-			t.Fatalf("clock jobs at %v after the start", at)
-		}
+		clockJobs("after the start", time.Duration(0.8*float64(72*time.Hour)).Round(time.Minute)) // the reminder only
 		var awaited string
 		for _, s := range game.Seats {
 			if s.Awaited {
@@ -114,6 +118,7 @@ func TestClockReminderAndTimeout(t *testing.T) {
 		if got := mailKinds(t, msgs[before:]); !slices.Equal(got, []string{"deadline_reminder>" + awaited}) {
 			t.Fatalf("after the reminder: %v", got)
 		}
+		clockJobs("after the reminder", 72*time.Hour) // the timeout, written by the reminder
 		before = len(msgs)
 		e.clock.Add(14 * time.Hour)
 		if n, err := o.RunDue(ctx); err != nil || n > 1 {
