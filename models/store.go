@@ -79,7 +79,11 @@ func Open(ctx context.Context, databaseURL, dataDir string, opt Options) (*Store
 		dial = sqlite.Open("file:" + path + "?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)")
 		st.dialect = SQLite
 	case strings.HasPrefix(databaseURL, "postgres://"), strings.HasPrefix(databaseURL, "postgresql://"):
-		dial = postgres.Open(databaseURL)
+		conn, err := openPostgres(databaseURL)
+		if err != nil {
+			return nil, err
+		}
+		dial = postgres.New(postgres.Config{Conn: conn})
 		st.dialect = Postgres
 	default:
 		return nil, errors.New("DATABASE_URL: want a postgres:// URL, or nothing for SQLite")

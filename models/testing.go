@@ -2,6 +2,7 @@ package models
 
 import (
 	"context"
+	"database/sql/driver"
 	"strings"
 )
 
@@ -45,4 +46,12 @@ func (s *Store) ExplainForTest(ctx context.Context, f GameFilter) (string, error
 		}
 	}
 	return strings.Join(lines, "\n"), rows.Err()
+}
+
+// CheckArgForTest returns what a Postgres connection of the store hands
+// pgx for the query argument v (see textArrayConn).
+func CheckArgForTest(v any) (any, error) {
+	nv := &driver.NamedValue{Ordinal: 1, Value: v}
+	err := textArrayConn{}.CheckNamedValue(nv)
+	return nv.Value, err
 }
