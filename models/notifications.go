@@ -140,6 +140,57 @@ func (s *Store) UsersByIDs(ctx context.Context, ids []int64) (map[int64]*User, e
 	return out, nil
 }
 
+// Recipients is what the outbox reads of the users a change notifies.
+type Recipients struct {
+	Users       map[int64]*User // by id; an unknown id is missing
+	Preferences []Preference    // of those users
+	Webhooks    []Webhook       // of those users, enabled ones only, by id
+}
+
+// Recipients reads the users with the given ids, with their notification
+// preferences and enabled webhooks: one statement when none of them has any
+// (the usual case), which says who has, then one for each kind that some
+// have.
+func (s *Store) Recipients(ctx context.Context, ids []int64) (*Recipients, error) {
+	out := &Recipients{Users: make(map[int64]*User, len(ids))}
+	if len(ids) == 0 {
+		return out, nil
+	}
+	var rows []struct {
+		User
+		HasPrefs bool
+		HasHooks bool
+	}
+	if err := s.db.WithContext(ctx).Raw(qRecipients, ids).Scan(&rows).Error; err != nil {
+		return nil, err
+	}
+	var withPrefs, withHooks []int64
+	for i := range rows {
+		r := &rows[i]
+		out.Users[r.ID] = &r.User
+		if r.HasPrefs {
+			withPrefs = append(withPrefs, r.ID)
+		}
+		if r.HasHooks {
+			withHooks = append(withHooks, r.ID)
+		}
+	}
+	var err error
+	if out.Preferences, err = s.Preferences(ctx, withPrefs); err != nil {
+		return nil, err
+	}
+	if out.Webhooks, err = s.WebhooksOf(ctx, withHooks); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+const qRecipients = `
+SELECT u.*,
+  EXISTS (SELECT 1 FROM notification_prefs p WHERE p.user_id = u.id) AS has_prefs,
+  EXISTS (SELECT 1 FROM webhooks w WHERE w.user_id = u.id AND w.disabled_at IS NULL) AS has_hooks
+FROM users u WHERE u.id IN ?`
+
 // PromptIDs returns the ids of the game's stored pending prompts.
 func (s *Store) PromptIDs(ctx context.Context, gameID int64) ([]string, error) {
 	var ids []string

@@ -348,3 +348,40 @@ func TestPostgresRequiredWhenConfigured(t *testing.T) {
 		t.Fatal(st.Dialect())
 	}
 }
+
+// TestRecipients: the users a change notifies come with the preferences and
+// enabled webhooks of those that have them, and without any for the others.
+func TestRecipients(t *testing.T) {
+	eachDB(t, func(t *testing.T, st *models.Store) {
+		ctx := context.Background()
+		ana, ben, cy := newUser(t, st, "ana"), newUser(t, st, "ben"), newUser(t, st, "cy")
+		if err := st.SetPreference(ctx, models.Preference{UserID: ben.ID, Kind: "your_turn", Channel: "email", Enabled: false}); err != nil {
+			t.Fatal(err)
+		}
+		on := &models.Webhook{UserID: cy.ID, URL: "https://example.com/on", Secret: "s", Events: "*"}
+		now := time.Now()
+		off := &models.Webhook{UserID: cy.ID, URL: "https://example.com/off", Secret: "s", Events: "*", DisabledAt: &now}
+		for _, w := range []*models.Webhook{on, off} {
+			if err := st.CreateWebhook(ctx, w); err != nil {
+				t.Fatal(err)
+			}
+		}
+		r, err := st.Recipients(ctx, []int64{ana.ID, ben.ID, cy.ID, 999999})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(r.Users) != 3 || r.Users[ana.ID].Email != "ana@example.com" || !r.Users[ben.ID].NotifyTurns ||
+			!r.Users[cy.ID].CreatedAt.Equal(cy.CreatedAt) || r.Users[999999] != nil {
+			t.Fatalf("users %+v", r.Users)
+		}
+		if len(r.Preferences) != 1 || r.Preferences[0].UserID != ben.ID || r.Preferences[0].Enabled {
+			t.Fatalf("preferences %+v", r.Preferences)
+		}
+		if len(r.Webhooks) != 1 || r.Webhooks[0].ID != on.ID {
+			t.Fatalf("webhooks %+v", r.Webhooks)
+		}
+		if r, err := st.Recipients(ctx, []int64{ana.ID}); err != nil || len(r.Users) != 1 || len(r.Preferences)+len(r.Webhooks) != 0 {
+			t.Fatalf("ana alone: %+v %v", r, err)
+		}
+	})
+}

@@ -240,20 +240,13 @@ func (o *Outbox) dispatch(ctx context.Context, tx models.OutboxTx, g *models.Gam
 			ids = append(ids, n.userID)
 		}
 	}
-	users, err := tx.Store.UsersByIDs(ctx, ids)
+	rcpt, err := tx.Store.Recipients(ctx, ids)
 	if err != nil {
 		return err
 	}
-	prefs, err := tx.Store.Preferences(ctx, ids)
-	if err != nil {
-		return err
-	}
-	hooks, err := tx.Store.WebhooksOf(ctx, ids)
-	if err != nil {
-		return err
-	}
+	users, hooks := rcpt.Users, rcpt.Webhooks
 	off, digest := map[string]bool{}, map[int64]bool{}
-	for _, p := range prefs {
+	for _, p := range rcpt.Preferences {
 		if p.Enabled && p.Kind == string(KindDigest) && p.Channel == ChannelEmail {
 			digest[p.UserID] = true
 		}
