@@ -74,26 +74,33 @@ func (w *reminderWorker) Work(ctx context.Context, job *river.Job[ReminderArgs])
 		if err != nil || g == nil {
 			return err
 		}
-		k := strings.TrimSuffix(a.Key, ".reminder")
-		if err := o.insert(ctx, tx.Tx, TimeoutArgs{Key: k + ".timeout", GameID: a.GameID, Deadline: a.Deadline, From: a.From}, a.Deadline); err != nil {
-			return err
-		}
-		if away, err := o.awayDuring(ctx, tx.Store, g, st, o.now(), o.now().Add(time.Nanosecond)); err != nil || away > 0 {
-			return err // an awaited player is away now: no reminder
-		}
-		var notes []note
-		for _, seat := range engine.Awaiting(st) {
-			if seat >= len(g.Seats) || g.Seats[seat].UserID == nil {
-				continue
-			}
-			uid := *g.Seats[seat].UserID
-			ps := engine.PromptsFor(st, seat)
-			d := &DeadlineReminder{Prompt: len(ps) > 0, Prompts: promptsOut(ps, a.Deadline), Deadline: a.Deadline}
-			notes = append(notes, note{userID: uid, kind: KindDeadlineReminder, data: d, common: &d.Common,
-				key: k + "." + string(KindDeadlineReminder) + ".u" + strconv.FormatInt(uid, 10)})
-		}
-		return o.dispatch(ctx, tx, g, g.Version, notes, StreamArgs{Key: k + ".stream"})
+		// The timeout job and the reminder's jobs go in with one statement.
+		return o.batched(ctx, tx.Tx, func(ctx context.Context) error { return o.remind(ctx, tx, a, g, st) })
 	})
+}
+
+// remind writes the timeout job of the reminder's deadline, and the
+// reminders of the seats g waits for unless one of them is away now.
+func (o *Outbox) remind(ctx context.Context, tx models.OutboxTx, a ReminderArgs, g *models.Game, st *engine.State) error {
+	k := strings.TrimSuffix(a.Key, ".reminder")
+	if err := o.insert(ctx, tx.Tx, TimeoutArgs{Key: k + ".timeout", GameID: a.GameID, Deadline: a.Deadline, From: a.From}, a.Deadline); err != nil {
+		return err
+	}
+	if away, err := o.awayDuring(ctx, tx.Store, g, st, o.now(), o.now().Add(time.Nanosecond)); err != nil || away > 0 {
+		return err // an awaited player is away now: no reminder
+	}
+	var notes []note
+	for _, seat := range engine.Awaiting(st) {
+		if seat >= len(g.Seats) || g.Seats[seat].UserID == nil {
+			continue
+		}
+		uid := *g.Seats[seat].UserID
+		ps := engine.PromptsFor(st, seat)
+		d := &DeadlineReminder{Prompt: len(ps) > 0, Prompts: promptsOut(ps, a.Deadline), Deadline: a.Deadline}
+		notes = append(notes, note{userID: uid, kind: KindDeadlineReminder, data: d, common: &d.Common,
+			key: k + "." + string(KindDeadlineReminder) + ".u" + strconv.FormatInt(uid, 10)})
+	}
+	return o.dispatch(ctx, tx, g, g.Version, notes, StreamArgs{Key: k + ".stream"})
 }
 
 type timeoutWorker struct {

@@ -15,15 +15,16 @@ func (o *Outbox) VacationStarted(ctx context.Context, tx models.OutboxTx, v mode
 	if err != nil {
 		return err
 	}
-	for _, id := range ids {
-		err := func() error {
+	// Every game's jobs go in with one statement.
+	return o.batched(ctx, tx.Tx, func(ctx context.Context) error {
+		for _, id := range ids {
 			g, err := tx.Store.Game(ctx, id)
 			if err != nil {
 				return err
 			}
 			seat := g.SeatOf(v.UserID)
 			if seat < 0 {
-				return nil
+				continue
 			}
 			base := "g" + strconv.FormatInt(g.ID, 10) + ".vac" + strconv.FormatInt(v.ID, 10)
 			var notes []note
@@ -35,11 +36,10 @@ func (o *Outbox) VacationStarted(ctx context.Context, tx models.OutboxTx, v mode
 				notes = append(notes, note{userID: *s.UserID, kind: KindVacation, data: d, common: &d.Common,
 					key: base + "." + string(KindVacation) + ".u" + strconv.FormatInt(*s.UserID, 10)})
 			}
-			return o.dispatch(ctx, tx, g, g.Version, notes, StreamArgs{Key: base + ".stream"})
-		}()
-		if err != nil {
-			return err
+			if err := o.dispatch(ctx, tx, g, g.Version, notes, StreamArgs{Key: base + ".stream"}); err != nil {
+				return err
+			}
 		}
-	}
-	return nil
+		return nil
+	})
 }
