@@ -232,7 +232,7 @@ func streamKey(gameID, version int64) string {
 // and the change's events if any) with the log entries added.
 func (o *Outbox) dispatch(ctx context.Context, tx models.OutboxTx, g *models.Game, version int64, notes []note, stream StreamArgs) error {
 	if len(notes) == 0 {
-		return o.insertStream(ctx, tx, stream)
+		return o.stream(ctx, tx.Tx, stream)
 	}
 	var ids []int64
 	for _, n := range notes {
@@ -330,15 +330,7 @@ func (o *Outbox) dispatch(ctx context.Context, tx models.OutboxTx, g *models.Gam
 			}
 		}
 	}
-	return o.insertStream(ctx, tx, stream)
-}
-
-// insertStream writes a live-stream job unless it names nothing.
-func (o *Outbox) insertStream(ctx context.Context, tx models.OutboxTx, a StreamArgs) error {
-	if a.empty() {
-		return nil
-	}
-	return o.insert(ctx, tx.Tx, a, time.Time{})
+	return o.stream(ctx, tx.Tx, stream)
 }
 
 // hand words the recipient's hand with the engine's card texts.

@@ -3,6 +3,8 @@ package notifier
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"math/rand/v2"
 	"strconv"
 	"strings"
 	"testing"
@@ -10,6 +12,8 @@ import (
 
 	"github.com/datamonsters/turns/models"
 	"github.com/datamonsters/turns/models/modelstest"
+	"github.com/jackc/pgx/v5"
+	"github.com/riverqueue/river"
 )
 
 // twoProcesses is two servers on one Postgres database (a fresh schema),
@@ -137,3 +141,71 @@ func TestStreamLargeAcrossProcesses(t *testing.T) {
 		}
 	}
 }
+
+// TestStreamNotifiesInTransaction: listening on Postgres, a change
+// announces itself with a NOTIFY in its own transaction instead of a
+// stream job: one per change, none for a change rolled back.
+func TestStreamNotifiesInTransaction(t *testing.T) {
+	p := startTwoProcesses(t)
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, p.a.cfg.DatabaseURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	if _, err := conn.Exec(ctx, "LISTEN "+NotifyChannel); err != nil {
+		t.Fatal(err)
+	}
+	next := func(within time.Duration) (StreamArgs, bool) {
+		wctx, cancel := context.WithTimeout(ctx, within)
+		defer cancel()
+		n, err := conn.WaitForNotification(wctx)
+		if err != nil {
+			return StreamArgs{}, false
+		}
+		a, err := DecodeNotify(n.Payload)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return a, true
+	}
+	g := p.e.createGame(t)
+	p.e.start(t, g.ID)
+	r := rand.New(rand.NewPCG(5, 6))
+	changes := 2
+	for range 6 {
+		changes++
+		if !p.e.step(t, g.ID, r) {
+			break
+		}
+	}
+	keys := map[string]bool{}
+	for range changes {
+		a, ok := next(10 * time.Second)
+		if !ok {
+			t.Fatalf("%d notifications for %d changes", len(keys), changes)
+		}
+		keys[a.Key] = true
+	}
+	if len(keys) != changes || !keys[streamKey(g.ID, 1)] || !keys[streamKey(g.ID, 2)] {
+		t.Fatalf("notified %v for %d changes", keys, changes)
+	}
+	res, err := p.a.Client().JobList(ctx, river.NewJobListParams().Kinds(streamKind))
+	if err != nil || len(res.Jobs) != 0 {
+		t.Fatalf("%d stream jobs (%v), want none", len(res.Jobs), err)
+	}
+	err = p.stA.Begin(ctx, func(tx models.OutboxTx) error {
+		if err := p.a.stream(ctx, tx.Tx, StreamArgs{Key: "rolled-back", GameID: g.ID, FromSeq: 1, ToSeq: 1}); err != nil {
+			t.Fatal(err)
+		}
+		return errRollback
+	})
+	if !errors.Is(err, errRollback) {
+		t.Fatal(err)
+	}
+	if a, ok := next(300 * time.Millisecond); ok {
+		t.Fatalf("a rolled-back change notified %+v", a)
+	}
+}
+
+var errRollback = errors.New("roll back")

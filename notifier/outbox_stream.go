@@ -2,6 +2,7 @@ package notifier
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -45,6 +46,63 @@ func DecodeNotify(payload string) (StreamArgs, error) {
 	return a, nil
 }
 
+// maxNotify is the largest NOTIFY payload Postgres accepts, less one.
+const maxNotify = 7999
+
+// notifyPayloads encodes a as NOTIFY payloads: one, unless it names so many
+// notifications that they need several (each then names a share of them,
+// the first also the events).
+func notifyPayloads(a StreamArgs) ([]string, error) {
+	p, err := EncodeNotify(a)
+	if err != nil || len(p) <= maxNotify || len(a.Notes) < 2 {
+		return []string{p}, err
+	}
+	half := len(a.Notes) / 2
+	first, rest := a, StreamArgs{Key: a.Key, Notes: a.Notes[half:]}
+	first.Notes = a.Notes[:half]
+	ps, err := notifyPayloads(first)
+	if err != nil {
+		return nil, err
+	}
+	more, err := notifyPayloads(rest)
+	return append(ps, more...), err
+}
+
+// notify sends a's NOTIFY payloads through db (a transaction or the pool).
+func notify(ctx context.Context, db interface {
+	ExecContext(context.Context, string, ...any) (sql.Result, error)
+}, a StreamArgs) error {
+	payloads, err := notifyPayloads(a)
+	if err != nil {
+		return err
+	}
+	for _, p := range payloads {
+		if _, err := db.ExecContext(ctx, `SELECT pg_notify($1, $2)`, NotifyChannel, p); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// stream announces a change's rows to the live stream, in the change's
+// transaction. Listening on Postgres, it NOTIFYs there: Postgres delivers a
+// notification when, and only when, its transaction commits, so this is as
+// safe as a job and costs no job row, no fetch and no completion (what a
+// subscriber misses while no listener is connected it reads from the stored
+// log when it resumes, as after a job run it missed). Without a listener
+// (SQLite: one process) a stream job publishes the rows to this process's
+// hub after the commit.
+func (o *Outbox) stream(ctx context.Context, tx *sql.Tx, a StreamArgs) error {
+	switch {
+	case a.empty():
+		return nil
+	case o.cfg.DatabaseURL != "":
+		return notify(ctx, tx, a)
+	default:
+		return o.insert(ctx, tx, a, time.Time{})
+	}
+}
+
 // announce tells the live stream of every process about the rows a stream
 // job names: through NOTIFY when the outbox listens on Postgres (each
 // listener then reads the rows itself), else by publishing them to this
@@ -53,16 +111,11 @@ func (o *Outbox) announce(ctx context.Context, a StreamArgs) error {
 	if o.cfg.DatabaseURL == "" {
 		return o.deliver(ctx, a)
 	}
-	payload, err := EncodeNotify(a)
-	if err != nil {
-		return err
-	}
 	db, err := o.store.SQLDB()
 	if err != nil {
 		return err
 	}
-	_, err = db.ExecContext(ctx, `SELECT pg_notify($1, $2)`, NotifyChannel, payload)
-	return err
+	return notify(ctx, db, a)
 }
 
 // deliver reads the stored rows a stream job names and publishes them to

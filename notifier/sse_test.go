@@ -357,3 +357,42 @@ func TestNotifyCodec(t *testing.T) {
 		}
 	}
 }
+
+// A change that names more notifications than one NOTIFY payload holds is
+// announced in several, which together name each of them once and the
+// events once.
+func TestNotifyPayloadsSplit(t *testing.T) {
+	t.Parallel()
+	a := StreamArgs{Key: "g4.v9.stream", GameID: 4, FromSeq: 12, ToSeq: 15}
+	for i := range 700 {
+		a.Notes = append(a.Notes, StreamNote{UserID: int64(1_000_000 + i), NotificationID: int64(9_000_000_000 + i)})
+	}
+	payloads, err := notifyPayloads(a)
+	if err != nil || len(payloads) < 2 {
+		t.Fatalf("%d payloads (%v), want several", len(payloads), err)
+	}
+	var notes []StreamNote
+	events := 0
+	for _, p := range payloads {
+		if len(p) > maxNotify {
+			t.Fatalf("a payload of %d bytes", len(p))
+		}
+		got, err := DecodeNotify(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.FromSeq != 0 {
+			events++
+			if got.GameID != 4 || got.FromSeq != 12 || got.ToSeq != 15 {
+				t.Fatalf("events %+v", got)
+			}
+		}
+		notes = append(notes, got.Notes...)
+	}
+	if events != 1 || !reflect.DeepEqual(notes, a.Notes) {
+		t.Fatalf("the events in %d payloads, %d of %d notes", events, len(notes), len(a.Notes))
+	}
+	if small, _ := notifyPayloads(StreamArgs{Key: "k", Notes: a.Notes[:3]}); len(small) != 1 {
+		t.Fatalf("3 notes in %d payloads", len(small))
+	}
+}

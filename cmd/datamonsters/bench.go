@@ -17,6 +17,7 @@ import (
 	"runtime/pprof"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -40,7 +41,15 @@ func runBench(args []string) int {
 	outbox := fs.Bool("outbox", true, "write the notification jobs in each change's transaction and run their workers, as serve does")
 	clientsProcess := fs.Bool("clients-process", false, "run the clients in a child process, so that this process (and its profiles) is the server alone")
 	target := fs.String("target", "", "drive the server at this base URL instead of one in this process")
+	phaseList := fs.String("phases", "single,turns,get,late", "the phases to run, of single (one action per submission), turns (a turn's actions per submission), get and late (turn 300 against turns 2-5)")
 	fs.Parse(args)
+	phases := map[string]bool{}
+	for _, p := range strings.Split(*phaseList, ",") {
+		if !slices.Contains([]string{"single", "turns", "get", "late"}, p) {
+			fatal(fmt.Errorf("bench: unknown phase %q in -phases", p))
+		}
+		phases[p] = true
+	}
 	if *cpuProfile != "" {
 		f, err := os.Create(*cpuProfile)
 		if err != nil {
@@ -91,7 +100,7 @@ func runBench(args []string) int {
 				fatal(err)
 			}
 			cmd := exec.Command(exe, "bench", "-target", base, "-clients", strconv.Itoa(*clients),
-				"-duration", dur.String(), "-long-turn", strconv.Itoa(*longTurn))
+				"-duration", dur.String(), "-long-turn", strconv.Itoa(*longTurn), "-phases", *phaseList)
 			cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
 			if err := cmd.Run(); err != nil {
 				fatal(err)
@@ -111,6 +120,9 @@ func runBench(args []string) int {
 	// replaced by a new one. Phase 1b: the same with each turn sent as one
 	// batch, as a player composes it (see plan): accepted actions per second.
 	for _, turns := range []bool{false, true} {
+		if !phases[map[bool]string{false: "single", true: "turns"}[turns]] {
+			continue
+		}
 		lat := make([][]time.Duration, *clients)
 		var actions, rejected atomic.Int64
 		deadline := time.Now().Add(*dur)
@@ -138,11 +150,23 @@ func runBench(args []string) int {
 			actions.Load(), elapsed.Seconds(), float64(actions.Load())/elapsed.Seconds(), float64(actions.Load())/float64(max(n, 1)), rejected.Load())
 	}
 
-	// Phase 2: GET of a game by its players.
-	lat := make([][]time.Duration, *clients)
-	deadline := time.Now().Add(*dur)
+	if phases["get"] {
+		benchGets(b, tables, *dur)
+	}
+	if phases["late"] {
+		benchLate(b, *clients, *longTurn, *dur)
+	}
+	return 0
+}
+
+// benchGets is phase 2: GET of a game by its players, each client reading
+// its game as each of its two players in turn.
+func benchGets(b *bench, tables []*table, dur time.Duration) {
+	clients := len(tables)
+	lat := make([][]time.Duration, clients)
+	deadline := time.Now().Add(dur)
 	start := time.Now()
-	parallel(*clients, func(i int) {
+	parallel(clients, func(i int) {
 		t := tables[i]
 		for n := 0; time.Now().Before(deadline); n++ {
 			t0 := time.Now()
@@ -151,22 +175,24 @@ func runBench(args []string) int {
 		}
 	})
 	report("GET /v1/games/{id}", lat, time.Since(start))
+}
 
-	// Phase 3: the cost of a submission late in a game against early in
-	// one, side by side under the same load. Each client plays a game to
-	// the late turn by ending turns (untimed), then alternates a submission
-	// to it with one to a fresh game at turns 2-5 of its own, until the
-	// phase's time is up. Both games only end turns and answer prompts.
-	long, short := make([]*table, *clients), make([]*table, *clients)
-	parallel(*clients, func(i int) {
-		long[i], short[i] = b.newTable(i+*clients), b.newTable(i+2**clients)
-		for long[i].turn < *longTurn {
+// benchLate is phase 3: the cost of a submission late in a game against
+// early in one, side by side under the same load. Each client plays a game
+// to the late turn by ending turns (untimed), then alternates a submission
+// to it with one to a fresh game at turns 2-5 of its own, until the phase's
+// time is up. Both games only end turns and answer prompts.
+func benchLate(b *bench, clients, longTurn int, dur time.Duration) {
+	long, short := make([]*table, clients), make([]*table, clients)
+	parallel(clients, func(i int) {
+		long[i], short[i] = b.newTable(i+clients), b.newTable(i+2*clients)
+		for long[i].turn < longTurn {
 			long[i].mustStep(b)
 		}
 	})
-	early, late := make([][]time.Duration, *clients), make([][]time.Duration, *clients)
-	deadline = time.Now().Add(*dur)
-	parallel(*clients, func(i int) {
+	early, late := make([][]time.Duration, clients), make([][]time.Duration, clients)
+	deadline := time.Now().Add(dur)
+	parallel(clients, func(i int) {
 		for time.Now().Before(deadline) {
 			if short[i].turn > 5 {
 				short[i].newGame(b)
@@ -180,9 +206,8 @@ func runBench(args []string) int {
 		}
 	})
 	e, l := median(flat(early)), median(flat(late))
-	fmt.Printf("turn cost: p50 %s at turns 2-5, %s at turn %d and after: ratio %.2f (%d submissions each)\n", ms(e), ms(l), *longTurn,
+	fmt.Printf("turn cost: p50 %s at turns 2-5, %s at turn %d and after: ratio %.2f (%d submissions each)\n", ms(e), ms(l), longTurn,
 		float64(l)/float64(e), len(flat(late)))
-	return 0
 }
 
 type bench struct {
