@@ -49,6 +49,21 @@ func TestMigrateIsIdempotent(t *testing.T) {
 	})
 }
 
+// TestGameStateStorage: on Postgres the snapshot column is stored out of
+// line without compression (migration 0007).
+func TestGameStateStorage(t *testing.T) {
+	st := modelstest.Open(t, models.Postgres, models.Options{})
+	db, err := st.SQLDB()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var storage string
+	err = db.QueryRow(`SELECT attstorage FROM pg_attribute WHERE attrelid = 'games'::regclass AND attname = 'state'`).Scan(&storage)
+	if err != nil || storage != "e" {
+		t.Fatalf("games.state storage %q (%v), want e (external)", storage, err)
+	}
+}
+
 func TestUsers(t *testing.T) {
 	eachDB(t, func(t *testing.T, st *models.Store) {
 		ctx := context.Background()
