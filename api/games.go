@@ -225,6 +225,10 @@ func (s *Server) gameOut(g *models.Game, seat int, st *engine.State) gameRespons
 	if st != nil {
 		out.View = st.View(seat)
 		out.Prompts = promptsFor(st, seat)
+		if seat >= 0 {
+			legal := legalFor(st, seat)
+			out.Legal = &legal
+		}
 	}
 	return out
 }
@@ -329,11 +333,10 @@ func (s *Server) getGame(c *gin.Context) {
 	})
 }
 
-// visibleJSON loads the game the caller may see, without its snapshot, and
-// responds with the body named by what prepare returns (nothing when ok is
-// false): the cached one, or the encoding of what build returns, which reads
-// the snapshot. If the game moved on meanwhile, it starts again with the
-// whole game read at once.
+// visibleJSON responds with the body named by what prepare returns for the
+// game the caller may see (nothing when ok is false): the cached one, known
+// from the game's reference alone, or else the encoding of what build
+// returns, from the whole game read at once.
 func (s *Server) visibleJSON(c *gin.Context, prepare func(g *models.Game, seat int) (k bodyKey, build func() (any, error), ok bool)) {
 	// First the game's reference alone: with it a cached body, or 304,
 	// is the answer without reading the game.
@@ -358,7 +361,7 @@ func (s *Server) visibleJSON(c *gin.Context, prepare func(g *models.Game, seat i
 		c.Data(http.StatusOK, "application/json; charset=utf-8", body)
 		return
 	}
-	g, seat, err := s.loadVisible(c)
+	g, seat, err := s.loadVisible(c, true)
 	if err != nil {
 		writeError(c, err)
 		return
@@ -367,16 +370,7 @@ func (s *Server) visibleJSON(c *gin.Context, prepare func(g *models.Game, seat i
 	if !ok {
 		return
 	}
-	if err := s.cachedJSON(c, k, build); errors.Is(err, models.ErrStale) {
-		if g, seat, err = s.loadVisible(c, true); err != nil {
-			writeError(c, err)
-			return
-		}
-		if k, build, ok = prepare(g, seat); ok {
-			err = s.cachedJSON(c, k, build)
-		}
-	}
-	if err != nil {
+	if err := s.cachedJSON(c, k, build); err != nil {
 		writeError(c, err)
 	}
 }

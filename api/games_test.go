@@ -3,6 +3,7 @@ package api_test
 import (
 	"context"
 	"fmt"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -26,6 +27,7 @@ type game struct {
 	Winners    []int           `json:"winners"`
 	View       *engine.View    `json:"view"`
 	Prompts    []engine.Prompt `json:"prompts"`
+	Legal      []engine.Action `json:"legal"`
 	DeadlineAt *string         `json:"deadline_at"`
 }
 
@@ -255,9 +257,16 @@ func TestTurnsVersionsAndErrors(t *testing.T) {
 		}
 		etag = r.Header.Get("ETag")
 
+		// The game detail carries what the caller may do, as /legal says.
+		if mine, l := e.getGame(g.ID, me), e.legal(g.ID, me); len(l) == 0 || !reflect.DeepEqual(mine.Legal, l) {
+			t.Fatalf("the awaited player's detail lists %v, /legal %v", mine.Legal, l)
+		}
 		// The waiting player has no legal actions; acting is not their turn.
 		if l := e.legal(g.ID, other); len(l) != 0 {
 			t.Fatalf("other seat has legal actions: %v", l)
+		}
+		if r := e.must(200, req{Method: "GET", Path: fmt.Sprintf("/v1/games/%d", g.ID), Token: other.Access}); !strings.Contains(string(r.Body), `"legal":[]`) {
+			t.Fatalf("the waiting player's detail: %.300s", r.Body)
 		}
 		r = e.do(req{Method: "POST", Path: actionsPath(g.ID), Token: other.Access, Body: map[string]any{"expected_version": g.Version, "actions": []map[string]string{{"type": "end_turn"}}}})
 		if r.Status != 422 || r.code(t) != "illegal_action" || !strings.Contains(string(r.Body), `"index":0`) {
@@ -401,7 +410,7 @@ func TestRedaction(t *testing.T) {
 		}
 		// A spectator of a public game sees no hand at all.
 		spec := e.getGame(g.ID, eve)
-		if spec.YourSeat != nil || spec.View.Seat != -1 || len(spec.View.Hand) != 0 || len(spec.Prompts) != 0 {
+		if spec.YourSeat != nil || spec.View.Seat != -1 || len(spec.View.Hand) != 0 || len(spec.Prompts) != 0 || spec.Legal != nil {
 			t.Fatalf("spectator: %+v", spec.View)
 		}
 		for _, ids := range hands {

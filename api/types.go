@@ -188,6 +188,7 @@ type gameResponse struct {
 	EndedAt               *string         `json:"ended_at"`
 	View                  *engine.View    `json:"view,omitempty"`
 	Prompts               []engine.Prompt `json:"prompts,omitempty"`
+	Legal                 *[]actionInput  `json:"legal,omitempty"`
 }
 
 type gameListResponse struct {

@@ -227,11 +227,17 @@ type table struct {
 	rng     *rand.Rand
 }
 
+// benchTurn is what a client reads of a turn result or a game detail.
 type benchTurn struct {
-	Version int64           `json:"version"`
-	Status  string          `json:"status"`
-	View    *engine.View    `json:"view"`
-	Legal   []engine.Action `json:"legal"`
+	Version int64  `json:"version"`
+	Status  string `json:"status"`
+	View    struct {
+		Seat     int               `json:"seat"`
+		Turn     int               `json:"turn"`
+		Awaiting []int             `json:"awaiting"`
+		Hand     []engine.CardView `json:"hand"`
+	} `json:"view"`
+	Legal []engine.Action `json:"legal"`
 }
 
 func (b *bench) call(method, path, token string, body, out any) int {
@@ -323,24 +329,15 @@ type stepped struct {
 
 // step makes one accepted submission for the awaited seat. The seat's
 // legal actions come from the response to its previous action, or else
-// from GET .../legal (a seat whose turn just began). endTurns prefers
+// from the game detail (a seat whose turn just began). endTurns prefers
 // end_turn, so the game never ends; turns sends a whole turn at once (see
 // plan). A batch refused because one of its actions turned out illegal is
 // sent again without that action and those after it.
 func (t *table) step(b *bench, endTurns, turns bool) stepped {
 	if t.legal == nil {
-		var legal struct {
-			Version int64           `json:"version"`
-			Actions []engine.Action `json:"actions"`
-		}
-		b.call("GET", fmt.Sprintf("/v1/games/%d/legal", t.id), t.tokens[t.await], nil, &legal)
-		var view struct {
-			View engine.View `json:"view"`
-		}
-		if turns {
-			b.call("GET", fmt.Sprintf("/v1/games/%d", t.id), t.tokens[t.await], nil, &view)
-		}
-		t.version, t.legal, t.hand = legal.Version, legal.Actions, view.View.Hand
+		var g benchTurn
+		b.call("GET", fmt.Sprintf("/v1/games/%d", t.id), t.tokens[t.await], nil, &g)
+		t.version, t.legal, t.hand = g.Version, g.Legal, g.View.Hand
 	}
 	if len(t.legal) == 0 {
 		fatal(errors.New("awaited seat has no legal actions"))
