@@ -142,60 +142,132 @@ func TestStreamLargeAcrossProcesses(t *testing.T) {
 	}
 }
 
-// TestStreamNotifiesInTransaction: listening on Postgres, a change
-// announces itself with a NOTIFY in its own transaction instead of a
-// stream job: one per change, none for a change rolled back.
-func TestStreamNotifiesInTransaction(t *testing.T) {
-	p := startTwoProcesses(t)
+// listener is a LISTEN connection of its own on the test's Postgres schema.
+type listener struct {
+	t    *testing.T
+	conn *pgx.Conn
+}
+
+func listen(t *testing.T, url string) *listener {
 	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, p.a.cfg.DatabaseURL)
+	conn, err := pgx.Connect(ctx, url)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer conn.Close(ctx)
-	if _, err := conn.Exec(ctx, "LISTEN "+NotifyChannel); err != nil {
+	t.Cleanup(func() { conn.Close(ctx) })
+	var schema string
+	if err := conn.QueryRow(ctx, "SELECT current_schema()").Scan(&schema); err != nil {
 		t.Fatal(err)
 	}
-	next := func(within time.Duration) (StreamArgs, bool) {
-		wctx, cancel := context.WithTimeout(ctx, within)
-		defer cancel()
-		n, err := conn.WaitForNotification(wctx)
+	if _, err := conn.Exec(ctx, listenChannel(schema)); err != nil {
+		t.Fatal(err)
+	}
+	return &listener{t: t, conn: conn}
+}
+
+// until returns the payloads that arrive before quiet passes without one,
+// decoded, and each no longer than Postgres allows.
+func (l *listener) until(quiet time.Duration) []StreamArgs {
+	var out []StreamArgs
+	for {
+		ctx, cancel := context.WithTimeout(context.Background(), quiet)
+		n, err := l.conn.WaitForNotification(ctx)
+		cancel()
 		if err != nil {
-			return StreamArgs{}, false
+			return out
 		}
 		a, err := DecodeNotify(n.Payload)
-		if err != nil {
-			t.Fatal(err)
+		if err != nil || len(n.Payload) > maxNotify {
+			l.t.Fatalf("payload of %d bytes: %v", len(n.Payload), err)
 		}
-		return a, true
+		out = append(out, a)
 	}
+}
+
+// TestDatabaseAnnounces: on Postgres the database announces every stored
+// event and notification with a NOTIFY in the transaction that stores
+// them (migration 0008): a game's changes announce each of its events and
+// notifications exactly once, with no stream job, and only to listeners
+// of its own schema; many notifications in
+// one statement take several payloads; a rolled-back insert announces
+// nothing.
+func TestDatabaseAnnounces(t *testing.T) {
+	p := startTwoProcesses(t)
+	ctx := context.Background()
+	l := listen(t, p.a.cfg.DatabaseURL)
+	other := listen(t, modelstest.SchemaURL(t)) // another deployment's schema
 	g := p.e.createGame(t)
 	p.e.start(t, g.ID)
 	r := rand.New(rand.NewPCG(5, 6))
-	changes := 2
 	for range 6 {
-		changes++
 		if !p.e.step(t, g.ID, r) {
 			break
 		}
 	}
-	keys := map[string]bool{}
-	for range changes {
-		a, ok := next(10 * time.Second)
-		if !ok {
-			t.Fatalf("%d notifications for %d changes", len(keys), changes)
+	got := l.until(time.Second)
+	seqs, notes := map[int64]int{}, map[int64]int{}
+	for _, a := range got {
+		for seq := a.FromSeq; a.FromSeq > 0 && seq <= a.ToSeq; seq++ {
+			seqs[seq]++
 		}
-		keys[a.Key] = true
+		for _, n := range a.Notes {
+			notes[n.NotificationID]++
+		}
 	}
-	if len(keys) != changes || !keys[streamKey(g.ID, 1)] || !keys[streamKey(g.ID, 2)] {
-		t.Fatalf("notified %v for %d changes", keys, changes)
+	events, err := p.stA.EventsAfter(ctx, g.ID, 0, 1000)
+	if err != nil || len(events) == 0 {
+		t.Fatal(len(events), err)
+	}
+	for _, e := range events {
+		if seqs[e.Seq] != 1 {
+			t.Fatalf("event %d announced %d times", e.Seq, seqs[e.Seq])
+		}
+	}
+	stored := 0
+	for _, u := range p.e.users {
+		ns, err := p.stA.NotificationsAfter(ctx, u.ID, 0, 1000)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, n := range ns {
+			stored++
+			if notes[n.ID] != 1 {
+				t.Fatalf("notification %d announced %d times", n.ID, notes[n.ID])
+			}
+		}
+	}
+	if len(seqs) != len(events) || len(notes) != stored || stored == 0 {
+		t.Fatalf("%d events and %d notifications announced, %d and %d stored", len(seqs), len(notes), len(events), stored)
 	}
 	res, err := p.a.Client().JobList(ctx, river.NewJobListParams().Kinds(streamKind))
 	if err != nil || len(res.Jobs) != 0 {
 		t.Fatalf("%d stream jobs (%v), want none", len(res.Jobs), err)
 	}
+	if heard := other.until(10 * time.Millisecond); len(heard) != 0 {
+		t.Fatalf("another schema heard %d announcements", len(heard))
+	}
+
+	// 250 notifications in one statement: 3 payloads, each naming its own.
+	many := make([]models.Notification, 250)
+	for i := range many {
+		many[i] = models.Notification{UserID: p.e.users[i%3].ID, Kind: string(KindYourTurn), Body: "{}"}
+	}
+	if err := p.stA.AddNotifications(ctx, many); err != nil {
+		t.Fatal(err)
+	}
+	got = l.until(time.Second)
+	var named []int64
+	for _, a := range got {
+		for _, n := range a.Notes {
+			named = append(named, n.NotificationID)
+		}
+	}
+	if len(got) != 3 || len(named) != 250 || named[0] != many[0].ID || named[249] != many[249].ID {
+		t.Fatalf("%d payloads naming %d notifications", len(got), len(named))
+	}
+
 	err = p.stA.Begin(ctx, func(tx models.OutboxTx) error {
-		if err := p.a.stream(ctx, tx.Tx, StreamArgs{Key: "rolled-back", GameID: g.ID, FromSeq: 1, ToSeq: 1}); err != nil {
+		if err := tx.Store.AddNotification(ctx, &models.Notification{UserID: p.e.users[0].ID, Kind: string(KindYourTurn), Body: "{}"}); err != nil {
 			t.Fatal(err)
 		}
 		return errRollback
@@ -203,8 +275,8 @@ func TestStreamNotifiesInTransaction(t *testing.T) {
 	if !errors.Is(err, errRollback) {
 		t.Fatal(err)
 	}
-	if a, ok := next(300 * time.Millisecond); ok {
-		t.Fatalf("a rolled-back change notified %+v", a)
+	if got := l.until(300 * time.Millisecond); len(got) != 0 {
+		t.Fatalf("a rolled-back insert announced %+v", got)
 	}
 }
 

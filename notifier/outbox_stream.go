@@ -14,9 +14,16 @@ import (
 	"github.com/jackc/pgx/v5"
 )
 
-// NotifyChannel is the Postgres NOTIFY channel that tells every server
-// process which stored notification or game events are new.
+// NotifyChannel names the Postgres NOTIFY channel that tells every server
+// process which stored notifications or game events are new: the channel
+// is the schema's name, a dot and this, so that deployments (or tests)
+// sharing a database in schemas of their own do not hear each other.
 const NotifyChannel = "dm_events"
+
+// listenChannel is the LISTEN statement of the channel of schema.
+func listenChannel(schema string) string {
+	return "LISTEN " + pgx.Identifier{schema + "." + NotifyChannel}.Sanitize()
+}
 
 // ErrBadNotify is returned by DecodeNotify for a payload it cannot read.
 var ErrBadNotify = errors.New("notifier: bad notify payload")
@@ -77,30 +84,26 @@ func notify(ctx context.Context, db interface {
 		return err
 	}
 	for _, p := range payloads {
-		if _, err := db.ExecContext(ctx, `SELECT pg_notify($1, $2)`, NotifyChannel, p); err != nil {
+		if _, err := db.ExecContext(ctx, `SELECT pg_notify(current_schema() || '.' || $1, $2)`, NotifyChannel, p); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// stream announces a change's rows to the live stream, in the change's
-// transaction. Listening on Postgres, it NOTIFYs there: Postgres delivers a
-// notification when, and only when, its transaction commits, so this is as
-// safe as a job and costs no job row, no fetch and no completion (what a
-// subscriber misses while no listener is connected it reads from the stored
-// log when it resumes, as after a job run it missed). Without a listener
-// (SQLite: one process) a stream job publishes the rows to this process's
-// hub after the commit.
+// stream announces a change's rows to the live stream. On Postgres the
+// database does it: a NOTIFY after each statement that inserts events or
+// notifications (migration 0008), delivered when, and only when, the
+// transaction commits, so nothing is left to do here when the outbox
+// listens (what a subscriber misses while no listener is connected it reads
+// from the stored log when it resumes). Without a listener (SQLite: one
+// process) a stream job publishes the rows to this process's hub after the
+// commit.
 func (o *Outbox) stream(ctx context.Context, tx *sql.Tx, a StreamArgs) error {
-	switch {
-	case a.empty():
+	if a.empty() || o.cfg.DatabaseURL != "" {
 		return nil
-	case o.cfg.DatabaseURL != "":
-		return notify(ctx, tx, a)
-	default:
-		return o.insert(ctx, tx, a, time.Time{})
 	}
+	return o.insert(ctx, tx, a, time.Time{})
 }
 
 // announce tells the live stream of every process about the rows a stream
@@ -188,7 +191,11 @@ func (o *Outbox) listenOnce(ctx context.Context) error {
 		return err
 	}
 	defer conn.Close(context.Background())
-	if _, err := conn.Exec(ctx, "LISTEN "+NotifyChannel); err != nil {
+	var schema string
+	if err := conn.QueryRow(ctx, "SELECT current_schema()").Scan(&schema); err != nil {
+		return err
+	}
+	if _, err := conn.Exec(ctx, listenChannel(schema)); err != nil {
 		return err
 	}
 	o.listening.Store(true)
