@@ -220,7 +220,7 @@ func (s *Store) CreateGame(ctx context.Context, g *Game) error {
 
 // Game returns the game with its seats, or ErrNotFound.
 func (s *Store) Game(ctx context.Context, id int64) (*Game, error) {
-	return s.loadGame(s.db.WithContext(ctx), id, "")
+	return s.loadGame(s.db.WithContext(ctx), id, false)
 }
 
 // GameRef is what names the version of a game as one user sees it: enough
@@ -352,22 +352,23 @@ func (g *Game) setLoadState(db *gorm.DB) {
 	}
 }
 
-func (s *Store) loadGame(tx *gorm.DB, id int64, suffix string) (*Game, error) {
-	return s.loadGameQuery(tx, id, qLockGame+suffix, id)
+// loadGame reads the game with its seats and snapshot in one query,
+// locking the game row when lock is set.
+func (s *Store) loadGame(tx *gorm.DB, id int64, lock bool) (*Game, error) {
+	q := qLockGameCached
+	if lock {
+		q += s.lockGameSeats()
+	}
+	return loadGameSeats(tx, id, q, int64(-1), id) // no version is cached: the snapshot comes too
 }
 
-func (s *Store) loadGameQuery(tx *gorm.DB, id int64, q string, args ...any) (*Game, error) {
-	var g Game
-	if err := tx.Raw(q, args...).Scan(&g).Error; err != nil {
-		return nil, err
+// lockGameSeats is the suffix that locks the game row of a game read with
+// its seats (the seats are not locked: the game row guards them).
+func (s *Store) lockGameSeats() string {
+	if s.dialect == Postgres {
+		return " FOR UPDATE OF g"
 	}
-	if g.ID == 0 {
-		return nil, fmt.Errorf("game %d: %w", id, ErrNotFound)
-	}
-	if err := tx.Raw(qSeatsOfGame, id).Scan(&g.Seats).Error; err != nil {
-		return nil, err
-	}
-	return &g, nil
+	return ""
 }
 
 // Mutate changes game id in one transaction with the game row locked. fn
@@ -394,15 +395,11 @@ func (s *Store) mutate(ctx context.Context, id int64, cached *int64, fn func(g *
 		var g *Game
 		var err error
 		if cached != nil {
-			lock := s.forUpdate()
-			if lock != "" {
-				lock += " OF g"
-			}
-			if g, err = loadGameSeats(tx, id, qLockGameCached+lock, *cached, id); err == nil {
+			if g, err = loadGameSeats(tx, id, qLockGameCached+s.lockGameSeats(), *cached, id); err == nil {
 				g.setLoadState(tx)
 			}
 		} else {
-			g, err = s.loadGame(tx, id, s.forUpdate())
+			g, err = s.loadGame(tx, id, true)
 		}
 		if err != nil {
 			return err

@@ -14,10 +14,6 @@ FROM refresh_tokens WHERE token_hash = ?`
 const qRevokeFamily = `
 UPDATE refresh_tokens SET revoked_at = ? WHERE family_id = ? AND revoked_at IS NULL`
 
-// qLockGame loads the game row; the caller appends the FOR UPDATE suffix.
-const qLockGame = `
-SELECT * FROM games WHERE id = ?`
-
 // gameColumns are the games columns but the snapshot.
 const gameColumns = `id, created_by, status, public, mode, office, policy, players, settings, version,
   event_seq, action_seq, winners, deadline_at, created_at, updated_at, started_at, ended_at`
@@ -36,8 +32,8 @@ FROM games g LEFT JOIN seats s ON s.game_id = g.id WHERE g.id = ? ORDER BY s.sea
 
 // qLockGameCached loads the game row with its seats (one row each), the
 // snapshot only on the first and only when the game is no longer at the
-// given version (whose state the caller holds); the caller appends the
-// FOR UPDATE OF g suffix.
+// given version (whose state the caller holds; -1 for none); a lock
+// appends the FOR UPDATE OF g suffix.
 const qLockGameCached = `
 SELECT ` + gameColumns + `, CASE WHEN version = ? OR s.seat_no > 0 THEN NULL ELSE state END AS state, ` + seatColumns + `
 FROM games g LEFT JOIN seats s ON s.game_id = g.id WHERE g.id = ? ORDER BY s.seat_no`
@@ -51,9 +47,6 @@ FROM games g LEFT JOIN seats s ON s.game_id = g.id AND s.user_id = ? WHERE g.id 
 // qGameState reads the snapshot of a game at a version.
 const qGameState = `
 SELECT state FROM games WHERE id = ? AND version = ?`
-
-const qSeatsOfGame = `
-SELECT * FROM seats WHERE game_id = ? ORDER BY seat_no`
 
 const qSeatsOfGames = `
 SELECT * FROM seats WHERE game_id IN ? ORDER BY game_id, seat_no`
