@@ -181,6 +181,9 @@ type Change struct {
 	Events         []EventRecord  // appended; Seq, GameID, Version and CreatedAt are filled in
 	ReplacePrompts bool           // replace the pending prompts with Prompts
 	Prompts        []PromptRecord
+	// Notifications are stored with the change, in its write; GameID is
+	// theirs to set, CreatedAt is filled in, and their IDs are not set.
+	Notifications []Notification
 	// Record, when set, is called once the sequence numbers are assigned and
 	// returns the idempotency record to store with the change (nil for
 	// none). A key already stored gives ErrConflict.
@@ -432,6 +435,9 @@ func (s *Store) mutate(ctx context.Context, id int64, cached *int64, fn func(g *
 		for i := range ch.Prompts {
 			ch.Prompts[i].GameID, ch.Prompts[i].CreatedAt = id, now
 		}
+		for i := range ch.Notifications {
+			ch.Notifications[i].CreatedAt = now
+		}
 		if err := s.writeGame(tx, g, before, ch); err != nil {
 			return err
 		}
@@ -472,8 +478,9 @@ type stmt struct {
 	args []any
 }
 
-// writeGame writes the game row, the seats that differ from before and the
-// new actions and events, and on Postgres the replaced prompts. On Postgres
+// writeGame writes the game row, the seats that differ from before, the
+// new actions, events and notifications, and on Postgres the replaced
+// prompts. On Postgres
 // they go in one statement (one round trip, as data-modifying CTEs); on
 // SQLite one statement each.
 func (s *Store) writeGame(tx *gorm.DB, g *Game, before []Seat, ch *Change) error {
@@ -491,20 +498,24 @@ func (s *Store) writeGame(tx *gorm.DB, g *Game, before []Seat, ch *Change) error
 			st.Awaited, st.JoinedAt, st.Bot, st.Timeouts, g.ID, st.SeatNo}})
 	}
 	if len(ch.Actions) > 0 {
-		q := stmt{sql: `INSERT INTO actions (game_id, seq, version, seat, user_id, body, created_at) VALUES `}
-		for i, a := range ch.Actions {
-			q.sql += sep(i) + "(?, ?, ?, ?, ?, ?, ?)"
-			q.args = append(q.args, a.GameID, a.Seq, a.Version, a.Seat, a.UserID, a.Body, a.CreatedAt)
-		}
-		stmts = append(stmts, q)
+		stmts = append(stmts, insertRows(`actions (game_id, seq, version, seat, user_id, body, created_at)`, len(ch.Actions),
+			func(i int) []any {
+				a := ch.Actions[i]
+				return []any{a.GameID, a.Seq, a.Version, a.Seat, a.UserID, a.Body, a.CreatedAt}
+			}))
 	}
 	if len(ch.Events) > 0 {
-		q := stmt{sql: `INSERT INTO events (game_id, seq, version, body, created_at) VALUES `}
-		for i, e := range ch.Events {
-			q.sql += sep(i) + "(?, ?, ?, ?, ?)"
-			q.args = append(q.args, e.GameID, e.Seq, e.Version, e.Body, e.CreatedAt)
-		}
-		stmts = append(stmts, q)
+		stmts = append(stmts, insertRows(`events (game_id, seq, version, body, created_at)`, len(ch.Events), func(i int) []any {
+			e := ch.Events[i]
+			return []any{e.GameID, e.Seq, e.Version, e.Body, e.CreatedAt}
+		}))
+	}
+	if len(ch.Notifications) > 0 {
+		stmts = append(stmts, insertRows(`notifications (user_id, game_id, kind, body, created_at)`, len(ch.Notifications),
+			func(i int) []any {
+				n := ch.Notifications[i]
+				return []any{n.UserID, n.GameID, n.Kind, n.Body, n.CreatedAt}
+			}))
 	}
 	if ch.ReplacePrompts && s.dialect == Postgres {
 		// Replaced in the same statement: the prompts not kept are deleted
@@ -514,12 +525,11 @@ func (s *Store) writeGame(tx *gorm.DB, g *Game, before []Seat, ch *Change) error
 			stmts = append(stmts, stmt{`DELETE FROM prompts WHERE game_id = ?`, []any{g.ID}})
 		} else {
 			ids := make([]string, len(ch.Prompts))
-			q := stmt{sql: `INSERT INTO prompts (game_id, prompt_id, seat, body, created_at, deadline_at) VALUES `}
-			for i, p := range ch.Prompts {
+			q := insertRows(`prompts (game_id, prompt_id, seat, body, created_at, deadline_at)`, len(ch.Prompts), func(i int) []any {
+				p := ch.Prompts[i]
 				ids[i] = p.PromptID
-				q.sql += sep(i) + "(?, ?, ?, ?, ?, ?)"
-				q.args = append(q.args, p.GameID, p.PromptID, p.Seat, p.Body, p.CreatedAt, p.DeadlineAt)
-			}
+				return []any{p.GameID, p.PromptID, p.Seat, p.Body, p.CreatedAt, p.DeadlineAt}
+			})
 			q.sql += ` ON CONFLICT (game_id, prompt_id) DO UPDATE SET seat = excluded.seat, body = excluded.body,
   created_at = excluded.created_at, deadline_at = excluded.deadline_at`
 			stmts = append(stmts, stmt{`DELETE FROM prompts WHERE game_id = ? AND prompt_id NOT IN ?`, []any{g.ID, ids}}, q)
@@ -545,6 +555,21 @@ func (s *Store) writeGame(tx *gorm.DB, g *Game, before []Seat, ch *Change) error
 		}
 	}
 	return nil
+}
+
+// insertRows is one INSERT INTO table (with its column list) of n rows,
+// row giving the values of each.
+func insertRows(table string, n int, row func(i int) []any) stmt {
+	var b strings.Builder
+	q := stmt{}
+	b.WriteString("INSERT INTO " + table + " VALUES ")
+	for i := range n {
+		vals := row(i)
+		b.WriteString(sep(i) + "(" + strings.Repeat("?, ", len(vals)-1) + "?)")
+		q.args = append(q.args, vals...)
+	}
+	q.sql = b.String()
+	return q
 }
 
 func sep(i int) string {

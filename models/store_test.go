@@ -366,6 +366,36 @@ func TestPostgresRequiredWhenConfigured(t *testing.T) {
 
 // TestRecipients: the users a change notifies come with the preferences and
 // enabled webhooks of those that have them, and without any for the others.
+// TestMutateStoresNotifications: a change's notifications go in with its
+// write, with their game and the change's time.
+func TestMutateStoresNotifications(t *testing.T) {
+	eachDB(t, func(t *testing.T, st *models.Store) {
+		ctx := context.Background()
+		a, b := newUser(t, st, "ida"), newUser(t, st, "jo")
+		g := newGame(t, st, a, b)
+		_, err := st.Mutate(ctx, g.ID, func(cur *models.Game) (*models.Change, error) {
+			cur.Version++
+			return &models.Change{Notifications: []models.Notification{
+				{UserID: a.ID, GameID: &g.ID, Kind: "your_turn", Body: `{"n":1}`},
+				{UserID: b.ID, GameID: &g.ID, Kind: "prompt_waiting", Body: `{"n":2}`},
+			}}, nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, want := range []struct {
+			user       int64
+			kind, body string
+		}{{a.ID, "your_turn", `{"n":1}`}, {b.ID, "prompt_waiting", `{"n":2}`}} {
+			ns, err := st.NotificationsAfter(ctx, want.user, 0, 10)
+			if err != nil || len(ns) != 1 || ns[0].Kind != want.kind || ns[0].Body != want.body || ns[0].GameID == nil ||
+				*ns[0].GameID != g.ID || ns[0].CreatedAt.IsZero() || ns[0].ID == 0 {
+				t.Fatalf("user %d: %+v %v", want.user, ns, err)
+			}
+		}
+	})
+}
+
 func TestRecipients(t *testing.T) {
 	eachDB(t, func(t *testing.T, st *models.Store) {
 		ctx := context.Background()

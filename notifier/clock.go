@@ -100,7 +100,7 @@ func (o *Outbox) remind(ctx context.Context, tx models.OutboxTx, a ReminderArgs,
 		notes = append(notes, note{userID: uid, kind: KindDeadlineReminder, data: d, common: &d.Common,
 			key: k + "." + string(KindDeadlineReminder) + ".u" + strconv.FormatInt(uid, 10)})
 	}
-	return o.dispatch(ctx, tx, g, g.Version, notes, StreamArgs{Key: k + ".stream"})
+	return o.dispatch(ctx, tx, g, g.Version, nil, notes, StreamArgs{Key: k + ".stream"})
 }
 
 type timeoutWorker struct {

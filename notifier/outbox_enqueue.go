@@ -56,7 +56,7 @@ func (o *Outbox) gameChanged(ctx context.Context, tx models.OutboxTx, c models.G
 				notes = append(notes, note{userID: *s.UserID, kind: KindInvitation, data: d, common: &d.Common})
 			}
 		}
-		return o.dispatch(ctx, tx, g, g.Version, notes, StreamArgs{Key: streamKey(g.ID, g.Version)})
+		return o.dispatch(ctx, tx, g, g.Version, nil, notes, StreamArgs{Key: streamKey(g.ID, g.Version)})
 	}
 	if c.Change == nil || g.State == nil {
 		return nil
@@ -147,7 +147,7 @@ func (o *Outbox) gameChanged(ctx context.Context, tx models.OutboxTx, c models.G
 	if len(events) > 0 {
 		stream.GameID, stream.FromSeq, stream.ToSeq = g.ID, events[0].seq, events[len(events)-1].seq
 	}
-	if err := o.dispatch(ctx, tx, g, g.Version, notes, stream); err != nil {
+	if err := o.dispatch(ctx, tx, g, g.Version, c.Change, notes, stream); err != nil {
 		return err
 	}
 	if g.Status != models.StatusActive {
@@ -230,7 +230,7 @@ func streamKey(gameID, version int64) string {
 // for each of the user's webhooks that wants it, honouring the user's
 // preferences; then one live-stream job for the change: stream (its key,
 // and the change's events if any) with the log entries added.
-func (o *Outbox) dispatch(ctx context.Context, tx models.OutboxTx, g *models.Game, version int64, notes []note, stream StreamArgs) error {
+func (o *Outbox) dispatch(ctx context.Context, tx models.OutboxTx, g *models.Game, version int64, ch *models.Change, notes []note, stream StreamArgs) error {
 	if len(notes) == 0 {
 		return o.stream(ctx, tx.Tx, stream)
 	}
@@ -294,7 +294,12 @@ func (o *Outbox) dispatch(ctx context.Context, tx models.OutboxTx, g *models.Gam
 		entries = append(entries, entry{note: n, user: u, body: body, public: public})
 		recs = append(recs, models.Notification{UserID: u.ID, GameID: &g.ID, Kind: string(n.kind), Body: string(public)})
 	}
-	if err := tx.Store.AddNotifications(ctx, recs); err != nil {
+	if ch != nil && o.cfg.DatabaseURL != "" {
+		// Listening on Postgres, the database announces the entries, so
+		// their ids are not needed here: they go in with the change's
+		// own write.
+		ch.Notifications = append(ch.Notifications, recs...)
+	} else if err := tx.Store.AddNotifications(ctx, recs); err != nil {
 		return err
 	}
 	for i, n := range entries {
