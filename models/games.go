@@ -50,6 +50,9 @@ type Game struct {
 	// loadState reads the snapshot when the game was loaded without it
 	// (GameNoState, MutateCached); see Snapshot.
 	loadState func() ([]byte, error)
+	// seatUsers are the seats' users as recipients, when read with the
+	// game (MutateCached with an outbox); see RecipientsOf.
+	seatUsers map[int64]recipientRow
 }
 
 // Snapshot returns the engine snapshot (nil before the start): State, or
@@ -282,7 +285,7 @@ func loadGameSeats(tx *gorm.DB, id int64, q string, args ...any) (*Game, error) 
 	if err != nil {
 		return nil, err
 	}
-	withState := slices.Contains(cols, "state")
+	withState, withUsers := slices.Contains(cols, "state"), slices.Contains(cols, "u_id")
 	var g Game
 	found := false
 	for rows.Next() {
@@ -304,11 +307,30 @@ func loadGameSeats(tx *gorm.DB, id int64, q string, args ...any) (*Game, error) 
 		}
 		dst = append(dst, &seat.no, &seat.userID, &seat.username, &seat.invited, &seat.joined, &seat.deck, &seat.waited,
 			&seat.joinedAt, &seat.bot, &seat.timeouts)
+		var u struct {
+			id                       *int64
+			username, email, display *string
+			notifyEmail, notifyTurns *bool
+			createdAt, updatedAt     *time.Time
+			hasPrefs, hasHooks       bool
+		}
+		if withUsers {
+			dst = append(dst, &u.id, &u.username, &u.email, &u.display, &u.notifyEmail, &u.notifyTurns, &u.createdAt,
+				&u.updatedAt, &u.hasPrefs, &u.hasHooks)
+		}
 		if err := rows.Scan(dst...); err != nil {
 			return nil, err
 		}
 		if !found {
 			g, found = r, true
+		}
+		if u.id != nil {
+			if g.seatUsers == nil {
+				g.seatUsers = map[int64]recipientRow{}
+			}
+			g.seatUsers[*u.id] = recipientRow{User: User{ID: *u.id, Username: deref(u.username), Email: deref(u.email),
+				DisplayName: deref(u.display), NotifyEmail: deref(u.notifyEmail), NotifyTurns: deref(u.notifyTurns),
+				CreatedAt: deref(u.createdAt), UpdatedAt: deref(u.updatedAt)}, HasPrefs: u.hasPrefs, HasHooks: u.hasHooks}
 		}
 		if state != nil {
 			g.State = state
@@ -398,7 +420,11 @@ func (s *Store) mutate(ctx context.Context, id int64, cached *int64, fn func(g *
 		var g *Game
 		var err error
 		if cached != nil {
-			if g, err = loadGameSeats(tx, id, qLockGameCached+s.lockGameSeats(), *cached, id); err == nil {
+			q := qLockGameCached
+			if s.outbox != nil {
+				q = qLockGameRecipients
+			}
+			if g, err = loadGameSeats(tx, id, q+s.lockGameSeats(), *cached, id); err == nil {
 				g.setLoadState(tx)
 			}
 		} else {

@@ -152,18 +152,29 @@ type Recipients struct {
 // (the usual case), which says who has, then one for each kind that some
 // have.
 func (s *Store) Recipients(ctx context.Context, ids []int64) (*Recipients, error) {
-	out := &Recipients{Users: make(map[int64]*User, len(ids))}
-	if len(ids) == 0 {
-		return out, nil
+	return s.RecipientsOf(ctx, nil, ids)
+}
+
+// RecipientsOf is Recipients for a change of g: the users of g's seats that
+// were read with it (MutateCached, with an outbox) are not read again.
+func (s *Store) RecipientsOf(ctx context.Context, g *Game, ids []int64) (*Recipients, error) {
+	rows := make([]recipientRow, 0, len(ids))
+	var rest []int64
+	for _, id := range ids {
+		if r, ok := g.seatUser(id); ok {
+			rows = append(rows, r)
+		} else {
+			rest = append(rest, id)
+		}
 	}
-	var rows []struct {
-		User
-		HasPrefs bool
-		HasHooks bool
+	if len(rest) > 0 {
+		var read []recipientRow
+		if err := s.db.WithContext(ctx).Raw(qRecipients, rest).Scan(&read).Error; err != nil {
+			return nil, err
+		}
+		rows = append(rows, read...)
 	}
-	if err := s.db.WithContext(ctx).Raw(qRecipients, ids).Scan(&rows).Error; err != nil {
-		return nil, err
-	}
+	out := &Recipients{Users: make(map[int64]*User, len(rows))}
 	var withPrefs, withHooks []int64
 	for i := range rows {
 		r := &rows[i]
@@ -183,6 +194,23 @@ func (s *Store) Recipients(ctx context.Context, ids []int64) (*Recipients, error
 		return nil, err
 	}
 	return out, nil
+}
+
+// recipientRow is a user with whether they have notification preferences
+// and enabled webhooks.
+type recipientRow struct {
+	User
+	HasPrefs bool
+	HasHooks bool
+}
+
+// seatUser returns the user id of a seat of g as read with g, if it was.
+func (g *Game) seatUser(id int64) (recipientRow, bool) {
+	if g == nil {
+		return recipientRow{}, false
+	}
+	r, ok := g.seatUsers[id]
+	return r, ok
 }
 
 const qRecipients = `

@@ -14,9 +14,9 @@ FROM refresh_tokens WHERE token_hash = ?`
 const qRevokeFamily = `
 UPDATE refresh_tokens SET revoked_at = ? WHERE family_id = ? AND revoked_at IS NULL`
 
-// gameColumns are the games columns but the snapshot.
-const gameColumns = `id, created_by, status, public, mode, office, policy, players, settings, version,
-  event_seq, action_seq, winners, deadline_at, created_at, updated_at, started_at, ended_at`
+// gameColumns are the games columns but the snapshot, of the game g.
+const gameColumns = `g.id, g.created_by, g.status, g.public, g.mode, g.office, g.policy, g.players, g.settings,
+  g.version, g.event_seq, g.action_seq, g.winners, g.deadline_at, g.created_at, g.updated_at, g.started_at, g.ended_at`
 
 // seatColumns are the seats columns, prefixed, for a game row joined with
 // its seats (see gameSeatRow).
@@ -35,8 +35,20 @@ FROM games g LEFT JOIN seats s ON s.game_id = g.id WHERE g.id = ? ORDER BY s.sea
 // given version (whose state the caller holds; -1 for none); a lock
 // appends the FOR UPDATE OF g suffix.
 const qLockGameCached = `
-SELECT ` + gameColumns + `, CASE WHEN version = ? OR s.seat_no > 0 THEN NULL ELSE state END AS state, ` + seatColumns + `
+SELECT ` + gameColumns + `, CASE WHEN g.version = ? OR s.seat_no > 0 THEN NULL ELSE g.state END AS state, ` + seatColumns + `
 FROM games g LEFT JOIN seats s ON s.game_id = g.id WHERE g.id = ? ORDER BY s.seat_no`
+
+// qLockGameRecipients is qLockGameCached with each seat's user, as the
+// outbox reads its recipients (see Recipients), in the same round trip.
+const qLockGameRecipients = `
+SELECT ` + gameColumns + `, CASE WHEN g.version = ? OR s.seat_no > 0 THEN NULL ELSE g.state END AS state, ` + seatColumns + `,
+  u.id AS u_id, u.username AS u_username, u.email AS u_email, u.display_name AS u_display_name,
+  u.notify_email AS u_notify_email, u.notify_turns AS u_notify_turns, u.created_at AS u_created_at,
+  u.updated_at AS u_updated_at,
+  EXISTS (SELECT 1 FROM notification_prefs p WHERE p.user_id = u.id) AS u_has_prefs,
+  EXISTS (SELECT 1 FROM webhooks w WHERE w.user_id = u.id AND w.disabled_at IS NULL) AS u_has_hooks
+FROM games g LEFT JOIN seats s ON s.game_id = g.id LEFT JOIN users u ON u.id = s.user_id
+WHERE g.id = ? ORDER BY s.seat_no`
 
 // qGameRef reads a game's version, visibility and deadline, and the seat
 // of a user in it.

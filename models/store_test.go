@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -392,6 +393,56 @@ func TestMutateStoresNotifications(t *testing.T) {
 				*ns[0].GameID != g.ID || ns[0].CreatedAt.IsZero() || ns[0].ID == 0 {
 				t.Fatalf("user %d: %+v %v", want.user, ns, err)
 			}
+		}
+	})
+}
+
+// recipientsOutbox reads, in each change's transaction, the recipients of
+// the game's seat users and of one user who has no seat.
+type recipientsOutbox struct {
+	also int64
+	got  *models.Recipients
+	ids  []int64
+}
+
+func (o *recipientsOutbox) GameChanged(ctx context.Context, tx models.OutboxTx, c models.GameChange) error {
+	o.ids = []int64{o.also}
+	for _, s := range c.Game.Seats {
+		o.ids = append(o.ids, *s.UserID)
+	}
+	var err error
+	o.got, err = tx.Store.RecipientsOf(ctx, c.Game, o.ids)
+	return err
+}
+
+// TestRecipientsOfLockedGame: a change's recipients, the seats' users read
+// with the locked game and any other user read then, are what Recipients
+// reads.
+func TestRecipientsOfLockedGame(t *testing.T) {
+	eachDB(t, func(t *testing.T, st *models.Store) {
+		ctx := context.Background()
+		ana, ben, cy := newUser(t, st, "ana"), newUser(t, st, "ben"), newUser(t, st, "cy")
+		if err := st.SetPreference(ctx, models.Preference{UserID: ben.ID, Kind: "your_turn", Channel: "email", Enabled: false}); err != nil {
+			t.Fatal(err)
+		}
+		if err := st.CreateWebhook(ctx, &models.Webhook{UserID: ana.ID, URL: "https://example.com/h", Secret: "s", Events: "*"}); err != nil {
+			t.Fatal(err)
+		}
+		g := newGame(t, st, ana, ben)
+		o := &recipientsOutbox{also: cy.ID}
+		st.SetOutbox(o)
+		if _, err := st.MutateCached(ctx, g.ID, -1, func(cur *models.Game) (*models.Change, error) {
+			cur.Version++
+			return nil, nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		want, err := st.Recipients(ctx, o.ids)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(o.got.Users) != 3 || !reflect.DeepEqual(o.got, want) {
+			t.Fatalf("in the change: %+v\nread alone: %+v", o.got, want)
 		}
 	})
 }

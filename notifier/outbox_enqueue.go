@@ -240,7 +240,7 @@ func (o *Outbox) dispatch(ctx context.Context, tx models.OutboxTx, g *models.Gam
 			ids = append(ids, n.userID)
 		}
 	}
-	rcpt, err := tx.Store.Recipients(ctx, ids)
+	rcpt, err := tx.Store.RecipientsOf(ctx, g, ids)
 	if err != nil {
 		return err
 	}
