@@ -40,10 +40,15 @@ type Game struct {
 	State      []byte
 	Winners    string     // comma-separated seat numbers; "" until the end
 	DeadlineAt *time.Time // when the awaited seats run out of time; nil: no deadline
-	CreatedAt  time.Time
-	UpdatedAt  time.Time
-	StartedAt  *time.Time
-	EndedAt    *time.Time
+	// ClockFrom is when the stretch of the clock that ends at DeadlineAt
+	// started, and ClockAt when the game's pending reminder job runs (nil:
+	// none); the outbox keeps both (see notifier's clock).
+	ClockFrom *time.Time
+	ClockAt   *time.Time
+	CreatedAt time.Time
+	UpdatedAt time.Time
+	StartedAt *time.Time
+	EndedAt   *time.Time
 
 	Seats []Seat `gorm:"-"` // in seat order
 
@@ -301,7 +306,8 @@ func loadGameSeats(tx *gorm.DB, id int64, q string, args ...any) (*Game, error) 
 			}
 		)
 		dst := []any{&r.ID, &r.CreatedBy, &r.Status, &r.Public, &r.Mode, &r.Office, &r.Policy, &r.Players, &r.Settings,
-			&r.Version, &r.EventSeq, &r.ActionSeq, &r.Winners, &r.DeadlineAt, &r.CreatedAt, &r.UpdatedAt, &r.StartedAt, &r.EndedAt}
+			&r.Version, &r.EventSeq, &r.ActionSeq, &r.Winners, &r.DeadlineAt, &r.ClockFrom, &r.ClockAt, &r.CreatedAt, &r.UpdatedAt,
+			&r.StartedAt, &r.EndedAt}
 		if withState {
 			dst = append(dst, &state)
 		}
@@ -375,6 +381,12 @@ func (g *Game) setLoadState(db *gorm.DB) {
 		}
 		return rows[0].State, nil
 	}
+}
+
+// GameForUpdate is Game with the game row locked until the end of the
+// store's transaction (see Begin).
+func (s *Store) GameForUpdate(ctx context.Context, id int64) (*Game, error) {
+	return s.loadGame(s.db.WithContext(ctx), id, true)
 }
 
 // loadGame reads the game with its seats and snapshot in one query,
@@ -515,7 +527,7 @@ func (s *Store) writeGame(tx *gorm.DB, g *Game, before []Seat, ch *Change) error
 		state = g.State
 	}
 	stmts := []stmt{{qUpdateGame, []any{g.Status, g.Version, g.EventSeq, g.ActionSeq, state, g.Winners,
-		g.DeadlineAt, g.UpdatedAt, g.StartedAt, g.EndedAt, g.Settings, g.ID}}}
+		g.DeadlineAt, g.ClockFrom, g.ClockAt, g.UpdatedAt, g.StartedAt, g.EndedAt, g.Settings, g.ID}}}
 	for i, st := range g.Seats {
 		if i < len(before) && seatEqual(before[i], st) {
 			continue

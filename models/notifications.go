@@ -475,10 +475,11 @@ func (s *Store) Vacations(ctx context.Context, userID int64, since time.Time) ([
 }
 
 // ExtendDeadline moves game id's deadline from old to new, if it is still
-// old, and reports whether it did.
-func (s *Store) ExtendDeadline(ctx context.Context, id int64, old, new time.Time) (bool, error) {
-	res := s.db.WithContext(ctx).Exec(`UPDATE games SET deadline_at = ? WHERE id = ? AND deadline_at = ? AND status = ?`,
-		new.UTC(), id, old.UTC(), StatusActive)
+// old, and reports whether it did; the clock of the new stretch runs from
+// old, and clockAt is when the game's reminder job for it runs.
+func (s *Store) ExtendDeadline(ctx context.Context, id int64, old, new, clockAt time.Time) (bool, error) {
+	res := s.db.WithContext(ctx).Exec(`UPDATE games SET deadline_at = ?, clock_from = ?, clock_at = ?
+WHERE id = ? AND deadline_at = ? AND status = ?`, new.UTC(), old.UTC(), clockAt.UTC(), id, old.UTC(), StatusActive)
 	if res.Error != nil {
 		return false, res.Error
 	}
@@ -487,6 +488,11 @@ func (s *Store) ExtendDeadline(ctx context.Context, id int64, old, new time.Time
 	}
 	return true, s.db.WithContext(ctx).Exec(`UPDATE prompts SET deadline_at = ? WHERE game_id = ? AND deadline_at = ?`,
 		new.UTC(), id, old.UTC()).Error
+}
+
+// SetClockAt records when the game's pending reminder job runs (nil: none).
+func (s *Store) SetClockAt(ctx context.Context, id int64, at *time.Time) error {
+	return s.db.WithContext(ctx).Exec(`UPDATE games SET clock_at = ? WHERE id = ?`, at, id).Error
 }
 
 // ActiveGamesOf returns the ids of the active games the user has a seat in.

@@ -16,7 +16,7 @@ UPDATE refresh_tokens SET revoked_at = ? WHERE family_id = ? AND revoked_at IS N
 
 // gameColumns are the games columns but the snapshot, of the game g.
 const gameColumns = `g.id, g.created_by, g.status, g.public, g.mode, g.office, g.policy, g.players, g.settings,
-  g.version, g.event_seq, g.action_seq, g.winners, g.deadline_at, g.created_at, g.updated_at, g.started_at, g.ended_at`
+  g.version, g.event_seq, g.action_seq, g.winners, g.deadline_at, g.clock_from, g.clock_at, g.created_at, g.updated_at, g.started_at, g.ended_at`
 
 // seatColumns are the seats columns, prefixed, for a game row joined with
 // its seats (see gameSeatRow).
@@ -69,7 +69,7 @@ SELECT * FROM seats WHERE game_id IN ? ORDER BY game_id, seat_no`
 // "COALESCE( ?" keeps GORM from spreading the bytes as a list of values.)
 const qUpdateGame = `
 UPDATE games SET status = ?, version = ?, event_seq = ?, action_seq = ?, state = COALESCE( ?, state), winners = ?,
-  deadline_at = ?, updated_at = ?, started_at = ?, ended_at = ?, settings = ?
+  deadline_at = ?, clock_from = ?, clock_at = ?, updated_at = ?, started_at = ?, ended_at = ?, settings = ?
 WHERE id = ?`
 
 const qUpdateSeat = `

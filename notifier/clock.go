@@ -13,16 +13,22 @@ import (
 )
 
 // ReminderArgs is the first clock job of one deadline of a game, scheduled
-// at ReminderAt (80%) of the time between From and the deadline: it reminds
-// the awaited players and writes the deadline's timeout job. A reminder
-// whose deadline was replaced meanwhile does nothing, so a deadline that
-// does not last (most do not: a turn ends, a prompt is answered) costs one
-// job, not two.
+// At ReminderAt (80%) of the time between From and the deadline: it reminds
+// the awaited players and writes the deadline's timeout job.
+//
+// The game row names the reminder job it relies on (Game.ClockAt, when it
+// runs). A change that moves the deadline writes no job while that job runs
+// no later than the new deadline's reminder is due (most deadlines do not
+// last: a turn ends, a prompt is answered); the job, finding the deadline
+// replaced, then writes the reminder of the deadline the game has by then.
+// A reminder whose deadline was replaced and that the game no longer relies
+// on does nothing.
 type ReminderArgs struct {
 	Key      string    `json:"key" river:"unique"`
 	GameID   int64     `json:"game_id"`
 	Deadline time.Time `json:"deadline"`
 	From     time.Time `json:"from"` // as TimeoutArgs.From
+	At       time.Time `json:"at"`   // when it is scheduled
 }
 
 // Kind is the River job kind.
@@ -44,18 +50,38 @@ type TimeoutArgs struct {
 // Kind is the River job kind.
 func (TimeoutArgs) Kind() string { return timeoutKind }
 
-// scheduleClock writes the first clock job (the reminder) of a new deadline.
-func (o *Outbox) scheduleClock(ctx context.Context, tx models.OutboxTx, gameID int64, deadline time.Time) error {
-	return o.scheduleClockFrom(ctx, tx, gameID, deadline, o.now())
+// clockGrace is how long past its time a reminder job the game relies on
+// is still trusted to run (a busy queue); after that, a moved deadline
+// writes its own reminder job.
+const clockGrace = 10 * time.Minute
+
+// scheduleClock starts the clock of g's new deadline, from now: it records
+// the start on g and writes the deadline's reminder job, unless the job g
+// relies on runs no later than that reminder is due (see ReminderArgs).
+func (o *Outbox) scheduleClock(ctx context.Context, tx models.OutboxTx, g *models.Game) error {
+	now := o.now()
+	deadline := g.DeadlineAt.UTC().Truncate(time.Microsecond) // as the database keeps it
+	at := o.reminderAt(now, deadline)
+	g.ClockFrom = &now
+	if g.ClockAt != nil && !g.ClockAt.After(at) && g.ClockAt.After(now.Add(-clockGrace)) {
+		return nil
+	}
+	g.ClockAt = &at
+	return o.insertReminder(ctx, tx, g.ID, deadline, now, at)
 }
 
-// scheduleClockFrom writes the reminder job of a deadline whose clock runs
-// from from; the reminder writes the timeout job.
-func (o *Outbox) scheduleClockFrom(ctx context.Context, tx models.OutboxTx, gameID int64, deadline, from time.Time) error {
-	deadline = deadline.UTC().Truncate(time.Microsecond) // as the database keeps it
+// reminderAt is when the reminder of a deadline whose clock runs from from
+// is due.
+func (o *Outbox) reminderAt(from, deadline time.Time) time.Time {
+	return from.Add(time.Duration(float64(deadline.Sub(from)) * o.cfg.ReminderAt)).UTC().Truncate(time.Microsecond)
+}
+
+// insertReminder writes the reminder job of a deadline whose clock runs
+// from from, at at; the reminder writes the timeout job.
+func (o *Outbox) insertReminder(ctx context.Context, tx models.OutboxTx, gameID int64, deadline, from, at time.Time) error {
+	deadline = deadline.UTC().Truncate(time.Microsecond)
 	k := "g" + strconv.FormatInt(gameID, 10) + ".d" + strconv.FormatInt(deadline.UnixMicro(), 10)
-	remind := from.Add(time.Duration(float64(deadline.Sub(from)) * o.cfg.ReminderAt))
-	return o.insert(ctx, tx.Tx, ReminderArgs{Key: k + ".reminder", GameID: gameID, Deadline: deadline, From: from}, remind)
+	return o.insert(ctx, tx.Tx, ReminderArgs{Key: k + ".reminder", GameID: gameID, Deadline: deadline, From: from, At: at}, at)
 }
 
 type reminderWorker struct {
@@ -63,19 +89,50 @@ type reminderWorker struct {
 	o *Outbox
 }
 
-// Work reminds the seats the game still waits for and writes the timeout
-// job of the deadline, if the deadline is still the one the job was
-// scheduled for.
+// Work, with the game row locked: if the deadline is still the one the job
+// was scheduled for, reminds the seats the game waits for and writes the
+// deadline's timeout job; if it was replaced and the game relies on this
+// job, writes the reminder job of the deadline the game has now.
 func (w *reminderWorker) Work(ctx context.Context, job *river.Job[ReminderArgs]) error {
 	a := job.Args
 	o := w.o
 	return o.store.Begin(ctx, func(tx models.OutboxTx) error {
-		g, st, err := clockGame(ctx, tx.Store, a.GameID, a.Deadline)
-		if err != nil || g == nil {
+		g, err := tx.Store.GameForUpdate(ctx, a.GameID)
+		if errors.Is(err, models.ErrNotFound) {
+			return nil
+		}
+		if err != nil {
 			return err
 		}
-		// The timeout job and the reminder's jobs go in with one statement.
-		return o.batched(ctx, tx.Tx, func(ctx context.Context) error { return o.remind(ctx, tx, a, g, st) })
+		relied := g.ClockAt != nil && !a.At.IsZero() && g.ClockAt.Truncate(time.Microsecond).Equal(a.At.Truncate(time.Microsecond))
+		active := g.Status == models.StatusActive && g.DeadlineAt != nil && g.State != nil
+		switch {
+		case active && sameDeadline(g.DeadlineAt, a.Deadline):
+			st, err := engine.Unmarshal(g.State)
+			if err != nil {
+				return err
+			}
+			if relied {
+				if err := tx.Store.SetClockAt(ctx, g.ID, nil); err != nil {
+					return err
+				}
+			}
+			// The timeout job and the reminder's jobs go in with one statement.
+			return o.batched(ctx, tx.Tx, func(ctx context.Context) error { return o.remind(ctx, tx, a, g, st) })
+		case active && relied:
+			from := o.now()
+			if g.ClockFrom != nil {
+				from = *g.ClockFrom
+			}
+			at := o.reminderAt(from, *g.DeadlineAt)
+			if err := tx.Store.SetClockAt(ctx, g.ID, &at); err != nil {
+				return err
+			}
+			return o.insertReminder(ctx, tx, g.ID, *g.DeadlineAt, from, at)
+		case relied:
+			return tx.Store.SetClockAt(ctx, g.ID, nil)
+		}
+		return nil
 	})
 }
 
@@ -132,11 +189,12 @@ func (w *timeoutWorker) Work(ctx context.Context, job *river.Job[TimeoutArgs]) e
 		// deadline by that time, and watch the new stretch.
 		return o.store.Begin(ctx, func(tx models.OutboxTx) error {
 			next := a.Deadline.Add(away)
-			ok, err := tx.Store.ExtendDeadline(ctx, g.ID, *g.DeadlineAt, next)
+			at := o.reminderAt(a.Deadline, next)
+			ok, err := tx.Store.ExtendDeadline(ctx, g.ID, *g.DeadlineAt, next, at)
 			if err != nil || !ok {
 				return err
 			}
-			return o.scheduleClockFrom(ctx, tx, g.ID, next, a.Deadline)
+			return o.insertReminder(ctx, tx, g.ID, next, a.Deadline, at)
 		})
 	}
 	_, err = o.cfg.Timeouts.Timeout(ctx, a.GameID)

@@ -83,16 +83,7 @@ func TestClockReminderAndTimeout(t *testing.T) {
 		}
 		clockJobs := func(when string, want ...time.Duration) {
 			t.Helper()
-			res, err := o.Client().JobList(ctx, river.NewJobListParams().States(rivertype.JobStateScheduled).Kinds(reminderKind, timeoutKind))
-			if err != nil {
-				t.Fatal(err)
-			}
-			var at []time.Duration
-			for _, j := range res.Jobs {
-				at = append(at, j.ScheduledAt.Sub(start).Round(time.Minute))
-			}
-			slices.Sort(at)
-			if !slices.Equal(at, want) {
+			if at := scheduledClockJobs(t, o, start); !slices.Equal(at, want) {
 				t.Fatalf("%s: clock jobs at %v after the start, want %v", when, at, want)
 			}
 		}
@@ -149,6 +140,23 @@ func TestClockReminderAndTimeout(t *testing.T) {
 	})
 }
 
+// scheduledClockJobs returns when the scheduled reminder and timeout jobs
+// run, after start, to the minute and in order.
+func scheduledClockJobs(t *testing.T, o *Outbox, start time.Time) []time.Duration {
+	t.Helper()
+	res, err := o.Client().JobList(context.Background(),
+		river.NewJobListParams().States(rivertype.JobStateScheduled).Kinds(reminderKind, timeoutKind))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var at []time.Duration
+	for _, j := range res.Jobs {
+		at = append(at, j.ScheduledAt.Sub(start).Round(time.Minute))
+	}
+	slices.Sort(at)
+	return at
+}
+
 // TestClockStaleDeadlineDoesNothing: a player acted before the deadline, so
 // the jobs of the old deadline neither remind nor time out.
 func TestClockStaleDeadlineDoesNothing(t *testing.T) {
@@ -176,6 +184,66 @@ func testClockStaleDeadlineDoesNothing(t *testing.T, d models.Dialect) {
 	if to.calls != 0 {
 		t.Fatalf("stale timeout job called the timeouter %d times", to.calls)
 	}
+}
+
+// TestClockFollowsMovedDeadline: a change that moves the deadline writes
+// no job while the reminder job the game relies on runs first; that job,
+// finding the deadline replaced, writes the new deadline's reminder, which
+// reminds and writes the timeout, which applies it.
+func TestClockFollowsMovedDeadline(t *testing.T) {
+	eachOutboxDB(t, func(t *testing.T, d models.Dialect) {
+		ctx := context.Background()
+		e := newOutboxEnv(t, d)
+		o, _, g, _ := e.startTimedGame(t)
+		start := e.clock.Now()
+		jobs := func(when string, want ...time.Duration) {
+			t.Helper()
+			waitFor(t, when, func() bool { return slices.Equal(scheduledClockJobs(t, o, start), want) })
+		}
+		pct := func(from, span time.Duration) time.Duration {
+			return (from + time.Duration(0.8*float64(span))).Round(time.Minute)
+		}
+		first, second := pct(0, 72*time.Hour), pct(time.Hour, 72*time.Hour)
+		jobs("the start's reminder", first)
+
+		e.clock.Add(time.Hour)
+		e.step(t, g.ID, rand.New(rand.NewPCG(1, 1))) // a new deadline 72 h from now
+		game, err := e.st.Game(ctx, g.ID)
+		if err != nil || !game.DeadlineAt.Equal(start.Add(73*time.Hour)) || game.ClockAt == nil ||
+			game.ClockAt.Sub(start).Round(time.Minute) != first {
+			t.Fatalf("after the move: deadline %v, clock at %v (%v)", game.DeadlineAt, game.ClockAt, err)
+		}
+		jobs("no job for the moved deadline", first)
+
+		mails := len(e.sink.messages())
+		e.clock.Add(first - time.Hour)
+		if _, err := o.RunDue(ctx); err != nil {
+			t.Fatal(err)
+		}
+		jobs("the old reminder writes the new one", second)
+		if got := mailKinds(t, e.sink.messages()[mails:]); len(got) != 0 {
+			t.Fatalf("the old deadline's reminder sent %v", got)
+		}
+
+		e.clock.Add(second - first)
+		if _, err := o.RunDue(ctx); err != nil {
+			t.Fatal(err)
+		}
+		msgs := e.waitMail(t, mails+1)
+		if got := mailKinds(t, msgs[mails:]); len(got) != 1 || !strings.HasPrefix(got[0], "deadline_reminder>") {
+			t.Fatalf("the new deadline's reminder sent %v", got)
+		}
+		jobs("the new reminder writes the timeout", 73*time.Hour)
+
+		e.clock.Add(73*time.Hour - second)
+		if _, err := o.RunDue(ctx); err != nil {
+			t.Fatal(err)
+		}
+		waitFor(t, "the timeout", func() bool {
+			now, err := e.st.Game(ctx, g.ID)
+			return err == nil && now.Version > game.Version && now.DeadlineAt.After(start.Add(73*time.Hour))
+		})
+	})
 }
 
 // storeSeats plays bot seats and forfeits the way the API server does.

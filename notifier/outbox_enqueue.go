@@ -157,7 +157,7 @@ func (o *Outbox) gameChanged(ctx context.Context, tx models.OutboxTx, c models.G
 		return err
 	}
 	if g.DeadlineAt != nil && !sameDeadline(c.PrevDeadline, *g.DeadlineAt) {
-		return o.scheduleClock(ctx, tx, g.ID, *g.DeadlineAt)
+		return o.scheduleClock(ctx, tx, g)
 	}
 	return nil
 }
