@@ -27,7 +27,9 @@ func lastEventID(c *gin.Context) (int64, error) {
 // streamNotifications is the caller's notifications as Server-Sent Events:
 // the stored ones after Last-Event-ID first, then live ones. While the
 // caller is connected (to this server or another), "your turn" and prompt
-// emails are not sent.
+// emails are not sent. The connection's presence row is written before the
+// backlog is read: on Postgres the database announces only what a
+// connection follows.
 func (s *Server) streamNotifications(c *gin.Context) {
 	if s.notify == nil || s.notify.Hub == nil {
 		writeError(c, errNotifyOff)
@@ -43,10 +45,11 @@ func (s *Server) streamNotifications(c *gin.Context) {
 	defer sub.Close()
 	if p := s.notify.Presence; p != nil {
 		leave, err := p.Enter(c.Request.Context(), uid)
-		if err != nil {
-			s.log.Warn("live stream presence", "user_id", uid, "error", err)
-		}
 		defer leave()
+		if err != nil {
+			writeError(c, err)
+			return
+		}
 	}
 	stored, err := s.store.NotificationsAfter(c.Request.Context(), uid, after, streamBacklog)
 	if err != nil {
@@ -79,6 +82,14 @@ func (s *Server) streamGame(c *gin.Context) {
 	}
 	sub := s.notify.Hub.Subscribe(notifier.GameSeatTopic(g.ID, seat))
 	defer sub.Close()
+	if p := s.notify.Presence; p != nil {
+		leave, err := p.EnterGame(c.Request.Context(), userID(c), g.ID)
+		defer leave()
+		if err != nil {
+			writeError(c, err)
+			return
+		}
+	}
 	recs, err := s.store.EventsAfter(c.Request.Context(), g.ID, after, streamBacklog)
 	if err != nil {
 		writeError(c, err)

@@ -9,12 +9,47 @@ import (
 // process, until its expiry. Times are stored in UTC to the microsecond.
 
 // EnterStream records that connection connID of process processID streams
-// to userID until expires (or refreshes the row if it is there).
-func (s *Store) EnterStream(ctx context.Context, connID, processID string, userID int64, expires time.Time) error {
+// to userID until expires (or refreshes the row if it is there): the
+// user's notifications, or with a gameID the events of that game.
+func (s *Store) EnterStream(ctx context.Context, connID, processID string, userID int64, gameID *int64, expires time.Time) error {
 	return s.db.WithContext(ctx).Exec(`
-INSERT INTO stream_presence (conn_id, process_id, user_id, expires_at) VALUES (?, ?, ?, ?)
+INSERT INTO stream_presence (conn_id, process_id, user_id, game_id, expires_at) VALUES (?, ?, ?, ?, ?)
 ON CONFLICT (conn_id) DO UPDATE SET expires_at = excluded.expires_at`,
-		connID, processID, userID, presenceTime(expires)).Error
+		connID, processID, userID, gameID, presenceTime(expires)).Error
+}
+
+// AwaitRunning waits, up to limit, until every transaction that was running
+// when it was called has ended (on Postgres; SQLite runs one writer at a
+// time). A live-stream connection calls it after writing its row and
+// before reading the stored backlog: a change that did not see the row, and
+// so announced nothing, has then committed or rolled back.
+func (s *Store) AwaitRunning(ctx context.Context, limit time.Duration) error {
+	if s.dialect != Postgres {
+		return nil
+	}
+	db := s.db.WithContext(ctx)
+	// A transaction id of its own, newer than that of every transaction
+	// already writing (a snapshot's xmax would not do: it is the newest
+	// ended id plus one, and ids above it that are running are not listed).
+	var mine int64
+	if err := db.Raw(`SELECT pg_current_xact_id()::text::bigint`).Row().Scan(&mine); err != nil {
+		return err
+	}
+	deadline := time.Now().Add(limit)
+	for {
+		var xmin int64 // the oldest id still running
+		if err := db.Raw(`SELECT pg_snapshot_xmin(pg_current_snapshot())::text::bigint`).Row().Scan(&xmin); err != nil {
+			return err
+		}
+		if xmin > mine || time.Now().After(deadline) {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(2 * time.Millisecond):
+		}
+	}
 }
 
 // RefreshStreams moves the expiry of every connection of processID to
@@ -36,11 +71,11 @@ func (s *Store) LeaveStreams(ctx context.Context, processID string) error {
 	return s.db.WithContext(ctx).Exec(`DELETE FROM stream_presence WHERE process_id = ?`, processID).Error
 }
 
-// OnStream reports whether userID has a stream connection whose row has
-// not expired at now.
+// OnStream reports whether userID has a notification stream connection
+// whose row has not expired at now.
 func (s *Store) OnStream(ctx context.Context, userID int64, now time.Time) (bool, error) {
 	var n int64
-	err := s.db.WithContext(ctx).Raw(`SELECT COUNT(*) FROM (SELECT 1 FROM stream_presence WHERE user_id = ? AND expires_at > ? LIMIT 1) p`,
+	err := s.db.WithContext(ctx).Raw(`SELECT COUNT(*) FROM (SELECT 1 FROM stream_presence WHERE user_id = ? AND game_id IS NULL AND expires_at > ? LIMIT 1) p`,
 		userID, presenceTime(now)).Scan(&n).Error
 	return n > 0, err
 }

@@ -65,6 +65,41 @@ func TestGameStateStorage(t *testing.T) {
 	}
 }
 
+// TestAwaitRunning: on Postgres AwaitRunning returns once the
+// transactions that were running when it was called have ended.
+func TestAwaitRunning(t *testing.T) {
+	st := modelstest.Open(t, models.Postgres, models.Options{})
+	db, err := st.SQLDB()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tx, err := db.Begin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.Exec(`SELECT pg_current_xact_id()`); err != nil { // a transaction id, as a write gets
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- st.AwaitRunning(context.Background(), 10*time.Second) }()
+	select {
+	case err := <-done:
+		t.Fatalf("returned while a transaction ran: %v", err)
+	case <-time.After(300 * time.Millisecond):
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("still waiting after the transaction ended")
+	}
+}
+
 func TestUsers(t *testing.T) {
 	eachDB(t, func(t *testing.T, st *models.Store) {
 		ctx := context.Background()

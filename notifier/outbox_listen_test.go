@@ -96,14 +96,27 @@ func recvWithin(t *testing.T, sub *Subscription, what string) Event {
 // receives a notification and the game's events through NOTIFY.
 func TestStreamAcrossProcesses(t *testing.T) {
 	p := startTwoProcesses(t)
-	sub := p.hubB.Subscribe(UserTopic(strconv.FormatInt(p.e.users[1].ID, 10)))
+	ctx := context.Background()
+	ben := p.e.users[1].ID
+	sub := p.hubB.Subscribe(UserTopic(strconv.FormatInt(ben, 10)))
 	defer sub.Close()
+	presence := NewPresence(p.stB, PresenceOptions{})
+	leave, err := presence.Enter(ctx, ben)
+	defer leave()
+	if err != nil {
+		t.Fatal(err)
+	}
 	g := p.e.createGame(t)
 	if ev := recvWithin(t, sub, "the other process's user stream"); ev.Type != "invitation" || ev.ID == "" {
 		t.Fatalf("got %+v", ev)
 	}
 	gsub := p.hubB.Subscribe(GameSeatTopic(g.ID, 1))
 	defer gsub.Close()
+	leaveGame, err := presence.EnterGame(ctx, ben, g.ID)
+	defer leaveGame()
+	if err != nil {
+		t.Fatal(err)
+	}
 	p.e.start(t, g.ID)
 	if ev := recvWithin(t, gsub, "the other process's game stream"); ev.Type != "event" || ev.ID != "1" {
 		t.Fatalf("got %+v", ev)
@@ -185,8 +198,9 @@ func (l *listener) until(quiet time.Duration) []StreamArgs {
 }
 
 // TestDatabaseAnnounces: on Postgres the database announces every stored
-// event and notification with a NOTIFY in the transaction that stores
-// them (migration 0008): a game's changes announce each of its events and
+// event and notification someone follows with a NOTIFY in the transaction
+// that stores them (migrations 0008, 0010): nothing while nobody has a
+// stream open; then a game's changes announce each of its events and
 // notifications exactly once, with no stream job, and only to listeners
 // of its own schema; many notifications in
 // one statement take several payloads; a rolled-back insert announces
@@ -197,6 +211,23 @@ func TestDatabaseAnnounces(t *testing.T) {
 	l := listen(t, p.a.cfg.DatabaseURL)
 	other := listen(t, modelstest.SchemaURL(t)) // another deployment's schema
 	g := p.e.createGame(t)
+	// Nobody follows the game or the players yet: nothing is announced.
+	if got := l.until(300 * time.Millisecond); len(got) != 0 {
+		t.Fatalf("the unwatched creation announced %+v", got)
+	}
+	presence := NewPresence(p.stB, PresenceOptions{})
+	for _, u := range p.e.users {
+		leave, err := presence.Enter(ctx, u.ID)
+		defer leave()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	leave, err := presence.EnterGame(ctx, p.e.users[0].ID, g.ID)
+	defer leave()
+	if err != nil {
+		t.Fatal(err)
+	}
 	p.e.start(t, g.ID)
 	r := rand.New(rand.NewPCG(5, 6))
 	for range 6 {
@@ -230,6 +261,9 @@ func TestDatabaseAnnounces(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, n := range ns {
+			if n.Kind == string(KindInvitation) {
+				continue // stored before anyone watched
+			}
 			stored++
 			if notes[n.ID] != 1 {
 				t.Fatalf("notification %d announced %d times", n.ID, notes[n.ID])

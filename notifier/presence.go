@@ -44,14 +44,21 @@ type Presence struct {
 	log     *slog.Logger
 
 	mu    sync.Mutex
-	conns map[string]int64 // open connections: id -> user
+	conns map[string]presenceConn // open connections by id
+}
+
+// presenceConn is what one open connection streams: a user's
+// notifications, or (game set) a game's events to that user.
+type presenceConn struct {
+	user int64
+	game *int64
 }
 
 // NewPresence returns the presence of this process (a new random process
 // id) on store.
 func NewPresence(store *models.Store, opts PresenceOptions) *Presence {
 	p := &Presence{store: store, process: randomID(), ttl: opts.TTL, now: opts.Now, log: opts.Logger,
-		conns: map[string]int64{}}
+		conns: map[string]presenceConn{}}
 	if p.ttl <= 0 {
 		p.ttl = DefaultPresenceTTL
 	}
@@ -70,15 +77,32 @@ func randomID() string {
 	return hex.EncodeToString(b[:])
 }
 
-// Enter records a connection of userID and returns the function that
-// removes it (call it when the connection closes; it uses its own short
-// context, since the request's has ended by then). An error means the row
-// was not written: the stream may still be served, and the user's emails
-// are not suppressed unless the heartbeat manages to write it.
+// Enter records a notification stream connection of userID and returns
+// the function that removes it (call it when the connection closes; it uses
+// its own short context, since the request's has ended by then). On
+// Postgres the database announces a user's notifications only while they
+// have such a row (migration 0010), so Enter then waits for the changes
+// already running to end: what they stored is in the backlog read next. An
+// error means the row was not written: the caller should not serve a
+// stream that may get nothing live (the heartbeat writes the rows of open
+// connections again).
 func (p *Presence) Enter(ctx context.Context, userID int64) (leave func(), err error) {
+	return p.enter(ctx, presenceConn{user: userID})
+}
+
+// EnterGame is Enter for a stream of game gameID's events to userID.
+func (p *Presence) EnterGame(ctx context.Context, userID, gameID int64) (leave func(), err error) {
+	return p.enter(ctx, presenceConn{user: userID, game: &gameID})
+}
+
+// settleLimit bounds how long a new connection waits for the running
+// transactions (changes take milliseconds).
+const settleLimit = 2 * time.Second
+
+func (p *Presence) enter(ctx context.Context, c presenceConn) (leave func(), err error) {
 	id := randomID()
 	p.mu.Lock()
-	p.conns[id] = userID
+	p.conns[id] = c
 	p.mu.Unlock()
 	leave = func() {
 		p.mu.Lock()
@@ -90,7 +114,10 @@ func (p *Presence) Enter(ctx context.Context, userID int64) (leave func(), err e
 			p.log.Warn("live stream presence: leave", "error", err)
 		}
 	}
-	return leave, p.store.EnterStream(ctx, id, p.process, userID, p.now().Add(p.ttl))
+	if err := p.store.EnterStream(ctx, id, p.process, c.user, c.game, p.now().Add(p.ttl)); err != nil {
+		return leave, err
+	}
+	return leave, p.store.AwaitRunning(ctx, settleLimit)
 }
 
 // Run refreshes this process's connections every TTL/3 until ctx ends,
@@ -121,9 +148,9 @@ func (p *Presence) Run(ctx context.Context) {
 func (p *Presence) Heartbeat(ctx context.Context) error {
 	now := p.now()
 	p.mu.Lock()
-	conns := make(map[string]int64, len(p.conns))
-	for id, u := range p.conns {
-		conns[id] = u
+	conns := make(map[string]presenceConn, len(p.conns))
+	for id, c := range p.conns {
+		conns[id] = c
 	}
 	p.mu.Unlock()
 	n, err := p.store.RefreshStreams(ctx, p.process, now.Add(p.ttl))
@@ -131,8 +158,8 @@ func (p *Presence) Heartbeat(ctx context.Context) error {
 		return err
 	}
 	if n < int64(len(conns)) {
-		for id, u := range conns {
-			if err := p.store.EnterStream(ctx, id, p.process, u, now.Add(p.ttl)); err != nil {
+		for id, c := range conns {
+			if err := p.store.EnterStream(ctx, id, p.process, c.user, c.game, now.Add(p.ttl)); err != nil {
 				return err
 			}
 		}
