@@ -548,12 +548,18 @@ func (s *Store) writeGame(tx *gorm.DB, g *Game, before []Seat, ch *Change) error
 			return []any{e.GameID, e.Seq, e.Version, e.Body, e.CreatedAt}
 		}))
 	}
+	notes := -1 // the index of the notifications' insert
 	if len(ch.Notifications) > 0 {
-		stmts = append(stmts, insertRows(`notifications (user_id, game_id, kind, body, created_at)`, len(ch.Notifications),
+		notes = len(stmts)
+		q := insertRows(`notifications (user_id, game_id, kind, body, created_at)`, len(ch.Notifications),
 			func(i int) []any {
 				n := ch.Notifications[i]
 				return []any{n.UserID, n.GameID, n.Kind, n.Body, n.CreatedAt}
-			}))
+			})
+		if s.dialect == Postgres {
+			q.sql += " RETURNING user_id, id"
+		}
+		stmts = append(stmts, q)
 	}
 	if ch.ReplacePrompts && s.dialect == Postgres {
 		// Replaced in the same statement: the prompts not kept are deleted
@@ -581,7 +587,8 @@ func (s *Store) writeGame(tx *gorm.DB, g *Game, before []Seat, ch *Change) error
 			fmt.Fprintf(&b, "%sw%d AS (%s)", sep(i), i, st.sql)
 			args = append(args, st.args...)
 		}
-		b.WriteString(" SELECT 1")
+		b.WriteString(" ")
+		b.WriteString(announce(g.ID, ch, notes, &args))
 		stmts = []stmt{{b.String(), args}}
 	}
 	for _, st := range stmts {
@@ -593,6 +600,38 @@ func (s *Store) writeGame(tx *gorm.DB, g *Game, before []Seat, ch *Change) error
 		}
 	}
 	return nil
+}
+
+// AnnounceChannel is the Postgres NOTIFY channel, after the schema's name
+// and a dot, on which a change announces the events and notifications it
+// stores to the live stream of every server process.
+const AnnounceChannel = "dm_events"
+
+// announce is the final SELECT of a change's write on Postgres: it NOTIFYs
+// the change's events if the game has a live-stream connection, and its
+// notifications (the insert at index notes, which returns their users and
+// ids) whose users have one (stream_presence), in the payloads of
+// notifier.EncodeNotify. A NOTIFY makes its commit take a lock every
+// notifying commit shares, so a change nobody follows live sends none; a
+// connection writes its row, then waits for the running transactions
+// (AwaitRunning) before it reads the stored backlog.
+func announce(gameID int64, ch *Change, notes int, args *[]any) string {
+	var parts []string
+	if n := len(ch.Events); n > 0 {
+		parts = append(parts, `SELECT json_build_object('game_id', ?::bigint, 'from_seq', ?::bigint, 'to_seq', ?::bigint)::text AS p
+  WHERE EXISTS (SELECT 1 FROM stream_presence WHERE game_id = ?)`)
+		*args = append(*args, gameID, ch.Events[0].Seq, ch.Events[n-1].Seq, gameID)
+	}
+	if notes >= 0 {
+		parts = append(parts, fmt.Sprintf(`SELECT json_build_object('notes', json_agg(json_build_object('user_id', n.user_id,
+    'notification_id', n.id) ORDER BY n.id))::text AS p
+  FROM w%d n WHERE EXISTS (SELECT 1 FROM stream_presence s WHERE s.user_id = n.user_id AND s.game_id IS NULL)
+  HAVING count(*) > 0`, notes))
+	}
+	if len(parts) == 0 {
+		return "SELECT 1"
+	}
+	return "SELECT pg_notify(current_schema() || '." + AnnounceChannel + "', a.p) FROM (" + strings.Join(parts, " UNION ALL ") + ") a"
 }
 
 // insertRows is one INSERT INTO table (with its column list) of n rows,

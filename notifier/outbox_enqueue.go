@@ -232,6 +232,9 @@ func streamKey(gameID, version int64) string {
 // and the change's events if any) with the log entries added.
 func (o *Outbox) dispatch(ctx context.Context, tx models.OutboxTx, g *models.Game, version int64, ch *models.Change, notes []note, stream StreamArgs) error {
 	if len(notes) == 0 {
+		if ch != nil && o.cfg.DatabaseURL != "" {
+			return nil // the change's write announces its events
+		}
 		return o.stream(ctx, tx.Tx, stream)
 	}
 	var ids []int64
@@ -294,10 +297,11 @@ func (o *Outbox) dispatch(ctx context.Context, tx models.OutboxTx, g *models.Gam
 		entries = append(entries, entry{note: n, user: u, body: body, public: public})
 		recs = append(recs, models.Notification{UserID: u.ID, GameID: &g.ID, Kind: string(n.kind), Body: string(public)})
 	}
-	if ch != nil && o.cfg.DatabaseURL != "" {
-		// Listening on Postgres, the database announces the entries, so
-		// their ids are not needed here: they go in with the change's
-		// own write.
+	// Listening on Postgres, a game change's own write stores the entries
+	// and announces them with its events, so their ids are not needed here
+	// (a payload names at most maxChangeNotes of them).
+	inWrite := ch != nil && o.cfg.DatabaseURL != "" && len(recs) <= maxChangeNotes
+	if inWrite {
 		ch.Notifications = append(ch.Notifications, recs...)
 	} else if err := tx.Store.AddNotifications(ctx, recs); err != nil {
 		return err
@@ -335,8 +339,15 @@ func (o *Outbox) dispatch(ctx context.Context, tx models.OutboxTx, g *models.Gam
 			}
 		}
 	}
+	if inWrite {
+		return nil
+	}
 	return o.stream(ctx, tx.Tx, stream)
 }
+
+// maxChangeNotes is the most notifications a game change's write stores
+// and announces itself (100 fit a NOTIFY payload with room to spare).
+const maxChangeNotes = 100
 
 // hand words the recipient's hand with the engine's card texts.
 func (o *Outbox) hand(v *engine.View) []Card {

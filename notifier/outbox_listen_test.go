@@ -197,24 +197,49 @@ func (l *listener) until(quiet time.Duration) []StreamArgs {
 	}
 }
 
-// TestDatabaseAnnounces: on Postgres the database announces every stored
-// event and notification someone follows with a NOTIFY in the transaction
-// that stores them (migrations 0008, 0010): nothing while nobody has a
-// stream open; then a game's changes announce each of its events and
-// notifications exactly once, with no stream job, and only to listeners
-// of its own schema; many notifications in
-// one statement take several payloads; a rolled-back insert announces
-// nothing.
-func TestDatabaseAnnounces(t *testing.T) {
+// TestChangesAnnounce: on Postgres a game change announces the events and
+// notifications it stores with a NOTIFY from its own write, only those
+// someone follows on the live stream: nothing while nobody has a stream
+// open; then each event and notification exactly once, with no stream job,
+// and only to listeners of the change's schema. Notifications stored
+// outside a change are announced in their transaction, which a rollback
+// takes back.
+func TestChangesAnnounce(t *testing.T) {
 	p := startTwoProcesses(t)
 	ctx := context.Background()
 	l := listen(t, p.a.cfg.DatabaseURL)
 	other := listen(t, modelstest.SchemaURL(t)) // another deployment's schema
 	g := p.e.createGame(t)
-	// Nobody follows the game or the players yet: nothing is announced.
-	if got := l.until(300 * time.Millisecond); len(got) != 0 {
-		t.Fatalf("the unwatched creation announced %+v", got)
+	if got := l.until(500 * time.Millisecond); len(got) == 0 {
+		t.Fatal("the invitations were not announced")
 	}
+	p.e.start(t, g.ID)
+	r := rand.New(rand.NewPCG(5, 6))
+	p.e.step(t, g.ID, r)
+	if got := l.until(300 * time.Millisecond); len(got) != 0 {
+		t.Fatalf("changes nobody follows announced %+v", got)
+	}
+	stored := func() (seq, note int64) {
+		events, err := p.stA.EventsAfter(ctx, g.ID, 0, 10000)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(events) > 0 {
+			seq = events[len(events)-1].Seq
+		}
+		for _, u := range p.e.users {
+			ns, err := p.stA.NotificationsAfter(ctx, u.ID, 0, 10000)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, n := range ns {
+				note = max(note, n.ID)
+			}
+		}
+		return seq, note
+	}
+	seq0, note0 := stored()
+
 	presence := NewPresence(p.stB, PresenceOptions{})
 	for _, u := range p.e.users {
 		leave, err := presence.Enter(ctx, u.ID)
@@ -228,8 +253,6 @@ func TestDatabaseAnnounces(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p.e.start(t, g.ID)
-	r := rand.New(rand.NewPCG(5, 6))
 	for range 6 {
 		if !p.e.step(t, g.ID, r) {
 			break
@@ -245,33 +268,27 @@ func TestDatabaseAnnounces(t *testing.T) {
 			notes[n.NotificationID]++
 		}
 	}
-	events, err := p.stA.EventsAfter(ctx, g.ID, 0, 1000)
-	if err != nil || len(events) == 0 {
-		t.Fatal(len(events), err)
-	}
-	for _, e := range events {
-		if seqs[e.Seq] != 1 {
-			t.Fatalf("event %d announced %d times", e.Seq, seqs[e.Seq])
+	seq1, note1 := stored()
+	for seq := seq0 + 1; seq <= seq1; seq++ {
+		if seqs[seq] != 1 {
+			t.Fatalf("event %d announced %d times", seq, seqs[seq])
 		}
 	}
-	stored := 0
+	wantNotes := 0
 	for _, u := range p.e.users {
-		ns, err := p.stA.NotificationsAfter(ctx, u.ID, 0, 1000)
+		ns, err := p.stA.NotificationsAfter(ctx, u.ID, note0, 10000)
 		if err != nil {
 			t.Fatal(err)
 		}
 		for _, n := range ns {
-			if n.Kind == string(KindInvitation) {
-				continue // stored before anyone watched
-			}
-			stored++
+			wantNotes++
 			if notes[n.ID] != 1 {
 				t.Fatalf("notification %d announced %d times", n.ID, notes[n.ID])
 			}
 		}
 	}
-	if len(seqs) != len(events) || len(notes) != stored || stored == 0 {
-		t.Fatalf("%d events and %d notifications announced, %d and %d stored", len(seqs), len(notes), len(events), stored)
+	if len(seqs) != int(seq1-seq0) || len(notes) != wantNotes || wantNotes == 0 || note1 <= note0 {
+		t.Fatalf("%d events and %d notifications announced, %d and %d stored", len(seqs), len(notes), seq1-seq0, wantNotes)
 	}
 	res, err := p.a.Client().JobList(ctx, river.NewJobListParams().Kinds(streamKind))
 	if err != nil || len(res.Jobs) != 0 {
@@ -281,27 +298,12 @@ func TestDatabaseAnnounces(t *testing.T) {
 		t.Fatalf("another schema heard %d announcements", len(heard))
 	}
 
-	// 250 notifications in one statement: 3 payloads, each naming its own.
-	many := make([]models.Notification, 250)
-	for i := range many {
-		many[i] = models.Notification{UserID: p.e.users[i%3].ID, Kind: string(KindYourTurn), Body: "{}"}
-	}
-	if err := p.stA.AddNotifications(ctx, many); err != nil {
-		t.Fatal(err)
-	}
-	got = l.until(time.Second)
-	var named []int64
-	for _, a := range got {
-		for _, n := range a.Notes {
-			named = append(named, n.NotificationID)
-		}
-	}
-	if len(got) != 3 || len(named) != 250 || named[0] != many[0].ID || named[249] != many[249].ID {
-		t.Fatalf("%d payloads naming %d notifications", len(got), len(named))
-	}
-
 	err = p.stA.Begin(ctx, func(tx models.OutboxTx) error {
-		if err := tx.Store.AddNotification(ctx, &models.Notification{UserID: p.e.users[0].ID, Kind: string(KindYourTurn), Body: "{}"}); err != nil {
+		n := &models.Notification{UserID: p.e.users[0].ID, Kind: string(KindYourTurn), Body: "{}"}
+		if err := tx.Store.AddNotification(ctx, n); err != nil {
+			t.Fatal(err)
+		}
+		if err := p.a.stream(ctx, tx.Tx, StreamArgs{Notes: []StreamNote{{n.UserID, n.ID}}}); err != nil {
 			t.Fatal(err)
 		}
 		return errRollback
@@ -310,7 +312,7 @@ func TestDatabaseAnnounces(t *testing.T) {
 		t.Fatal(err)
 	}
 	if got := l.until(300 * time.Millisecond); len(got) != 0 {
-		t.Fatalf("a rolled-back insert announced %+v", got)
+		t.Fatalf("a rolled-back notification was announced: %+v", got)
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/datamonsters/turns/engine"
+	"github.com/datamonsters/turns/models"
 	"github.com/jackc/pgx/v5"
 )
 
@@ -18,7 +19,7 @@ import (
 // process which stored notifications or game events are new: the channel
 // is the schema's name, a dot and this, so that deployments (or tests)
 // sharing a database in schemas of their own do not hear each other.
-const NotifyChannel = "dm_events"
+const NotifyChannel = models.AnnounceChannel
 
 // listenChannel is the LISTEN statement of the channel of schema.
 func listenChannel(schema string) string {
@@ -91,19 +92,23 @@ func notify(ctx context.Context, db interface {
 	return nil
 }
 
-// stream announces a change's rows to the live stream. On Postgres the
-// database does it: a NOTIFY after each statement that inserts events or
-// notifications (migration 0008), delivered when, and only when, the
-// transaction commits, so nothing is left to do here when the outbox
-// listens (what a subscriber misses while no listener is connected it reads
-// from the stored log when it resumes). Without a listener (SQLite: one
-// process) a stream job publishes the rows to this process's hub after the
-// commit.
+// stream announces stored notifications (and events) to the live stream
+// in the transaction that stores them: listening on Postgres, with a
+// NOTIFY, which Postgres delivers when, and only when, the transaction
+// commits (what a subscriber misses while no listener is connected it
+// reads from the stored log when it resumes); otherwise (SQLite: one
+// process) with a stream job that publishes them to this process's hub
+// after the commit. A game change's own write announces what it stores on
+// Postgres (models.Change.Notifications), so it does not come here.
 func (o *Outbox) stream(ctx context.Context, tx *sql.Tx, a StreamArgs) error {
-	if a.empty() || o.cfg.DatabaseURL != "" {
+	switch {
+	case a.empty():
 		return nil
+	case o.cfg.DatabaseURL != "":
+		return notify(ctx, tx, a)
+	default:
+		return o.insert(ctx, tx, a, time.Time{})
 	}
-	return o.insert(ctx, tx, a, time.Time{})
 }
 
 // announce tells the live stream of every process about the rows a stream
