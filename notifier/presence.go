@@ -80,8 +80,8 @@ func randomID() string {
 // Enter records a notification stream connection of userID and returns
 // the function that removes it (call it when the connection closes; it uses
 // its own short context, since the request's has ended by then). On
-// Postgres the database announces a user's notifications only while they
-// have such a row (migration 0010), so Enter then waits for the changes
+// Postgres a game change announces a user's notifications only while they
+// have such a row (models.announce), so Enter then waits for the changes
 // already running to end: what they stored is in the backlog read next. An
 // error means the row was not written: the caller should not serve a
 // stream that may get nothing live (the heartbeat writes the rows of open

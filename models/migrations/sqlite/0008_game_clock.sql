@@ -1,4 +1,4 @@
--- 0009: the game row keeps its clock (see the Postgres migration).
+-- 0008: the game row keeps its clock (see the Postgres migration).
 
 ALTER TABLE games ADD COLUMN clock_at DATETIME;
 ALTER TABLE games ADD COLUMN clock_from DATETIME;
