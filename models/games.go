@@ -518,9 +518,9 @@ type stmt struct {
 
 // writeGame writes the game row, the seats that differ from before, the
 // new actions, events and notifications, and on Postgres the replaced
-// prompts. On Postgres
-// they go in one statement (one round trip, as data-modifying CTEs); on
-// SQLite one statement each.
+// prompts. On Postgres they go in one statement (one round trip, as
+// data-modifying CTEs) that ends by announcing them (announce); on SQLite
+// one statement each.
 func (s *Store) writeGame(tx *gorm.DB, g *Game, before []Seat, ch *Change) error {
 	var state any // NULL, not an empty blob, when there is no new snapshot
 	if g.State != nil {

@@ -147,16 +147,11 @@ type Recipients struct {
 	Webhooks    []Webhook       // of those users, enabled ones only, by id
 }
 
-// Recipients reads the users with the given ids, with their notification
+// RecipientsOf reads the users with the given ids, with their notification
 // preferences and enabled webhooks: one statement when none of them has any
 // (the usual case), which says who has, then one for each kind that some
-// have.
-func (s *Store) Recipients(ctx context.Context, ids []int64) (*Recipients, error) {
-	return s.RecipientsOf(ctx, nil, ids)
-}
-
-// RecipientsOf is Recipients for a change of g: the users of g's seats that
-// were read with it (MutateCached, with an outbox) are not read again.
+// have. The users of g's seats that were read with g (MutateCached, with an
+// outbox) are not read again; g may be nil.
 func (s *Store) RecipientsOf(ctx context.Context, g *Game, ids []int64) (*Recipients, error) {
 	rows := make([]recipientRow, 0, len(ids))
 	var rest []int64
@@ -204,7 +199,7 @@ type recipientRow struct {
 	HasHooks bool
 }
 
-// seatUser returns the user id of a seat of g as read with g, if it was.
+// seatUser returns user id as a recipient, if g read it with its seats.
 func (g *Game) seatUser(id int64) (recipientRow, bool) {
 	if g == nil {
 		return recipientRow{}, false

@@ -34,14 +34,17 @@ FROM games g LEFT JOIN seats s ON s.game_id = g.id WHERE g.id = ? ORDER BY s.sea
 // snapshot only on the first and only when the game is no longer at the
 // given version (whose state the caller holds; -1 for none); a lock
 // appends the FOR UPDATE OF g suffix.
-const qLockGameCached = `
-SELECT ` + gameColumns + `, CASE WHEN g.version = ? OR s.seat_no > 0 THEN NULL ELSE g.state END AS state, ` + seatColumns + `
+const qLockGameCached = selectGameSeats + `
 FROM games g LEFT JOIN seats s ON s.game_id = g.id WHERE g.id = ? ORDER BY s.seat_no`
 
+// selectGameSeats is the column list of qLockGameCached and
+// qLockGameRecipients.
+const selectGameSeats = `
+SELECT ` + gameColumns + `, CASE WHEN g.version = ? OR s.seat_no > 0 THEN NULL ELSE g.state END AS state, ` + seatColumns
+
 // qLockGameRecipients is qLockGameCached with each seat's user, as the
-// outbox reads its recipients (see Recipients), in the same round trip.
-const qLockGameRecipients = `
-SELECT ` + gameColumns + `, CASE WHEN g.version = ? OR s.seat_no > 0 THEN NULL ELSE g.state END AS state, ` + seatColumns + `,
+// outbox reads its recipients (see RecipientsOf), in the same round trip.
+const qLockGameRecipients = selectGameSeats + `,
   u.id AS u_id, u.username AS u_username, u.email AS u_email, u.display_name AS u_display_name,
   u.notify_email AS u_notify_email, u.notify_turns AS u_notify_turns, u.created_at AS u_created_at,
   u.updated_at AS u_updated_at,

@@ -451,8 +451,8 @@ func (o *recipientsOutbox) GameChanged(ctx context.Context, tx models.OutboxTx, 
 }
 
 // TestRecipientsOfLockedGame: a change's recipients, the seats' users read
-// with the locked game and any other user read then, are what Recipients
-// reads.
+// with the locked game and any other user read then, are what RecipientsOf
+// reads without a game.
 func TestRecipientsOfLockedGame(t *testing.T) {
 	eachDB(t, func(t *testing.T, st *models.Store) {
 		ctx := context.Background()
@@ -472,7 +472,7 @@ func TestRecipientsOfLockedGame(t *testing.T) {
 		}); err != nil {
 			t.Fatal(err)
 		}
-		want, err := st.Recipients(ctx, o.ids)
+		want, err := st.RecipientsOf(ctx, nil, o.ids)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -497,7 +497,7 @@ func TestRecipients(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		r, err := st.Recipients(ctx, []int64{ana.ID, ben.ID, cy.ID, 999999})
+		r, err := st.RecipientsOf(ctx, nil, []int64{ana.ID, ben.ID, cy.ID, 999999})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -511,7 +511,7 @@ func TestRecipients(t *testing.T) {
 		if len(r.Webhooks) != 1 || r.Webhooks[0].ID != on.ID {
 			t.Fatalf("webhooks %+v", r.Webhooks)
 		}
-		if r, err := st.Recipients(ctx, []int64{ana.ID}); err != nil || len(r.Users) != 1 || len(r.Preferences)+len(r.Webhooks) != 0 {
+		if r, err := st.RecipientsOf(ctx, nil, []int64{ana.ID}); err != nil || len(r.Users) != 1 || len(r.Preferences)+len(r.Webhooks) != 0 {
 			t.Fatalf("ana alone: %+v %v", r, err)
 		}
 	})

@@ -104,10 +104,10 @@ func (w *reminderWorker) Work(ctx context.Context, job *river.Job[ReminderArgs])
 		if err != nil {
 			return err
 		}
-		relied := g.ClockAt != nil && !a.At.IsZero() && g.ClockAt.Truncate(time.Microsecond).Equal(a.At.Truncate(time.Microsecond))
+		relied := !a.At.IsZero() && sameStored(g.ClockAt, a.At)
 		active := g.Status == models.StatusActive && g.DeadlineAt != nil && g.State != nil
 		switch {
-		case active && sameDeadline(g.DeadlineAt, a.Deadline):
+		case active && sameStored(g.DeadlineAt, a.Deadline):
 			st, err := engine.Unmarshal(g.State)
 			if err != nil {
 				return err
@@ -212,7 +212,7 @@ func clockGame(ctx context.Context, st *models.Store, id int64, deadline time.Ti
 	if err != nil {
 		return nil, nil, err
 	}
-	if g.Status != models.StatusActive || !sameDeadline(g.DeadlineAt, deadline) || g.State == nil {
+	if g.Status != models.StatusActive || !sameStored(g.DeadlineAt, deadline) || g.State == nil {
 		return nil, nil, nil
 	}
 	state, err := engine.Unmarshal(g.State)
@@ -222,10 +222,10 @@ func clockGame(ctx context.Context, st *models.Store, id int64, deadline time.Ti
 	return g, state, nil
 }
 
-// sameDeadline reports whether a game's stored deadline is the one a clock
-// job was scheduled for. Postgres keeps microseconds, SQLite whatever it
-// was given, and the job the deadline cut to microseconds.
-func sameDeadline(stored *time.Time, job time.Time) bool {
+// sameStored reports whether a time the game row stores (its deadline, its
+// clock) is the one a clock job carries. Postgres keeps microseconds,
+// SQLite whatever it was given, and the job the time cut to microseconds.
+func sameStored(stored *time.Time, job time.Time) bool {
 	return stored != nil && stored.Truncate(time.Microsecond).Equal(job.Truncate(time.Microsecond))
 }
 

@@ -156,7 +156,7 @@ func (o *Outbox) gameChanged(ctx context.Context, tx models.OutboxTx, c models.G
 	if err := o.scheduleBots(ctx, tx, g, st); err != nil {
 		return err
 	}
-	if g.DeadlineAt != nil && !sameDeadline(c.PrevDeadline, *g.DeadlineAt) {
+	if g.DeadlineAt != nil && !sameStored(c.PrevDeadline, *g.DeadlineAt) {
 		return o.scheduleClock(ctx, tx, g)
 	}
 	return nil
@@ -231,9 +231,12 @@ func streamKey(gameID, version int64) string {
 // preferences; then one live-stream job for the change: stream (its key,
 // and the change's events if any) with the log entries added.
 func (o *Outbox) dispatch(ctx context.Context, tx models.OutboxTx, g *models.Game, version int64, ch *models.Change, notes []note, stream StreamArgs) error {
+	// Listening on Postgres, a game change's own write announces what it
+	// stores (models.Change.Notifications).
+	inWrite := ch != nil && o.cfg.DatabaseURL != ""
 	if len(notes) == 0 {
-		if ch != nil && o.cfg.DatabaseURL != "" {
-			return nil // the change's write announces its events
+		if inWrite {
+			return nil
 		}
 		return o.stream(ctx, tx.Tx, stream)
 	}
@@ -297,10 +300,9 @@ func (o *Outbox) dispatch(ctx context.Context, tx models.OutboxTx, g *models.Gam
 		entries = append(entries, entry{note: n, user: u, body: body, public: public})
 		recs = append(recs, models.Notification{UserID: u.ID, GameID: &g.ID, Kind: string(n.kind), Body: string(public)})
 	}
-	// Listening on Postgres, a game change's own write stores the entries
-	// and announces them with its events, so their ids are not needed here
-	// (a payload names at most maxChangeNotes of them).
-	inWrite := ch != nil && o.cfg.DatabaseURL != "" && len(recs) <= maxChangeNotes
+	// The change's write stores the entries too, so their ids are not
+	// needed here (its payload names at most maxChangeNotes of them).
+	inWrite = inWrite && len(recs) <= maxChangeNotes
 	if inWrite {
 		ch.Notifications = append(ch.Notifications, recs...)
 	} else if err := tx.Store.AddNotifications(ctx, recs); err != nil {
@@ -308,7 +310,9 @@ func (o *Outbox) dispatch(ctx context.Context, tx models.OutboxTx, g *models.Gam
 	}
 	for i, n := range entries {
 		u := n.user
-		stream.Notes = append(stream.Notes, StreamNote{UserID: u.ID, NotificationID: recs[i].ID})
+		if !inWrite {
+			stream.Notes = append(stream.Notes, StreamNote{UserID: u.ID, NotificationID: recs[i].ID})
+		}
 		turnish := n.kind == KindYourTurn || n.kind == KindPromptWaiting || n.kind == KindDeadlineReminder
 		if u.Email != "" && u.NotifyEmail && (!turnish || u.NotifyTurns) && wants(u.ID, n.kind, ChannelEmail) &&
 			!(digest[u.ID] && digestKinds[n.kind]) {

@@ -119,10 +119,11 @@ func runBench(args []string) int {
 	// game with a random bot, one action per submission; a finished game is
 	// replaced by a new one. Phase 1b: the same with each turn sent as one
 	// batch, as a player composes it (see plan): accepted actions per second.
-	for _, turns := range []bool{false, true} {
-		if !phases[map[bool]string{false: "single", true: "turns"}[turns]] {
+	for _, phase := range []string{"single", "turns"} {
+		if !phases[phase] {
 			continue
 		}
+		turns := phase == "turns"
 		lat := make([][]time.Duration, *clients)
 		var actions, rejected atomic.Int64
 		deadline := time.Now().Add(*dur)
