@@ -479,16 +479,6 @@ func (s *Store) mutate(ctx context.Context, id int64, cached *int64, fn func(g *
 		if err := s.writeGame(tx, g, before, ch); err != nil {
 			return err
 		}
-		if ch.ReplacePrompts && s.dialect != Postgres { // on Postgres writeGame replaced them
-			if err := tx.Exec(`DELETE FROM prompts WHERE game_id = ?`, id).Error; err != nil {
-				return err
-			}
-			if len(ch.Prompts) > 0 {
-				if err := tx.Create(&ch.Prompts).Error; err != nil {
-					return err
-				}
-			}
-		}
 		if ch.Record != nil {
 			rec, err := ch.Record()
 			if err != nil {
@@ -517,21 +507,17 @@ type stmt struct {
 }
 
 // writeGame writes the game row, the seats that differ from before, the
-// new actions, events and notifications, and on Postgres the replaced
-// prompts. On Postgres they go in one statement (one round trip, as
-// data-modifying CTEs) that ends by announcing them (announce); on SQLite
-// one statement each.
+// new actions, events and notifications, and the replaced prompts. On
+// Postgres they go in one statement that ends by announcing them
+// (writeChange); on SQLite one statement each.
 func (s *Store) writeGame(tx *gorm.DB, g *Game, before []Seat, ch *Change) error {
-	var state any // NULL, not an empty blob, when there is no new snapshot
-	if g.State != nil {
-		state = g.State
+	seats := changedSeats(before, g.Seats)
+	if s.dialect == Postgres {
+		return writeChange(tx, g, seats, ch)
 	}
-	stmts := []stmt{{qUpdateGame, []any{g.Status, g.Version, g.EventSeq, g.ActionSeq, state, g.Winners,
+	stmts := []stmt{{qUpdateGame, []any{g.Status, g.Version, g.EventSeq, g.ActionSeq, g.newState(), g.Winners,
 		g.DeadlineAt, g.ClockFrom, g.ClockAt, g.UpdatedAt, g.StartedAt, g.EndedAt, g.Settings, g.ID}}}
-	for i, st := range g.Seats {
-		if i < len(before) && seatEqual(before[i], st) {
-			continue
-		}
+	for _, st := range seats {
 		stmts = append(stmts, stmt{qUpdateSeat, []any{st.UserID, st.Username, st.Invited, st.Joined, st.Deck,
 			st.Awaited, st.JoinedAt, st.Bot, st.Timeouts, g.ID, st.SeatNo}})
 	}
@@ -548,55 +534,26 @@ func (s *Store) writeGame(tx *gorm.DB, g *Game, before []Seat, ch *Change) error
 			return []any{e.GameID, e.Seq, e.Version, e.Body, e.CreatedAt}
 		}))
 	}
-	notes := -1 // the index of the notifications' insert
 	if len(ch.Notifications) > 0 {
-		notes = len(stmts)
-		q := insertRows(`notifications (user_id, game_id, kind, body, created_at)`, len(ch.Notifications),
+		stmts = append(stmts, insertRows(`notifications (user_id, game_id, kind, body, created_at)`, len(ch.Notifications),
 			func(i int) []any {
 				n := ch.Notifications[i]
 				return []any{n.UserID, n.GameID, n.Kind, n.Body, n.CreatedAt}
-			})
-		if s.dialect == Postgres {
-			q.sql += " RETURNING user_id, id"
-		}
-		stmts = append(stmts, q)
+			}))
 	}
-	if ch.ReplacePrompts && s.dialect == Postgres {
-		// Replaced in the same statement: the prompts not kept are deleted
-		// and the new ones inserted or, when kept, rewritten (disjoint
-		// rows, as one statement needs).
-		if len(ch.Prompts) == 0 {
-			stmts = append(stmts, stmt{`DELETE FROM prompts WHERE game_id = ?`, []any{g.ID}})
-		} else {
-			ids := make([]string, len(ch.Prompts))
-			q := insertRows(`prompts (game_id, prompt_id, seat, body, created_at, deadline_at)`, len(ch.Prompts), func(i int) []any {
-				p := ch.Prompts[i]
-				ids[i] = p.PromptID
-				return []any{p.GameID, p.PromptID, p.Seat, p.Body, p.CreatedAt, p.DeadlineAt}
-			})
-			q.sql += ` ON CONFLICT (game_id, prompt_id) DO UPDATE SET seat = excluded.seat, body = excluded.body,
-  created_at = excluded.created_at, deadline_at = excluded.deadline_at`
-			stmts = append(stmts, stmt{`DELETE FROM prompts WHERE game_id = ? AND prompt_id NOT IN ?`, []any{g.ID, ids}}, q)
+	if ch.ReplacePrompts {
+		stmts = append(stmts, stmt{`DELETE FROM prompts WHERE game_id = ?`, []any{g.ID}})
+		if len(ch.Prompts) > 0 {
+			stmts = append(stmts, insertRows(`prompts (game_id, prompt_id, seat, body, created_at, deadline_at)`, len(ch.Prompts),
+				func(i int) []any {
+					p := ch.Prompts[i]
+					return []any{p.GameID, p.PromptID, p.Seat, p.Body, p.CreatedAt, p.DeadlineAt}
+				}))
 		}
-	}
-	if s.dialect == Postgres && len(stmts) > 1 {
-		var b strings.Builder
-		var args []any
-		b.WriteString("WITH ")
-		for i, st := range stmts {
-			fmt.Fprintf(&b, "%sw%d AS (%s)", sep(i), i, st.sql)
-			args = append(args, st.args...)
-		}
-		b.WriteString(" ")
-		b.WriteString(announce(g.ID, ch, notes, &args))
-		stmts = []stmt{{b.String(), args}}
 	}
 	for _, st := range stmts {
 		if err := tx.Exec(st.sql, st.args...).Error; err != nil {
-			if uniqueViolation(err) {
-				return fmt.Errorf("seat taken: %w", ErrConflict)
-			}
-			return err
+			return writeError(err)
 		}
 	}
 	return nil
@@ -607,31 +564,87 @@ func (s *Store) writeGame(tx *gorm.DB, g *Game, before []Seat, ch *Change) error
 // stores to the live stream of every server process.
 const AnnounceChannel = "dm_events"
 
-// announce is the final SELECT of a change's write on Postgres: it NOTIFYs
-// the change's events if the game has a live-stream connection, and its
-// notifications (the insert at index notes, which returns their users and
-// ids) whose users have one (stream_presence), in the payloads of
-// notifier.EncodeNotify. A NOTIFY makes its commit take a lock every
-// notifying commit shares, so a change nobody follows live sends none; a
-// connection writes its row, then waits for the running transactions
-// (AwaitRunning) before it reads the stored backlog.
-func announce(gameID int64, ch *Change, notes int, args *[]any) string {
-	var parts []string
-	if n := len(ch.Events); n > 0 {
-		parts = append(parts, `SELECT json_build_object('game_id', ?::bigint, 'from_seq', ?::bigint, 'to_seq', ?::bigint)::text AS p
-  WHERE EXISTS (SELECT 1 FROM stream_presence WHERE game_id = ?)`)
-		*args = append(*args, gameID, ch.Events[0].Seq, ch.Events[n-1].Seq, gameID)
+// writeChange is writeGame on Postgres: qWriteChange, with the rows of each
+// table as arrays of their columns. It goes to the driver past GORM, which
+// would spread a slice into a list of values.
+func writeChange(tx *gorm.DB, g *Game, seats []Seat, ch *Change) error {
+	args := []any{g.ID, g.Status, g.Version, g.EventSeq, g.ActionSeq, g.newState(), g.Winners,
+		g.DeadlineAt, g.ClockFrom, g.ClockAt, g.UpdatedAt, g.StartedAt, g.EndedAt, g.Settings}
+	args = append(args, columns(seats, func(s Seat) int { return s.SeatNo }),
+		columns(seats, func(s Seat) *int64 { return s.UserID }),
+		columns(seats, func(s Seat) string { return s.Username }),
+		columns(seats, func(s Seat) bool { return s.Invited }),
+		columns(seats, func(s Seat) bool { return s.Joined }),
+		columns(seats, func(s Seat) *string { return s.Deck }),
+		columns(seats, func(s Seat) bool { return s.Awaited }),
+		columns(seats, func(s Seat) *time.Time { return s.JoinedAt }),
+		columns(seats, func(s Seat) string { return s.Bot }),
+		columns(seats, func(s Seat) int { return s.Timeouts }))
+	args = append(args, columns(ch.Actions, func(a ActionRecord) int64 { return a.Seq }),
+		columns(ch.Actions, func(a ActionRecord) int64 { return a.Version }),
+		columns(ch.Actions, func(a ActionRecord) int { return a.Seat }),
+		columns(ch.Actions, func(a ActionRecord) *int64 { return a.UserID }),
+		columns(ch.Actions, func(a ActionRecord) string { return a.Body }))
+	args = append(args, columns(ch.Events, func(e EventRecord) int64 { return e.Seq }),
+		columns(ch.Events, func(e EventRecord) string { return e.Body }))
+	args = append(args, columns(ch.Notifications, func(n Notification) int64 { return n.UserID }),
+		columns(ch.Notifications, func(n Notification) *int64 { return n.GameID }),
+		columns(ch.Notifications, func(n Notification) string { return n.Kind }),
+		columns(ch.Notifications, func(n Notification) string { return n.Body }))
+	var prompts []PromptRecord
+	if ch.ReplacePrompts {
+		prompts = ch.Prompts
 	}
-	if notes >= 0 {
-		parts = append(parts, fmt.Sprintf(`SELECT json_build_object('notes', json_agg(json_build_object('user_id', n.user_id,
-    'notification_id', n.id) ORDER BY n.id))::text AS p
-  FROM w%d n WHERE EXISTS (SELECT 1 FROM stream_presence s WHERE s.user_id = n.user_id AND s.game_id IS NULL)
-  HAVING count(*) > 0`, notes))
+	args = append(args, ch.ReplacePrompts, columns(prompts, func(p PromptRecord) string { return p.PromptID }),
+		columns(prompts, func(p PromptRecord) int { return p.Seat }),
+		columns(prompts, func(p PromptRecord) string { return p.Body }),
+		columns(prompts, func(p PromptRecord) *time.Time { return p.DeadlineAt }))
+	firstEvent := g.EventSeq + 1 // none
+	if len(ch.Events) > 0 {
+		firstEvent = ch.Events[0].Seq
 	}
-	if len(parts) == 0 {
-		return "SELECT 1"
+	args = append(args, firstEvent)
+	_, err := tx.Statement.ConnPool.ExecContext(tx.Statement.Context, qWriteChange, args...)
+	return writeError(err)
+}
+
+// columns is one column of rows, as an array argument: never nil, which
+// the driver would send as NULL rather than as an empty array.
+func columns[R, C any](rows []R, col func(R) C) []C {
+	out := make([]C, len(rows))
+	for i, r := range rows {
+		out[i] = col(r)
 	}
-	return "SELECT pg_notify(current_schema() || '." + AnnounceChannel + "', a.p) FROM (" + strings.Join(parts, " UNION ALL ") + ") a"
+	return out
+}
+
+// changedSeats returns the seats that differ from before.
+func changedSeats(before, seats []Seat) []Seat {
+	var out []Seat
+	for i, st := range seats {
+		if i >= len(before) || !seatEqual(before[i], st) {
+			out = append(out, st)
+		}
+	}
+	return out
+}
+
+// newState is the snapshot to write: NULL, not an empty blob, when there is
+// none (the stored one is kept).
+func (g *Game) newState() any {
+	if g.State == nil {
+		return nil
+	}
+	return g.State
+}
+
+// writeError is the error of a change's write: a unique violation is a
+// seat taken.
+func writeError(err error) error {
+	if uniqueViolation(err) {
+		return fmt.Errorf("seat taken: %w", ErrConflict)
+	}
+	return err
 }
 
 // insertRows is one INSERT INTO table (with its column list) of n rows,

@@ -107,3 +107,59 @@ SELECT * FROM idempotency_keys WHERE user_id = ? AND key = ? AND created_at > ?`
 
 const qIdempotencyPurge = `
 DELETE FROM idempotency_keys WHERE created_at < ?`
+
+// qWriteChange is a game change's whole write on Postgres, in one statement
+// of data-modifying CTEs: the game row, the changed seats, the new actions,
+// events and notifications, the replaced prompts, and then the NOTIFY that
+// announces them on AnnounceChannel: the events if the game has a
+// live-stream connection, the notifications whose users have one
+// (stream_presence), in the payloads of notifier.EncodeNotify. A NOTIFY
+// makes its commit take a lock every notifying commit shares, so a change
+// nobody follows live sends none; a connection writes its row, then waits
+// for the running transactions (AwaitRunning) before it reads the stored
+// backlog. Its
+// text is the same for every change (the rows come as arrays), so each
+// connection prepares it once and Postgres soon plans it once: written as a
+// statement per shape of change, its parsing and planning cost more than its
+// execution. It goes to the driver as is, with "$n" placeholders.
+const qWriteChange = `
+WITH g AS (
+  UPDATE games SET status = $2, version = $3, event_seq = $4, action_seq = $5, state = COALESCE($6, state),
+    winners = $7, deadline_at = $8, clock_from = $9, clock_at = $10, updated_at = $11, started_at = $12,
+    ended_at = $13, settings = $14
+  WHERE id = $1),
+s AS (
+  UPDATE seats s SET user_id = u.user_id, username = u.username, invited = u.invited, joined = u.joined,
+    deck = u.deck::jsonb, awaited = u.awaited, joined_at = u.joined_at, bot = u.bot, timeouts = u.timeouts
+  FROM unnest($15::int[], $16::bigint[], $17::text[], $18::bool[], $19::bool[], $20::text[], $21::bool[],
+    $22::timestamptz[], $23::text[], $24::int[])
+    AS u(seat_no, user_id, username, invited, joined, deck, awaited, joined_at, bot, timeouts)
+  WHERE s.game_id = $1 AND s.seat_no = u.seat_no),
+a AS (
+  INSERT INTO actions (game_id, seq, version, seat, user_id, body, created_at)
+  SELECT $1, u.seq, u.version, u.seat, u.user_id, u.body::jsonb, $11
+  FROM unnest($25::bigint[], $26::bigint[], $27::int[], $28::bigint[], $29::text[]) AS u(seq, version, seat, user_id, body)),
+e AS (
+  INSERT INTO events (game_id, seq, version, body, created_at)
+  SELECT $1, u.seq, $3, u.body::jsonb, $11 FROM unnest($30::bigint[], $31::text[]) AS u(seq, body)),
+n AS (
+  INSERT INTO notifications (user_id, game_id, kind, body, created_at)
+  SELECT u.user_id, u.game_id, u.kind, u.body, $11
+  FROM unnest($32::bigint[], $33::bigint[], $34::text[], $35::text[]) AS u(user_id, game_id, kind, body)
+  RETURNING user_id, id),
+pd AS (
+  DELETE FROM prompts WHERE $36 AND game_id = $1 AND prompt_id <> ALL($37::text[])),
+pi AS (
+  INSERT INTO prompts (game_id, prompt_id, seat, body, created_at, deadline_at)
+  SELECT $1, u.prompt_id, u.seat, u.body::jsonb, $11, u.deadline_at
+  FROM unnest($37::text[], $38::int[], $39::text[], $40::timestamptz[]) AS u(prompt_id, seat, body, deadline_at)
+  ON CONFLICT (game_id, prompt_id) DO UPDATE SET seat = excluded.seat, body = excluded.body,
+    created_at = excluded.created_at, deadline_at = excluded.deadline_at)
+SELECT pg_notify(current_schema() || '.` + AnnounceChannel + `', a.p) FROM (
+  SELECT json_build_object('game_id', $1::bigint, 'from_seq', $41::bigint, 'to_seq', $4::bigint)::text AS p
+  WHERE $41 <= $4 AND EXISTS (SELECT 1 FROM stream_presence WHERE game_id = $1)
+  UNION ALL
+  SELECT json_build_object('notes', json_agg(json_build_object('user_id', n.user_id, 'notification_id', n.id)
+    ORDER BY n.id))::text
+  FROM n WHERE EXISTS (SELECT 1 FROM stream_presence s WHERE s.user_id = n.user_id AND s.game_id IS NULL)
+  HAVING count(*) > 0) a`
