@@ -565,7 +565,8 @@ func (s *Store) writeGame(tx *gorm.DB, g *Game, before []Seat, ch *Change) error
 const AnnounceChannel = "dm_events"
 
 // writeChange is writeGame on Postgres: qWriteChange, with the rows of each
-// table as arrays of their columns. It goes to the driver past GORM, which
+// table as arrays of their columns (their created_at is the game's
+// updated_at and the events' version the game's, as mutate sets them). It goes to the driver past GORM, which
 // would spread a slice into a list of values.
 func writeChange(tx *gorm.DB, g *Game, seats []Seat, ch *Change) error {
 	args := []any{g.ID, g.Status, g.Version, g.EventSeq, g.ActionSeq, g.newState(), g.Winners,
