@@ -146,6 +146,30 @@ func TestBadTokens(t *testing.T) {
 	_ = u
 }
 
+// TestVerifiedTokenExpires: an access token the server has verified, and so
+// remembers, still stops working at its expiry, and a token that differs
+// from it only in its signature is refused.
+func TestVerifiedTokenExpires(t *testing.T) {
+	cfg := testConfig()
+	cfg.AccessTTL = time.Hour
+	e := newEnv(t, "sqlite", cfg)
+	gus := e.register("gus")
+	e.must(200, req{Method: "GET", Path: "/v1/me", Token: gus.Access})
+	e.must(200, req{Method: "GET", Path: "/v1/me", Token: gus.Access})
+	sig := strings.LastIndexByte(gus.Access, '.') + 1
+	other := map[bool]string{true: "B", false: "A"}[gus.Access[sig] == 'A'] // its first character changed
+	forged := gus.Access[:sig] + other + gus.Access[sig+1:]
+	if r := e.do(req{Method: "GET", Path: "/v1/me", Token: forged}); r.Status != 401 {
+		t.Fatalf("a token with another signature: %d %s", r.Status, r.Body)
+	}
+	e.clock.Add(59 * time.Minute)
+	e.must(200, req{Method: "GET", Path: "/v1/me", Token: gus.Access})
+	e.clock.Add(time.Minute)
+	if r := e.do(req{Method: "GET", Path: "/v1/me", Token: gus.Access}); r.Status != 401 || r.code(t) != "unauthorized" {
+		t.Fatalf("at its expiry: %d %s", r.Status, r.Body)
+	}
+}
+
 func TestAPITokenScopes(t *testing.T) {
 	eachDB(t, func(t *testing.T, e *env) {
 		fay := e.register("fay")

@@ -109,15 +109,22 @@ func (s *Server) issueAccess(userID int64, username string) (string, time.Time, 
 }
 
 // parseAccess verifies an access token: HS256 only, signature, exp, iss and
-// aud. It returns the user id.
+// aud. It returns the user id. A token it has verified is remembered by its
+// exact text, with its user and expiry, until it expires: a client sends
+// the same token with every request, and parsing and verifying it again
+// took a tenth of the server's time for a GET answered from the cache.
 func (s *Server) parseAccess(token string) (int64, error) {
+	now := s.now()
+	if v, ok := s.verified.get(token); ok && now.Before(v.exp) { // as the parser checks exp
+		return v.userID, nil
+	}
 	var c claims
 	_, err := jwt.ParseWithClaims(token, &c, func(*jwt.Token) (any, error) { return s.cfg.Secret, nil },
 		jwt.WithValidMethods([]string{jwt.SigningMethodHS256.Alg()}),
 		jwt.WithIssuer(s.cfg.Issuer),
 		jwt.WithAudience(s.cfg.Audience),
 		jwt.WithExpirationRequired(),
-		jwt.WithTimeFunc(s.now),
+		jwt.WithTimeFunc(func() time.Time { return now }),
 	)
 	if err != nil {
 		return 0, err
@@ -126,7 +133,16 @@ func (s *Server) parseAccess(token string) (int64, error) {
 	if err != nil || id <= 0 {
 		return 0, errors.New("bad subject")
 	}
+	if c.NotBefore == nil { // a token good from some time on is verified each time
+		s.verified.put(token, verifiedToken{userID: id, exp: c.ExpiresAt.Time})
+	}
 	return id, nil
+}
+
+// verifiedToken is an access token parseAccess has verified.
+type verifiedToken struct {
+	userID int64
+	exp    time.Time
 }
 
 // limiter is a token bucket per key: Burst attempts at once, refilled at one

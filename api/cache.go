@@ -66,29 +66,30 @@ type bodyKey struct {
 	kind                    byte
 }
 
-// bodyCache keeps encoded responses by bodyKey. Bodies are immutable.
-type bodyCache struct {
+// boundedCache is a map of at most max entries, safe for concurrent use,
+// that forgets everything when full. Values must not be changed once put.
+type boundedCache[K comparable, V any] struct {
 	mu  sync.Mutex
 	max int
-	m   map[bodyKey][]byte
+	m   map[K]V
 }
 
-func newBodyCache(max int) *bodyCache {
-	return &bodyCache{max: max, m: make(map[bodyKey][]byte)}
+func newBoundedCache[K comparable, V any](max int) *boundedCache[K, V] {
+	return &boundedCache[K, V]{max: max, m: make(map[K]V)}
 }
 
-func (c *bodyCache) get(k bodyKey) ([]byte, bool) {
+func (c *boundedCache[K, V]) get(k K) (V, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	b, ok := c.m[k]
-	return b, ok
+	v, ok := c.m[k]
+	return v, ok
 }
 
-func (c *bodyCache) put(k bodyKey, b []byte) {
+func (c *boundedCache[K, V]) put(k K, v V) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if len(c.m) >= c.max {
 		clear(c.m)
 	}
-	c.m[k] = b
+	c.m[k] = v
 }

@@ -38,15 +38,16 @@ type Config struct {
 
 // Server holds the API's dependencies. Build it with New.
 type Server struct {
-	cfg    Config
-	store  *models.Store
-	cat    *engine.Catalog
-	log    *slog.Logger
-	now    func() time.Time
-	logins *limiter
-	states *stateCache    // parsed states of recently changed games, for the next submission
-	bodies *bodyCache     // encoded game details and legal actions by version and seat
-	notify *Notifications // nil: streams and redelivery answer 503; see SetNotifications
+	cfg      Config
+	store    *models.Store
+	cat      *engine.Catalog
+	log      *slog.Logger
+	now      func() time.Time
+	logins   *limiter
+	states   *stateCache                          // parsed states of recently changed games, for the next submission
+	bodies   *boundedCache[bodyKey, []byte]       // encoded game details and legal actions by version and seat
+	verified *boundedCache[string, verifiedToken] // access tokens already verified (see parseAccess)
+	notify   *Notifications                       // nil: streams and redelivery answer 503; see SetNotifications
 }
 
 // New returns the API server. now is the clock (nil means time.Now).
@@ -73,7 +74,8 @@ func New(store *models.Store, cfg Config, log *slog.Logger, now func() time.Time
 		log = slog.Default()
 	}
 	return &Server{cfg: cfg, store: store, cat: engine.Standard(), log: log, now: now,
-		logins: newLimiter(cfg.LoginBurst, cfg.LoginEvery, now), states: newStateCache(4096), bodies: newBodyCache(4096)}
+		logins: newLimiter(cfg.LoginBurst, cfg.LoginEvery, now), states: newStateCache(4096), bodies: newBoundedCache[bodyKey, []byte](4096),
+		verified: newBoundedCache[string, verifiedToken](16384)}
 }
 
 // Handler returns the HTTP handler with every route.
