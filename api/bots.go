@@ -69,7 +69,7 @@ func (s *Server) PlayBot(ctx context.Context, id int64, seat int, version int64)
 		if g.Status != models.StatusActive || g.Version != version {
 			return nil, errNotBotsTurn
 		}
-		st, err := s.lockedState(g)
+		st, err := s.takeState(g)
 		if err != nil {
 			return nil, err
 		}
@@ -97,7 +97,7 @@ func (s *Server) Forfeit(ctx context.Context, id int64, seat int) error {
 		if g.Status != models.StatusActive {
 			return nil, errNotBotsTurn
 		}
-		st, err := s.lockedState(g)
+		st, err := s.takeState(g)
 		if err != nil {
 			return nil, err
 		}

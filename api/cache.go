@@ -45,10 +45,15 @@ func (c *stateCache) version(id int64) int64 {
 	return c.m[id].version
 }
 
-// put stores the state of the game at version.
+// put stores the state of the game at version, unless it is nil or the
+// cache holds a later version (put back by a request that read an earlier
+// one while a submission moved the game on).
 func (c *stateCache) put(id, version int64, st *engine.State) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if e, ok := c.m[id]; st == nil || ok && e.version > version {
+		return
+	}
 	if len(c.m) >= c.max {
 		for k := range c.m { // drop an arbitrary entry
 			delete(c.m, k)

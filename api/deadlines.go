@@ -20,7 +20,7 @@ func (s *Server) Timeout(ctx context.Context, id int64) (bool, error) {
 		if g.Status != models.StatusActive || g.DeadlineAt == nil || g.DeadlineAt.After(s.now()) {
 			return nil, errNotDue
 		}
-		st, err := s.lockedState(g)
+		st, err := s.takeState(g)
 		if err != nil {
 			return nil, err
 		}

@@ -306,38 +306,24 @@ func (s *Server) loadVisible(c *gin.Context, whole ...bool) (*models.Game, int, 
 	return g, seat, nil
 }
 
-func stateOf(g *models.Game) (*engine.State, error) {
-	data, err := g.Snapshot()
-	if err != nil || data == nil {
-		return nil, err
-	}
-	return engine.Unmarshal(data)
-}
-
 // getGame is the game as the caller may see it, with ETag.
 func (s *Server) getGame(c *gin.Context) {
-	s.visibleJSON(c, func(g *models.Game, seat int) (bodyKey, func() (any, error), bool) {
+	s.visibleJSON(c, func(g *models.Game, seat int) (bodyKey, func(*engine.State) any, bool) {
 		etag := etagOf(g, seat)
 		c.Header("ETag", etag)
 		if etagMatch(c, etag) {
 			c.Status(http.StatusNotModified)
 			return bodyKey{}, nil, false
 		}
-		return keyOf(g, seat, 'g'), func() (any, error) {
-			st, err := stateOf(g)
-			if err != nil {
-				return nil, err
-			}
-			return s.gameOut(g, seat, st), nil
-		}, true
+		return keyOf(g, seat, 'g'), func(st *engine.State) any { return s.gameOut(g, seat, st) }, true
 	})
 }
 
 // visibleJSON responds with the body named by what prepare returns for the
 // game the caller may see (nothing when ok is false): the cached one, known
 // from the game's reference alone, or else the encoding of what build
-// returns, from the whole game read at once.
-func (s *Server) visibleJSON(c *gin.Context, prepare func(g *models.Game, seat int) (k bodyKey, build func() (any, error), ok bool)) {
+// returns from the game's state.
+func (s *Server) visibleJSON(c *gin.Context, prepare func(g *models.Game, seat int) (k bodyKey, build func(*engine.State) any, ok bool)) {
 	// First the game's reference alone: with it a cached body, or 304,
 	// is the answer without reading the game.
 	id, err := pathID(c, "id")
@@ -361,37 +347,35 @@ func (s *Server) visibleJSON(c *gin.Context, prepare func(g *models.Game, seat i
 		c.Data(http.StatusOK, "application/json; charset=utf-8", body)
 		return
 	}
-	g, seat, err := s.loadVisible(c, true)
+	// The game and its parsed state: from the state cache when it holds
+	// this version (as after a submission to the game), else read whole.
+	st := s.states.take(id, ref.Version)
+	g, seat, err := s.loadVisible(c, st == nil)
+	if err == nil && st != nil && g.Version != ref.Version { // moved on meanwhile
+		s.states.put(id, ref.Version, st)
+		g, seat, err = s.loadVisible(c, true)
+		st = nil
+	}
+	if err == nil && st == nil {
+		st, err = s.takeState(g)
+	}
 	if err != nil {
+		s.states.put(id, ref.Version, st)
 		writeError(c, err)
 		return
 	}
+	defer s.states.put(g.ID, g.Version, st) // once encoded: the body may share the state's memory
 	k, build, ok := prepare(g, seat)
 	if !ok {
 		return
 	}
-	if err := s.cachedJSON(c, k, build); err != nil {
+	body, err := json.Marshal(build(st))
+	if err != nil {
 		writeError(c, err)
+		return
 	}
-}
-
-// cachedJSON responds 200 with the body stored under k, or with the JSON
-// encoding of what build returns, which it stores. It returns build's error
-// without responding.
-func (s *Server) cachedJSON(c *gin.Context, k bodyKey, build func() (any, error)) error {
-	body, ok := s.bodies.get(k)
-	if !ok {
-		v, err := build()
-		if err != nil {
-			return err
-		}
-		if body, err = json.Marshal(v); err != nil {
-			return err
-		}
-		s.bodies.put(k, body)
-	}
+	s.bodies.put(k, body)
 	c.Data(http.StatusOK, "application/json; charset=utf-8", body)
-	return nil
 }
 
 func actionOut(a engine.Action) actionInput {
@@ -418,22 +402,17 @@ func actionIn(a actionInput) engine.Action {
 
 // legalActions lists what the caller's seat may do now.
 func (s *Server) legalActions(c *gin.Context) {
-	s.visibleJSON(c, func(g *models.Game, seat int) (bodyKey, func() (any, error), bool) {
+	s.visibleJSON(c, func(g *models.Game, seat int) (bodyKey, func(*engine.State) any, bool) {
 		if seat < 0 {
 			writeError(c, forbidden("not_a_player", "you have no seat in this game"))
 			return bodyKey{}, nil, false
 		}
-		return keyOf(g, seat, 'l'), func() (any, error) {
+		return keyOf(g, seat, 'l'), func(st *engine.State) any {
 			out := legalResponse{Version: g.Version, Seat: seat, Actions: []actionInput{}}
-			if g.Status != models.StatusActive {
-				return out, nil
+			if g.Status == models.StatusActive {
+				out.Actions = legalFor(st, seat)
 			}
-			st, err := stateOf(g)
-			if err != nil {
-				return nil, err
-			}
-			out.Actions = legalFor(st, seat)
-			return out, nil
+			return out
 		}, true
 	})
 }
@@ -521,7 +500,7 @@ func (s *Server) mutateGame(c *gin.Context, fn mutation) {
 	}
 	var resp response
 	// The state cache's version of the game spares reading the snapshot
-	// when it is still current; lockedState reads it otherwise.
+	// when it is still current; takeState reads it otherwise.
 	_, err = s.store.MutateCached(c.Request.Context(), id, s.states.version(id), func(g *models.Game) (*models.Change, error) {
 		seat := g.SeatOf(uid)
 		if seat < 0 && !g.Public {
@@ -772,7 +751,7 @@ func (s *Server) apply(c *gin.Context, expected *int64, actions []engine.Action)
 		case g.Status != models.StatusActive:
 			return nil, nil, conflict("game_not_active", "the game is %s", g.Status)
 		}
-		prev, err := s.lockedState(g)
+		prev, err := s.takeState(g)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -801,15 +780,16 @@ func (s *Server) play(g *models.Game, st *engine.State, seat int, actions []engi
 	return s.commitState(g, seat, before, actions, next, events)
 }
 
-// lockedState returns the engine state of the locked game g, from the state
-// cache when it holds g's version, else decoded from the snapshot. The
-// caller owns it: it is no longer in the cache.
-func (s *Server) lockedState(g *models.Game) (*engine.State, error) {
+// takeState returns the engine state of g at its version (nil before the
+// start), from the state cache when it holds that version, else decoded
+// from the snapshot. The caller owns it: it is no longer in the cache, and
+// goes back with states.put once the caller is done with it.
+func (s *Server) takeState(g *models.Game) (*engine.State, error) {
 	if st := s.states.take(g.ID, g.Version); st != nil {
 		return st, nil
 	}
 	data, err := g.Snapshot()
-	if err != nil {
+	if err != nil || data == nil {
 		return nil, err
 	}
 	return engine.Unmarshal(data)
