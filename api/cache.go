@@ -7,10 +7,11 @@ import (
 )
 
 // stateCache keeps the engine state of recently changed games, parsed, so
-// that the next submission to a game need not decode its snapshot. An entry
-// is valid only for the version it was stored with: a submission takes it
-// out under the game's row lock (and puts the new state back once its
-// response is written), so no two requests ever share a state.
+// that the next submission to a game, or the next read of its detail, need
+// not decode its snapshot. An entry is valid only for the version it was
+// stored with. A request takes it out (a submission under the game's row
+// lock) and puts a state back once its response is encoded (a submission
+// the new one), so no two requests ever share a state.
 type stateCache struct {
 	mu  sync.Mutex
 	max int

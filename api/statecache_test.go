@@ -30,6 +30,7 @@ func TestDetailFromCachedState(t *testing.T) {
 				Body: map[string]any{"expected_version": cur.Version, "actions": []any{acts[len(acts)-1]}}})
 			// A server that has not seen the game, on the same database.
 			srv := httptest.NewServer(api.New(e.store, testConfig(), slog.New(slog.NewJSONHandler(io.Discard, nil)), e.clock.Now).Handler())
+			t.Cleanup(srv.Close)
 			fresh := &env{t: t, srv: srv, store: e.store, http: srv.Client(), clock: e.clock}
 			for _, p := range players {
 				for _, path := range []string{"/v1/games/%d", "/v1/games/%d/legal"} {
@@ -41,7 +42,6 @@ func TestDetailFromCachedState(t *testing.T) {
 					}
 				}
 			}
-			srv.Close()
 			if e.getGame(g.ID, ana).Status != "active" {
 				break
 			}
