@@ -566,8 +566,9 @@ const AnnounceChannel = "dm_events"
 
 // writeChange is writeGame on Postgres: qWriteChange, with the rows of each
 // table as arrays of their columns (their created_at is the game's
-// updated_at and the events' version the game's, as mutate sets them). It goes to the driver past GORM, which
-// would spread a slice into a list of values.
+// updated_at and the events' version the game's, as mutate sets them). It
+// goes to the driver past GORM, which would spread a slice into a list of
+// values.
 func writeChange(tx *gorm.DB, g *Game, seats []Seat, ch *Change) error {
 	args := []any{g.ID, g.Status, g.Version, g.EventSeq, g.ActionSeq, g.newState(), g.Winners,
 		g.DeadlineAt, g.ClockFrom, g.ClockAt, g.UpdatedAt, g.StartedAt, g.EndedAt, g.Settings}
@@ -600,11 +601,6 @@ func writeChange(tx *gorm.DB, g *Game, seats []Seat, ch *Change) error {
 		columns(prompts, func(p PromptRecord) int { return p.Seat }),
 		columns(prompts, func(p PromptRecord) string { return p.Body }),
 		columns(prompts, func(p PromptRecord) *time.Time { return p.DeadlineAt }))
-	firstEvent := g.EventSeq + 1 // none
-	if len(ch.Events) > 0 {
-		firstEvent = ch.Events[0].Seq
-	}
-	args = append(args, firstEvent)
 	_, err := tx.Statement.ConnPool.ExecContext(tx.Statement.Context, qWriteChange, args...)
 	return writeError(err)
 }

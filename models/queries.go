@@ -117,11 +117,11 @@ DELETE FROM idempotency_keys WHERE created_at < ?`
 // makes its commit take a lock every notifying commit shares, so a change
 // nobody follows live sends none; a connection writes its row, then waits
 // for the running transactions (AwaitRunning) before it reads the stored
-// backlog. Its
-// text is the same for every change (the rows come as arrays), so each
-// connection prepares it once and Postgres soon plans it once: written as a
-// statement per shape of change, its parsing and planning cost more than its
-// execution. It goes to the driver as is, with "$n" placeholders.
+// backlog. Its text is the same for every change (the rows come as
+// arrays), so each connection prepares it once and Postgres soon plans it
+// once: written as a statement per shape of change, its parsing and
+// planning cost more than its execution. It goes to the driver as is, with
+// "$n" placeholders.
 const qWriteChange = `
 WITH g AS (
   UPDATE games SET status = $2, version = $3, event_seq = $4, action_seq = $5, state = COALESCE($6, state),
@@ -156,8 +156,8 @@ pi AS (
   ON CONFLICT (game_id, prompt_id) DO UPDATE SET seat = excluded.seat, body = excluded.body,
     created_at = excluded.created_at, deadline_at = excluded.deadline_at)
 SELECT pg_notify(current_schema() || '.` + AnnounceChannel + `', a.p) FROM (
-  SELECT json_build_object('game_id', $1::bigint, 'from_seq', $41::bigint, 'to_seq', $4::bigint)::text AS p
-  WHERE $41 <= $4 AND EXISTS (SELECT 1 FROM stream_presence WHERE game_id = $1)
+  SELECT json_build_object('game_id', $1::bigint, 'from_seq', ($30::bigint[])[1], 'to_seq', $4::bigint)::text AS p
+  WHERE cardinality($30::bigint[]) > 0 AND EXISTS (SELECT 1 FROM stream_presence WHERE game_id = $1)
   UNION ALL
   SELECT json_build_object('notes', json_agg(json_build_object('user_id', n.user_id, 'notification_id', n.id)
     ORDER BY n.id))::text

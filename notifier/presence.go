@@ -81,11 +81,11 @@ func randomID() string {
 // the function that removes it (call it when the connection closes; it uses
 // its own short context, since the request's has ended by then). On
 // Postgres a game change announces a user's notifications only while they
-// have such a row (models.announce), so Enter then waits for the changes
-// already running to end: what they stored is in the backlog read next. An
-// error means the row was not written: the caller should not serve a
-// stream that may get nothing live (the heartbeat writes the rows of open
-// connections again).
+// have such a row (qWriteChange in models), so Enter then waits for the
+// changes already running to end: what they stored is in the backlog read
+// next. An error means the row was not written: the caller should not
+// serve a stream that may get nothing live (the heartbeat writes the rows
+// of open connections again).
 func (p *Presence) Enter(ctx context.Context, userID int64) (leave func(), err error) {
 	return p.enter(ctx, presenceConn{user: userID})
 }
