@@ -56,13 +56,7 @@ func engineDeck(name string, entries []deckEntry) engine.Deck {
 }
 
 // storedDeck reads a stored deck list.
-func storedDeck(d *models.Deck) (engine.Deck, error) {
-	var entries []deckEntry
-	if err := json.Unmarshal([]byte(d.Cards), &entries); err != nil {
-		return engine.Deck{}, err
-	}
-	return engineDeck(d.Name, entries), nil
-}
+func storedDeck(d *models.Deck) (engine.Deck, error) { return d.List() }
 
 func deckOut(d *models.Deck) (deckResponse, error) {
 	ed, err := storedDeck(d)

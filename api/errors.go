@@ -8,6 +8,7 @@ import (
 
 	"github.com/datamonsters/turns/engine"
 	"github.com/datamonsters/turns/models"
+	"github.com/datamonsters/turns/play"
 	"github.com/gin-gonic/gin"
 )
 
@@ -47,22 +48,6 @@ var (
 	errNotFound     = newError(http.StatusNotFound, "not_found", "Not found", "no such resource")
 )
 
-// StaleVersionError is a submission computed from an old version.
-type StaleVersionError struct{ Current int64 }
-
-func (e *StaleVersionError) Error() string {
-	return fmt.Sprintf("stale version; current is %d", e.Current)
-}
-
-// BatchError is an illegal action at Index of a submitted batch.
-type BatchError struct {
-	Index int
-	Err   error
-}
-
-func (e *BatchError) Error() string { return fmt.Sprintf("action %d: %v", e.Index, e.Err) }
-func (e *BatchError) Unwrap() error { return e.Err }
-
 // RateLimitError is too many attempts; retry after RetryAfter seconds.
 type RateLimitError struct{ RetryAfter int }
 
@@ -83,6 +68,14 @@ type Problem struct {
 	CurrentVersion *int64 `json:"current_version,omitempty"` // stale_version
 }
 
+// playStatus and playTitle are the status and title of each kind of
+// refusal of the play path.
+var (
+	playStatus = map[play.Kind]int{play.Invalid: http.StatusUnprocessableEntity, play.Conflict: http.StatusConflict,
+		play.Forbidden: http.StatusForbidden}
+	playTitle = map[play.Kind]string{play.Invalid: "Invalid request", play.Conflict: "Conflict", play.Forbidden: "Forbidden"}
+)
+
 // problemType is the stable type URI of a problem code.
 func problemType(code string) string { return "urn:datamonsters:problem:" + code }
 
@@ -92,8 +85,9 @@ func problemType(code string) string { return "urn:datamonsters:problem:" + code
 func problemFor(err error) Problem {
 	var (
 		apiErr   *Error
-		stale    *StaleVersionError
-		batch    *BatchError
+		playErr  *play.Error
+		stale    *play.StaleVersionError
+		batch    *play.BatchError
 		illegal  *engine.IllegalActionError
 		deckErr  *engine.DeckError
 		rateErr  *RateLimitError
@@ -104,6 +98,8 @@ func problemFor(err error) Problem {
 	switch {
 	case errors.As(err, &apiErr):
 		p = Problem{Status: apiErr.Status, Code: apiErr.Code, Title: apiErr.Title, Detail: apiErr.Detail}
+	case errors.As(err, &playErr):
+		p = Problem{Status: playStatus[playErr.Kind], Code: playErr.Code, Title: playTitle[playErr.Kind], Detail: playErr.Detail}
 	case errors.As(err, &stale):
 		cur := stale.Current
 		p = Problem{Status: http.StatusConflict, Code: "stale_version", Title: "Stale version",

@@ -1,8 +1,7 @@
 package api
 
 import (
-	"crypto/rand"
-	"encoding/binary"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -11,82 +10,16 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/datamonsters/turns/engine"
 	"github.com/datamonsters/turns/models"
+	"github.com/datamonsters/turns/play"
 	"github.com/gin-gonic/gin"
 )
 
-// Defaults and bounds of the game deadlines, in seconds.
-const (
-	defaultTurnDeadline   = 3 * 24 * 3600
-	defaultPromptDeadline = 24 * 3600
-	minDeadline           = 60
-	maxDeadline           = 30 * 24 * 3600
-	maxBatch              = 50
-)
-
-// resolveDeck returns the personal deck the choice names, checked against
-// the deck-building rules. In the office variant every seat still brings a
-// personal deck: at the start they are shuffled together into the shared
-// Laboratory Deck (see startGame).
-func (s *Server) resolveDeck(c *gin.Context, ch deckChoice, players int) (engine.Deck, error) {
-	var d engine.Deck
-	switch {
-	case ch.Prebuilt != "" && ch.DeckID != 0, ch.Prebuilt == "" && ch.DeckID == 0:
-		return d, invalid("deck: give exactly one of prebuilt or deck_id")
-	case ch.Prebuilt != "":
-		var ok bool
-		if d, ok = s.cat.Deck(ch.Prebuilt); !ok {
-			return d, invalid("deck: no prebuilt deck %q", ch.Prebuilt)
-		}
-	default:
-		stored, err := s.store.Deck(c.Request.Context(), userID(c), ch.DeckID)
-		if errors.Is(err, models.ErrNotFound) {
-			return d, invalid("deck: you have no deck %d", ch.DeckID)
-		}
-		if err != nil {
-			return d, err
-		}
-		if d, err = storedDeck(stored); err != nil {
-			return d, err
-		}
-	}
-	if err := engine.ValidateDeck(s.cat, d, false, players); err != nil {
-		return d, err
-	}
-	return d, nil
-}
-
-// officeDeck merges the seats' decks into the office variant's shared deck
-// and checks it against the office deck rules for the table.
-func (s *Server) officeDeck(decks []engine.Deck) (engine.Deck, error) {
-	out := engine.Deck{ID: "office", Name: "Office deck"}
-	at := map[string]int{}
-	for _, d := range decks {
-		for _, e := range d.Cards {
-			if i, ok := at[e.Card]; ok {
-				out.Cards[i].Count += e.Count
-				continue
-			}
-			at[e.Card] = len(out.Cards)
-			out.Cards = append(out.Cards, e)
-		}
-	}
-	return out, engine.ValidateDeck(s.cat, out, true, len(decks))
-}
-
-func deckJSON(d engine.Deck) *string {
-	data, _ := json.Marshal(d)
-	s := string(data)
-	return &s
-}
-
-func settingsOf(g *models.Game) gameSettings {
-	var st gameSettings
-	json.Unmarshal([]byte(g.Settings), &st)
-	return st
+// deckChoice translates the request's deck to the play path's.
+func (d deckChoice) play() play.DeckChoice {
+	return play.DeckChoice{Prebuilt: d.Prebuilt, DeckID: d.DeckID}
 }
 
 // createGame opens a game with the caller in seat 0, invited users in the
@@ -97,85 +30,15 @@ func (s *Server) createGame(c *gin.Context) {
 		writeError(c, err)
 		return
 	}
-	if req.Mode == "" {
-		req.Mode = string(engine.ModeStandard)
-	}
-	if req.Policy == "" {
-		req.Policy = string(engine.Holders)
-	}
-	if req.TurnDeadlineSeconds == 0 {
-		req.TurnDeadlineSeconds = defaultTurnDeadline
-	}
-	if req.PromptDeadlineSeconds == 0 {
-		req.PromptDeadlineSeconds = defaultPromptDeadline
-	}
-	public := req.Public == nil || *req.Public
-	switch {
-	case req.Players < engine.MinPlayers || req.Players > engine.MaxPlayers:
-		writeError(c, invalid("players: %d to %d", engine.MinPlayers, engine.MaxPlayers))
-		return
-	case req.Mode != string(engine.ModeStandard) && req.Mode != string(engine.ModeFast):
-		writeError(c, invalid("mode: standard or fast"))
-		return
-	case req.Policy != string(engine.Holders) && req.Policy != string(engine.Conceal):
-		writeError(c, invalid("policy: holders or conceal"))
-		return
-	case len(req.Invite) > req.Players-1:
-		writeError(c, invalid("invite: at most %d usernames for %d players", req.Players-1, req.Players))
-		return
-	case req.TurnDeadlineSeconds < minDeadline || req.TurnDeadlineSeconds > maxDeadline,
-		req.PromptDeadlineSeconds < minDeadline || req.PromptDeadlineSeconds > maxDeadline:
-		writeError(c, invalid("deadlines: %d to %d seconds", minDeadline, maxDeadline))
-		return
-	}
-	if err := checkBots(&req); err != nil {
-		writeError(c, err)
-		return
-	}
-	deck, err := s.resolveDeck(c, req.Deck, req.Players)
-	if err != nil {
-		writeError(c, err)
-		return
-	}
-	me, err := s.store.UserByID(c.Request.Context(), userID(c))
-	if err != nil {
-		writeError(c, err)
-		return
-	}
-	settings, _ := json.Marshal(gameSettings{TurnDeadlineSeconds: req.TurnDeadlineSeconds, PromptDeadlineSeconds: req.PromptDeadlineSeconds,
-		TimeoutLimit: *req.TimeoutLimit, OnTimeouts: req.OnTimeouts})
-	now := s.now().UTC()
-	uid := me.ID
-	g := &models.Game{CreatedBy: me.ID, Status: models.StatusOpen, Public: public, Mode: req.Mode, Office: req.Office,
-		Policy: req.Policy, Players: req.Players, Settings: string(settings), Version: 1,
-		Seats: []models.Seat{{SeatNo: 0, UserID: &uid, Username: me.Username, Joined: true, Deck: deckJSON(deck), JoinedAt: &now}}}
-	for _, name := range req.Invite {
-		u, err := s.store.UserByUsername(c.Request.Context(), name)
-		if errors.Is(err, models.ErrNotFound) {
-			writeError(c, invalid("invite: no user %q", name))
-			return
-		}
-		if err != nil {
-			writeError(c, err)
-			return
-		}
-		if g.SeatOf(u.ID) >= 0 {
-			writeError(c, invalid("invite: %q is already seated", name))
-			return
-		}
-		id := u.ID
-		g.Seats = append(g.Seats, models.Seat{SeatNo: len(g.Seats), UserID: &id, Username: u.Username, Invited: true})
-	}
-	for len(g.Seats) < req.Players-req.Bots {
-		g.Seats = append(g.Seats, models.Seat{SeatNo: len(g.Seats)})
-	}
-	g.Seats = append(g.Seats, botSeats(len(g.Seats), req.Bots, now)...)
-	s.idempotentCreate(c, func(st *models.Store) (response, error) {
-		if err := st.CreateGame(c.Request.Context(), g); err != nil {
-			return response{}, err
-		}
+	n := play.NewGame{Players: req.Players, Mode: req.Mode, Office: req.Office, Public: req.Public, Policy: req.Policy,
+		Deck: req.Deck.play(), Invite: req.Invite, TurnDeadlineSeconds: req.TurnDeadlineSeconds,
+		PromptDeadlineSeconds: req.PromptDeadlineSeconds, Bots: req.Bots, TimeoutLimit: req.TimeoutLimit, OnTimeouts: req.OnTimeouts}
+	s.mutateGame(c, func(rec play.Record) (*play.Result, error) {
+		return s.play.Create(c.Request.Context(), userID(c), n, rec)
+	}, func(r *play.Result) response {
+		g := r.Game
 		return response{status: http.StatusCreated, body: s.gameOut(g, 0, nil),
-			header: map[string]string{"Location": fmt.Sprintf("/v1/games/%d", g.ID), "ETag": etagOf(g, 0)}}, nil
+			header: map[string]string{"Location": fmt.Sprintf("/v1/games/%d", g.ID), "ETag": etagOf(g, 0)}}
 	})
 }
 
@@ -202,7 +65,7 @@ func keyOf(g *models.Game, seat int, kind byte) bodyKey {
 // gameOut builds the game response for seat (-1: not a player). With a
 // state it includes the seat's view and prompts.
 func (s *Server) gameOut(g *models.Game, seat int, st *engine.State) gameResponse {
-	set := settingsOf(g)
+	set := g.SettingsOf()
 	out := gameResponse{ID: g.ID, Status: g.Status, Public: g.Public, Mode: g.Mode, Office: g.Office, Policy: g.Policy,
 		Players: g.Players, Version: g.Version, TurnDeadlineSeconds: set.TurnDeadlineSeconds,
 		PromptDeadlineSeconds: set.PromptDeadlineSeconds, Seats: []seatResponse{}, Winners: g.WinnerSeats(),
@@ -284,26 +147,14 @@ func (s *Server) listGames(c *gin.Context) {
 }
 
 // loadVisible returns the game and the caller's seat (-1 for a spectator
-// of a public game). Private games of others are not found. The snapshot is
-// read when needed (Snapshot), or at once with whole.
-func (s *Server) loadVisible(c *gin.Context, whole ...bool) (*models.Game, int, error) {
+// of a public game), without its snapshot. Private games of others are not
+// found.
+func (s *Server) loadVisible(c *gin.Context) (*models.Game, int, error) {
 	id, err := pathID(c, "id")
 	if err != nil {
 		return nil, 0, err
 	}
-	load := s.store.GameNoState
-	if len(whole) > 0 && whole[0] {
-		load = s.store.Game
-	}
-	g, err := load(c.Request.Context(), id)
-	if err != nil {
-		return nil, 0, err
-	}
-	seat := g.SeatOf(userID(c))
-	if seat < 0 && !g.Public {
-		return nil, 0, models.ErrNotFound
-	}
-	return g, seat, nil
+	return s.play.Game(c.Request.Context(), id, userID(c))
 }
 
 // getGame is the game as the caller may see it, with ETag.
@@ -331,10 +182,7 @@ func (s *Server) visibleJSON(c *gin.Context, prepare func(g *models.Game, seat i
 		writeError(c, err)
 		return
 	}
-	ref, err := s.store.GameRef(c.Request.Context(), id, userID(c))
-	if err == nil && ref.Seat < 0 && !ref.Public {
-		err = models.ErrNotFound
-	}
+	ref, err := s.play.Ref(c.Request.Context(), id, userID(c))
 	if err != nil {
 		writeError(c, err)
 		return
@@ -347,35 +195,25 @@ func (s *Server) visibleJSON(c *gin.Context, prepare func(g *models.Game, seat i
 		c.Data(http.StatusOK, "application/json; charset=utf-8", body)
 		return
 	}
-	// The game and its parsed state: from the state cache when it holds
-	// this version (as after a submission to the game), else read whole.
-	st := s.states.take(id, ref.Version)
-	g, seat, err := s.loadVisible(c, st == nil)
-	if err == nil && st != nil && g.Version != ref.Version { // moved on meanwhile
-		s.states.put(id, ref.Version, st)
-		g, seat, err = s.loadVisible(c, true)
-		st = nil
-	}
-	if err == nil && st == nil {
-		st, err = s.takeState(g)
-	}
-	if err != nil {
-		s.states.put(id, ref.Version, st)
-		writeError(c, err)
-		return
-	}
-	defer s.states.put(g.ID, g.Version, st) // once encoded: the body may share the state's memory
-	k, build, ok := prepare(g, seat)
-	if !ok {
-		return
-	}
-	body, err := json.Marshal(build(st))
+	var body []byte
+	err = s.play.Read(c.Request.Context(), id, userID(c), func(g *models.Game, seat int, st *engine.State) error {
+		k, build, ok := prepare(g, seat)
+		if !ok {
+			return nil
+		}
+		var err error
+		if body, err = json.Marshal(build(st)); err == nil { // encoded while the state is lent
+			s.bodies.put(k, body)
+		}
+		return err
+	})
 	if err != nil {
 		writeError(c, err)
 		return
 	}
-	s.bodies.put(k, body)
-	c.Data(http.StatusOK, "application/json; charset=utf-8", body)
+	if body != nil {
+		c.Data(http.StatusOK, "application/json; charset=utf-8", body)
+	}
 }
 
 func actionOut(a engine.Action) actionInput {
@@ -468,61 +306,39 @@ func (s *Server) listEvents(c *gin.Context) {
 	c.JSON(http.StatusOK, out)
 }
 
-// response is a status and body decided inside a game transaction.
+// response is a status and body decided for a change.
 type response struct {
 	status int
 	body   any
 	header map[string]string
-	// written, when set, runs once the change is committed and the
-	// response written.
-	written func()
 }
 
-// mutation changes a locked game for the caller's seat (-1: none) and
-// returns what to write and how to respond once the sequence numbers are
-// assigned.
-type mutation func(g *models.Game, seat int) (*models.Change, func() response, error)
-
-// mutateGame runs fn on the locked game and responds. With an
-// Idempotency-Key header, a repeat of the same request (same method, path and
-// body) gets the stored response again without applying anything, and a
-// different request with the key gets 422.
-func (s *Server) mutateGame(c *gin.Context, fn mutation) {
-	id, err := pathID(c, "id")
-	if err != nil {
-		writeError(c, err)
-		return
-	}
+// mutateGame makes the change call names through the play path and
+// responds with what respond builds from its result. With an
+// Idempotency-Key header, a repeat of the same request (same method, path
+// and body) gets the stored response again without applying anything, and
+// a different request with the key gets 422; the record is stored in the
+// change's transaction (call passes rec to the play path).
+func (s *Server) mutateGame(c *gin.Context, call func(rec play.Record) (*play.Result, error), respond func(*play.Result) response) {
 	uid := userID(c)
 	key, reqHash, done := s.idempotencyStart(c)
 	if done {
 		return
 	}
-	var resp response
-	// The state cache's version of the game spares reading the snapshot
-	// when it is still current; takeState reads it otherwise.
-	_, err = s.store.MutateCached(c.Request.Context(), id, s.states.version(id), func(g *models.Game) (*models.Change, error) {
-		seat := g.SeatOf(uid)
-		if seat < 0 && !g.Public {
-			return nil, models.ErrNotFound
-		}
-		ch, respond, err := fn(g, seat)
-		if err != nil {
-			return nil, err
-		}
-		ch.Record = func() (*models.Idempotency, error) {
-			resp = respond()
-			if key == "" {
-				return nil, nil
-			}
-			data, err := s.seal(c, uid, key, resp)
+	var resp *response
+	var rec play.Record
+	if key != "" {
+		rec = func(r *play.Result) (*models.Idempotency, error) {
+			out := respond(r)
+			data, err := s.seal(c, uid, key, out)
 			if err != nil {
 				return nil, err
 			}
-			return &models.Idempotency{UserID: uid, Key: key, RequestHash: reqHash, Status: resp.status, Response: data}, nil
+			resp = &out
+			return &models.Idempotency{UserID: uid, Key: key, RequestHash: reqHash, Status: out.status, Response: data}, nil
 		}
-		return ch, nil
-	})
+	}
+	res, err := call(rec)
 	if errors.Is(err, models.ErrConflict) && key != "" && s.replay(c, uid, key, reqHash) {
 		return // a concurrent request with the same key won
 	}
@@ -530,27 +346,33 @@ func (s *Server) mutateGame(c *gin.Context, fn mutation) {
 		writeError(c, err)
 		return
 	}
+	defer res.Done() // once the response, which may share the state's memory, is written
+	if resp == nil {
+		out := respond(res)
+		resp = &out
+	}
+	for k, v := range resp.header {
+		c.Header(k, v)
+	}
 	c.JSON(resp.status, resp.body)
-	if resp.written != nil {
-		resp.written()
+}
+
+// lobbyOut is the response to a lobby change: the game as the caller sees it.
+func (s *Server) lobbyOut(r *play.Result) response {
+	return response{status: http.StatusOK, body: s.gameOut(r.Game, r.Seat, nil)}
+}
+
+// gameCall is a play-path call on the game the path names, for the
+// caller, with an idempotency record.
+func (s *Server) gameCall(c *gin.Context, op func(ctx context.Context, id, uid int64, rec play.Record) (*play.Result, error)) func(play.Record) (*play.Result, error) {
+	return func(rec play.Record) (*play.Result, error) {
+		id, err := pathID(c, "id")
+		if err != nil {
+			return nil, err
+		}
+		return op(c.Request.Context(), id, userID(c), rec)
 	}
 }
-
-// lobby is a mutation of a game that has not started: it bumps the version
-// and responds with the game.
-func (s *Server) lobby(c *gin.Context, fn func(g *models.Game, seat int) error) {
-	s.mutateGame(c, func(g *models.Game, seat int) (*models.Change, func() response, error) {
-		if err := fn(g, seat); err != nil {
-			return nil, nil, err
-		}
-		g.Version++
-		return &models.Change{}, func() response {
-			return response{status: http.StatusOK, body: s.gameOut(g, g.SeatOf(userID(c)), nil)}
-		}, nil
-	})
-}
-
-var errNotOpen = conflict("game_not_open", "the game has already started or was cancelled")
 
 // joinGame takes the caller's invited seat, or else the first open seat.
 func (s *Server) joinGame(c *gin.Context) {
@@ -559,124 +381,27 @@ func (s *Server) joinGame(c *gin.Context) {
 		writeError(c, err)
 		return
 	}
-	g, _, err := s.loadVisible(c)
-	if err != nil {
-		writeError(c, err)
-		return
-	}
-	deck, err := s.resolveDeck(c, req.Deck, g.Players)
-	if err != nil {
-		writeError(c, err)
-		return
-	}
-	me, err := s.store.UserByID(c.Request.Context(), userID(c))
-	if err != nil {
-		writeError(c, err)
-		return
-	}
-	s.lobby(c, func(g *models.Game, seat int) error {
-		if g.Status != models.StatusOpen {
-			return errNotOpen
-		}
-		if seat >= 0 && g.Seats[seat].Joined {
-			return conflict("already_joined", "you already sit in seat %d", seat)
-		}
-		if seat < 0 {
-			seat = slices.IndexFunc(g.Seats, func(st models.Seat) bool { return st.UserID == nil })
-		}
-		if seat < 0 {
-			return conflict("game_full", "no open seat is left")
-		}
-		now := s.now().UTC()
-		uid := me.ID
-		st := &g.Seats[seat]
-		st.UserID, st.Username, st.Joined, st.Deck, st.JoinedAt = &uid, me.Username, true, deckJSON(deck), &now
-		return nil
-	})
+	s.mutateGame(c, s.gameCall(c, func(ctx context.Context, id, uid int64, rec play.Record) (*play.Result, error) {
+		return s.play.Join(ctx, id, uid, req.Deck.play(), rec)
+	}), s.lobbyOut)
 }
 
 // leaveGame gives up the caller's seat before the start. An invitation
 // stays open for the invitee.
-func (s *Server) leaveGame(c *gin.Context) {
-	s.lobby(c, func(g *models.Game, seat int) error {
-		switch {
-		case seat < 0 || !g.Seats[seat].Joined:
-			return forbidden("not_a_player", "you have no seat in this game")
-		case g.Status != models.StatusOpen:
-			return errNotOpen
-		case g.CreatedBy == userID(c):
-			return conflict("creator_cannot_leave", "the creator cancels the game instead of leaving it")
-		}
-		st := &g.Seats[seat]
-		st.Joined, st.Deck, st.JoinedAt = false, nil, nil
-		if !st.Invited {
-			st.UserID, st.Username = nil, ""
-		}
-		return nil
-	})
-}
+func (s *Server) leaveGame(c *gin.Context) { s.mutateGame(c, s.gameCall(c, s.play.Leave), s.lobbyOut) }
 
 // cancelGame cancels a game that has not started; only its creator may.
 func (s *Server) cancelGame(c *gin.Context) {
-	s.lobby(c, func(g *models.Game, seat int) error {
-		if g.CreatedBy != userID(c) {
-			return forbidden("not_creator", "only the game's creator may cancel it")
-		}
-		if g.Status != models.StatusOpen {
-			return errNotOpen
-		}
-		now := s.now().UTC()
-		g.Status, g.EndedAt = models.StatusCancelled, &now
-		return nil
-	})
-}
-
-// newSeed draws the game's secret seed.
-func newSeed() uint64 {
-	var b [8]byte
-	rand.Read(b[:])
-	return binary.LittleEndian.Uint64(b[:])
+	s.mutateGame(c, s.gameCall(c, s.play.Cancel), s.lobbyOut)
 }
 
 // startGame deals the game once every seat is taken; only the creator may.
-func (s *Server) startGame(c *gin.Context) {
-	s.mutateGame(c, func(g *models.Game, seat int) (*models.Change, func() response, error) {
-		if g.CreatedBy != userID(c) {
-			return nil, nil, forbidden("not_creator", "only the game's creator may start it")
-		}
-		if g.Status != models.StatusOpen {
-			return nil, nil, errNotOpen
-		}
-		setup := engine.Setup{Seed: newSeed(), Mode: engine.Mode(g.Mode), Office: g.Office, Policy: engine.Policy(g.Policy)}
-		for _, st := range g.Seats {
-			if !st.Joined || st.Deck == nil {
-				return nil, nil, conflict("not_full", "seat %d is not taken yet", st.SeatNo)
-			}
-			var d engine.Deck
-			if err := json.Unmarshal([]byte(*st.Deck), &d); err != nil {
-				return nil, nil, err
-			}
-			setup.Players = append(setup.Players, engine.SeatSetup{Name: st.Username, Deck: d})
-		}
-		if g.Office {
-			var decks []engine.Deck
-			for _, p := range setup.Players {
-				decks = append(decks, p.Deck)
-			}
-			var err error
-			if setup.OfficeDeck, err = s.officeDeck(decks); err != nil {
-				return nil, nil, err
-			}
-		}
-		state, events, err := engine.NewGame(setup)
-		if err != nil {
-			return nil, nil, err
-		}
-		now := s.now().UTC()
-		g.Status, g.StartedAt = models.StatusActive, &now
-		return s.commitState(g, seat, nil, nil, state, events)
-	})
-}
+func (s *Server) startGame(c *gin.Context) { s.mutateGame(c, s.gameCall(c, s.play.Start), s.submitOut) }
+
+// resign and voteEnd submit the one action they name, at any version.
+func (s *Server) resign(c *gin.Context) { s.mutateGame(c, s.gameCall(c, s.play.Resign), s.submitOut) }
+
+func (s *Server) voteEnd(c *gin.Context) { s.mutateGame(c, s.gameCall(c, s.play.VoteEnd), s.submitOut) }
 
 // submitActions applies a batch of actions for the caller's seat, all or
 // nothing, if the game is still at the version they were computed from.
@@ -691,29 +416,13 @@ func (s *Server) submitActions(c *gin.Context) {
 		writeError(c, err)
 		return
 	}
-	if len(req.Actions) == 0 || len(req.Actions) > maxBatch {
-		writeError(c, invalid("actions: 1 to %d actions", maxBatch))
-		return
-	}
 	actions := make([]engine.Action, len(req.Actions))
 	for i, a := range req.Actions {
-		if a.Type == string(engine.ActTimeout) {
-			writeError(c, &BatchError{Index: i, Err: &engine.IllegalActionError{Code: engine.ErrBadAction.Code,
-				Reason: "timeout is submitted by the service, not a seat"}})
-			return
-		}
 		actions[i] = actionIn(a)
 	}
-	s.apply(c, &expected, actions)
-}
-
-// resign and voteEnd submit the one action they name, at any version.
-func (s *Server) resign(c *gin.Context) {
-	s.apply(c, nil, []engine.Action{{Type: engine.ActResign}})
-}
-
-func (s *Server) voteEnd(c *gin.Context) {
-	s.apply(c, nil, []engine.Action{{Type: engine.ActVoteEnd}})
+	s.mutateGame(c, s.gameCall(c, func(ctx context.Context, id, uid int64, rec play.Record) (*play.Result, error) {
+		return s.play.Submit(ctx, id, uid, &expected, actions, rec)
+	}), s.submitOut)
 }
 
 var ifMatchVersion = regexp.MustCompile(`^(?:W/)?"(?:g\d+-)?v(\d+)(?:-s-?\d+)?(?:-d\d+)?"$`)
@@ -742,166 +451,16 @@ func expectedVersion(c *gin.Context, body *int64) (int64, error) {
 	return *header, nil
 }
 
-// apply runs actions for the caller's seat on the locked game.
-func (s *Server) apply(c *gin.Context, expected *int64, actions []engine.Action) {
-	s.mutateGame(c, func(g *models.Game, seat int) (*models.Change, func() response, error) {
-		switch {
-		case seat < 0:
-			return nil, nil, forbidden("not_a_player", "you have no seat in this game")
-		case g.Status != models.StatusActive:
-			return nil, nil, conflict("game_not_active", "the game is %s", g.Status)
-		}
-		prev, err := s.takeState(g)
-		if err != nil {
-			return nil, nil, err
-		}
-		if expected != nil && *expected != g.Version && !answersOpenPrompts(prev, seat, actions) {
-			s.states.put(g.ID, g.Version, prev)
-			return nil, nil, &StaleVersionError{Current: g.Version}
-		}
-		ch, respond, err := s.play(g, prev, seat, actions)
-		var illegal *BatchError
-		if errors.As(err, &illegal) {
-			s.states.put(g.ID, g.Version, prev) // unchanged: Apply and ApplyBatch change nothing on error
-		}
-		return ch, respond, err
-	})
-}
-
-// play applies actions for seat to st, the state of the locked game g, all
-// or nothing, and records the result on g (commitState). An illegal action
-// gives a *BatchError that names it, and leaves st unchanged.
-func (s *Server) play(g *models.Game, st *engine.State, seat int, actions []engine.Action) (*models.Change, func() response, error) {
-	before := slices.Clone(st.Prompts)
-	next, events, idx, err := applyActions(st, seat, actions)
-	if err != nil {
-		return nil, nil, &BatchError{Index: idx, Err: err}
-	}
-	return s.commitState(g, seat, before, actions, next, events)
-}
-
-// takeState returns the engine state of g at its version (nil before the
-// start), from the state cache when it holds that version, else decoded
-// from the snapshot. The caller owns it: it is no longer in the cache, and
-// goes back with states.put once the caller is done with it.
-func (s *Server) takeState(g *models.Game) (*engine.State, error) {
-	if st := s.states.take(g.ID, g.Version); st != nil {
-		return st, nil
-	}
-	data, err := g.Snapshot()
-	if err != nil || data == nil {
-		return nil, err
-	}
-	return engine.Unmarshal(data)
-}
-
-// applyActions applies a batch for seat, all or nothing. One action is
-// applied in place (Apply leaves the state unchanged on error), which spares
-// the copy ApplyBatch makes to keep a batch all-or-nothing.
-func applyActions(st *engine.State, seat int, actions []engine.Action) (*engine.State, []engine.Event, int, error) {
-	if len(actions) == 1 {
-		events, err := engine.Apply(st, seat, actions[0])
-		return st, events, 0, err
-	}
-	return engine.ApplyBatch(st, seat, actions)
-}
-
-// commitState records a new engine state on g: snapshot, version, awaited
-// seats, deadline, status and winners, and returns the change (actions,
-// events, prompts) and the response for seat.
-func (s *Server) commitState(g *models.Game, seat int, prevPrompts []engine.Prompt, actions []engine.Action, next *engine.State,
-	events []engine.Event) (*models.Change, func() response, error) {
-	data, err := next.Marshal()
-	if err != nil {
-		return nil, nil, err
-	}
-	now := s.now().UTC()
-	set := settingsOf(g)
-	g.State = data
-	g.Version++
-	awaiting := engine.Awaiting(next)
-	moved := false // whether the game waits for other seats than before
-	for i := range g.Seats {
-		a := slices.Contains(awaiting, g.Seats[i].SeatNo)
-		moved = moved || a != g.Seats[i].Awaited
-		g.Seats[i].Awaited = a
-	}
-	promptsChanged := !samePrompts(prevPrompts, next.Prompts)
-	switch {
-	case next.Over():
-		g.DeadlineAt = nil
-		g.Status, g.EndedAt = models.StatusOver, &now
-		var w []string
-		for _, seat := range next.Winners {
-			w = append(w, strconv.Itoa(seat))
-		}
-		g.Winners = strings.Join(w, ",")
-	case !moved && !promptsChanged && g.DeadlineAt != nil && seat != engine.System:
-		// The same seats wait for the same things: their clock runs on (a
-		// turn's deadline is for the whole turn, not for each action).
-	case len(next.Prompts) > 0:
-		d := now.Add(time.Duration(set.PromptDeadlineSeconds) * time.Second)
-		g.DeadlineAt = &d
-	case len(awaiting) > 0:
-		d := now.Add(time.Duration(set.TurnDeadlineSeconds) * time.Second)
-		g.DeadlineAt = &d
-	default:
-		g.DeadlineAt = nil
-	}
-	ch := &models.Change{}
-	var uid *int64
-	if seat >= 0 && g.Seats[seat].UserID != nil {
-		uid = g.Seats[seat].UserID
-	}
-	for _, a := range actions {
-		body, _ := json.Marshal(a)
-		ch.Actions = append(ch.Actions, models.ActionRecord{Version: g.Version, Seat: seat, UserID: uid, Body: string(body)})
-	}
-	for _, e := range events {
-		body, _ := json.Marshal(e)
-		ch.Events = append(ch.Events, models.EventRecord{Body: string(body)})
-	}
-	ch.Engine = &models.EngineChange{State: next, Events: events}
-	for _, p := range prevPrompts {
-		ch.Engine.PrevPrompts = append(ch.Engine.PrevPrompts, p.ID)
-	}
-	if promptsChanged {
-		ch.ReplacePrompts = true
-		for _, p := range next.Prompts {
-			body, _ := json.Marshal(p)
-			ch.Prompts = append(ch.Prompts, models.PromptRecord{PromptID: p.ID, Seat: p.Seat, Body: string(body), DeadlineAt: g.DeadlineAt})
+// submitOut is the response to a change of the engine state: the new
+// version, the caller's events, view, prompts and legal actions.
+func (s *Server) submitOut(r *play.Result) response {
+	seat, st := r.Seat, r.State
+	out := submitResponse{Version: r.Game.Version, Status: r.Game.Status, Events: []eventResponse{}, View: st.View(seat),
+		Prompts: promptsFor(st, seat), Legal: legalFor(st, seat)}
+	for _, e := range r.Events() {
+		if v, ok := e.For(seat); ok {
+			out.Events = append(out.Events, eventResponse{Seq: e.Seq, Version: e.Version, CreatedAt: rfc3339(e.At), Event: v})
 		}
 	}
-	respond := func() response {
-		out := submitResponse{Version: g.Version, Status: g.Status, Events: []eventResponse{}, View: next.View(seat),
-			Prompts: promptsFor(next, seat), Legal: legalFor(next, seat)}
-		for i, e := range events {
-			if v, ok := e.For(seat); ok {
-				r := ch.Events[i]
-				out.Events = append(out.Events, eventResponse{Seq: r.Seq, Version: r.Version, CreatedAt: rfc3339(r.CreatedAt), Event: v})
-			}
-		}
-		id, version := g.ID, g.Version
-		return response{status: http.StatusOK, body: out, written: func() { s.states.put(id, version, next) }}
-	}
-	return ch, respond, nil
-}
-
-// answersOpenPrompts reports whether every action answers a prompt that
-// is still open for seat. Such a batch does not depend on what the other
-// seats did meanwhile (each prompt lists its own legal answers), so it is
-// applied even when the game moved on since the version it names: an
-// answer never fails because another player answered a different prompt.
-func answersOpenPrompts(st *engine.State, seat int, actions []engine.Action) bool {
-	open := engine.PromptsFor(st, seat)
-	for _, a := range actions {
-		if a.Type != engine.ActAnswer || !slices.ContainsFunc(open, func(p engine.Prompt) bool { return p.ID == a.Prompt }) {
-			return false
-		}
-	}
-	return len(actions) > 0
-}
-
-func samePrompts(a, b []engine.Prompt) bool {
-	return slices.EqualFunc(a, b, func(x, y engine.Prompt) bool { return x.ID == y.ID })
+	return response{status: http.StatusOK, body: out}
 }

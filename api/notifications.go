@@ -28,9 +28,6 @@ type Notifications struct {
 // the stream and redelivery routes answer 503.
 func (s *Server) SetNotifications(n Notifications) { s.notify = &n }
 
-// Timeouter returns the server as the outbox's way to apply timeouts.
-func (s *Server) Timeouter() notifier.Timeouter { return s }
-
 var errNotifyOff = newError(http.StatusServiceUnavailable, "notifications_unavailable", "Notifications unavailable",
 	"notifications are not configured on this server")
 

@@ -196,7 +196,7 @@ func startNotifyEnv(t *testing.T, st *models.Store, clk *clock, o notifyOptions)
 	secret := []byte("unsubscribe-secret")
 	ob, err := notifier.NewOutbox(notifier.OutboxConfig{Store: st, Sender: sender, Email: ecfg, Hub: hub, Logger: log, Now: clk.Now,
 		Webhook:           notifier.NewWebhookClient(notifier.WebhookOptions{AllowPrivate: o.allowPrivate, Timeout: 2 * time.Second}),
-		UnsubscribeSecret: secret, Timeouts: srv.Timeouter(), Bots: srv, PollInterval: 20 * time.Millisecond,
+		UnsubscribeSecret: secret, Timeouts: srv.Play(), Bots: srv.Play(), PollInterval: 20 * time.Millisecond,
 		WebhookDisableAfter: 3, WebhookBackoffBase: 20 * time.Millisecond, DatabaseURL: o.databaseURL})
 	if err != nil {
 		t.Fatal(err)

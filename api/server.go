@@ -12,6 +12,7 @@ import (
 	turns "github.com/datamonsters/turns"
 	"github.com/datamonsters/turns/engine"
 	"github.com/datamonsters/turns/models"
+	"github.com/datamonsters/turns/play"
 	"github.com/gin-gonic/gin"
 )
 
@@ -44,7 +45,7 @@ type Server struct {
 	log      *slog.Logger
 	now      func() time.Time
 	logins   *limiter
-	states   *stateCache                          // parsed states of recently changed games, for the next submission
+	play     *play.Service                        // the play path: every change of a game goes through it
 	bodies   *boundedCache[bodyKey, []byte]       // encoded game details and legal actions by version and seat
 	verified *boundedCache[string, verifiedToken] // access tokens already verified (see parseAccess)
 	notify   *Notifications                       // nil: streams and redelivery answer 503; see SetNotifications
@@ -74,9 +75,14 @@ func New(store *models.Store, cfg Config, log *slog.Logger, now func() time.Time
 		log = slog.Default()
 	}
 	return &Server{cfg: cfg, store: store, cat: engine.Standard(), log: log, now: now,
-		logins: newLimiter(cfg.LoginBurst, cfg.LoginEvery, now), states: newStateCache(4096), bodies: newBoundedCache[bodyKey, []byte](4096),
+		logins: newLimiter(cfg.LoginBurst, cfg.LoginEvery, now), play: play.New(store, now), bodies: newBoundedCache[bodyKey, []byte](4096),
 		verified: newBoundedCache[string, verifiedToken](16384)}
 }
+
+// Play is the play path the server's game routes call, for the other
+// front doors and the notifier's clock and bot jobs to share (and with it
+// the states it keeps).
+func (s *Server) Play() *play.Service { return s.play }
 
 // Handler returns the HTTP handler with every route.
 func (s *Server) Handler() http.Handler {

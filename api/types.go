@@ -152,14 +152,6 @@ type joinRequest struct {
 	Deck deckChoice `json:"deck"`
 }
 
-// gameSettings is stored as the game's settings JSON.
-type gameSettings struct {
-	TurnDeadlineSeconds   int    `json:"turn_deadline_seconds"`
-	PromptDeadlineSeconds int    `json:"prompt_deadline_seconds"`
-	TimeoutLimit          int    `json:"timeout_limit,omitempty"`
-	OnTimeouts            string `json:"on_timeouts,omitempty"`
-}
-
 type seatResponse struct {
 	Seat     int     `json:"seat"`
 	Username *string `json:"username"`

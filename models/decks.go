@@ -2,7 +2,10 @@ package models
 
 import (
 	"context"
+	"encoding/json"
 	"time"
+
+	"github.com/datamonsters/turns/engine"
 )
 
 // Deck is a user's custom deck. Cards is the deck list as JSON (an array of
@@ -18,6 +21,13 @@ type Deck struct {
 
 // TableName is the decks table.
 func (Deck) TableName() string { return "decks" }
+
+// List decodes the deck list, named after the deck.
+func (d *Deck) List() (engine.Deck, error) {
+	out := engine.Deck{Name: d.Name}
+	err := json.Unmarshal([]byte(d.Cards), &out.Cards)
+	return out, err
+}
 
 // CreateDeck stores a new deck.
 func (s *Store) CreateDeck(ctx context.Context, d *Deck) error {

@@ -3,6 +3,7 @@ package models
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -73,6 +74,30 @@ func (g *Game) Snapshot() ([]byte, error) {
 		g.State, g.loadState = data, nil
 	}
 	return g.State, nil
+}
+
+// GameSettings is what a game's Settings JSON holds: its clocks and its
+// timeout rule.
+type GameSettings struct {
+	TurnDeadlineSeconds   int    `json:"turn_deadline_seconds"`
+	PromptDeadlineSeconds int    `json:"prompt_deadline_seconds"`
+	TimeoutLimit          int    `json:"timeout_limit,omitempty"` // consecutive timeouts before OnTimeouts; 0: never
+	OnTimeouts            string `json:"on_timeouts,omitempty"`   // "bot" or "forfeit"
+}
+
+// Turn is the time a player has for a turn.
+func (s GameSettings) Turn() time.Duration { return time.Duration(s.TurnDeadlineSeconds) * time.Second }
+
+// Prompt is the time a player has to answer a prompt.
+func (s GameSettings) Prompt() time.Duration {
+	return time.Duration(s.PromptDeadlineSeconds) * time.Second
+}
+
+// SettingsOf decodes g.Settings; settings it cannot read are zero.
+func (g *Game) SettingsOf() GameSettings {
+	var st GameSettings
+	json.Unmarshal([]byte(g.Settings), &st)
+	return st
 }
 
 // ErrStale means a game changed between two reads outside a transaction.
@@ -196,10 +221,24 @@ type Change struct {
 	// returns the idempotency record to store with the change (nil for
 	// none). A key already stored gives ErrConflict.
 	Record func() (*Idempotency, error)
+	// Timeouts are the seats this change's timeouts named, with their new
+	// run of consecutive timeouts and what it led to; the seat rows hold
+	// the runs (and a bot takeover) already.
+	Timeouts []SeatTimeouts
 	// Engine, for a change made by the engine, holds in parsed form what
 	// the caller already has, so that the outbox need not decode the
 	// snapshot, the events and the stored prompts again. Nil: decode them.
 	Engine *EngineChange
+}
+
+// SeatTimeouts is a seat that timed out in a change: its run of
+// consecutive timeouts, and TakeOver, what reaching the game's limit led
+// to: "" (not reached), "bot" (the service plays the seat from now on) or
+// "forfeit" (the seat is to resign).
+type SeatTimeouts struct {
+	Seat        int
+	Consecutive int
+	TakeOver    string
 }
 
 // EngineChange is a change of the engine state in parsed form.

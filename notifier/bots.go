@@ -46,49 +46,20 @@ const (
 	forfeitKind = "dm_forfeit"
 )
 
-// countTimeouts keeps each seat's run of consecutive timeouts on its seat
-// row (written with the change): a seat that acted starts again from zero,
-// a seat named by a timeout event counts one more, and a seat that reaches
-// the game's limit is taken over by the bot or forfeits, as the game was
-// configured. It returns the counts and the takeovers ("bot" or "forfeit")
-// of this change, by seat.
-func (o *Outbox) countTimeouts(ctx context.Context, tx models.OutboxTx, g *models.Game, ch *models.Change, events []event,
-	set gameSettings) (map[int]int, map[int]string, error) {
-	counts, takeover := map[int]int{}, map[int]string{}
-	for _, a := range ch.Actions {
-		if a.Seat >= 0 && a.Seat < len(g.Seats) {
-			g.Seats[a.Seat].Timeouts = 0
-		}
-	}
-	for _, e := range events {
-		if e.ev.Kind != "timeout" {
+// scheduleForfeits writes the job that resigns each seat whose run of
+// timeouts in this change reached the game's limit with "forfeit" (the
+// play path decided it; see models.SeatTimeouts).
+func (o *Outbox) scheduleForfeits(ctx context.Context, tx models.OutboxTx, g *models.Game, ch *models.Change) error {
+	for _, t := range ch.Timeouts {
+		if t.TakeOver != "forfeit" {
 			continue
 		}
-		for _, seat := range e.ev.Seats {
-			if seat < 0 || seat >= len(g.Seats) {
-				continue
-			}
-			s := &g.Seats[seat]
-			s.Timeouts++
-			counts[seat] = s.Timeouts
-			if set.TimeoutLimit <= 0 || s.Timeouts != set.TimeoutLimit || s.UserID == nil {
-				continue
-			}
-			if set.OnTimeouts == "forfeit" {
-				takeover[seat] = "forfeit"
-				k := "g" + strconv.FormatInt(g.ID, 10) + ".v" + strconv.FormatInt(g.Version, 10) + ".forfeit.s" + strconv.Itoa(seat)
-				if err := o.insert(ctx, tx.Tx, ForfeitArgs{Key: k, GameID: g.ID, Seat: seat}, time.Time{}); err != nil {
-					return nil, nil, err
-				}
-				continue
-			}
-			takeover[seat] = "bot"
-			if s.Bot == "" {
-				s.Bot = models.BotTakeover
-			}
+		k := "g" + strconv.FormatInt(g.ID, 10) + ".v" + strconv.FormatInt(g.Version, 10) + ".forfeit.s" + strconv.Itoa(t.Seat)
+		if err := o.insert(ctx, tx.Tx, ForfeitArgs{Key: k, GameID: g.ID, Seat: t.Seat}, time.Time{}); err != nil {
+			return err
 		}
 	}
-	return counts, takeover, nil
+	return nil
 }
 
 // scheduleBots writes a bot move for every awaited seat the service plays.

@@ -2,7 +2,6 @@ package notifier
 
 import (
 	"context"
-	"errors"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -10,43 +9,22 @@ import (
 	"testing"
 	"time"
 
-	"github.com/datamonsters/turns/engine"
-	"github.com/datamonsters/turns/engine/bot"
 	"github.com/datamonsters/turns/models"
+	"github.com/datamonsters/turns/play"
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/rivertype"
 )
 
-// storeTimeouter applies the engine's timeout action the way the API
-// server does: only once the game's deadline has passed on the clock.
+// storeTimeouter applies timeouts through the play path, counting the
+// calls.
 type storeTimeouter struct {
 	e     *outboxEnv
 	calls int
 }
 
-var errNotDue = errors.New("not due")
-
 func (s *storeTimeouter) Timeout(ctx context.Context, id int64) (bool, error) {
 	s.calls++
-	_, err := s.e.st.Mutate(ctx, id, func(g *models.Game) (*models.Change, error) {
-		if g.Status != models.StatusActive || g.DeadlineAt == nil || g.DeadlineAt.After(s.e.clock.Now()) {
-			return nil, errNotDue
-		}
-		st, err := engine.Unmarshal(g.State)
-		if err != nil {
-			return nil, err
-		}
-		a := engine.Action{Type: engine.ActTimeout}
-		events, err := engine.Apply(st, engine.System, a)
-		if err != nil {
-			return nil, err
-		}
-		return s.e.commit(g, st, events, engine.System, []engine.Action{a})
-	})
-	if errors.Is(err, errNotDue) {
-		return false, nil
-	}
-	return err == nil, err
+	return play.New(s.e.st, s.e.clock.Now).Timeout(ctx, id)
 }
 
 // mailKinds returns the notification kind of each message in msgs (from
@@ -246,7 +224,8 @@ func TestClockFollowsMovedDeadline(t *testing.T) {
 	})
 }
 
-// storeSeats plays bot seats and forfeits the way the API server does.
+// storeSeats plays bot seats and forfeits through the play path,
+// counting them.
 type storeSeats struct {
 	e               *outboxEnv
 	mu              sync.Mutex
@@ -254,50 +233,35 @@ type storeSeats struct {
 }
 
 func (s *storeSeats) PlayBot(ctx context.Context, id int64, seat int, version int64) error {
-	_, err := s.e.st.Mutate(ctx, id, func(g *models.Game) (*models.Change, error) {
-		if g.Status != models.StatusActive || g.Version != version {
-			return nil, errNotDue
-		}
-		st, err := engine.Unmarshal(g.State)
-		if err != nil {
-			return nil, err
-		}
-		if !slices.Contains(engine.Awaiting(st), seat) {
-			return nil, errNotDue
-		}
-		a := bot.NewGreedy(rand.New(rand.NewPCG(uint64(id), uint64(version)))).Choose(st.View(seat), engine.Legal(st, seat))
-		events, err := engine.Apply(st, seat, a)
-		if err != nil {
-			return nil, err
-		}
+	before, err := s.e.st.Game(ctx, id)
+	if err != nil {
+		return err
+	}
+	if err := play.New(s.e.st, s.e.clock.Now).PlayBot(ctx, id, seat, version); err != nil {
+		return err
+	}
+	if after, err := s.e.st.Game(ctx, id); err == nil && after.Version > before.Version && before.Version == version {
 		s.mu.Lock()
 		s.moves++
 		s.mu.Unlock()
-		return s.e.commit(g, st, events, seat, []engine.Action{a})
-	})
-	if errors.Is(err, errNotDue) {
-		return nil
 	}
-	return err
+	return nil
 }
 
 func (s *storeSeats) Forfeit(ctx context.Context, id int64, seat int) error {
-	_, err := s.e.st.Mutate(ctx, id, func(g *models.Game) (*models.Change, error) {
-		st, err := engine.Unmarshal(g.State)
-		if err != nil {
-			return nil, err
-		}
-		a := engine.Action{Type: engine.ActResign}
-		events, err := engine.Apply(st, seat, a)
-		if err != nil {
-			return nil, err
-		}
+	before, err := s.e.st.Game(ctx, id)
+	if err != nil {
+		return err
+	}
+	if err := play.New(s.e.st, s.e.clock.Now).Forfeit(ctx, id, seat); err != nil {
+		return err
+	}
+	if after, err := s.e.st.Game(ctx, id); err == nil && after.Version > before.Version {
 		s.mu.Lock()
 		s.forfeits++
 		s.mu.Unlock()
-		return s.e.commit(g, st, events, seat, []engine.Action{a})
-	})
-	return err
+	}
+	return nil
 }
 
 // TestClockTakeover: with a limit of one timeout, each seat that times out

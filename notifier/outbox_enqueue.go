@@ -48,11 +48,11 @@ func (o *Outbox) gameChanged(ctx context.Context, tx models.OutboxTx, c models.G
 				players = append(players, s.Username)
 			}
 		}
-		set := settingsOf(g)
+		set := g.SettingsOf()
 		for _, s := range g.Seats {
 			if s.Invited && s.UserID != nil {
 				d := &Invitation{Inviter: inviter, Players: players, Seats: g.Players, Mode: modeName(g),
-					TurnDeadline: set.turn(), PromptDeadline: set.prompt()}
+					TurnDeadline: set.Turn(), PromptDeadline: set.Prompt()}
 				notes = append(notes, note{userID: *s.UserID, kind: KindInvitation, data: d, common: &d.Common})
 			}
 		}
@@ -65,10 +65,13 @@ func (o *Outbox) gameChanged(ctx context.Context, tx models.OutboxTx, c models.G
 	if err != nil {
 		return err
 	}
-	set := settingsOf(g)
-	counts, takeover, err := o.countTimeouts(ctx, tx, g, c.Change, events, set)
-	if err != nil {
+	set := g.SettingsOf()
+	if err := o.scheduleForfeits(ctx, tx, g, c.Change); err != nil {
 		return err
+	}
+	counts, takeover := map[int]int{}, map[int]string{}
+	for _, t := range c.Change.Timeouts {
+		counts[t.Seat], takeover[t.Seat] = t.Consecutive, t.TakeOver
 	}
 	over := g.Status == models.StatusOver && c.PrevStatus != models.StatusOver
 	started := c.PrevStatus == models.StatusOpen && g.Status == models.StatusActive
@@ -432,23 +435,4 @@ func modeName(g *models.Game) string {
 		return "office"
 	}
 	return g.Mode
-}
-
-// gameSettings is the part of a game's settings JSON the outbox reads.
-type gameSettings struct {
-	TurnDeadlineSeconds   int64  `json:"turn_deadline_seconds"`
-	PromptDeadlineSeconds int64  `json:"prompt_deadline_seconds"`
-	TimeoutLimit          int    `json:"timeout_limit"` // 0: no takeover
-	OnTimeouts            string `json:"on_timeouts"`   // "bot" or "forfeit"
-}
-
-func (s gameSettings) turn() time.Duration { return time.Duration(s.TurnDeadlineSeconds) * time.Second }
-func (s gameSettings) prompt() time.Duration {
-	return time.Duration(s.PromptDeadlineSeconds) * time.Second
-}
-
-func settingsOf(g *models.Game) gameSettings {
-	var s gameSettings
-	json.Unmarshal([]byte(g.Settings), &s)
-	return s
 }

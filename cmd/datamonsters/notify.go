@@ -41,7 +41,7 @@ func startNotifications(ctx context.Context, cfg Config, st *models.Store, srv *
 	hub := notifier.NewHub(0)
 	ob, err := notifier.NewOutbox(notifier.OutboxConfig{Store: st, Sender: sender, Email: ecfg,
 		Webhook: notifier.NewWebhookClient(wopts), Hub: hub, Logger: log, UnsubscribeSecret: unsub,
-		Timeouts: srv.Timeouter(), Bots: srv, DatabaseURL: cfg.DatabaseURL, JobTimeout: cfg.JobTimeout})
+		Timeouts: srv.Play(), Bots: srv.Play(), DatabaseURL: cfg.DatabaseURL, JobTimeout: cfg.JobTimeout})
 	if err != nil {
 		fatal(err)
 	}

@@ -1,0 +1,127 @@
+package play
+
+import (
+	"context"
+	"errors"
+	"math/rand/v2"
+	"slices"
+
+	"github.com/datamonsters/turns/engine"
+	"github.com/datamonsters/turns/engine/bot"
+	"github.com/datamonsters/turns/models"
+)
+
+// errNotDue means a clock or bot job found nothing to do: the deadline has
+// not passed, the game moved on, or it no longer waits for the seat.
+var errNotDue = errors.New("nothing due")
+
+// Timeout submits the engine's timeout action for game id if its deadline
+// has passed: open prompts get their default answers, or else the active
+// turn ends. It reports whether it applied anything; a game that is not
+// due (another server got there first, or a player acted) is left alone.
+func (s *Service) Timeout(ctx context.Context, id int64) (bool, error) {
+	res, err := s.change(ctx, id, 0, nil, func(g *models.Game, _ int) (*models.Change, *Result, error) {
+		if g.Status != models.StatusActive || g.DeadlineAt == nil || g.DeadlineAt.After(s.now()) {
+			return nil, nil, errNotDue
+		}
+		st, err := s.takeState(g)
+		if err != nil {
+			return nil, nil, err
+		}
+		return s.play(g, st, engine.System, []engine.Action{{Type: engine.ActTimeout}})
+	})
+	if errors.Is(err, errNotDue) {
+		return false, nil
+	}
+	res.Done()
+	return err == nil, err
+}
+
+// PlayBot has the greedy bot play one action for seat of game id, through
+// the same path as a player's actions, if the game is still at version and
+// waits for the seat. The bot sees only the seat's view and legal actions;
+// its choices are seeded by the game and version, so a retry chooses the
+// same.
+func (s *Service) PlayBot(ctx context.Context, id int64, seat int, version int64) error {
+	res, err := s.change(ctx, id, 0, nil, func(g *models.Game, _ int) (*models.Change, *Result, error) {
+		if g.Status != models.StatusActive || g.Version != version {
+			return nil, nil, errNotDue
+		}
+		st, err := s.takeState(g)
+		if err != nil {
+			return nil, nil, err
+		}
+		var legal []engine.Action
+		if slices.Contains(engine.Awaiting(st), seat) {
+			legal = engine.Legal(st, seat)
+		}
+		if len(legal) == 0 {
+			s.states.put(g.ID, g.Version, st)
+			return nil, nil, errNotDue
+		}
+		a := bot.NewGreedy(rand.New(rand.NewPCG(uint64(id), uint64(version)))).Choose(st.View(seat), legal)
+		return s.play(g, st, seat, []engine.Action{a})
+	})
+	if errors.Is(err, errNotDue) {
+		return nil
+	}
+	res.Done()
+	return err
+}
+
+// Forfeit resigns seat of game id for its player, after too many
+// consecutive timeouts, through the same path as a player's resignation.
+func (s *Service) Forfeit(ctx context.Context, id int64, seat int) error {
+	res, err := s.change(ctx, id, 0, nil, func(g *models.Game, _ int) (*models.Change, *Result, error) {
+		if g.Status != models.StatusActive {
+			return nil, nil, errNotDue
+		}
+		st, err := s.takeState(g)
+		if err != nil {
+			return nil, nil, err
+		}
+		return s.play(g, st, seat, []engine.Action{{Type: engine.ActResign}})
+	})
+	var ill *engine.IllegalActionError
+	if errors.Is(err, errNotDue) || errors.As(err, &ill) {
+		return nil // already resigned, or the game ended meanwhile
+	}
+	res.Done()
+	return err
+}
+
+// countTimeouts keeps each seat's run of consecutive timeouts on its seat
+// row: a seat that acted (acted is whether the change holds seat's
+// actions) starts again from zero, a seat named by a timeout event counts
+// one more, and a seat that reaches the game's limit is taken over by the
+// bot (its row says so from now on) or is to forfeit, as the game was
+// configured. It returns the seats that timed out.
+func countTimeouts(g *models.Game, seat int, acted bool, events []engine.Event, set models.GameSettings) []models.SeatTimeouts {
+	if acted && seat >= 0 && seat < len(g.Seats) {
+		g.Seats[seat].Timeouts = 0
+	}
+	var out []models.SeatTimeouts
+	for _, e := range events {
+		if e.Kind != "timeout" {
+			continue
+		}
+		for _, seat := range e.Seats {
+			if seat < 0 || seat >= len(g.Seats) {
+				continue
+			}
+			st := &g.Seats[seat]
+			st.Timeouts++
+			t := models.SeatTimeouts{Seat: seat, Consecutive: st.Timeouts}
+			if set.TimeoutLimit > 0 && st.Timeouts == set.TimeoutLimit && st.UserID != nil {
+				t.TakeOver = OnTimeoutsBot
+				if set.OnTimeouts == OnTimeoutsForfeit {
+					t.TakeOver = OnTimeoutsForfeit
+				} else if st.Bot == "" {
+					st.Bot = models.BotTakeover
+				}
+			}
+			out = append(out, t)
+		}
+	}
+	return out
+}

@@ -1,0 +1,61 @@
+package play
+
+import "fmt"
+
+// Kind says what sort of refusal an Error is, for a front door to map to
+// its own terms (an HTTP status, a page, a reply email).
+type Kind int
+
+// The kinds of refusal.
+const (
+	Invalid   Kind = iota + 1 // the request itself is wrong: a setting, a deck, a name
+	Conflict                  // the game is not in a state that allows it
+	Forbidden                 // the caller may not do it in this game
+)
+
+// Error is a refusal of the play path. Code is stable and machine-readable
+// ("game_not_open", "not_creator", "invalid", …); Detail is for people and
+// names the field, seat or rule.
+type Error struct {
+	Kind   Kind
+	Code   string
+	Detail string
+}
+
+func (e *Error) Error() string { return e.Code + ": " + e.Detail }
+
+func invalid(format string, a ...any) *Error {
+	return &Error{Kind: Invalid, Code: "invalid", Detail: fmt.Sprintf(format, a...)}
+}
+
+func conflict(code, format string, a ...any) *Error {
+	return &Error{Kind: Conflict, Code: code, Detail: fmt.Sprintf(format, a...)}
+}
+
+func forbidden(code, format string, a ...any) *Error {
+	return &Error{Kind: Forbidden, Code: code, Detail: fmt.Sprintf(format, a...)}
+}
+
+// Refusals more than one operation gives.
+var (
+	ErrNotOpen   = conflict("game_not_open", "the game has already started or was cancelled")
+	ErrNotPlayer = forbidden("not_a_player", "you have no seat in this game")
+)
+
+// StaleVersionError is a submission computed from an old version of the
+// game; Current is the version it is at.
+type StaleVersionError struct{ Current int64 }
+
+func (e *StaleVersionError) Error() string {
+	return fmt.Sprintf("stale version; current is %d", e.Current)
+}
+
+// BatchError is an illegal action at Index of a submitted batch; Err is
+// the engine's *engine.IllegalActionError.
+type BatchError struct {
+	Index int
+	Err   error
+}
+
+func (e *BatchError) Error() string { return fmt.Sprintf("action %d: %v", e.Index, e.Err) }
+func (e *BatchError) Unwrap() error { return e.Err }

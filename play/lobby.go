@@ -1,0 +1,357 @@
+package play
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/datamonsters/turns/engine"
+	"github.com/datamonsters/turns/models"
+)
+
+// Defaults and bounds of a new game's settings.
+const (
+	DefaultTurnDeadline   = 3 * 24 * 3600 // seconds
+	DefaultPromptDeadline = 24 * 3600     // seconds
+	MinDeadline           = 60            // seconds, for either deadline
+	MaxDeadline           = 30 * 24 * 3600
+	DefaultTimeoutLimit   = 3  // consecutive timeouts before the seat is taken over
+	MaxTimeoutLimit       = 20 //
+	OnTimeoutsBot         = "bot"
+	OnTimeoutsForfeit     = "forfeit"
+)
+
+// DeckChoice names a deck: a prebuilt one (Prebuilt, a deck id of the
+// catalogue) or one of the caller's (DeckID). Exactly one is set.
+type DeckChoice struct {
+	Prebuilt string
+	DeckID   int64
+}
+
+// NewGame is what a game is created with. Zero values take the defaults
+// noted.
+type NewGame struct {
+	Players               int        // 2 to 4 seats
+	Mode                  string     // "standard" (default) or "fast"
+	Office                bool       // one shared Laboratory Deck, from every seat's deck
+	Public                *bool      // listed for anyone to join or watch; nil: true
+	Policy                string     // interrupt policy: "holders" (default) or "conceal"
+	Deck                  DeckChoice // the creator's deck
+	Invite                []string   // usernames invited to the next seats
+	TurnDeadlineSeconds   int        // 0: DefaultTurnDeadline
+	PromptDeadlineSeconds int        // 0: DefaultPromptDeadline
+	Bots                  int        // the last seats, played by the service's greedy bot
+	TimeoutLimit          *int       // consecutive timeouts before OnTimeouts; nil: DefaultTimeoutLimit, 0: never
+	OnTimeouts            string     // OnTimeoutsBot (default) or OnTimeoutsForfeit
+}
+
+// check validates the settings and fills in their defaults.
+func (n *NewGame) check() error {
+	if n.Mode == "" {
+		n.Mode = string(engine.ModeStandard)
+	}
+	if n.Policy == "" {
+		n.Policy = string(engine.Holders)
+	}
+	if n.TurnDeadlineSeconds == 0 {
+		n.TurnDeadlineSeconds = DefaultTurnDeadline
+	}
+	if n.PromptDeadlineSeconds == 0 {
+		n.PromptDeadlineSeconds = DefaultPromptDeadline
+	}
+	if n.TimeoutLimit == nil {
+		limit := DefaultTimeoutLimit
+		n.TimeoutLimit = &limit
+	}
+	if n.OnTimeouts == "" {
+		n.OnTimeouts = OnTimeoutsBot
+	}
+	switch {
+	case n.Players < engine.MinPlayers || n.Players > engine.MaxPlayers:
+		return invalid("players: %d to %d", engine.MinPlayers, engine.MaxPlayers)
+	case n.Mode != string(engine.ModeStandard) && n.Mode != string(engine.ModeFast):
+		return invalid("mode: standard or fast")
+	case n.Policy != string(engine.Holders) && n.Policy != string(engine.Conceal):
+		return invalid("policy: holders or conceal")
+	case len(n.Invite) > n.Players-1:
+		return invalid("invite: at most %d usernames for %d players", n.Players-1, n.Players)
+	case n.TurnDeadlineSeconds < MinDeadline || n.TurnDeadlineSeconds > MaxDeadline,
+		n.PromptDeadlineSeconds < MinDeadline || n.PromptDeadlineSeconds > MaxDeadline:
+		return invalid("deadlines: %d to %d seconds", MinDeadline, MaxDeadline)
+	case n.Bots < 0 || n.Bots > n.Players-1-len(n.Invite):
+		return invalid("bots: 0 to %d for %d players and %d invited", max(n.Players-1-len(n.Invite), 0), n.Players, len(n.Invite))
+	case *n.TimeoutLimit < 0 || *n.TimeoutLimit > MaxTimeoutLimit:
+		return invalid("timeout_limit: 0 (never) to %d", MaxTimeoutLimit)
+	case n.OnTimeouts != OnTimeoutsBot && n.OnTimeouts != OnTimeoutsForfeit:
+		return invalid("on_timeouts: bot or forfeit")
+	}
+	return nil
+}
+
+// Create opens a game with user uid in seat 0, the invited users in the
+// next seats, open seats after them and the bot seats last. rec, when set,
+// stores the request's idempotency record in the same transaction.
+func (s *Service) Create(ctx context.Context, uid int64, n NewGame, rec Record) (*Result, error) {
+	if err := n.check(); err != nil {
+		return nil, err
+	}
+	deck, err := s.resolveDeck(ctx, uid, n.Deck)
+	if err != nil {
+		return nil, err
+	}
+	me, err := s.store.UserByID(ctx, uid)
+	if err != nil {
+		return nil, err
+	}
+	settings, _ := json.Marshal(models.GameSettings{TurnDeadlineSeconds: n.TurnDeadlineSeconds,
+		PromptDeadlineSeconds: n.PromptDeadlineSeconds, TimeoutLimit: *n.TimeoutLimit, OnTimeouts: n.OnTimeouts})
+	now := s.now().UTC()
+	g := &models.Game{CreatedBy: me.ID, Status: models.StatusOpen, Public: n.Public == nil || *n.Public, Mode: n.Mode,
+		Office: n.Office, Policy: n.Policy, Players: n.Players, Settings: string(settings), Version: 1,
+		Seats: []models.Seat{{SeatNo: 0, UserID: &me.ID, Username: me.Username, Joined: true, Deck: deckJSON(deck), JoinedAt: &now}}}
+	for _, name := range n.Invite {
+		u, err := s.store.UserByUsername(ctx, name)
+		if errors.Is(err, models.ErrNotFound) {
+			return nil, invalid("invite: no user %q", name)
+		}
+		if err != nil {
+			return nil, err
+		}
+		if g.SeatOf(u.ID) >= 0 {
+			return nil, invalid("invite: %q is already seated", name)
+		}
+		g.Seats = append(g.Seats, models.Seat{SeatNo: len(g.Seats), UserID: &u.ID, Username: u.Username, Invited: true})
+	}
+	for len(g.Seats) < n.Players-n.Bots {
+		g.Seats = append(g.Seats, models.Seat{SeatNo: len(g.Seats)})
+	}
+	g.Seats = append(g.Seats, botSeats(len(g.Seats), n.Bots, now)...)
+	res := &Result{Game: g, Seat: 0}
+	err = s.store.InTx(ctx, func(tx *models.Store) error {
+		if err := tx.CreateGame(ctx, g); err != nil {
+			return err
+		}
+		return saveRecord(ctx, tx, rec, res)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// saveRecord stores rec's idempotency record of res with tx, if any.
+func saveRecord(ctx context.Context, tx *models.Store, rec Record, res *Result) error {
+	if rec == nil {
+		return nil
+	}
+	r, err := rec(res)
+	if err != nil || r == nil {
+		return err
+	}
+	return tx.SaveIdempotency(ctx, r)
+}
+
+// botSeats returns n bot seats numbered from first, each joined with a
+// prebuilt deck. A bot seat has no user.
+func botSeats(first, n int, now time.Time) []models.Seat {
+	decks := engine.Standard().Decks()
+	out := make([]models.Seat, 0, n)
+	for i := range n {
+		no := first + i
+		out = append(out, models.Seat{SeatNo: no, Username: "bot-" + strconv.Itoa(no), Joined: true,
+			Deck: deckJSON(decks[no%len(decks)]), JoinedAt: &now, Bot: models.BotFromStart})
+	}
+	return out
+}
+
+// resolveDeck returns the personal deck the choice names, checked against
+// the deck-building rules. In the office variant every seat still brings a
+// personal deck: at the start they are shuffled together into the shared
+// Laboratory Deck (see Start).
+func (s *Service) resolveDeck(ctx context.Context, uid int64, ch DeckChoice) (engine.Deck, error) {
+	var d engine.Deck
+	switch {
+	case ch.Prebuilt != "" && ch.DeckID != 0, ch.Prebuilt == "" && ch.DeckID == 0:
+		return d, invalid("deck: give exactly one of prebuilt or deck_id")
+	case ch.Prebuilt != "":
+		var ok bool
+		if d, ok = s.cat.Deck(ch.Prebuilt); !ok {
+			return d, invalid("deck: no prebuilt deck %q", ch.Prebuilt)
+		}
+	default:
+		stored, err := s.store.Deck(ctx, uid, ch.DeckID)
+		if errors.Is(err, models.ErrNotFound) {
+			return d, invalid("deck: you have no deck %d", ch.DeckID)
+		}
+		if err != nil {
+			return d, err
+		}
+		if d, err = stored.List(); err != nil {
+			return d, err
+		}
+	}
+	if err := engine.ValidateDeck(s.cat, d, false, 0); err != nil {
+		return d, err
+	}
+	return d, nil
+}
+
+// officeDeck merges the seats' decks into the office variant's shared deck
+// and checks it against the office deck rules for the table.
+func (s *Service) officeDeck(decks []engine.Deck) (engine.Deck, error) {
+	out := engine.Deck{ID: "office", Name: "Office deck"}
+	at := map[string]int{}
+	for _, d := range decks {
+		for _, e := range d.Cards {
+			if i, ok := at[e.Card]; ok {
+				out.Cards[i].Count += e.Count
+				continue
+			}
+			at[e.Card] = len(out.Cards)
+			out.Cards = append(out.Cards, e)
+		}
+	}
+	return out, engine.ValidateDeck(s.cat, out, true, len(decks))
+}
+
+func deckJSON(d engine.Deck) *string {
+	data, _ := json.Marshal(d)
+	s := string(data)
+	return &s
+}
+
+// visible returns game id and uid's seat in it (-1 for none), without its
+// snapshot; a private game the user has no seat in is models.ErrNotFound.
+func (s *Service) visible(ctx context.Context, id, uid int64) (*models.Game, int, error) {
+	g, err := s.store.GameNoState(ctx, id)
+	if err != nil {
+		return nil, 0, err
+	}
+	seat := g.SeatOf(uid)
+	if seat < 0 && !g.Public {
+		return nil, 0, models.ErrNotFound
+	}
+	return g, seat, nil
+}
+
+// Join seats user uid with the deck: in their invited seat, or else the
+// first open seat.
+func (s *Service) Join(ctx context.Context, id, uid int64, deck DeckChoice, rec Record) (*Result, error) {
+	if _, _, err := s.visible(ctx, id, uid); err != nil {
+		return nil, err
+	}
+	d, err := s.resolveDeck(ctx, uid, deck)
+	if err != nil {
+		return nil, err
+	}
+	me, err := s.store.UserByID(ctx, uid)
+	if err != nil {
+		return nil, err
+	}
+	return s.lobby(ctx, id, uid, rec, func(g *models.Game, seat int) error {
+		if g.Status != models.StatusOpen {
+			return ErrNotOpen
+		}
+		if seat >= 0 && g.Seats[seat].Joined {
+			return conflict("already_joined", "you already sit in seat %d", seat)
+		}
+		if seat < 0 {
+			seat = slices.IndexFunc(g.Seats, func(st models.Seat) bool { return st.UserID == nil })
+		}
+		if seat < 0 {
+			return conflict("game_full", "no open seat is left")
+		}
+		now := s.now().UTC()
+		st := &g.Seats[seat]
+		st.UserID, st.Username, st.Joined, st.Deck, st.JoinedAt = &me.ID, me.Username, true, deckJSON(d), &now
+		return nil
+	})
+}
+
+// Leave gives up user uid's seat before the start. An invitation stays
+// open for the invitee.
+func (s *Service) Leave(ctx context.Context, id, uid int64, rec Record) (*Result, error) {
+	return s.lobby(ctx, id, uid, rec, func(g *models.Game, seat int) error {
+		switch {
+		case seat < 0 || !g.Seats[seat].Joined:
+			return ErrNotPlayer
+		case g.Status != models.StatusOpen:
+			return ErrNotOpen
+		case g.CreatedBy == uid:
+			return conflict("creator_cannot_leave", "the creator cancels the game instead of leaving it")
+		}
+		st := &g.Seats[seat]
+		st.Joined, st.Deck, st.JoinedAt = false, nil, nil
+		if !st.Invited {
+			st.UserID, st.Username = nil, ""
+		}
+		return nil
+	})
+}
+
+// Cancel cancels a game that has not started; only its creator may.
+func (s *Service) Cancel(ctx context.Context, id, uid int64, rec Record) (*Result, error) {
+	return s.lobby(ctx, id, uid, rec, func(g *models.Game, seat int) error {
+		if g.CreatedBy != uid {
+			return forbidden("not_creator", "only the game's creator may cancel it")
+		}
+		if g.Status != models.StatusOpen {
+			return ErrNotOpen
+		}
+		now := s.now().UTC()
+		g.Status, g.EndedAt = models.StatusCancelled, &now
+		return nil
+	})
+}
+
+// newSeed draws a game's secret seed.
+func newSeed() uint64 {
+	var b [8]byte
+	rand.Read(b[:])
+	return binary.LittleEndian.Uint64(b[:])
+}
+
+// Start deals the game once every seat is taken; only its creator may.
+func (s *Service) Start(ctx context.Context, id, uid int64, rec Record) (*Result, error) {
+	return s.change(ctx, id, uid, rec, func(g *models.Game, seat int) (*models.Change, *Result, error) {
+		if g.CreatedBy != uid {
+			return nil, nil, forbidden("not_creator", "only the game's creator may start it")
+		}
+		if g.Status != models.StatusOpen {
+			return nil, nil, ErrNotOpen
+		}
+		setup := engine.Setup{Seed: newSeed(), Mode: engine.Mode(g.Mode), Office: g.Office, Policy: engine.Policy(g.Policy)}
+		for _, st := range g.Seats {
+			if !st.Joined || st.Deck == nil {
+				return nil, nil, conflict("not_full", "seat %d is not taken yet", st.SeatNo)
+			}
+			var d engine.Deck
+			if err := json.Unmarshal([]byte(*st.Deck), &d); err != nil {
+				return nil, nil, err
+			}
+			setup.Players = append(setup.Players, engine.SeatSetup{Name: st.Username, Deck: d})
+		}
+		if g.Office {
+			var decks []engine.Deck
+			for _, p := range setup.Players {
+				decks = append(decks, p.Deck)
+			}
+			var err error
+			if setup.OfficeDeck, err = s.officeDeck(decks); err != nil {
+				return nil, nil, err
+			}
+		}
+		state, events, err := engine.NewGame(setup)
+		if err != nil {
+			return nil, nil, err
+		}
+		now := s.now().UTC()
+		g.Status, g.StartedAt = models.StatusActive, &now
+		return s.commit(g, seat, nil, nil, state, events)
+	})
+}

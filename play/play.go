@@ -1,0 +1,211 @@
+package play
+
+import (
+	"context"
+	"time"
+
+	"github.com/datamonsters/turns/engine"
+	"github.com/datamonsters/turns/models"
+)
+
+// Service is the play path over one store. Build it with New; it is safe
+// for concurrent use.
+type Service struct {
+	store  *models.Store
+	cat    *engine.Catalog
+	now    func() time.Time
+	states *stateCache // parsed states of recently changed games
+}
+
+// New returns the play path over store. now is the clock (nil: time.Now).
+func New(store *models.Store, now func() time.Time) *Service {
+	if now == nil {
+		now = time.Now
+	}
+	return &Service{store: store, cat: engine.Standard(), now: now, states: newStateCache(4096)}
+}
+
+// Store is the store the service plays on.
+func (s *Service) Store() *models.Store { return s.store }
+
+// Record returns the idempotency record a front door stores with a change,
+// in the change's transaction, built from the change's result; nil stores
+// none. It runs once the change's events have their sequence numbers. A
+// key already stored makes the change fail with models.ErrConflict, and
+// nothing of it is written.
+type Record func(*Result) (*models.Idempotency, error)
+
+// Result is a change as it is recorded.
+type Result struct {
+	Game  *models.Game  // the game as written, with its seats
+	Seat  int           // the caller's seat after the change; -1 for none and for the service
+	State *engine.State // the engine state after the change; nil before the start
+
+	ch     *models.Change
+	events []engine.Event
+	keep   func() // hands State to the cache
+}
+
+// Event is an engine event of a change, unredacted, with its place in the
+// game's event log.
+type Event struct {
+	Seq     int64
+	Version int64
+	At      time.Time
+	engine.Event
+}
+
+// Events returns the change's events with their sequence numbers, in the
+// order the engine emitted them (none for a lobby change). Redact each for
+// its reader with For.
+func (r *Result) Events() []Event {
+	out := make([]Event, len(r.events))
+	for i, e := range r.events {
+		rec := r.ch.Events[i]
+		out[i] = Event{Seq: rec.Seq, Version: rec.Version, At: rec.CreatedAt, Event: e}
+	}
+	return out
+}
+
+// Done hands State back to the service, so that the next change or read of
+// the game starts from it without decoding the snapshot. Call it once
+// nothing reads State or what was built from it any more (a view shares
+// some of its memory), for example once a response is written. A Result
+// never handed back costs only that decoding.
+func (r *Result) Done() {
+	if r != nil && r.keep != nil {
+		r.keep()
+		r.keep = nil
+	}
+}
+
+// mutation is one operation on a locked game: it changes g in place for
+// the caller's seat (-1: none, or the service) and returns what else to
+// write and the result to give back.
+type mutation func(g *models.Game, seat int) (*models.Change, *Result, error)
+
+// change runs fn on game id, locked, in one store transaction, for user
+// uid (0: the service itself), and records what it returns with rec's
+// idempotency record. A private game the user has no seat in is
+// models.ErrNotFound. It is the one way every operation changes a game.
+func (s *Service) change(ctx context.Context, id, uid int64, rec Record, fn mutation) (*Result, error) {
+	var res *Result
+	// The state cache's version of the game spares reading the snapshot
+	// when it is still current; takeState reads it otherwise.
+	_, err := s.store.MutateCached(ctx, id, s.states.version(id), func(g *models.Game) (*models.Change, error) {
+		seat := -1
+		if uid != 0 {
+			if seat = g.SeatOf(uid); seat < 0 && !g.Public {
+				return nil, models.ErrNotFound
+			}
+		}
+		ch, r, err := fn(g, seat)
+		if err != nil {
+			return nil, err
+		}
+		if ch == nil {
+			ch = &models.Change{}
+		}
+		r.ch, res = ch, r
+		if rec != nil {
+			ch.Record = func() (*models.Idempotency, error) { return rec(res) }
+		}
+		return ch, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// lobby is a change of a game that has not started: fn changes the game
+// and its seats, and the version goes up by one.
+func (s *Service) lobby(ctx context.Context, id, uid int64, rec Record, fn func(g *models.Game, seat int) error) (*Result, error) {
+	return s.change(ctx, id, uid, rec, func(g *models.Game, seat int) (*models.Change, *Result, error) {
+		if err := fn(g, seat); err != nil {
+			return nil, nil, err
+		}
+		g.Version++
+		return &models.Change{}, &Result{Game: g, Seat: seatOf(g, uid)}, nil
+	})
+}
+
+// seatOf is the seat of uid in g, -1 for none and for the service.
+func seatOf(g *models.Game, uid int64) int {
+	if uid == 0 {
+		return -1
+	}
+	return g.SeatOf(uid)
+}
+
+// takeState returns the engine state of g at its version (nil before the
+// start), from the state cache when it holds that version, else decoded
+// from the snapshot. The caller owns it: it is no longer in the cache, and
+// goes back with states.put once the caller is done with it.
+func (s *Service) takeState(g *models.Game) (*engine.State, error) {
+	if st := s.states.take(g.ID, g.Version); st != nil {
+		return st, nil
+	}
+	data, err := g.Snapshot()
+	if err != nil || data == nil {
+		return nil, err
+	}
+	return engine.Unmarshal(data)
+}
+
+// Game returns game id and user uid's seat in it (-1 for none), without
+// its snapshot; a private game the user has no seat in is
+// models.ErrNotFound.
+func (s *Service) Game(ctx context.Context, id, uid int64) (*models.Game, int, error) {
+	return s.visible(ctx, id, uid)
+}
+
+// Ref returns what names the version of game id as user uid sees it (see
+// models.GameRef), with one small query: enough to answer a read from a
+// cache of responses. A private game the user has no seat in is
+// models.ErrNotFound.
+func (s *Service) Ref(ctx context.Context, id, uid int64) (models.GameRef, error) {
+	ref, err := s.store.GameRef(ctx, id, uid)
+	if err == nil && ref.Seat < 0 && !ref.Public {
+		err = models.ErrNotFound
+	}
+	return ref, err
+}
+
+// Read calls fn with game id as user uid sees it (seat -1: a spectator of
+// a public game) and its engine state at the game's version (nil before
+// the start): the state the last change left when it is still current,
+// else decoded from the snapshot. The state is lent for the call: fn must
+// not change it, nor keep it or anything built from it (a view shares its
+// memory) after it returns.
+func (s *Service) Read(ctx context.Context, id, uid int64, fn func(g *models.Game, seat int, st *engine.State) error) error {
+	cached := s.states.version(id)
+	st := s.states.take(id, cached)
+	var g *models.Game
+	var seat int
+	var err error
+	if st != nil {
+		// The game without its snapshot: the state stands for it, if the
+		// game has not moved on meanwhile.
+		if g, seat, err = s.visible(ctx, id, uid); err == nil && g.Version != cached {
+			s.states.put(id, cached, st)
+			st = nil
+		}
+	}
+	if st == nil && err == nil {
+		if g, err = s.store.Game(ctx, id); err == nil {
+			if seat = g.SeatOf(uid); seat < 0 && !g.Public {
+				err = models.ErrNotFound
+			}
+		}
+		if err == nil {
+			st, err = s.takeState(g)
+		}
+	}
+	if err != nil {
+		s.states.put(id, cached, st)
+		return err
+	}
+	defer s.states.put(g.ID, g.Version, st)
+	return fn(g, seat, st)
+}

@@ -1,0 +1,179 @@
+package play
+
+import (
+	"context"
+	"encoding/json"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/datamonsters/turns/engine"
+	"github.com/datamonsters/turns/models"
+)
+
+// MaxBatch is the most actions one submission may hold.
+const MaxBatch = 50
+
+// Submit applies a batch of actions for user uid's seat, all or nothing,
+// if the game is still at version expected (nil: at any version, as for
+// resigning). A batch of answers to prompts that are still open for the
+// seat is applied even when the game moved on meanwhile: such answers do
+// not depend on what the other seats did. An illegal action gives a
+// *BatchError naming it; a stale version a *StaleVersionError.
+func (s *Service) Submit(ctx context.Context, id, uid int64, expected *int64, actions []engine.Action, rec Record) (*Result, error) {
+	if len(actions) == 0 || len(actions) > MaxBatch {
+		return nil, invalid("actions: 1 to %d actions", MaxBatch)
+	}
+	for i, a := range actions {
+		if a.Type == engine.ActTimeout {
+			return nil, &BatchError{Index: i, Err: &engine.IllegalActionError{Code: engine.ErrBadAction.Code,
+				Reason: "timeout is submitted by the service, not a seat"}}
+		}
+	}
+	return s.change(ctx, id, uid, rec, func(g *models.Game, seat int) (*models.Change, *Result, error) {
+		switch {
+		case seat < 0:
+			return nil, nil, ErrNotPlayer
+		case g.Status != models.StatusActive:
+			return nil, nil, conflict("game_not_active", "the game is %s", g.Status)
+		}
+		prev, err := s.takeState(g)
+		if err != nil {
+			return nil, nil, err
+		}
+		if expected != nil && *expected != g.Version && !answersOpenPrompts(prev, seat, actions) {
+			s.states.put(g.ID, g.Version, prev)
+			return nil, nil, &StaleVersionError{Current: g.Version}
+		}
+		return s.play(g, prev, seat, actions)
+	})
+}
+
+// Resign takes user uid's seat out of the game, at any version.
+func (s *Service) Resign(ctx context.Context, id, uid int64, rec Record) (*Result, error) {
+	return s.Submit(ctx, id, uid, nil, []engine.Action{{Type: engine.ActResign}}, rec)
+}
+
+// VoteEnd records user uid's vote to end the game as it stands, at any
+// version; the game ends once every player still in it has voted.
+func (s *Service) VoteEnd(ctx context.Context, id, uid int64, rec Record) (*Result, error) {
+	return s.Submit(ctx, id, uid, nil, []engine.Action{{Type: engine.ActVoteEnd}}, rec)
+}
+
+// play applies actions for seat to st, the state of the locked game g, all
+// or nothing, and records the result on g (commit). An illegal action
+// gives a *BatchError that names it, and st goes back to the cache
+// unchanged.
+func (s *Service) play(g *models.Game, st *engine.State, seat int, actions []engine.Action) (*models.Change, *Result, error) {
+	before := slices.Clone(st.Prompts)
+	next, events, idx, err := applyActions(st, seat, actions)
+	if err != nil {
+		s.states.put(g.ID, g.Version, st) // Apply and ApplyBatch change nothing on error
+		return nil, nil, &BatchError{Index: idx, Err: err}
+	}
+	return s.commit(g, seat, before, actions, next, events)
+}
+
+// applyActions applies a batch for seat, all or nothing. One action is
+// applied in place (Apply leaves the state unchanged on error), which spares
+// the copy ApplyBatch makes to keep a batch all-or-nothing.
+func applyActions(st *engine.State, seat int, actions []engine.Action) (*engine.State, []engine.Event, int, error) {
+	if len(actions) == 1 {
+		events, err := engine.Apply(st, seat, actions[0])
+		return st, events, 0, err
+	}
+	return engine.ApplyBatch(st, seat, actions)
+}
+
+// commit records a new engine state on g, changed by seat's actions
+// (engine.System for the service's): the snapshot, the version, the
+// awaited seats, the deadline, the status and winners, each seat's run of
+// timeouts and any takeover it leads to. It returns the change to write
+// (actions, events, prompts) and the result.
+func (s *Service) commit(g *models.Game, seat int, prevPrompts []engine.Prompt, actions []engine.Action, next *engine.State,
+	events []engine.Event) (*models.Change, *Result, error) {
+	data, err := next.Marshal()
+	if err != nil {
+		return nil, nil, err
+	}
+	now := s.now().UTC()
+	set := g.SettingsOf()
+	g.State = data
+	g.Version++
+	awaiting := engine.Awaiting(next)
+	moved := false // whether the game waits for other seats than before
+	for i := range g.Seats {
+		a := slices.Contains(awaiting, g.Seats[i].SeatNo)
+		moved = moved || a != g.Seats[i].Awaited
+		g.Seats[i].Awaited = a
+	}
+	promptsChanged := !samePrompts(prevPrompts, next.Prompts)
+	switch {
+	case next.Over():
+		g.DeadlineAt = nil
+		g.Status, g.EndedAt = models.StatusOver, &now
+		var w []string
+		for _, seat := range next.Winners {
+			w = append(w, strconv.Itoa(seat))
+		}
+		g.Winners = strings.Join(w, ",")
+	case !moved && !promptsChanged && g.DeadlineAt != nil && seat != engine.System:
+		// The same seats wait for the same things: their clock runs on (a
+		// turn's deadline is for the whole turn, not for each action).
+	case len(next.Prompts) > 0:
+		d := now.Add(set.Prompt())
+		g.DeadlineAt = &d
+	case len(awaiting) > 0:
+		d := now.Add(set.Turn())
+		g.DeadlineAt = &d
+	default:
+		g.DeadlineAt = nil
+	}
+	ch := &models.Change{}
+	ch.Timeouts = countTimeouts(g, seat, len(actions) > 0, events, set)
+	var uid *int64
+	if seat >= 0 && g.Seats[seat].UserID != nil {
+		uid = g.Seats[seat].UserID
+	}
+	for _, a := range actions {
+		body, _ := json.Marshal(a)
+		ch.Actions = append(ch.Actions, models.ActionRecord{Version: g.Version, Seat: seat, UserID: uid, Body: string(body)})
+	}
+	for _, e := range events {
+		body, _ := json.Marshal(e)
+		ch.Events = append(ch.Events, models.EventRecord{Body: string(body)})
+	}
+	ch.Engine = &models.EngineChange{State: next, Events: events}
+	for _, p := range prevPrompts {
+		ch.Engine.PrevPrompts = append(ch.Engine.PrevPrompts, p.ID)
+	}
+	if promptsChanged {
+		ch.ReplacePrompts = true
+		for _, p := range next.Prompts {
+			body, _ := json.Marshal(p)
+			ch.Prompts = append(ch.Prompts, models.PromptRecord{PromptID: p.ID, Seat: p.Seat, Body: string(body), DeadlineAt: g.DeadlineAt})
+		}
+	}
+	id, version := g.ID, g.Version
+	res := &Result{Game: g, Seat: seat, State: next, events: events, keep: func() { s.states.put(id, version, next) }}
+	return ch, res, nil
+}
+
+// answersOpenPrompts reports whether every action answers a prompt that
+// is still open for seat. Such a batch does not depend on what the other
+// seats did meanwhile (each prompt lists its own legal answers), so it is
+// applied even when the game moved on since the version it names: an
+// answer never fails because another player answered a different prompt.
+func answersOpenPrompts(st *engine.State, seat int, actions []engine.Action) bool {
+	open := engine.PromptsFor(st, seat)
+	for _, a := range actions {
+		if a.Type != engine.ActAnswer || !slices.ContainsFunc(open, func(p engine.Prompt) bool { return p.ID == a.Prompt }) {
+			return false
+		}
+	}
+	return len(actions) > 0
+}
+
+func samePrompts(a, b []engine.Prompt) bool {
+	return slices.EqualFunc(a, b, func(x, y engine.Prompt) bool { return x.ID == y.ID })
+}
