@@ -403,6 +403,10 @@ func (s *Server) resign(c *gin.Context) { s.mutateGame(c, s.gameCall(c, s.play.R
 
 func (s *Server) voteEnd(c *gin.Context) { s.mutateGame(c, s.gameCall(c, s.play.VoteEnd), s.submitOut) }
 
+// reclaim takes the caller's seat back from the bot that plays it after
+// their timeouts.
+func (s *Server) reclaim(c *gin.Context) { s.mutateGame(c, s.gameCall(c, s.play.Reclaim), s.submitOut) }
+
 // submitActions applies a batch of actions for the caller's seat, all or
 // nothing, if the game is still at the version they were computed from.
 func (s *Server) submitActions(c *gin.Context) {

@@ -152,6 +152,7 @@ func (s *Server) routes(r *gin.Engine) {
 	play.POST("/games/:id/cancel", s.cancelGame)
 	play.POST("/games/:id/resign", s.resign)
 	play.POST("/games/:id/vote-end", s.voteEnd)
+	play.POST("/games/:id/reclaim", s.reclaim)
 	play.POST("/games/:id/actions", s.submitActions)
 
 	// Session only: a login's access token, never an API token.

@@ -120,6 +120,7 @@ type Seat struct {
 	JoinedAt *time.Time
 	Bot      string // why the service plays this seat (BotFromStart, BotTakeover); "" for a person
 	Timeouts int    // the seat's run of consecutive timeouts
+	BotSince int64  // the version at which the bot took the seat over (Bot BotTakeover); 0 otherwise
 }
 
 // Bot seat reasons.
@@ -225,6 +226,9 @@ type Change struct {
 	// run of consecutive timeouts and what it led to; the seat rows hold
 	// the runs (and a bot takeover) already.
 	Timeouts []SeatTimeouts
+	// Reclaimed are the seats their players took back from the service's
+	// bot in this change.
+	Reclaimed []Reclaim
 	// Engine, for a change made by the engine, holds in parsed form what
 	// the caller already has, so that the outbox need not decode the
 	// snapshot, the events and the stored prompts again. Nil: decode them.
@@ -239,6 +243,13 @@ type SeatTimeouts struct {
 	Seat        int
 	Consecutive int
 	TakeOver    string
+}
+
+// Reclaim is a seat taken back from the bot; Since is the version at
+// which the bot had taken it over.
+type Reclaim struct {
+	Seat  int
+	Since int64
 }
 
 // EngineChange is a change of the engine state in parsed form.
@@ -338,6 +349,7 @@ func loadGameSeats(tx *gorm.DB, id int64, q string, args ...any) (*Game, error) 
 			state []byte
 			seat  struct {
 				no, timeouts            *int
+				botSince                *int64
 				userID                  *int64
 				username, deck, bot     *string
 				invited, joined, waited *bool
@@ -351,7 +363,7 @@ func loadGameSeats(tx *gorm.DB, id int64, q string, args ...any) (*Game, error) 
 			dst = append(dst, &state)
 		}
 		dst = append(dst, &seat.no, &seat.userID, &seat.username, &seat.invited, &seat.joined, &seat.deck, &seat.waited,
-			&seat.joinedAt, &seat.bot, &seat.timeouts)
+			&seat.joinedAt, &seat.bot, &seat.timeouts, &seat.botSince)
 		var u struct {
 			id                       *int64
 			username, email, display *string
@@ -385,7 +397,8 @@ func loadGameSeats(tx *gorm.DB, id int64, q string, args ...any) (*Game, error) 
 		}
 		g.Seats = append(g.Seats, Seat{GameID: g.ID, SeatNo: *seat.no, UserID: seat.userID, Username: deref(seat.username),
 			Invited: deref(seat.invited), Joined: deref(seat.joined), Deck: seat.deck, Awaited: deref(seat.waited),
-			JoinedAt: seat.joinedAt, Bot: deref(seat.bot), Timeouts: deref(seat.timeouts)})
+			JoinedAt: seat.joinedAt, Bot: deref(seat.bot), Timeouts: deref(seat.timeouts),
+			BotSince: deref(seat.botSince)})
 	}
 	if err := rows.Err(); err != nil {
 		return nil, err
@@ -558,7 +571,7 @@ func (s *Store) writeGame(tx *gorm.DB, g *Game, before []Seat, ch *Change) error
 		g.DeadlineAt, g.ClockFrom, g.ClockAt, g.UpdatedAt, g.StartedAt, g.EndedAt, g.Settings, g.ID}}}
 	for _, st := range seats {
 		stmts = append(stmts, stmt{qUpdateSeat, []any{st.UserID, st.Username, st.Invited, st.Joined, st.Deck,
-			st.Awaited, st.JoinedAt, st.Bot, st.Timeouts, g.ID, st.SeatNo}})
+			st.Awaited, st.JoinedAt, st.Bot, st.Timeouts, st.BotSince, g.ID, st.SeatNo}})
 	}
 	if len(ch.Actions) > 0 {
 		stmts = append(stmts, insertRows(`actions (game_id, seq, version, seat, user_id, body, created_at)`, len(ch.Actions),
@@ -639,7 +652,8 @@ func writeChange(tx *gorm.DB, g *Game, seats []Seat, ch *Change) error {
 	args = append(args, ch.ReplacePrompts, columns(prompts, func(p PromptRecord) string { return p.PromptID }),
 		columns(prompts, func(p PromptRecord) int { return p.Seat }),
 		columns(prompts, func(p PromptRecord) string { return p.Body }),
-		columns(prompts, func(p PromptRecord) *time.Time { return p.DeadlineAt }))
+		columns(prompts, func(p PromptRecord) *time.Time { return p.DeadlineAt }),
+		columns(seats, func(s Seat) int64 { return s.BotSince })) // $41, after the rest
 	_, err := tx.Statement.ConnPool.ExecContext(tx.Statement.Context, qWriteChange, args...)
 	return writeError(err)
 }
@@ -710,7 +724,8 @@ func seatEqual(a, b Seat) bool {
 	eqDeck := (a.Deck == nil) == (b.Deck == nil) && (a.Deck == nil || *a.Deck == *b.Deck)
 	eqTime := (a.JoinedAt == nil) == (b.JoinedAt == nil) && (a.JoinedAt == nil || a.JoinedAt.Equal(*b.JoinedAt))
 	return eqID && eqDeck && eqTime && a.Username == b.Username && a.Invited == b.Invited &&
-		a.Joined == b.Joined && a.Awaited == b.Awaited && a.Bot == b.Bot && a.Timeouts == b.Timeouts
+		a.Joined == b.Joined && a.Awaited == b.Awaited && a.Bot == b.Bot && a.Timeouts == b.Timeouts &&
+		a.BotSince == b.BotSince
 }
 
 // GameFilter selects games for ListGames.
@@ -786,6 +801,14 @@ func listQuery(f GameFilter) (string, []any) {
 func (s *Store) EventsAfter(ctx context.Context, gameID, after int64, limit int) ([]EventRecord, error) {
 	var out []EventRecord
 	err := s.db.WithContext(ctx).Raw(qEventsAfter, gameID, after, limit).Scan(&out).Error
+	return out, err
+}
+
+// EventsSince returns up to limit events of the game made by changes
+// after version, in order.
+func (s *Store) EventsSince(ctx context.Context, gameID, version int64, limit int) ([]EventRecord, error) {
+	var out []EventRecord
+	err := s.db.WithContext(ctx).Raw(qEventsSince, gameID, version, limit).Scan(&out).Error
 	return out, err
 }
 

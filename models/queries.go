@@ -22,7 +22,7 @@ const gameColumns = `g.id, g.created_by, g.status, g.public, g.mode, g.office, g
 // its seats (see gameSeatRow).
 const seatColumns = `s.seat_no AS s_seat_no, s.user_id AS s_user_id, s.username AS s_username,
   s.invited AS s_invited, s.joined AS s_joined, s.deck AS s_deck, s.awaited AS s_awaited, s.joined_at AS s_joined_at,
-  s.bot AS s_bot, s.timeouts AS s_timeouts`
+  s.bot AS s_bot, s.timeouts AS s_timeouts, s.bot_since AS s_bot_since`
 
 // qGameNoState loads the game row without its snapshot, with its seats
 // (one row each) in the same round trip.
@@ -77,7 +77,7 @@ WHERE id = ?`
 
 const qUpdateSeat = `
 UPDATE seats SET user_id = ?, username = ?, invited = ?, joined = ?, deck = ?, awaited = ?, joined_at = ?,
-  bot = ?, timeouts = ?
+  bot = ?, timeouts = ?, bot_since = ?
 WHERE game_id = ? AND seat_no = ?`
 
 // The game lists. Each uses an index that starts with the caller's user id
@@ -98,6 +98,10 @@ WHERE g.status = 'open' AND g.public AND g.id < ?`
 const qEventsAfter = `
 SELECT game_id, seq, version, body, created_at FROM events
 WHERE game_id = ? AND seq > ? ORDER BY seq LIMIT ?`
+
+const qEventsSince = `
+SELECT game_id, seq, version, body, created_at FROM events
+WHERE game_id = ? AND version > ? ORDER BY seq LIMIT ?`
 
 const qPromptsOfGame = `
 SELECT * FROM prompts WHERE game_id = ? ORDER BY created_at, prompt_id`
@@ -130,10 +134,11 @@ WITH g AS (
   WHERE id = $1),
 s AS (
   UPDATE seats s SET user_id = u.user_id, username = u.username, invited = u.invited, joined = u.joined,
-    deck = u.deck::jsonb, awaited = u.awaited, joined_at = u.joined_at, bot = u.bot, timeouts = u.timeouts
+    deck = u.deck::jsonb, awaited = u.awaited, joined_at = u.joined_at, bot = u.bot, timeouts = u.timeouts,
+    bot_since = u.bot_since
   FROM unnest($15::int[], $16::bigint[], $17::text[], $18::bool[], $19::bool[], $20::text[], $21::bool[],
-    $22::timestamptz[], $23::text[], $24::int[])
-    AS u(seat_no, user_id, username, invited, joined, deck, awaited, joined_at, bot, timeouts)
+    $22::timestamptz[], $23::text[], $24::int[], $41::bigint[])
+    AS u(seat_no, user_id, username, invited, joined, deck, awaited, joined_at, bot, timeouts, bot_since)
   WHERE s.game_id = $1 AND s.seat_no = u.seat_no),
 a AS (
   INSERT INTO actions (game_id, seq, version, seat, user_id, body, created_at)

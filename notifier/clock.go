@@ -148,8 +148,8 @@ func (o *Outbox) remind(ctx context.Context, tx models.OutboxTx, a ReminderArgs,
 	}
 	var notes []note
 	for _, seat := range engine.Awaiting(st) {
-		if seat >= len(g.Seats) || g.Seats[seat].UserID == nil {
-			continue
+		if seat >= len(g.Seats) || g.Seats[seat].UserID == nil || g.Seats[seat].Bot != "" {
+			continue // no one to remind, or the service plays the seat
 		}
 		uid := *g.Seats[seat].UserID
 		ps := engine.PromptsFor(st, seat)

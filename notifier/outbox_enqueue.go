@@ -58,7 +58,7 @@ func (o *Outbox) gameChanged(ctx context.Context, tx models.OutboxTx, c models.G
 		}
 		return o.dispatch(ctx, tx, g, g.Version, nil, notes, StreamArgs{Key: streamKey(g.ID, g.Version)})
 	}
-	if c.Change == nil || g.State == nil {
+	if c.Change == nil || g.State == nil && c.Change.Engine == nil {
 		return nil
 	}
 	st, events, oldPrompts, err := parsedChange(ctx, tx, g, c.Change)
@@ -117,6 +117,9 @@ func (o *Outbox) gameChanged(ctx context.Context, tx models.OutboxTx, c models.G
 					who = seat
 				}
 				d.Consecutive, d.TakeOver = counts[who], takeover[who]
+				if d.You && d.TakeOver == "bot" {
+					d.ReclaimURL = o.reclaimURL(g)
+				}
 				notes = append(notes, note{userID: uid, kind: KindTimeoutApplied, data: d, common: &d.Common,
 					key: key(g.ID, g.Version, KindTimeoutApplied, uid) + ".e" + strconv.FormatInt(e.seq, 10)})
 			}
@@ -127,6 +130,17 @@ func (o *Outbox) gameChanged(ctx context.Context, tx models.OutboxTx, c models.G
 		}
 		if st.Over() {
 			continue
+		}
+		if i := slices.IndexFunc(c.Change.Reclaimed, func(r models.Reclaim) bool { return r.Seat == seat }); i >= 0 {
+			n, err := o.reclaimed(ctx, tx, g, st, view, c.Change.Reclaimed[i], uid, deadline)
+			if err != nil {
+				return err
+			}
+			notes = append(notes, n)
+			continue
+		}
+		if s.Bot != "" {
+			continue // the service plays the seat: it is not the player's turn to take
 		}
 		var fresh []engine.Prompt
 		for _, p := range engine.PromptsFor(st, seat) {
@@ -221,6 +235,40 @@ func (o *Outbox) gameOver(g *models.Game, st *engine.State, view *engine.View, e
 	slices.SortStableFunc(scores, func(a, b Score) int { return cmp.Compare(b.Points, a.Points) })
 	d := &GameOver{Reason: reason, Scores: scores}
 	return note{userID: uid, kind: KindGameOver, data: d, common: &d.Common}
+}
+
+// reclaimURL is where a player takes back their seat from the bot.
+func (o *Outbox) reclaimURL(g *models.Game) string {
+	return strings.TrimRight(o.cfg.Email.BaseURL, "/") + "/v1/games/" + strconv.FormatInt(g.ID, 10) + "/reclaim"
+}
+
+// maxBotDigest is the most events a seat-reclaimed mail reads back.
+const maxBotDigest = 1000
+
+// reclaimed is the note to a player who took their seat back from the bot:
+// what the bot did in their seat since it took over, redacted for them,
+// and what the game waits for from them now.
+func (o *Outbox) reclaimed(ctx context.Context, tx models.OutboxTx, g *models.Game, st *engine.State, view *engine.View,
+	r models.Reclaim, uid int64, deadline time.Time) (note, error) {
+	recs, err := tx.Store.EventsSince(ctx, g.ID, r.Since, maxBotDigest)
+	if err != nil {
+		return note{}, err
+	}
+	d := &SeatReclaimed{Turn: view.Turn, Hand: o.hand(view), YourTurn: st.Active == r.Seat && len(st.Prompts) == 0,
+		Prompts: promptsOut(engine.PromptsFor(st, r.Seat), deadline)}
+	if d.YourTurn || len(d.Prompts) > 0 {
+		d.Deadline = deadline
+	}
+	for _, rec := range recs {
+		var ev engine.Event
+		if err := json.Unmarshal([]byte(rec.Body), &ev); err != nil {
+			return note{}, err
+		}
+		if v, ok := ev.For(r.Seat); ok && ev.Seat == r.Seat && v.Text != "" {
+			d.BotDid = append(d.BotDid, v.Text)
+		}
+	}
+	return note{userID: uid, kind: KindSeatReclaimed, data: d, common: &d.Common}, nil
 }
 
 // streamKey is the key of the live-stream job of a game's change.

@@ -27,13 +27,14 @@ const (
 	KindTimeoutApplied   Kind = "timeout_applied"   // a deadline passed and the default was applied
 	KindGameOver         Kind = "game_over"         // final scores
 	KindVacation         Kind = "vacation"          // another player is away; clocks pause
+	KindSeatReclaimed    Kind = "seat_reclaimed"    // you took your seat back from the bot: what it did
 	KindDigest           Kind = "digest"            // the daily summary
 )
 
 // Kinds lists every kind, in the order above.
 var Kinds = []Kind{
 	KindInvitation, KindGameStarted, KindYourTurn, KindPromptWaiting, KindQueuedActions,
-	KindDeadlineReminder, KindTimeoutApplied, KindGameOver, KindVacation, KindDigest,
+	KindDeadlineReminder, KindTimeoutApplied, KindGameOver, KindVacation, KindSeatReclaimed, KindDigest,
 }
 
 // Data is the input of Render: one of the structs below. All of them hold
@@ -240,6 +241,19 @@ type TimeoutApplied struct {
 	Consecutive int      // consecutive timeouts of that seat so far
 	Limit       int      // timeouts before takeover; 0: no takeover rule
 	TakeOver    string   // "" (nothing yet), "bot" or "forfeit": what happened now
+	ReclaimURL  string   // where the recipient takes their seat back (You and TakeOver "bot"); "" hides it
+}
+
+// SeatReclaimed: the recipient took their seat back from the bot that
+// played it after their timeouts.
+type SeatReclaimed struct {
+	Common
+	BotDid   []string  // what the bot did in the seat meanwhile, worded for the recipient
+	Turn     int       // turn number; 0 hides it
+	YourTurn bool      // it is the recipient's turn now
+	Prompts  []Prompt  // prompts waiting for the recipient now
+	Hand     []Card    // the recipient's hand
+	Deadline time.Time // the recipient's deadline, when awaited; zero: none
 }
 
 // GameOver: the game has ended.
@@ -299,6 +313,9 @@ func (GameOver) Kind() Kind { return KindGameOver }
 
 // Kind returns KindVacation.
 func (VacationNotice) Kind() Kind { return KindVacation }
+
+// Kind returns KindSeatReclaimed.
+func (SeatReclaimed) Kind() Kind { return KindSeatReclaimed }
 
 // Kind returns KindDigest.
 func (Digest) Kind() Kind { return KindDigest }

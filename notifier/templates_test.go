@@ -1,6 +1,7 @@
 package notifier
 
 import (
+	"encoding/json"
 	"flag"
 	"os"
 	"path/filepath"
@@ -63,6 +64,8 @@ func samples() []Data {
 				{Title: "Friday lab", URL: "https://dm.example/games/42", YourTurn: true, Deadline: due, Lines: []string{"Bob ended his turn."}},
 				{Title: "Office league", URL: "https://dm.example/games/43"},
 			}},
+		SeatReclaimed{Common: c, Turn: 9, YourTurn: true, Deadline: due, Hand: hand,
+			BotDid: []string{"Ana places Overfit Goblin in the Lab.", "Ana ends their turn."}},
 	}
 }
 
@@ -270,6 +273,27 @@ func TestHumanDuration(t *testing.T) {
 	} {
 		if got := HumanDuration(tc.d); got != tc.want {
 			t.Errorf("HumanDuration(%v) = %q, want %q", tc.d, got, tc.want)
+		}
+	}
+}
+
+// TestDecodeEveryKind: the email worker reads back the stored data of
+// every kind as it was written.
+func TestDecodeEveryKind(t *testing.T) {
+	t.Parallel()
+	for _, d := range samples() {
+		raw, err := json.Marshal(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := decodeData(d.Kind(), raw)
+		if err != nil {
+			t.Errorf("%s: %v", d.Kind(), err)
+			continue
+		}
+		again, _ := json.Marshal(got)
+		if got.Kind() != d.Kind() || string(again) != string(raw) {
+			t.Errorf("%s: read back as %s %s, written %s", d.Kind(), got.Kind(), again, raw)
 		}
 	}
 }

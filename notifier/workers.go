@@ -74,62 +74,26 @@ func (StreamArgs) Kind() string { return streamKind }
 
 // decodeData turns a stored notification body back into its template data.
 func decodeData(kind Kind, raw []byte) (Data, error) {
-	var d Data
-	switch kind {
-	case KindInvitation:
-		d = &Invitation{}
-	case KindGameStarted:
-		d = &GameStarted{}
-	case KindYourTurn:
-		d = &YourTurn{}
-	case KindPromptWaiting:
-		d = &PromptWaiting{}
-	case KindQueuedActions:
-		d = &QueuedActions{}
-	case KindDeadlineReminder:
-		d = &DeadlineReminder{}
-	case KindTimeoutApplied:
-		d = &TimeoutApplied{}
-	case KindGameOver:
-		d = &GameOver{}
-	case KindVacation:
-		d = &VacationNotice{}
-	case KindDigest:
-		d = &Digest{}
-	default:
+	decode, ok := decoders[kind]
+	if !ok {
 		return nil, fmt.Errorf("notifier: unknown notification kind %q", kind)
 	}
-	if err := json.Unmarshal(raw, d); err != nil {
-		return nil, err
-	}
-	return deref(d), nil
+	return decode(raw)
 }
 
-// deref returns the struct value behind a *T data, as Render expects.
-func deref(d Data) Data {
-	switch v := d.(type) {
-	case *Invitation:
-		return *v
-	case *GameStarted:
-		return *v
-	case *YourTurn:
-		return *v
-	case *PromptWaiting:
-		return *v
-	case *QueuedActions:
-		return *v
-	case *DeadlineReminder:
-		return *v
-	case *TimeoutApplied:
-		return *v
-	case *GameOver:
-		return *v
-	case *VacationNotice:
-		return *v
-	case *Digest:
-		return *v
-	}
-	return d
+// decoders decode the stored data of each kind of notification.
+var decoders = map[Kind]func([]byte) (Data, error){
+	KindInvitation: decodeAs[Invitation], KindGameStarted: decodeAs[GameStarted], KindYourTurn: decodeAs[YourTurn],
+	KindPromptWaiting: decodeAs[PromptWaiting], KindQueuedActions: decodeAs[QueuedActions],
+	KindDeadlineReminder: decodeAs[DeadlineReminder], KindTimeoutApplied: decodeAs[TimeoutApplied],
+	KindGameOver: decodeAs[GameOver], KindVacation: decodeAs[VacationNotice], KindSeatReclaimed: decodeAs[SeatReclaimed],
+	KindDigest: decodeAs[Digest],
+}
+
+func decodeAs[T Data](raw []byte) (Data, error) {
+	var v T
+	err := json.Unmarshal(raw, &v)
+	return v, err
 }
 
 type emailWorker struct {

@@ -117,11 +117,42 @@ func countTimeouts(g *models.Game, seat int, acted bool, events []engine.Event, 
 				if set.OnTimeouts == OnTimeoutsForfeit {
 					t.TakeOver = OnTimeoutsForfeit
 				} else if st.Bot == "" {
-					st.Bot = models.BotTakeover
+					st.Bot, st.BotSince = models.BotTakeover, g.Version
 				}
 			}
 			out = append(out, t)
 		}
 	}
 	return out
+}
+
+// Reclaim gives user uid back their seat of game id, which the service's
+// bot has played since they timed out too often in a row. Their run of
+// timeouts starts again from zero; the game's state and deadline stay as
+// they are, and the player is told what the bot did meanwhile.
+func (s *Service) Reclaim(ctx context.Context, id, uid int64, rec Record) (*Result, error) {
+	return s.change(ctx, id, uid, rec, func(g *models.Game, seat int) (*models.Change, *Result, error) {
+		switch {
+		case seat < 0:
+			return nil, nil, ErrNotPlayer
+		case g.Status != models.StatusActive:
+			return nil, nil, conflict("game_not_active", "the game is %s", g.Status)
+		case g.Seats[seat].Bot != models.BotTakeover:
+			return nil, nil, conflict("not_taken_over", "you play seat %d yourself: the bot took nothing over", seat)
+		}
+		st, err := s.takeState(g)
+		if err != nil {
+			return nil, nil, err
+		}
+		taken := &g.Seats[seat]
+		since := taken.BotSince
+		taken.Bot, taken.Timeouts, taken.BotSince = "", 0, 0
+		g.Version++
+		ch := &models.Change{Reclaimed: []models.Reclaim{{Seat: seat, Since: since}}, Engine: &models.EngineChange{State: st}}
+		for _, p := range st.Prompts {
+			ch.Engine.PrevPrompts = append(ch.Engine.PrevPrompts, p.ID)
+		}
+		gid, version := g.ID, g.Version
+		return ch, &Result{Game: g, Seat: seat, State: st, keep: func() { s.states.put(gid, version, st) }}, nil
+	})
 }
