@@ -65,6 +65,11 @@ func (s *Server) officeDeck(decks []engine.Deck) (engine.Deck, error) {
 	out := engine.Deck{ID: "office", Name: "Office deck"}
 	at := map[string]int{}
 	for _, d := range decks {
+		// Each is a personal deck first: its counts are bounded before
+		// they are summed (a seat's list may have been stored unchecked).
+		if err := engine.ValidateDeck(s.cat, d, false, len(decks)); err != nil {
+			return out, err
+		}
 		for _, e := range d.Cards {
 			if i, ok := at[e.Card]; ok {
 				out.Cards[i].Count += e.Count
@@ -693,6 +698,10 @@ func (s *Server) submitActions(c *gin.Context) {
 	}
 	if len(req.Actions) == 0 || len(req.Actions) > maxBatch {
 		writeError(c, invalid("actions: 1 to %d actions", maxBatch))
+		return
+	}
+	if err := checkActionLimits(req.Actions); err != nil {
+		writeError(c, err)
 		return
 	}
 	actions := make([]engine.Action, len(req.Actions))
