@@ -146,6 +146,7 @@ func (o *Outbox) gameChanged(ctx context.Context, tx models.OutboxTx, c models.G
 	stream := StreamArgs{Key: streamKey(g.ID, g.Version)}
 	if len(events) > 0 {
 		stream.GameID, stream.FromSeq, stream.ToSeq = g.ID, events[0].seq, events[len(events)-1].seq
+		stream.Seats = g.Holders()
 	}
 	if err := o.dispatch(ctx, tx, g, g.Version, c.Change, notes, stream); err != nil {
 		return err
