@@ -152,6 +152,13 @@ func TestRequestBounds(t *testing.T) {
 				t.Errorf("%s: %d %s; want 422 naming %s", tc.name, r.Status, trim(r.Body), tc.field)
 			}
 		}
+		// Deep nesting: refused by the decoder (its depth limit), the body
+		// bounded by the size limit.
+		nested := `{"name":` + strings.Repeat("[", 30000) + strings.Repeat("]", 30000) + `,"cards":[]}`
+		if r := e.do(req{Method: "POST", Path: "/v1/decks", Token: ana.Access, Body: nested, NoContract: true}); r.Status != 400 {
+			t.Errorf("deeply nested body: %d %s", r.Status, trim(r.Body))
+		}
+		e.must(200, req{Method: "GET", Path: "/healthz"})
 		if got := e.getGame(g.ID, ana); got.Version != g.Version {
 			t.Fatalf("a refused request changed the game: version %d, was %d", got.Version, g.Version)
 		}
