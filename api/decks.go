@@ -70,11 +70,8 @@ func deckOut(d *models.Deck) (deckResponse, error) {
 // validateDeckRequest checks the name and the engine's deck-building rules
 // for a personal deck (any table size).
 func (s *Server) validateDeckRequest(req deckRequest) (string, error) {
-	if req.Name == "" || len(req.Name) > 64 {
-		return "", invalid("name: 1 to 64 characters")
-	}
-	if len(req.Cards) > 200 {
-		return "", invalid("cards: at most 200 entries")
+	if err := checkDeckLimits(req); err != nil {
+		return "", err
 	}
 	if err := engine.ValidateDeck(s.cat, engineDeck(req.Name, req.Cards), false, engine.MinPlayers); err != nil {
 		return "", err

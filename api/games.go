@@ -420,6 +420,10 @@ func (s *Server) submitActions(c *gin.Context) {
 		writeError(c, err)
 		return
 	}
+	if err := checkActionLimits(req.Actions); err != nil {
+		writeError(c, err)
+		return
+	}
 	actions := make([]engine.Action, len(req.Actions))
 	for i, a := range req.Actions {
 		actions[i] = actionIn(a)

@@ -127,6 +127,14 @@ func (s *Server) createWebhook(c *gin.Context) {
 		writeError(c, err)
 		return
 	}
+	if len(req.URL) > maxWebhookURL {
+		writeError(c, invalid("url: at most %d characters", maxWebhookURL))
+		return
+	}
+	if len(req.Events) > maxWebhookEvents {
+		writeError(c, invalid("events: at most %d entries", maxWebhookEvents))
+		return
+	}
 	allowPrivate := s.notify != nil && s.notify.AllowPrivate
 	if _, err := notifier.CheckWebhookURL(req.URL, allowPrivate); err != nil {
 		writeError(c, invalid("url: %s", strings.TrimPrefix(err.Error(), "notifier: ")))
@@ -293,6 +301,10 @@ func (s *Server) updatePreferences(c *gin.Context) {
 	var req preferenceList
 	if err := decode(c, &req); err != nil {
 		writeError(c, err)
+		return
+	}
+	if len(req.Preferences) > maxPreferences {
+		writeError(c, invalid("preferences: at most %d entries", maxPreferences))
 		return
 	}
 	for i, p := range req.Preferences {

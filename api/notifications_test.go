@@ -432,18 +432,29 @@ type sseEvent struct{ ID, Type, Data string }
 func (e *notifyEnv) openStream(t *testing.T, path, token, lastID string) (<-chan sseEvent, func()) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	ch, err := e.dialStream(ctx, path, token, lastID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ch, cancel
+}
+
+// dialStream is openStream for any goroutine: it returns the channel of
+// events once the response's headers are in, or an error.
+func (e *notifyEnv) dialStream(ctx context.Context, path, token, lastID string) (<-chan sseEvent, error) {
 	r, _ := http.NewRequestWithContext(ctx, "GET", e.srv.URL+path, nil)
 	r.Header.Set("Authorization", "Bearer "+token)
 	if lastID != "" {
 		r.Header.Set("Last-Event-ID", lastID)
 	}
-	t.Cleanup(cancel)
 	res, err := e.http.Do(r)
 	if err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
 	if res.StatusCode != 200 || !strings.HasPrefix(res.Header.Get("Content-Type"), "text/event-stream") {
-		t.Fatalf("stream: %d %s", res.StatusCode, res.Header.Get("Content-Type"))
+		res.Body.Close()
+		return nil, fmt.Errorf("stream: %d %s", res.StatusCode, res.Header.Get("Content-Type"))
 	}
 	ch := make(chan sseEvent, 100)
 	go func() {
@@ -469,7 +480,7 @@ func (e *notifyEnv) openStream(t *testing.T, path, token, lastID string) (<-chan
 			}
 		}
 	}()
-	return ch, cancel
+	return ch, nil
 }
 
 func next(t *testing.T, ch <-chan sseEvent) sseEvent {

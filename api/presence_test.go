@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/datamonsters/turns/engine"
-	"github.com/datamonsters/turns/models"
 	"github.com/datamonsters/turns/models/modelstest"
 	"github.com/datamonsters/turns/notifier"
 )
@@ -66,19 +65,8 @@ func TestStreamPresenceAcrossServers(t *testing.T) {
 	ctx := context.Background()
 	url := modelstest.SchemaURL(t) // skips without TEST_DATABASE_URL, fails when it is set and unreachable
 	clk := &clock{t: time.Now().UTC(), flowing: time.Now()}
-	open := func() *models.Store {
-		st, err := models.Open(ctx, url, "", models.Options{Now: clk.Now})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { st.Close() })
-		if _, err := st.Migrate(ctx); err != nil {
-			t.Fatal(err)
-		}
-		return st
-	}
-	a := startNotifyEnv(t, open(), clk, notifyOptions{databaseURL: url, idle: true})
-	b := startNotifyEnv(t, open(), clk, notifyOptions{databaseURL: url})
+	a := startNotifyEnv(t, openSchema(t, url, clk), clk, notifyOptions{databaseURL: url, idle: true})
+	b := startNotifyEnv(t, openSchema(t, url, clk), clk, notifyOptions{databaseURL: url})
 	ana, bob := b.register("ana"), b.register("bob")
 	players := []*player{ana, bob}
 	g := b.startGame(map[string]any{"mode": "fast"}, ana, bob)

@@ -119,13 +119,22 @@ func TestBotTakeoverAndReclaim(t *testing.T) {
 			t.Fatalf("the reclaim email says:\n%s", back.Body)
 		}
 
+		// From now on the victim is told of their turns and plays them:
+		// the bot does not move for them.
+		told := func() bool { return turnMails(victim) > before }
+		if cur := e.getGame(g.ID, victim); cur.View.Active == *cur.YourSeat {
+			told = func() bool { return strings.Contains(back.Body, "It is your turn now.") }
+		}
 		playTurn(other)
-		e.drain(t)
 		cur = e.getGame(g.ID, victim)
 		if !slices.Contains(awaited(cur, players), victim) {
 			t.Fatalf("after reclaiming, the bot played the victim's turn (awaiting %v)", cur.View.Awaiting)
 		}
-		waitFor(t, "the victim's turn email", func() bool { return turnMails(victim) > before })
+		waitFor(t, "the victim to be told of their turn", told)
+		before = turnMails(victim)
+		playTurn(victim)
+		playTurn(other)
+		waitFor(t, "the victim's next turn email", func() bool { return turnMails(victim) > before })
 		if n := len(mails("seat_reclaimed", victim)); n != 1 {
 			t.Fatalf("%d reclaim emails", n)
 		}

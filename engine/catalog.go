@@ -27,20 +27,30 @@ type Deck struct {
 	Cards []DeckEntry `yaml:"cards" json:"cards"`
 }
 
-// Size is the number of cards in the deck.
+// Size is the number of cards in the deck: the sum of its positive
+// counts, saturating at math.MaxInt (a list ValidateDeck refuses may say
+// anything).
 func (d Deck) Size() int {
 	n := 0
 	for _, e := range d.Cards {
-		n += e.Count
+		n = addCount(n, max(e.Count, 0))
 	}
 	return n
 }
 
 // CardIDs expands the deck list into one card id per copy, in list order.
+// It is meant for a list ValidateDeck accepted; of any other, a count below
+// 1 expands to nothing and one above MaxCardCopies (more than any copy rule
+// allows) to MaxCardCopies copies, so that no list expands into more than
+// MaxCardCopies ids per entry.
 func (d Deck) CardIDs() []string {
-	out := make([]string, 0, d.Size())
+	n := 0
 	for _, e := range d.Cards {
-		for range e.Count {
+		n += min(max(e.Count, 0), MaxCardCopies)
+	}
+	out := make([]string, 0, n)
+	for _, e := range d.Cards {
+		for range min(e.Count, MaxCardCopies) {
 			out = append(out, e.Card)
 		}
 	}

@@ -1,6 +1,9 @@
 package engine
 
-import "fmt"
+import (
+	"fmt"
+	"math"
+)
 
 // Deck-building limits of the rulebook.
 const (
@@ -9,6 +12,11 @@ const (
 	MaxCopies     = 2  // copies of one card in a personal deck
 	OfficePerSeat = 20 // cards per player in an office deck, at least
 	OfficeCopies  = 4  // copies of one card in an office deck
+	// MaxCardCopies is the most copies of one card any deck may hold,
+	// whatever a card's many marker says: the bound that keeps every deck
+	// list, valid or not, from expanding into more than MaxCardCopies
+	// cards per entry (see CopyLimit and Deck.CardIDs).
+	MaxCardCopies = 64
 )
 
 // DeckRule names the deck-building rule a deck breaks.
@@ -40,29 +48,57 @@ func (e *DeckError) Error() string {
 }
 
 // CopyLimit is the number of copies of c allowed in a personal deck, or in
-// an office deck when office is true.
+// an office deck when office is true; never more than MaxCardCopies.
 func CopyLimit(c *Card, office bool) int {
 	n := MaxCopies
 	switch {
 	case c.One:
 		n = 1
 	case c.Many > 0:
-		n = c.Many
+		n = min(c.Many, MaxCardCopies)
 	}
 	if office {
 		if c.One || c.Many > 0 {
-			return 2 * n
+			return min(2*n, MaxCardCopies)
 		}
 		return OfficeCopies
 	}
 	return n
 }
 
+// copiesError is the error of card c, of which a deck has more than limit
+// copies (have, at least).
+func copiesError(c *Card, limit, have int) *DeckError {
+	copies := fmt.Sprintf("%d copies", limit)
+	if limit == 1 {
+		copies = "1 copy"
+	}
+	rule, why := RuleCopies, "at most "+copies+" of a card"
+	switch {
+	case c.One:
+		rule, why = RuleOneCopy, "a card marked one allows "+copies
+	case c.Many > 0:
+		rule, why = RuleManyCopies, "a card marked many allows "+copies
+	}
+	return &DeckError{Card: c.ID, Rule: rule, Reason: fmt.Sprintf("%s, the deck has %d", why, have)}
+}
+
+// addCount is a + b for counts (both >= 0), saturating at math.MaxInt
+// instead of wrapping.
+func addCount(a, b int) int {
+	if b > math.MaxInt-a {
+		return math.MaxInt
+	}
+	return a + b
+}
+
 // ValidateDeck checks a deck list against the deck-building rules: a
-// personal deck (office false) or an office deck for players players.
+// personal deck (office false) or an office deck for players players. Each
+// entry's count is held to the card's copy limit before it is added to
+// anything, so no list, however large its counts, can wrap a sum: a count
+// near math.MaxInt is a copies error naming its card.
 func ValidateDeck(cat *Catalog, d Deck, office bool, players int) error {
 	counts := map[string]int{}
-	var order []string
 	total := 0
 	for _, e := range d.Cards {
 		c := cat.Card(e.Card)
@@ -75,30 +111,13 @@ func ValidateDeck(cat *Catalog, d Deck, office bool, players int) error {
 		if e.Count <= 0 {
 			return &DeckError{Card: e.Card, Rule: RuleCopies, Reason: "count must be positive"}
 		}
-		if counts[e.Card] == 0 {
-			order = append(order, e.Card)
+		limit, have := CopyLimit(c, office), counts[e.Card]
+		if e.Count > limit-have {
+			return copiesError(c, limit, addCount(have, e.Count))
 		}
-		counts[e.Card] += e.Count
+		// Both are within the copy limits now: the sums stay small.
+		counts[e.Card] = have + e.Count
 		total += e.Count
-	}
-	for _, id := range order {
-		c := cat.Card(id)
-		limit := CopyLimit(c, office)
-		if counts[id] <= limit {
-			continue
-		}
-		copies := fmt.Sprintf("%d copies", limit)
-		if limit == 1 {
-			copies = "1 copy"
-		}
-		rule, why := RuleCopies, "at most "+copies+" of a card"
-		switch {
-		case c.One:
-			rule, why = RuleOneCopy, "a card marked one allows "+copies
-		case c.Many > 0:
-			rule, why = RuleManyCopies, "a card marked many allows "+copies
-		}
-		return &DeckError{Card: id, Rule: rule, Reason: fmt.Sprintf("%s, the deck has %d", why, counts[id])}
 	}
 	if office {
 		if min := OfficePerSeat * max(players, 1); total < min {

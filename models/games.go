@@ -142,6 +142,20 @@ func (g *Game) SeatOf(userID int64) int {
 	return -1
 }
 
+// Holders returns, by seat number, the user holding each seat (0 for
+// none: an open seat or a bot's). A change announces its events to the
+// live stream with the holders it leaves, so that a stream follows its
+// subscriber's seat as it is at each event.
+func (g *Game) Holders() []int64 {
+	out := make([]int64, len(g.Seats))
+	for _, s := range g.Seats {
+		if s.UserID != nil && s.SeatNo >= 0 && s.SeatNo < len(out) {
+			out[s.SeatNo] = *s.UserID
+		}
+	}
+	return out
+}
+
 // WinnerSeats returns the winners' seat numbers.
 func (g *Game) WinnerSeats() []int {
 	var out []int
@@ -652,8 +666,8 @@ func writeChange(tx *gorm.DB, g *Game, seats []Seat, ch *Change) error {
 	args = append(args, ch.ReplacePrompts, columns(prompts, func(p PromptRecord) string { return p.PromptID }),
 		columns(prompts, func(p PromptRecord) int { return p.Seat }),
 		columns(prompts, func(p PromptRecord) string { return p.Body }),
-		columns(prompts, func(p PromptRecord) *time.Time { return p.DeadlineAt }),
-		columns(seats, func(s Seat) int64 { return s.BotSince })) // $41, after the rest
+		columns(prompts, func(p PromptRecord) *time.Time { return p.DeadlineAt }), g.Holders(), // $41
+		columns(seats, func(s Seat) int64 { return s.BotSince })) // $42
 	_, err := tx.Statement.ConnPool.ExecContext(tx.Statement.Context, qWriteChange, args...)
 	return writeError(err)
 }

@@ -115,9 +115,10 @@ DELETE FROM idempotency_keys WHERE created_at < ?`
 // qWriteChange is a game change's whole write on Postgres, in one statement
 // of data-modifying CTEs: the game row, the changed seats, the new actions,
 // events and notifications, the replaced prompts, and then the NOTIFY that
-// announces them on AnnounceChannel: the events if the game has a
-// live-stream connection, the notifications whose users have one
-// (stream_presence), in the payloads of notifier.EncodeNotify. A NOTIFY
+// announces them on AnnounceChannel: the events (with the seats' holders
+// the change leaves, Game.Holders) if the game has a live-stream
+// connection, the notifications whose users have one (stream_presence),
+// in the payloads of notifier.EncodeNotify. A NOTIFY
 // makes its commit take a lock every notifying commit shares, so a change
 // nobody follows live sends none; a connection writes its row, then waits
 // for the running transactions (AwaitRunning) before it reads the stored
@@ -137,7 +138,7 @@ s AS (
     deck = u.deck::jsonb, awaited = u.awaited, joined_at = u.joined_at, bot = u.bot, timeouts = u.timeouts,
     bot_since = u.bot_since
   FROM unnest($15::int[], $16::bigint[], $17::text[], $18::bool[], $19::bool[], $20::text[], $21::bool[],
-    $22::timestamptz[], $23::text[], $24::int[], $41::bigint[])
+    $22::timestamptz[], $23::text[], $24::int[], $42::bigint[])
     AS u(seat_no, user_id, username, invited, joined, deck, awaited, joined_at, bot, timeouts, bot_since)
   WHERE s.game_id = $1 AND s.seat_no = u.seat_no),
 a AS (
@@ -161,7 +162,8 @@ pi AS (
   ON CONFLICT (game_id, prompt_id) DO UPDATE SET seat = excluded.seat, body = excluded.body,
     created_at = excluded.created_at, deadline_at = excluded.deadline_at)
 SELECT pg_notify(current_schema() || '.` + AnnounceChannel + `', a.p) FROM (
-  SELECT json_build_object('game_id', $1::bigint, 'from_seq', ($30::bigint[])[1], 'to_seq', $4::bigint)::text AS p
+  SELECT json_build_object('game_id', $1::bigint, 'from_seq', ($30::bigint[])[1], 'to_seq', $4::bigint,
+    'seats', $41::bigint[])::text AS p
   WHERE cardinality($30::bigint[]) > 0 AND EXISTS (SELECT 1 FROM stream_presence WHERE game_id = $1)
   UNION ALL
   SELECT json_build_object('notes', json_agg(json_build_object('user_id', n.user_id, 'notification_id', n.id)

@@ -363,6 +363,12 @@ func (s *SMTPSender) sendOn(sc *smtp.Client, msg *gomail.Msg) error {
 	}
 	if err := s.client.SendWithSMTPClient(sc, msg); err != nil {
 		s.closeConn(sc)
+		if msg.IsDelivered() {
+			// The server accepted it (250 after DATA); only the RSET that
+			// readies the connection for the next message failed. A retry
+			// would send it twice.
+			return nil
+		}
 		return err
 	}
 	s.putIdle(sc)
@@ -433,9 +439,16 @@ func (s *SMTPSender) Close() error {
 	return nil
 }
 
-// IsPermanent reports whether a Send error will recur on retry: an invalid
-// message, or a 5xx answer from the SMTP server. Network errors, timeouts
-// and 4xx answers are temporary.
+// IsPermanent reports whether a Send error will recur on retry, judged by
+// the server's reply: a 5xx reply to the message's MAIL, RCPT or DATA, or
+// a message that can never be sent (ErrInvalidMessage, or one go-mail
+// cannot take the addresses of). Everything else is temporary and worth a
+// retry with backoff: 4xx replies, and every failure without a reply (a
+// session dropped by EOF or reset, a timeout, a TLS error, a failed dial,
+// even a 5xx greeting or AUTH refusal, which concern the server and its
+// configuration, not the message). go-mail's own SendError.IsTemp is not
+// used: it calls every error whose text does not start with "4" permanent,
+// a dropped session among them.
 func IsPermanent(err error) bool {
 	if err == nil {
 		return false
@@ -444,8 +457,15 @@ func IsPermanent(err error) bool {
 		return true
 	}
 	var se *gomail.SendError
-	if errors.As(err, &se) {
-		return !se.IsTemp()
+	if !errors.As(err, &se) {
+		return false
+	}
+	switch se.Reason {
+	case gomail.ErrGetSender, gomail.ErrGetRcpts, gomail.ErrNoUnencoded:
+		return true
+	case gomail.ErrSMTPMailFrom, gomail.ErrSMTPRcptTo, gomail.ErrSMTPData, gomail.ErrSMTPDataClose:
+		// ErrorCode is the reply's code, 0 when there was no reply.
+		return se.ErrorCode() >= 500 && se.ErrorCode() <= 599
 	}
 	return false
 }

@@ -163,6 +163,7 @@ func (o *Outbox) gameChanged(ctx context.Context, tx models.OutboxTx, c models.G
 	stream := StreamArgs{Key: streamKey(g.ID, g.Version)}
 	if len(events) > 0 {
 		stream.GameID, stream.FromSeq, stream.ToSeq = g.ID, events[0].seq, events[len(events)-1].seq
+		stream.Seats = g.Holders()
 	}
 	if err := o.dispatch(ctx, tx, g, g.Version, c.Change, notes, stream); err != nil {
 		return err
@@ -254,7 +255,7 @@ func (o *Outbox) reclaimed(ctx context.Context, tx models.OutboxTx, g *models.Ga
 	if err != nil {
 		return note{}, err
 	}
-	d := &SeatReclaimed{Turn: view.Turn, Hand: o.hand(view), YourTurn: st.Active == r.Seat && len(st.Prompts) == 0,
+	d := &SeatReclaimed{Turn: view.Turn, Hand: o.hand(view), YourTurn: st.Active == r.Seat,
 		Prompts: promptsOut(engine.PromptsFor(st, r.Seat), deadline)}
 	if d.YourTurn || len(d.Prompts) > 0 {
 		d.Deadline = deadline

@@ -128,7 +128,9 @@ func (o *Outbox) announce(ctx context.Context, a StreamArgs) error {
 
 // deliver reads the stored rows a stream job names and publishes them to
 // this process's subscribers: each user's notification, and the game's
-// events as each seat (and a spectator) sees them. Rows nobody here is
+// events as each seat (and a spectator) sees them, each with the seats'
+// holders at the change (Event.Seats), against which every game stream
+// checks its subscriber before it writes the event. Rows nobody here is
 // subscribed to are not read.
 func (o *Outbox) deliver(ctx context.Context, a StreamArgs) error {
 	hub := o.cfg.Hub
@@ -164,6 +166,7 @@ func (o *Outbox) deliver(ctx context.Context, a StreamArgs) error {
 	for seat, topic := range seats {
 		for _, r := range recs {
 			if ev, ok := GameEvent(r, seat); ok {
+				ev.Seats = a.Seats
 				hub.Publish(topic, ev)
 			}
 		}

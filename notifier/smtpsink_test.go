@@ -59,6 +59,17 @@ type sink struct {
 	Certs  *x509.CertPool // trusts the sink's certificate
 	server *smtp.Server
 	down   atomic.Bool // see setDown
+	// dropUntil (unix nanoseconds): until then every session is dropped
+	// right after MAIL FROM, before its reply (see dropAfterMail).
+	dropUntil atomic.Int64
+	drops     atomic.Int64 // sessions dropped so far
+	// rcptFailures is how many RCPTs more are refused with rcptFailErr
+	// before they are accepted again.
+	rcptFailures atomic.Int64
+	rcptFailErr  *smtp.SMTPError
+	// dropRset: the session is dropped at the RSET a client sends after a
+	// message the sink accepted.
+	dropRset atomic.Bool
 
 	mu       sync.Mutex
 	msgs     []received
@@ -110,6 +121,17 @@ func startSink(tb testing.TB, opts sinkOptions) *sink {
 // up (false): while down it resets every new connection at once, keeping
 // its port, so no other listener can take it meanwhile.
 func (s *sink) setDown(down bool) { s.down.Store(down) }
+
+// dropAfterMail makes the sink drop every session right after MAIL FROM,
+// without replying, for d: by closing the connection (the client reads
+// EOF) and, every other time, by resetting it (the client reads a reset).
+func (s *sink) dropAfterMail(d time.Duration) { s.dropUntil.Store(time.Now().Add(d).UnixNano()) }
+
+// failRcpts makes the sink refuse the next n RCPTs with err, then accept.
+func (s *sink) failRcpts(n int, err *smtp.SMTPError) {
+	s.rcptFailErr = err
+	s.rcptFailures.Store(int64(n))
+}
 
 // gateListener resets the connections it accepts while down is set.
 type gateListener struct {
@@ -200,6 +222,9 @@ type sinkSession struct {
 	conn   *smtp.Conn
 	authAs string
 	cur    received
+	// accepted: DATA has just been accepted; the server's own reset
+	// after it clears this, so the next Reset is the client's RSET.
+	accepted bool
 }
 
 var _ smtp.AuthSession = (*sinkSession)(nil)
@@ -225,6 +250,17 @@ func (ss *sinkSession) Mail(from string, _ *smtp.MailOptions) error {
 	if ss.sink.opts.user != "" && ss.authAs == "" {
 		return smtp.ErrAuthRequired
 	}
+	if time.Now().UnixNano() < ss.sink.dropUntil.Load() {
+		c := ss.conn.Conn()
+		if tc, ok := c.(*tls.Conn); ok {
+			c = tc.NetConn() // no close_notify: the session just ends
+		}
+		if tc, ok := c.(*net.TCPConn); ok && ss.sink.drops.Add(1)%2 == 0 {
+			tc.SetLinger(0) // a reset rather than an orderly close
+		}
+		c.Close()
+		return errors.New("session dropped")
+	}
 	ss.cur = received{From: from}
 	return nil
 }
@@ -232,6 +268,9 @@ func (ss *sinkSession) Mail(from string, _ *smtp.MailOptions) error {
 func (ss *sinkSession) Rcpt(to string, _ *smtp.RcptOptions) error {
 	if e := ss.sink.opts.rcptErr; e != nil {
 		return e
+	}
+	if ss.sink.rcptFailures.Add(-1) >= 0 {
+		return ss.sink.rcptFailErr
 	}
 	ss.cur.Rcpts = append(ss.cur.Rcpts, to)
 	return nil
@@ -264,10 +303,20 @@ func (ss *sinkSession) Data(r io.Reader) error {
 	ss.sink.count++
 	ss.sink.mu.Unlock()
 	ss.cur = received{}
+	ss.accepted = true
 	return nil
 }
 
-func (ss *sinkSession) Reset()        { ss.cur = received{} }
+func (ss *sinkSession) Reset() {
+	ss.cur = received{}
+	if ss.accepted {
+		ss.accepted = false
+		return
+	}
+	if ss.sink.dropRset.Load() {
+		ss.conn.Conn().Close()
+	}
+}
 func (ss *sinkSession) Logout() error { return nil }
 
 type discardLogger struct{}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -34,6 +35,11 @@ type Event struct {
 	// Data is the payload, usually JSON. Each line becomes a "data:" line.
 	// Browsers do not dispatch an event whose data is empty.
 	Data []byte
+	// Seats, for a game's event, are the users holding the game's seats
+	// (by seat number, 0 for none) as the change that recorded the event
+	// left them: whom the event's seat views belong to (see
+	// StreamOptions.Viewer). Nil for other events. Not written.
+	Seats []int64
 }
 
 // DefaultSubscriberBuffer is the number of events a subscriber may fall
@@ -274,10 +280,13 @@ func (s *SSEWriter) Retry(d time.Duration) error {
 }
 
 // ErrStreamLagged ends ServeSSE when the hub dropped a slow subscriber;
-// ErrStreamClosed when the subscription or hub was closed.
+// ErrStreamClosed when the subscription or hub was closed; ErrSeatChanged
+// when a game's event shows that the subscriber's seat changed hands (see
+// StreamOptions.Viewer).
 var (
 	ErrStreamLagged = errors.New("notifier: live stream subscriber fell behind")
 	ErrStreamClosed = errors.New("notifier: live stream closed")
+	ErrSeatChanged  = errors.New("notifier: the stream's seat changed hands")
 )
 
 // StreamOptions configure ServeSSE.
@@ -299,6 +308,30 @@ type StreamOptions struct {
 	Retry time.Duration
 	// WriteTimeout bounds each write (default 10 s).
 	WriteTimeout time.Duration
+	// Viewer, for a game's stream, is the user it is for (0: not a game's
+	// stream) and Seat the seat whose view it carries (-1: a spectator's).
+	// Each live event is then checked against its Seats just before it is
+	// written: unless Seat is still the viewer's (for a spectator: unless
+	// the viewer still holds no seat), the stream ends with ErrSeatChanged
+	// and the event is not written; the client reconnects and is served
+	// as what it now is. An event without Seats counts as changed. The
+	// check reads only the event, so no change can come between it and
+	// the write.
+	Viewer int64
+	Seat   int
+}
+
+// follows reports whether ev may go to the stream's viewer as its seat.
+func (o *StreamOptions) follows(ev Event) bool {
+	switch {
+	case o.Viewer == 0:
+		return true
+	case ev.Seats == nil:
+		return false
+	case o.Seat < 0:
+		return !slices.Contains(ev.Seats, o.Viewer)
+	}
+	return o.Seat < len(ev.Seats) && ev.Seats[o.Seat] == o.Viewer
 }
 
 // ServeSSE streams sub to w until ctx ends (the client left: returns
@@ -358,6 +391,9 @@ func ServeSSE(ctx context.Context, w http.ResponseWriter, sub *Subscription, opt
 			}
 			if n, err := strconv.ParseInt(ev.ID, 10, 64); err == nil && n <= opts.After {
 				continue
+			}
+			if !opts.follows(ev) {
+				return ErrSeatChanged
 			}
 			if err := sw.Event(ev); err != nil {
 				return writeErr(ctx, err)

@@ -396,3 +396,76 @@ func TestNotifyPayloadsSplit(t *testing.T) {
 		t.Fatalf("3 notes in %d payloads", len(small))
 	}
 }
+
+// A game's stream writes a live event only while the event's seats show
+// the viewer in the stream's seat (a spectator: in none); the first that
+// does not ends the stream unwritten, as does one without seats.
+func TestServeSSEFollowsSeat(t *testing.T) {
+	t.Parallel()
+	ev := func(id string, seats ...int64) Event { return Event{ID: id, Data: []byte("e" + id), Seats: seats} }
+	for _, tc := range []struct {
+		name   string
+		seat   int
+		events []Event
+		body   string
+		err    error
+	}{
+		{"seat kept, then taken by another", 1, []Event{ev("1", 5, 7), ev("2", 5, 7), ev("3", 5, 9), ev("4", 5, 7)},
+			"id: 1\ndata: e1\n\nid: 2\ndata: e2\n\n", ErrSeatChanged},
+		{"seat left", 1, []Event{ev("1", 5, 7), ev("2", 5, 0)}, "id: 1\ndata: e1\n\n", ErrSeatChanged},
+		{"another seat now", 0, []Event{ev("1", 7, 5), ev("2", 5, 7)}, "id: 1\ndata: e1\n\n", ErrSeatChanged},
+		{"spectator who takes a seat", -1, []Event{ev("1", 5, 9), ev("2", 5, 7)}, "id: 1\ndata: e1\n\n", ErrSeatChanged},
+		{"event without seats", 1, []Event{{ID: "1", Data: []byte("e1")}}, "", ErrSeatChanged},
+		{"seat past the table", 3, []Event{ev("1", 5, 7)}, "", ErrSeatChanged},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := NewHub(16)
+			sub := h.Subscribe(GameTopic("42"))
+			for _, e := range tc.events {
+				h.Publish(GameTopic("42"), e)
+			}
+			rec := httptest.NewRecorder()
+			err := ServeSSE(context.Background(), rec, sub, StreamOptions{Heartbeat: -1, Viewer: 7, Seat: tc.seat})
+			if !errors.Is(err, tc.err) || rec.Body.String() != tc.body {
+				t.Errorf("err %v, body %q; want %v, %q", err, rec.Body.String(), tc.err, tc.body)
+			}
+		})
+	}
+	// Without a viewer (a notification stream) events need no seats.
+	h := NewHub(16)
+	sub := h.Subscribe(UserTopic("7"))
+	h.Publish(UserTopic("7"), Event{ID: "1", Data: []byte("n1")})
+	h.Close()
+	rec := httptest.NewRecorder()
+	if err := ServeSSE(context.Background(), rec, sub, StreamOptions{Heartbeat: -1}); !errors.Is(err, ErrStreamClosed) || rec.Body.String() != "id: 1\ndata: n1\n\n" {
+		t.Errorf("notification stream: err %v, body %q", err, rec.Body.String())
+	}
+}
+
+// BenchmarkStreamSeatCheck is the per-event cost of following the seat
+// (the check before each write) beside the cost of formatting the event.
+func BenchmarkStreamSeatCheck(b *testing.B) {
+	ev := Event{ID: "1234", Type: "event", Seats: []int64{5, 7, 9, 11},
+		Data: []byte(`{"seq":1234,"version":77,"created_at":"2026-01-01T00:00:00Z","event":{"kind":"drew","seat":1,"n":2,"text":"ana draws 2 cards."}}`)}
+	b.Run("check", func(b *testing.B) {
+		opts := StreamOptions{Viewer: 7, Seat: 1}
+		for b.Loop() {
+			if !opts.follows(ev) {
+				b.Fatal("not followed")
+			}
+		}
+	})
+	b.Run("spectator-check", func(b *testing.B) {
+		opts := StreamOptions{Viewer: 8, Seat: -1}
+		for b.Loop() {
+			if !opts.follows(ev) {
+				b.Fatal("not followed")
+			}
+		}
+	})
+	b.Run("format", func(b *testing.B) {
+		for b.Loop() {
+			FormatEvent(ev)
+		}
+	})
+}

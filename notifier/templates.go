@@ -250,7 +250,7 @@ type SeatReclaimed struct {
 	Common
 	BotDid   []string  // what the bot did in the seat meanwhile, worded for the recipient
 	Turn     int       // turn number; 0 hides it
-	YourTurn bool      // it is the recipient's turn now
+	YourTurn bool      // it is the recipient's turn now (whatever else the game waits for)
 	Prompts  []Prompt  // prompts waiting for the recipient now
 	Hand     []Card    // the recipient's hand
 	Deadline time.Time // the recipient's deadline, when awaited; zero: none

@@ -50,12 +50,15 @@ func (WebhookArgs) Kind() string { return webhookKind }
 
 // StreamArgs publishes one change to the live stream: the stored
 // notifications it made (Notes) and the range of the game's events it
-// recorded (GameID, FromSeq..ToSeq), in one job.
+// recorded (GameID, FromSeq..ToSeq), with the users holding the game's
+// seats as the change left them (Seats, by seat number, 0 for none; see
+// models.Game.Holders), in one job.
 type StreamArgs struct {
 	Key     string       `json:"key" river:"unique"`
 	GameID  int64        `json:"game_id,omitempty"`
 	FromSeq int64        `json:"from_seq,omitempty"`
 	ToSeq   int64        `json:"to_seq,omitempty"`
+	Seats   []int64      `json:"seats,omitempty"`
 	Notes   []StreamNote `json:"notes,omitempty"`
 }
 

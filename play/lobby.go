@@ -207,6 +207,11 @@ func (s *Service) officeDeck(decks []engine.Deck) (engine.Deck, error) {
 	out := engine.Deck{ID: "office", Name: "Office deck"}
 	at := map[string]int{}
 	for _, d := range decks {
+		// Each is a personal deck first: its counts are bounded before
+		// they are summed (a seat's list may have been stored unchecked).
+		if err := engine.ValidateDeck(s.cat, d, false, len(decks)); err != nil {
+			return out, err
+		}
 		for _, e := range d.Cards {
 			if i, ok := at[e.Card]; ok {
 				out.Cards[i].Count += e.Count

@@ -1,0 +1,166 @@
+package api_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/datamonsters/turns/engine"
+	"github.com/datamonsters/turns/models"
+)
+
+// problemOf decodes a problem's code, detail, card and rule.
+type problemBody struct{ Code, Detail, Card, Rule string }
+
+func (r *resp) problem(t *testing.T) problemBody {
+	t.Helper()
+	var p problemBody
+	r.decode(t, &p)
+	return p
+}
+
+// hugeDeck is 28 ordinary cards and four entries of 2^62 copies of
+// rapid-prototype: 2^64 copies, which wrap an int's sum to 0, so that the
+// list's size reads 28.
+func hugeDeck(t *testing.T) []map[string]any {
+	t.Helper()
+	var out []map[string]any
+	for _, c := range engine.Standard().Cards() {
+		if c.Type != engine.Challenge && !c.One && c.Many == 0 && c.ID != "rapid-prototype" && len(out) < 28 {
+			out = append(out, map[string]any{"card": c.ID, "count": 1})
+		}
+	}
+	for range 4 {
+		out = append(out, map[string]any{"card": "rapid-prototype", "count": 1 << 62})
+	}
+	return out
+}
+
+// TestOverflowDeckRefused: a deck whose counts wrap the sum is refused
+// with 422 naming the card and the copy rule, and the server answers on.
+// A deck stored before counts were bounded (written to the store
+// directly), as a deck list and as a seat's deck in a lobby, cannot take
+// the server down at the start either: the start is refused the same way.
+func TestOverflowDeckRefused(t *testing.T) {
+	eachDB(t, func(t *testing.T, e *env) {
+		ctx := context.Background()
+		ana, bob := e.register("ana"), e.register("bob")
+		r := e.do(req{Method: "POST", Path: "/v1/decks", Token: ana.Access, Body: map[string]any{"name": "huge", "cards": hugeDeck(t)}})
+		if p := r.problem(t); r.Status != 422 || p.Code != "invalid_deck" || p.Card != "rapid-prototype" || p.Rule != "copies" {
+			t.Fatalf("overflow deck: %d %s", r.Status, r.Body)
+		}
+		e.must(200, req{Method: "GET", Path: "/healthz"})
+
+		// Stored as it was accepted before: a deck list, then games with it.
+		raw, _ := json.Marshal(hugeDeck(t))
+		stored := &models.Deck{UserID: bob.ID, Name: "huge", Cards: string(raw)}
+		if err := e.store.CreateDeck(ctx, stored); err != nil {
+			t.Fatal(err)
+		}
+		var g game
+		e.must(201, req{Method: "POST", Path: "/v1/games", Token: ana.Access,
+			Body: map[string]any{"players": 2, "public": true, "deck": deck(0)}}).decode(t, &g)
+		r = e.do(req{Method: "POST", Path: fmt.Sprintf("/v1/games/%d/join", g.ID), Token: bob.Access,
+			Body: map[string]any{"deck": map[string]any{"deck_id": stored.ID}}})
+		if p := r.problem(t); r.Status != 422 || p.Card != "rapid-prototype" || p.Rule != "copies" {
+			t.Fatalf("join with the stored deck: %d %s", r.Status, r.Body)
+		}
+		e.must(200, req{Method: "GET", Path: fmt.Sprintf("/v1/decks/%d", stored.ID), Token: bob.Access})
+
+		// A seat joined with it before the fix: its deck is in the seat row.
+		for _, office := range []bool{false, true} {
+			var g game
+			e.must(201, req{Method: "POST", Path: "/v1/games", Token: ana.Access,
+				Body: map[string]any{"players": 2, "office": office, "deck": deck(0)}}).decode(t, &g)
+			e.must(200, req{Method: "POST", Path: fmt.Sprintf("/v1/games/%d/join", g.ID), Token: bob.Access,
+				Body: map[string]any{"deck": deck(1)}})
+			var cards []engine.DeckEntry
+			json.Unmarshal(raw, &cards)
+			list, _ := json.Marshal(engine.Deck{ID: "huge", Name: "huge", Cards: cards})
+			if _, err := e.store.Mutate(ctx, g.ID, func(g *models.Game) (*models.Change, error) {
+				s := string(list)
+				g.Seats[1].Deck = &s
+				g.Version++
+				return &models.Change{}, nil
+			}); err != nil {
+				t.Fatal(err)
+			}
+			r := e.do(req{Method: "POST", Path: fmt.Sprintf("/v1/games/%d/start", g.ID), Token: ana.Access})
+			if p := r.problem(t); r.Status != 422 || p.Card != "rapid-prototype" || p.Rule != "copies" {
+				t.Fatalf("office %v: start with the stored seat deck: %d %s", office, r.Status, r.Body)
+			}
+			if got := e.getGame(g.ID, ana); got.Status != "open" {
+				t.Fatalf("office %v: the refused start left the game %s", office, got.Status)
+			}
+		}
+		e.must(200, req{Method: "GET", Path: "/healthz"})
+	})
+}
+
+// TestRequestBounds: every list or string a request can make the server
+// keep or work through is bounded, and a request past a bound gets 422
+// naming the field.
+func TestRequestBounds(t *testing.T) {
+	eachDB(t, func(t *testing.T, e *env) {
+		ana, bob := e.register("ana"), e.register("bob")
+		g := e.startGame(map[string]any{"mode": "fast"}, ana, bob)
+		many := func(n int, s string) []string {
+			out := make([]string, n)
+			for i := range out {
+				out[i] = fmt.Sprintf("%s-%d", s, i)
+			}
+			return out
+		}
+		plays := make([]map[string]string, 65)
+		for i := range plays {
+			plays[i] = map[string]string{"on": "play_tool", "card": "stack-overflow"}
+		}
+		long := strings.Repeat("x", 129)
+		for _, tc := range []struct {
+			name, method, path string
+			body               any
+			field              string
+		}{
+			{"choices", "POST", actionsPath(g.ID), map[string]any{"expected_version": g.Version,
+				"actions": []map[string]any{{"type": "answer", "prompt": "p", "choices": many(300, "o")}}}, "actions[0].choices"},
+			{"challenges", "POST", actionsPath(g.ID), map[string]any{"expected_version": g.Version,
+				"actions": []map[string]any{{"type": "end_turn"}, {"type": "claim", "challenges": many(33, "c")}}}, "actions[1].challenges"},
+			{"standing plays", "POST", actionsPath(g.ID), map[string]any{"expected_version": g.Version,
+				"actions": []map[string]any{{"type": "standing", "standing": map[string]any{"plays": plays}}}}, "actions[0].standing.plays"},
+			{"card id", "POST", actionsPath(g.ID), map[string]any{"expected_version": g.Version,
+				"actions": []map[string]any{{"type": "place", "card": long}}}, "actions[0].card"},
+			{"choice id", "POST", actionsPath(g.ID), map[string]any{"expected_version": g.Version,
+				"actions": []map[string]any{{"type": "answer", "prompt": "p", "choices": []string{"a", long}}}}, "actions[0].choices[1]"},
+			{"deck entries", "POST", "/v1/decks", map[string]any{"name": "d", "cards": make([]map[string]any, 201)}, "cards"},
+			{"deck card id", "POST", "/v1/decks", map[string]any{"name": "d", "cards": []map[string]any{{"card": long, "count": 1}}}, "cards[0].card"},
+			{"deck name", "POST", "/v1/decks", map[string]any{"name": strings.Repeat("n", 65), "cards": []map[string]any{}}, "name"},
+			{"webhook url", "POST", "/v1/webhooks", map[string]any{"url": "https://example.com/" + strings.Repeat("u", 2000)}, "url"},
+			{"webhook events", "POST", "/v1/webhooks", map[string]any{"url": "https://example.com/h",
+				"events": strings.Split(strings.Repeat("your_turn,", 21), ",")[:21]}, "events"},
+			{"preferences", "PUT", "/v1/me/notification-preferences", map[string]any{"preferences": func() []map[string]any {
+				out := make([]map[string]any, 101)
+				for i := range out {
+					out[i] = map[string]any{"kind": "your_turn", "channel": "email", "enabled": true}
+				}
+				return out
+			}()}, "preferences"},
+		} {
+			r := e.do(req{Method: tc.method, Path: tc.path, Token: ana.Access, Body: tc.body, NoContract: true})
+			if p := r.problem(t); r.Status != 422 || !strings.HasPrefix(p.Detail, tc.field+":") {
+				t.Errorf("%s: %d %s; want 422 naming %s", tc.name, r.Status, trim(r.Body), tc.field)
+			}
+		}
+		// Deep nesting: refused by the decoder (its depth limit), the body
+		// bounded by the size limit.
+		nested := `{"name":` + strings.Repeat("[", 30000) + strings.Repeat("]", 30000) + `,"cards":[]}`
+		if r := e.do(req{Method: "POST", Path: "/v1/decks", Token: ana.Access, Body: nested, NoContract: true}); r.Status != 400 {
+			t.Errorf("deeply nested body: %d %s", r.Status, trim(r.Body))
+		}
+		e.must(200, req{Method: "GET", Path: "/healthz"})
+		if got := e.getGame(g.ID, ana); got.Version != g.Version {
+			t.Fatalf("a refused request changed the game: version %d, was %d", got.Version, g.Version)
+		}
+	})
+}
