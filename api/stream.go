@@ -106,6 +106,10 @@ func (s *Server) streamGame(c *gin.Context) {
 
 func (s *Server) serveStream(c *gin.Context, sub *notifier.Subscription, backlog []notifier.Event, after int64) {
 	c.Header("X-Accel-Buffering", "no")
+	if isHead(c.Request) {
+		notifier.NewSSEWriter(c.Writer, 0) // the stream's headers, and no stream
+		return
+	}
 	err := notifier.ServeSSE(c.Request.Context(), c.Writer, sub, notifier.StreamOptions{Backlog: backlog, After: after})
 	if err != nil && !errors.Is(err, c.Request.Context().Err()) && !errors.Is(err, notifier.ErrStreamLagged) &&
 		!errors.Is(err, notifier.ErrStreamClosed) {
