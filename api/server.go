@@ -35,6 +35,10 @@ type Config struct {
 	// names the client, for the login rate limit and the logs. Empty: none,
 	// the peer address is the client.
 	TrustedProxies []string
+	// CORSOrigins are the origins whose browser pages may call the API
+	// (see ParseCORSOrigins; "*" is any origin, without credentials).
+	// Empty: CORS is off, no response carries an Access-Control header.
+	CORSOrigins []string
 }
 
 // Server holds the API's dependencies. Build it with New.
@@ -88,7 +92,11 @@ func (s *Server) Handler() http.Handler {
 		r.SetTrustedProxies(nil)
 	}
 	r.HandleMethodNotAllowed = true
-	r.Use(answerHead(r), s.requestID, s.logRequests, s.recover, s.limitBody)
+	r.Use(answerHead(r), s.requestID, s.logRequests, s.recover)
+	if len(s.cfg.CORSOrigins) > 0 {
+		r.Use(s.cors)
+	}
+	r.Use(s.limitBody)
 	r.NoRoute(func(c *gin.Context) { writeError(c, errNotFound) })
 	r.NoMethod(func(c *gin.Context) {
 		if allow := strings.Split(c.Writer.Header().Get("Allow"), ", "); slices.Contains(allow, http.MethodGet) {

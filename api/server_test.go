@@ -10,10 +10,12 @@ import (
 	"net/http"
 	"reflect"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/datamonsters/turns/models"
 	"github.com/gin-gonic/gin"
 )
 
@@ -58,7 +60,7 @@ func sameHeaders(get, head http.Header) bool {
 // answers GET's status and headers without a body; so does a HEAD that is
 // not modified, a HEAD where no route is and a HEAD on a POST route.
 func TestHeadOnEveryGetRoute(t *testing.T) {
-	e := newNotifyEnv(t, "sqlite", true)
+	e := newNotifyEnv(t, models.SQLite, true)
 	ana, bob := e.register("ana"), e.register("bob")
 	g := e.startGame(map[string]any{"mode": "fast"}, ana, bob)
 	var d, wh struct {
@@ -155,4 +157,126 @@ func headOnTheWire(t *testing.T, addr, path string, header map[string]string) {
 	if next.StatusCode != 200 || !strings.Contains(string(body), `"ok"`) {
 		t.Fatalf("the answer after HEAD %s: %d %q", path, next.StatusCode, body)
 	}
+}
+
+// corsHeaders returns the Access-Control headers of h.
+func corsHeaders(h http.Header) http.Header {
+	out := http.Header{}
+	for k, v := range h {
+		if strings.HasPrefix(k, "Access-Control-") {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+// hasAll reports whether the comma-separated list holds every one of want,
+// ignoring case.
+func hasAll(list string, want ...string) bool {
+	var have []string
+	for _, v := range strings.Split(list, ",") {
+		have = append(have, strings.ToLower(strings.TrimSpace(v)))
+	}
+	for _, w := range want {
+		if !slices.Contains(have, strings.ToLower(w)) {
+			return false
+		}
+	}
+	return true
+}
+
+// TestCORS: off by default (no Access-Control header, a preflight is a
+// 405); with CORS_ORIGINS, a listed origin is allowed with credentials and
+// the API's headers exposed, its preflight answered with the methods and
+// headers a client sends, another origin gets no CORS header and no
+// preflight; "*" allows any origin and never with credentials.
+func TestCORS(t *testing.T) {
+	const page, other = "https://play.example.org", "https://evil.example"
+	preflight := func(origin string) map[string]string {
+		return map[string]string{"Origin": origin, "Access-Control-Request-Method": "POST",
+			"Access-Control-Request-Headers": "authorization, content-type, idempotency-key, if-match"}
+	}
+	start := func(origins ...string) (*env, *player, string) {
+		cfg := testConfig()
+		cfg.CORSOrigins = origins
+		e := newEnv(t, models.SQLite, cfg)
+		ana := e.register("ana")
+		var g game
+		e.must(201, req{Method: "POST", Path: "/v1/games", Token: ana.Access, Body: map[string]any{"players": 2, "deck": deck(0)}}).decode(t, &g)
+		return e, ana, fmt.Sprintf("/v1/games/%d", g.ID)
+	}
+
+	t.Run("off", func(t *testing.T) {
+		e, ana, game := start()
+		res, _ := send(t, "GET", e.srv.URL+game, map[string]string{"Origin": page, "Authorization": "Bearer " + ana.Access})
+		if res.StatusCode != 200 || len(corsHeaders(res.Header)) > 0 || res.Header.Get("Vary") != "" {
+			t.Errorf("GET from a page: %d %v", res.StatusCode, res.Header)
+		}
+		res, _ = send(t, "OPTIONS", e.srv.URL+game+"/join", preflight(page))
+		if res.StatusCode != 405 || len(corsHeaders(res.Header)) > 0 {
+			t.Errorf("preflight: %d %v", res.StatusCode, res.Header)
+		}
+	})
+
+	t.Run("listed", func(t *testing.T) {
+		e, ana, game := start(page)
+		res, _ := send(t, "GET", e.srv.URL+game, map[string]string{"Origin": page, "Authorization": "Bearer " + ana.Access})
+		h := res.Header
+		if res.StatusCode != 200 || h.Get("Access-Control-Allow-Origin") != page || h.Get("Access-Control-Allow-Credentials") != "true" ||
+			!hasAll(h.Get("Access-Control-Expose-Headers"), "ETag", "Location", "Retry-After", "X-Request-ID", "Idempotent-Replayed") ||
+			!hasAll(h.Get("Vary"), "Origin") {
+			t.Errorf("GET from the page: %d %v", res.StatusCode, h)
+		}
+		// An error is readable by the page too.
+		res, _ = send(t, "GET", e.srv.URL+"/v1/me", map[string]string{"Origin": page})
+		if res.StatusCode != 401 || res.Header.Get("Access-Control-Allow-Origin") != page {
+			t.Errorf("401 to the page: %d %v", res.StatusCode, res.Header)
+		}
+		res, _ = send(t, "OPTIONS", e.srv.URL+game+"/join", preflight(page))
+		h = res.Header
+		if res.StatusCode != 204 || h.Get("Access-Control-Allow-Origin") != page || h.Get("Access-Control-Allow-Credentials") != "true" ||
+			!hasAll(h.Get("Access-Control-Allow-Methods"), "GET", "HEAD", "POST", "PUT", "PATCH", "DELETE") ||
+			!hasAll(h.Get("Access-Control-Allow-Headers"), "Authorization", "Content-Type", "Idempotency-Key", "If-Match", "If-None-Match", "Last-Event-ID") ||
+			h.Get("Access-Control-Max-Age") == "" || h.Get("X-Request-ID") == "" || h.Get("Allow") != "" {
+			t.Errorf("preflight from the page: %d %v", res.StatusCode, h)
+		}
+		// The request the preflight announced.
+		res, _ = send(t, "POST", e.srv.URL+game+"/cancel", map[string]string{"Origin": page, "Authorization": "Bearer " + ana.Access})
+		if res.StatusCode != 200 || res.Header.Get("Access-Control-Allow-Origin") != page {
+			t.Errorf("POST from the page: %d %v", res.StatusCode, res.Header)
+		}
+		for _, r := range []struct {
+			method string
+			header map[string]string
+		}{
+			{"GET", map[string]string{"Origin": other, "Authorization": "Bearer " + ana.Access}},
+			{"OPTIONS", preflight(other)},
+			{"OPTIONS", preflight("https://play.example.org.evil.example")},
+			{"OPTIONS", preflight("null")},
+		} {
+			res, _ := send(t, r.method, e.srv.URL+game, r.header)
+			if len(corsHeaders(res.Header)) > 0 || !hasAll(res.Header.Get("Vary"), "Origin") || (r.method == "OPTIONS" && res.StatusCode != 405) {
+				t.Errorf("%s from %s: %d %v", r.method, r.header["Origin"], res.StatusCode, res.Header)
+			}
+		}
+	})
+
+	t.Run("any", func(t *testing.T) {
+		e, ana, game := start("*", page)
+		for _, origin := range []string{other, "http://localhost:5173"} {
+			res, _ := send(t, "GET", e.srv.URL+game, map[string]string{"Origin": origin, "Authorization": "Bearer " + ana.Access})
+			if res.Header.Get("Access-Control-Allow-Origin") != "*" || res.Header.Get("Access-Control-Allow-Credentials") != "" {
+				t.Errorf("GET from %s: %v", origin, res.Header)
+			}
+			res, _ = send(t, "OPTIONS", e.srv.URL+game, preflight(origin))
+			if res.StatusCode != 204 || res.Header.Get("Access-Control-Allow-Origin") != "*" || res.Header.Get("Access-Control-Allow-Credentials") != "" {
+				t.Errorf("preflight from %s: %d %v", origin, res.StatusCode, res.Header)
+			}
+		}
+		// A listed origin beside "*" keeps its credentials.
+		res, _ := send(t, "GET", e.srv.URL+game, map[string]string{"Origin": page, "Authorization": "Bearer " + ana.Access})
+		if res.Header.Get("Access-Control-Allow-Origin") != page || res.Header.Get("Access-Control-Allow-Credentials") != "true" {
+			t.Errorf("GET from the listed page: %v", res.Header)
+		}
+	})
 }
