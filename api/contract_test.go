@@ -210,7 +210,7 @@ func strict(doc *openapi3.T) error {
 }
 
 // failRecorder is a testing.TB that records failures instead of failing:
-// the test of a test helper. Fatal ends the calling goroutine.
+// the test of the contract check. Fatal ends the calling goroutine.
 type failRecorder struct {
 	testing.TB
 	mu   sync.Mutex
