@@ -27,10 +27,12 @@ import (
 var (
 	specOnce   sync.Once
 	specRouter routers.Router
+	specDoc    *openapi3.T // the contract as contract closed it
 	specErr    error
 )
 
-// contract loads openapi.yaml once and returns a router over it.
+// contract loads openapi.yaml once, closed by strict, and returns a router
+// over it.
 func contract(t testing.TB) routers.Router {
 	t.Helper()
 	specOnce.Do(func() {
@@ -44,8 +46,19 @@ func contract(t testing.TB) routers.Router {
 			specErr = fmt.Errorf("openapi.yaml is not valid: %w", err)
 			return
 		}
+		// The tests hold the server to the letter of the contract (and
+		// its examples too): no field it does not name.
+		if err := strict(doc); err != nil {
+			specErr = fmt.Errorf("openapi.yaml: %w", err)
+			return
+		}
+		if err := doc.Validate(loader.Context); err != nil {
+			specErr = fmt.Errorf("openapi.yaml closed for the tests is not valid: %w", err)
+			return
+		}
 		// Validate against the test server's address, whatever it is.
 		doc.Servers = nil
+		specDoc = doc
 		specRouter, specErr = legacy.NewRouter(doc)
 	})
 	if specErr != nil {

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net/http"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -35,6 +36,10 @@ type Config struct {
 	// names the client, for the login rate limit and the logs. Empty: none,
 	// the peer address is the client.
 	TrustedProxies []string
+	// CORSOrigins are the origins whose browser pages may call the API
+	// (see ParseCORSOrigins; "*" is any origin, without credentials).
+	// Empty: CORS is off, no response carries an Access-Control header.
+	CORSOrigins []string
 }
 
 // Server holds the API's dependencies. Build it with New.
@@ -93,9 +98,16 @@ func (s *Server) Handler() http.Handler {
 		r.SetTrustedProxies(nil)
 	}
 	r.HandleMethodNotAllowed = true
-	r.Use(s.requestID, s.logRequests, s.recover, s.limitBody)
+	r.Use(answerHead(r), s.requestID, s.logRequests, s.recover)
+	if len(s.cfg.CORSOrigins) > 0 {
+		r.Use(s.cors)
+	}
+	r.Use(s.limitBody)
 	r.NoRoute(func(c *gin.Context) { writeError(c, errNotFound) })
 	r.NoMethod(func(c *gin.Context) {
+		if allow := strings.Split(c.Writer.Header().Get("Allow"), ", "); slices.Contains(allow, http.MethodGet) {
+			c.Header("Allow", strings.Join(append(allow, http.MethodHead), ", "))
+		}
 		writeError(c, newError(http.StatusMethodNotAllowed, "method_not_allowed", "Method not allowed", "this route does not take %s", c.Request.Method))
 	})
 	s.routes(r)
@@ -179,6 +191,36 @@ const (
 // and its API tokens.
 const scopeAccount = "account"
 
+// headKey marks the context of a HEAD request that answerHead routes as a
+// GET.
+type headKey struct{}
+
+// isHead reports whether r is a HEAD request answered as a GET. A handler
+// that does not end by itself (a stream) returns after its headers.
+func isHead(r *http.Request) bool { return r.Context().Value(headKey{}) != nil }
+
+// answerHead answers HEAD on every GET route, which gin does not do by
+// itself: the request goes through the router again as a GET, with that
+// route's middleware and handler, and net/http, which still sees a HEAD,
+// sends the status and headers without the body. No HEAD route is
+// registered, so none appears in the route table; a HEAD without a GET
+// route gets what a GET would (404, or 405 with Allow).
+func answerHead(r *gin.Engine) gin.HandlerFunc {
+	return func(c *gin.Context) {
+		if c.Request.Method != http.MethodHead {
+			c.Next()
+			return
+		}
+		c.Writer.Header().Del("Allow") // the router's answer to HEAD itself
+		c.Status(http.StatusOK)
+		get := c.Request.WithContext(context.WithValue(c.Request.Context(), headKey{}, true))
+		get.Method = http.MethodGet
+		c.Request = get
+		r.HandleContext(c)
+		c.Abort()
+	}
+}
+
 var requestIDPattern = regexp.MustCompile(`^[A-Za-z0-9._-]{1,64}$`)
 
 // requestID takes the client's X-Request-ID when it is sane, else makes one,
@@ -197,9 +239,13 @@ func (s *Server) requestID(c *gin.Context) {
 func (s *Server) logRequests(c *gin.Context) {
 	start := time.Now()
 	c.Next()
+	method := c.Request.Method
+	if isHead(c.Request) {
+		method = http.MethodHead
+	}
 	attrs := []slog.Attr{
 		slog.String("request_id", c.GetString(ctxRequestID)),
-		slog.String("method", c.Request.Method),
+		slog.String("method", method),
 		slog.String("route", c.FullPath()),
 		slog.String("path", c.Request.URL.Path),
 		slog.String("client_ip", c.ClientIP()),

@@ -148,6 +148,10 @@ var errSeatChanging = conflict("seat_changing", "your seat changed while the str
 
 func (s *Server) serveStream(c *gin.Context, sub *notifier.Subscription, opts notifier.StreamOptions) {
 	c.Header("X-Accel-Buffering", "no")
+	if isHead(c.Request) {
+		notifier.NewSSEWriter(c.Writer, 0) // the stream's headers, and no stream
+		return
+	}
 	err := notifier.ServeSSE(c.Request.Context(), c.Writer, sub, opts)
 	if err != nil && !errors.Is(err, c.Request.Context().Err()) && !errors.Is(err, notifier.ErrStreamLagged) &&
 		!errors.Is(err, notifier.ErrStreamClosed) && !errors.Is(err, notifier.ErrSeatChanged) {

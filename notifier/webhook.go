@@ -91,7 +91,7 @@ func Verify(secret []byte, header http.Header, body []byte, now time.Time, toler
 // cannot pose as a new delivery.
 type WebhookBody struct {
 	ID        string          `json:"id"`         // delivery id, equal to Webhook-Id
-	Event     string          `json:"event"`      // e.g. "turn.awaiting", "game.over"
+	Event     string          `json:"event"`      // the notification kind, e.g. "your_turn", "game_over"
 	CreatedAt time.Time       `json:"created_at"` // when the event happened (RFC 3339, UTC)
 	Data      json.RawMessage `json:"data"`       // event-specific payload
 }

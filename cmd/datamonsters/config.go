@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/datamonsters/turns/api"
 )
 
 // Config is the whole configuration of the service, read once from the
@@ -30,6 +32,10 @@ type Config struct {
 	// TrustedProxies is TRUSTED_PROXIES, comma-separated IPs or CIDRs of
 	// reverse proxies whose X-Forwarded-For is believed; empty: none.
 	TrustedProxies []string
+	// CORSOrigins is CORS_ORIGINS, comma-separated origins whose browser
+	// pages may call the API ("*": any, without credentials); empty: CORS
+	// is off.
+	CORSOrigins []string
 	// JobTimeout is JOB_TIMEOUT, default 30s: the time limit of one
 	// notification job. The jobs a killed process left running are worked
 	// again four job timeouts later.
@@ -73,6 +79,9 @@ func loadConfig(getenv func(string) string) (Config, error) {
 		if p = strings.TrimSpace(p); p != "" {
 			cfg.TrustedProxies = append(cfg.TrustedProxies, p)
 		}
+	}
+	if cfg.CORSOrigins, err = api.ParseCORSOrigins(getenv("CORS_ORIGINS")); err != nil {
+		return Config{}, err
 	}
 	if s := getenv("JWT_SECRET"); s != "" {
 		if len(s) < 32 {

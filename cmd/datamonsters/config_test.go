@@ -5,6 +5,8 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 )
@@ -68,6 +70,28 @@ func TestLoadConfigErrors(t *testing.T) {
 		bad["DATA_DIR"] = t.TempDir()
 		if _, err := loadConfig(env(bad)); err == nil {
 			t.Errorf("%v: no error", bad)
+		}
+	}
+}
+
+func TestLoadConfigCORSOrigins(t *testing.T) {
+	get := func(v string) ([]string, error) {
+		cfg, err := loadConfig(env(map[string]string{"DATA_DIR": t.TempDir(), "CORS_ORIGINS": v}))
+		return cfg.CORSOrigins, err
+	}
+	if o, err := get(""); err != nil || o != nil {
+		t.Fatalf("unset: %v %v", o, err)
+	}
+	if o, err := get(" https://Play.example.org, http://localhost:3000/ ,,"); err != nil ||
+		!slices.Equal(o, []string{"https://play.example.org", "http://localhost:3000"}) {
+		t.Fatalf("two origins: %q %v", o, err)
+	}
+	if o, err := get("*"); err != nil || !slices.Equal(o, []string{"*"}) {
+		t.Fatalf("any: %q %v", o, err)
+	}
+	for _, bad := range []string{"play.example.org", "ftp://x.example", "https://x.example/app", "https://x.example?a=1", "https://u@x.example", "https://"} {
+		if _, err := get(bad); err == nil || !strings.Contains(err.Error(), "CORS_ORIGINS") {
+			t.Errorf("%q: %v", bad, err)
 		}
 	}
 }

@@ -70,7 +70,8 @@ func runServe(args []string) int {
 // apiConfig is the API's part of the configuration.
 func apiConfig(cfg Config) api.Config {
 	return api.Config{Secret: cfg.JWTSecret, Issuer: cfg.JWTIssuer, Audience: cfg.JWTAudience, AccessTTL: cfg.AccessTTL,
-		RefreshTTL: cfg.RefreshTTL, MaxBodyBytes: cfg.MaxBodyBytes, BaseURL: cfg.BaseURL, TrustedProxies: cfg.TrustedProxies}
+		RefreshTTL: cfg.RefreshTTL, MaxBodyBytes: cfg.MaxBodyBytes, BaseURL: cfg.BaseURL, TrustedProxies: cfg.TrustedProxies,
+		CORSOrigins: cfg.CORSOrigins}
 }
 
 // purgeIdempotency deletes expired idempotency records every hour.
