@@ -80,7 +80,9 @@ func (s *Server) PlayBot(ctx context.Context, id int64, seat int, version int64)
 		if len(legal) == 0 {
 			return nil, errNotBotsTurn
 		}
-		a := bot.NewGreedy(rand.New(rand.NewPCG(uint64(id), uint64(version)))).Choose(st.View(seat), legal)
+		v := st.View(seat)
+		a := bot.NewGreedy(rand.New(rand.NewPCG(uint64(id), uint64(version)))).Choose(v, legal)
+		s.log.Debug("bot action", "game", id, "seat", seat, "version", version, "action", v.Text(a))
 		ch, _, err := s.play(g, st, seat, []engine.Action{a})
 		return ch, err
 	})

@@ -408,7 +408,7 @@ func (s *Server) legalActions(c *gin.Context) {
 			return bodyKey{}, nil, false
 		}
 		return keyOf(g, seat, 'l'), func(st *engine.State) any {
-			out := legalResponse{Version: g.Version, Seat: seat, Actions: []actionInput{}}
+			out := legalResponse{Version: g.Version, Seat: seat, Actions: []legalAction{}}
 			if g.Status == models.StatusActive {
 				out.Actions = legalFor(st, seat)
 			}
@@ -417,15 +417,19 @@ func (s *Server) legalActions(c *gin.Context) {
 	})
 }
 
-// legalFor lists the legal actions of seat (none for a spectator or a
-// game without a state).
-func legalFor(st *engine.State, seat int) []actionInput {
-	out := []actionInput{}
+// legalFor lists the legal actions of seat in words, each open prompt once
+// with its options (none for a spectator or a game without a state).
+func legalFor(st *engine.State, seat int) []legalAction {
+	out := []legalAction{}
 	if st == nil || seat < 0 {
 		return out
 	}
-	for _, a := range engine.Legal(st, seat) {
-		out = append(out, actionOut(a))
+	for _, m := range engine.Moves(st, seat) {
+		l := legalAction{actionInput: actionOut(m.Action), Text: m.Text}
+		if m.Type == engine.ActAnswer {
+			l.Min, l.Max, l.Options = &m.Min, &m.Max, m.Options
+		}
+		out = append(out, l)
 	}
 	return out
 }

@@ -352,23 +352,7 @@ func (s *State) checkAnswer(seat int, a Action, v verdict) error {
 	if p.Seat != seat {
 		return v.fail(ErrNoPrompt, func() string { return fmt.Sprintf("prompt %q is not yours", a.Prompt) })
 	}
-	if len(a.Choices) < p.Min || len(a.Choices) > p.Max {
-		return v.fail(ErrAnswer, func() string {
-			if p.Min == p.Max {
-				return fmt.Sprintf("prompt %s takes exactly %d choices, got %d", p.ID, p.Min, len(a.Choices))
-			}
-			return fmt.Sprintf("prompt %s takes %d to %d choices, got %d", p.ID, p.Min, p.Max, len(a.Choices))
-		})
-	}
-	for k, ch := range a.Choices {
-		if !slices.ContainsFunc(p.Options, func(o Option) bool { return o.ID == ch }) {
-			return v.fail(ErrAnswer, func() string { return fmt.Sprintf("%q is not an option of prompt %s", ch, p.ID) })
-		}
-		if slices.Contains(a.Choices[:k], ch) {
-			return v.fail(ErrAnswer, func() string { return fmt.Sprintf("%q is chosen twice", ch) })
-		}
-	}
-	return nil
+	return p.check(a.Choices, v)
 }
 
 // checkStanding validates standing interrupt answers.

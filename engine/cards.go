@@ -205,6 +205,8 @@ type Card struct {
 	Recipe   []string    `yaml:"recipe,omitempty" json:"recipe,omitempty"` // stack: component card ids
 	Effects  []Effect    `yaml:"effects,omitempty" json:"effects,omitempty"`
 	Flavor   string      `yaml:"flavor,omitempty" json:"flavor,omitempty"`
+
+	said *cardWords // what the engine says of the card, worded when its card set loads
 }
 
 // Has reports whether the card carries keyword k.

@@ -99,7 +99,9 @@ func (g *game) openWindow(i int) bool {
 			})
 			continue
 		}
-		opts := append([]Option{{ID: Pass, Label: "Pass"}}, s.cardOptions(playable[k])...)
+		opts := append([]Option{{ID: Pass, Text: "Pass"}}, s.cardOptions(playable[k], "Play ", ": ", func(c *Card) string {
+			return c.words().answerText(ev.Kind)
+		})...)
 		before := s.Serial
 		g.prompt(&s.Stack[i], Prompt{Seat: seat, Kind: PromptInterrupt, Min: 1, Max: 1, Options: opts, Event: ev.Kind, Actor: ev.Actor,
 			Text: s.proposalText(ev) + ". Play an interrupt Hack, or pass."})
@@ -316,7 +318,7 @@ func (g *game) place(i int) {
 	ev.Stage = stageKeep
 	t := &s.Stack[i]
 	g.prompt(t, Prompt{Seat: seat, Kind: PromptKeep, Min: 1, Max: 1, Source: c.ID,
-		Options: []Option{{ID: ev.Card.ID, Card: c.ID, Label: c.Name + " (new)"}, {ID: old.ID, Card: old.Card, Label: oc.Name + " (in your Lab)"}},
+		Options: []Option{{ID: ev.Card.ID, Card: c.ID, Text: "Keep " + c.Name + " (new)"}, {ID: old.ID, Card: old.Card, Text: "Keep " + oc.Name + " (in your Lab)"}},
 		Text:    fmt.Sprintf("You already have %s in your Lab: choose which card stays.", c.Name)})
 }
 
