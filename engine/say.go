@@ -250,7 +250,7 @@ func (v *View) placeText(id string) string {
 	}
 	for _, in := range v.ownLab() {
 		old := v.catalog().Card(in.Card)
-		if old == nil || old.Name != c.Name {
+		if old == nil || !labTwins(c, old) {
 			continue
 		}
 		if c.Type == Monster && c.Level.Rank() != old.Level.Rank() {

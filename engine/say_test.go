@@ -213,7 +213,7 @@ market: [social-network]
 	if lake.Type != Tool || lake.Tech != 0 || lake.Sci != 2 || !strings.HasPrefix(lake.Text, "Component.\nWhen played, if you have another component Tool") {
 		t.Errorf("Data Lake: %+v", lake)
 	}
-	if trophy.Type != LabEquipment || trophy.Text != "You score 2 more Big Data Points at the end of the game." {
+	if trophy.Type != LabEquipment || !trophy.Unique || trophy.Text != "You score 2 more Big Data Points at the end of the game.\nUnique: only one in a Lab." {
 		t.Errorf("Hackathon Trophy: %+v", trophy)
 	}
 	if glitchy.Type != Monster || glitchy.Level != Senior || !slices.Equal(glitchy.Classes, []Class{"Engineer", "Designer"}) {
@@ -247,5 +247,32 @@ func TestOptionReadsLabel(t *testing.T) {
 	}
 	if err := json.Unmarshal([]byte(`{"id": 3}`), &o); err == nil {
 		t.Error("a malformed option was read")
+	}
+}
+
+// TestUniqueMarker checks the unique marker: only Lab Equipment may carry
+// it, the starter set marks the cards it should, and the card text says so.
+func TestUniqueMarker(t *testing.T) {
+	for _, tc := range []struct{ yaml, want string }{
+		{`{id: t1, name: T1, type: tool, tech: 1, unique: true}`, "unique is for Lab Equipment"},
+		{`{id: m1, name: M1, type: monster, level: junior, classes: [Engineer, Designer], unique: true}`, "a Lab holds one Monster of each name anyway"},
+		{`{id: h1, name: H1, type: hack, unique: true, effects: [{trigger: play, do: [{op: draw, n: 1}]}]}`, "unique is for Lab Equipment"},
+	} {
+		_, err := LoadCatalog([]byte("cards:\n  - " + tc.yaml + "\n"))
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: got %v, want %q", tc.yaml, err, tc.want)
+		}
+	}
+	var unique []string
+	for _, c := range Standard().Cards() {
+		if c.Unique {
+			unique = append(unique, c.ID)
+			if !strings.Contains(CardText(c), "\nUnique: only one in a Lab.") {
+				t.Errorf("%s: the text does not say it is unique:\n%s", c.ID, CardText(c))
+			}
+		}
+	}
+	if want := []string{"hackathon-trophy", "iso-certificate", "whiteboard-wall"}; !slices.Equal(unique, want) {
+		t.Errorf("unique starter cards %v, want %v", unique, want)
 	}
 }

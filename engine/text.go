@@ -88,7 +88,7 @@ func cardText(c *Card, name func(string) string) string {
 }
 
 // rulesLines are the lines of a card's text that say how it plays: keywords,
-// recipe, requirements and one line per effect; not the
+// recipe, requirements, one line per effect and the unique marker; not the
 // name, the type line or the deck marker.
 func rulesLines(c *Card, name func(string) string) []string {
 	ctx := textCtx{card: c, name: name}
@@ -120,6 +120,9 @@ func rulesLines(c *Card, name func(string) string) []string {
 	}
 	for _, e := range c.Effects {
 		lines = append(lines, effectText(e, ctx))
+	}
+	if c.Unique {
+		lines = append(lines, "Unique: only one in a Lab.")
 	}
 	return lines
 }

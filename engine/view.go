@@ -19,6 +19,7 @@ type CardView struct {
 	Sci     int      `json:"sci,omitempty"`     // Tool, Challenge
 	Points  int      `json:"points,omitempty"`  // Challenge: Big Data Points
 	Hard    bool     `json:"hard,omitempty"`    // a hard Challenge
+	Unique  bool     `json:"unique,omitempty"`  // Lab Equipment of which a Lab holds one
 	// Text is how the card plays: the lines of CardText after its type
 	// line, without the deck marker (keywords, recipe, requirements,
 	// effects); empty for a card without any.
@@ -232,7 +233,7 @@ func (vb *Viewer) View(s *State, seat int) *View {
 func (s *State) cardView(in Inst) CardView {
 	c := s.card(in.Card)
 	return CardView{ID: in.ID, Card: in.Card, Name: c.Name, Type: c.Type, Level: c.Level, Classes: c.Classes,
-		Tech: c.Tech, Sci: c.Sci, Points: c.Points, Hard: c.Hard, Text: c.words().rules}
+		Tech: c.Tech, Sci: c.Sci, Points: c.Points, Hard: c.Hard, Unique: c.Unique, Text: c.words().rules}
 }
 
 func (s *State) cardViews(ins []Inst) []CardView {

@@ -255,21 +255,28 @@ func boost(c *engine.Card, stat engine.Stat) int {
 	return n
 }
 
-// labCard returns the seat's Lab card with the same name as c, if any.
+// labCard returns the seat's Lab card that c would contest: a Monster of
+// the same name, or Lab Equipment of the same name when either is unique
+// (other Lab Equipment of one name stands together).
 func (g *Greedy) labCard(v *engine.View, c *engine.Card) *engine.Card {
 	if v.Seat < 0 || v.Seat >= len(v.Players) {
 		return nil
 	}
 	for _, in := range v.Players[v.Seat].Lab {
-		if l := g.card(in.Card); l != nil && l.Name == c.Name {
+		l := g.card(in.Card)
+		if l == nil || l.Name != c.Name || l.Type != c.Type {
+			continue
+		}
+		if c.Type == engine.Monster || c.Unique || l.Unique {
 			return l
 		}
 	}
 	return nil
 }
 
-// placeValue rates placing c in the Lab: 5 an upgrade, 4 a new card, 1 a
-// card that cannot be placed yet, 0 a card that would replace a better one.
+// placeValue rates placing c in the Lab: 5 an upgrade, 4 a new card (a
+// second copy of Lab Equipment that is not unique adds its effect again), 1
+// a card that cannot be placed yet, 0 a card that would replace a better one.
 func (g *Greedy) placeValue(v *engine.View, c *engine.Card) int {
 	if c == nil {
 		return 0
