@@ -226,7 +226,7 @@ func (s *Server) gameOut(g *models.Game, seat int, st *engine.State) gameRespons
 		out.View = st.View(seat)
 		out.Prompts = promptsFor(st, seat)
 		if seat >= 0 {
-			legal := legalFor(st, seat)
+			legal := legalIn(st, out.View)
 			out.Legal = &legal
 		}
 	}
@@ -420,11 +420,19 @@ func (s *Server) legalActions(c *gin.Context) {
 // legalFor lists the legal actions of seat in words, each open prompt once
 // with its options (none for a spectator or a game without a state).
 func legalFor(st *engine.State, seat int) []legalAction {
-	out := []legalAction{}
 	if st == nil || seat < 0 {
+		return []legalAction{}
+	}
+	return legalIn(st, st.View(seat))
+}
+
+// legalIn is legalFor for the seat of v, a view of st.
+func legalIn(st *engine.State, v *engine.View) []legalAction {
+	out := []legalAction{}
+	if v.Seat < 0 {
 		return out
 	}
-	for _, m := range engine.Moves(st, seat) {
+	for _, m := range v.Moves(engine.Legal(st, v.Seat)) {
 		l := legalAction{actionInput: actionOut(m.Action), Text: m.Text}
 		if m.Type == engine.ActAnswer {
 			l.Min, l.Max, l.Options = &m.Min, &m.Max, m.Options
@@ -877,8 +885,9 @@ func (s *Server) commitState(g *models.Game, seat int, prevPrompts []engine.Prom
 		}
 	}
 	respond := func() response {
-		out := submitResponse{Version: g.Version, Status: g.Status, Events: []eventResponse{}, View: next.View(seat),
-			Prompts: promptsFor(next, seat), Legal: legalFor(next, seat)}
+		v := next.View(seat)
+		out := submitResponse{Version: g.Version, Status: g.Status, Events: []eventResponse{}, View: v,
+			Prompts: promptsFor(next, seat), Legal: legalIn(next, v)}
 		for i, e := range events {
 			if v, ok := e.For(seat); ok {
 				r := ch.Events[i]

@@ -155,7 +155,15 @@ func Moves(s *State, seat int) []Move {
 	if len(legal) == 0 {
 		return nil
 	}
-	v := s.View(seat)
+	return s.View(seat).Moves(legal)
+}
+
+// Moves words legal, the legal actions of the view's seat (Legal), for a
+// caller that has the view already.
+func (v *View) Moves(legal []Action) []Move {
+	if len(legal) == 0 {
+		return nil
+	}
 	out := make([]Move, len(legal))
 	for i, a := range legal {
 		out[i] = Move{Action: a, Text: v.Text(a)}
