@@ -89,7 +89,7 @@ func (s *Server) gameOut(g *models.Game, seat int, st *engine.State) gameRespons
 		out.View = st.View(seat)
 		out.Prompts = promptsFor(st, seat)
 		if seat >= 0 {
-			legal := legalFor(st, seat)
+			legal := legalIn(st, out.View)
 			out.Legal = &legal
 		}
 	}
@@ -246,7 +246,7 @@ func (s *Server) legalActions(c *gin.Context) {
 			return bodyKey{}, nil, false
 		}
 		return keyOf(g, seat, 'l'), func(st *engine.State) any {
-			out := legalResponse{Version: g.Version, Seat: seat, Actions: []actionInput{}}
+			out := legalResponse{Version: g.Version, Seat: seat, Actions: []legalAction{}}
 			if g.Status == models.StatusActive {
 				out.Actions = legalFor(st, seat)
 			}
@@ -255,15 +255,27 @@ func (s *Server) legalActions(c *gin.Context) {
 	})
 }
 
-// legalFor lists the legal actions of seat (none for a spectator or a
-// game without a state).
-func legalFor(st *engine.State, seat int) []actionInput {
-	out := []actionInput{}
+// legalFor lists the legal actions of seat in words, each open prompt once
+// with its options (none for a spectator or a game without a state).
+func legalFor(st *engine.State, seat int) []legalAction {
 	if st == nil || seat < 0 {
+		return []legalAction{}
+	}
+	return legalIn(st, st.View(seat))
+}
+
+// legalIn is legalFor for the seat of v, a view of st.
+func legalIn(st *engine.State, v *engine.View) []legalAction {
+	out := []legalAction{}
+	if v.Seat < 0 {
 		return out
 	}
-	for _, a := range engine.Legal(st, seat) {
-		out = append(out, actionOut(a))
+	for _, m := range v.Moves(engine.Legal(st, v.Seat)) {
+		l := legalAction{actionInput: actionOut(m.Action), Text: m.Text}
+		if m.Type == engine.ActAnswer {
+			l.Min, l.Max, l.Options = &m.Min, &m.Max, m.Options
+		}
+		out = append(out, l)
 	}
 	return out
 }
@@ -463,8 +475,9 @@ func expectedVersion(c *gin.Context, body *int64) (int64, error) {
 // version, the caller's events, view, prompts and legal actions.
 func (s *Server) submitOut(r *play.Result) response {
 	seat, st := r.Seat, r.State
-	out := submitResponse{Version: r.Game.Version, Status: r.Game.Status, Events: []eventResponse{}, View: st.View(seat),
-		Prompts: promptsFor(st, seat), Legal: legalFor(st, seat)}
+	v := st.View(seat)
+	out := submitResponse{Version: r.Game.Version, Status: r.Game.Status, Events: []eventResponse{}, View: v,
+		Prompts: promptsFor(st, seat), Legal: legalIn(st, v)}
 	for _, e := range r.Events() {
 		if v, ok := e.For(seat); ok {
 			out.Events = append(out.Events, eventResponse{Seq: e.Seq, Version: e.Version, CreatedAt: rfc3339(e.At), Event: v})

@@ -79,6 +79,19 @@ func (e *env) legal(id int64, p *player) []engine.Action {
 	return l.Actions
 }
 
+// answered fills in an answer of a legal list (a prompt and no choices:
+// the prompt's description stands for every answer) with the answer a
+// timeout would give, taken from the player's prompts; any other action is
+// returned as it is.
+func answered(a engine.Action, prompts []engine.Prompt) engine.Action {
+	for i := range prompts {
+		if a.Type == engine.ActAnswer && a.Choices == nil && prompts[i].ID == a.Prompt {
+			a.Choices = prompts[i].Default()
+		}
+	}
+	return a
+}
+
 func actionsPath(id int64) string { return fmt.Sprintf("/v1/games/%d/actions", id) }
 
 // awaited returns the players the game waits for, as the game says.
@@ -510,9 +523,10 @@ func TestTurnClock(t *testing.T) {
 				break
 			}
 			who := awaited(cur, players)[0]
-			prompts := len(e.getGame(g.ID, who).Prompts)
+			mine := e.getGame(g.ID, who)
+			prompts := len(mine.Prompts)
 			legal := e.legal(g.ID, who)
-			a := legal[0]
+			a := answered(legal[0], mine.Prompts)
 			for _, l := range legal {
 				if l.Type == engine.ActPlace || l.Type == engine.ActActivate {
 					a = l

@@ -38,6 +38,7 @@ func turnTo(t *testing.T, e *env, id int64, players []*player, p *player) {
 				a = l
 			}
 		}
+		a = answered(a, e.getGame(id, aw[0]).Prompts)
 		e.must(200, req{Method: "POST", Path: actionsPath(id), Token: aw[0].Access,
 			Body: map[string]any{"expected_version": g.Version, "actions": []engine.Action{a}}})
 	}

@@ -80,7 +80,7 @@ func New(store *models.Store, cfg Config, log *slog.Logger, now func() time.Time
 		log = slog.Default()
 	}
 	return &Server{cfg: cfg, store: store, cat: engine.Standard(), log: log, now: now,
-		logins: newLimiter(cfg.LoginBurst, cfg.LoginEvery, now), play: play.New(store, now), bodies: newBoundedCache[bodyKey, []byte](4096),
+		logins: newLimiter(cfg.LoginBurst, cfg.LoginEvery, now), play: play.New(store, now, log), bodies: newBoundedCache[bodyKey, []byte](4096),
 		verified: newBoundedCache[string, verifiedToken](16384)}
 }
 

@@ -27,7 +27,7 @@ func TestDetailFromCachedState(t *testing.T) {
 			}
 			cur := e.getGame(g.ID, me)
 			e.must(200, req{Method: "POST", Path: actionsPath(g.ID), Token: me.Access,
-				Body: map[string]any{"expected_version": cur.Version, "actions": []any{acts[len(acts)-1]}}})
+				Body: map[string]any{"expected_version": cur.Version, "actions": []any{answered(acts[len(acts)-1], cur.Prompts)}}})
 			// A server that has not seen the game, on the same database.
 			srv := httptest.NewServer(api.New(e.store, testConfig(), slog.New(slog.NewJSONHandler(io.Discard, nil)), e.clock.Now).Handler())
 			t.Cleanup(srv.Close)

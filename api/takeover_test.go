@@ -66,7 +66,7 @@ func TestBotTakeoverAndReclaim(t *testing.T) {
 					return
 				}
 				acts := e.legal(g.ID, p)
-				a := acts[0]
+				a := answered(acts[0], cur.Prompts)
 				if i := slices.IndexFunc(acts, func(a engine.Action) bool { return a.Type == engine.ActEndTurn }); i >= 0 {
 					a = acts[i]
 				}

@@ -180,7 +180,7 @@ type gameResponse struct {
 	EndedAt               *string         `json:"ended_at"`
 	View                  *engine.View    `json:"view,omitempty"`
 	Prompts               []engine.Prompt `json:"prompts,omitempty"`
-	Legal                 *[]actionInput  `json:"legal,omitempty"`
+	Legal                 *[]legalAction  `json:"legal,omitempty"`
 }
 
 type gameListResponse struct {
@@ -191,7 +191,18 @@ type gameListResponse struct {
 type legalResponse struct {
 	Version int64         `json:"version"`
 	Seat    int           `json:"seat"`
-	Actions []actionInput `json:"actions"`
+	Actions []legalAction `json:"actions"`
+}
+
+// legalAction is one thing the caller may do now, in words: an action to
+// submit as it is, or an open prompt (type answer, no choices) to answer
+// with min to max distinct ids of its options.
+type legalAction struct {
+	actionInput
+	Text    string          `json:"text"`
+	Min     *int            `json:"min,omitempty"`
+	Max     *int            `json:"max,omitempty"`
+	Options []engine.Option `json:"options,omitempty"`
 }
 
 // eventResponse is one logged event, redacted for the reader.
@@ -238,5 +249,5 @@ type submitResponse struct {
 	Events  []eventResponse `json:"events"`
 	View    *engine.View    `json:"view"`
 	Prompts []engine.Prompt `json:"prompts"`
-	Legal   []actionInput   `json:"legal"` // what the caller may do next
+	Legal   []legalAction   `json:"legal"` // what the caller may do next
 }

@@ -1,8 +1,11 @@
 package engine
 
 import (
+	"cmp"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 )
 
 // System is the seat the service acts as, for example to submit a timeout.
@@ -72,15 +75,33 @@ func (k PromptKind) String() string { return string(k) }
 // Pass is the option id that declines an interrupt window.
 const Pass = "pass"
 
-// Option is one legal answer element of a prompt.
+// Option is one element of a prompt's answers: an answer names between the
+// prompt's Min and Max distinct option ids.
 type Option struct {
-	ID    string `json:"id"`
-	Card  string `json:"card,omitempty"` // card id, when the option is a card
-	Label string `json:"label"`
+	ID   string `json:"id"`
+	Card string `json:"card,omitempty"` // card id, when the option is a card
+	Text string `json:"text"`           // what choosing it does, for the prompt's seat ("Discard Data Lake (TECH 0, SCI 2)", "Pass")
 }
 
-// Prompt is a decision that a seat owes. An answer picks between Min and Max
-// distinct option ids.
+// UnmarshalJSON reads an option; one stored before options had a text gives
+// its "label" as the text.
+func (o *Option) UnmarshalJSON(data []byte) error {
+	var w struct {
+		ID    string `json:"id"`
+		Card  string `json:"card"`
+		Text  string `json:"text"`
+		Label string `json:"label"`
+	}
+	if err := json.Unmarshal(data, &w); err != nil {
+		return err
+	}
+	*o = Option{ID: w.ID, Card: w.Card, Text: cmp.Or(w.Text, w.Label)}
+	return nil
+}
+
+// Prompt is a decision that a seat owes. It describes every answer at
+// once: an answer names between Min and Max distinct ids of Options, in any
+// order (Check). Text says what is asked, for the prompt's seat.
 type Prompt struct {
 	ID      string     `json:"id"`
 	Seat    int        `json:"seat"`
@@ -104,6 +125,45 @@ func (p *Prompt) Default() []string {
 		out = append(out, o.ID)
 	}
 	return out
+}
+
+// Check reports why choices are not an answer to p, naming the prompt and
+// the offending option, or nil if p admits them: between Min and Max
+// choices, each the id of one of p's options, none twice.
+func (p *Prompt) Check(choices []string) error {
+	return p.check(choices, explain)
+}
+
+func (p *Prompt) check(choices []string, v verdict) error {
+	if len(choices) < p.Min || len(choices) > p.Max {
+		return v.fail(ErrAnswer, func() string {
+			if p.Min == p.Max {
+				return fmt.Sprintf("prompt %s (%s) takes exactly %d choices, got %d", p.ID, p.Kind, p.Min, len(choices))
+			}
+			return fmt.Sprintf("prompt %s (%s) takes %d to %d choices, got %d", p.ID, p.Kind, p.Min, p.Max, len(choices))
+		})
+	}
+	for k, ch := range choices {
+		if !slices.ContainsFunc(p.Options, func(o Option) bool { return o.ID == ch }) {
+			return v.fail(ErrAnswer, func() string { return fmt.Sprintf("%q is not an option of prompt %s (%s)", ch, p.ID, p.Kind) })
+		}
+		if slices.Contains(choices[:k], ch) {
+			return v.fail(ErrAnswer, func() string {
+				return fmt.Sprintf("option %q (%s) is chosen twice in the answer to prompt %s", ch, p.optionText(ch), p.ID)
+			})
+		}
+	}
+	return nil
+}
+
+// optionText is the text of the option with id, or "" if p has none.
+func (p *Prompt) optionText(id string) string {
+	for _, o := range p.Options {
+		if o.ID == id {
+			return o.Text
+		}
+	}
+	return ""
 }
 
 // IllegalActionError says why an action is not legal. Code is stable and

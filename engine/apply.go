@@ -57,18 +57,35 @@ func (g *game) run(seat int, a Action) {
 // when the seat can act again; if one of them has become illegal by then the
 // queue is dropped with a private "queue_dropped" event saying why. On error
 // it returns s itself, the index of the failing action and the error.
+//
+// A batch may end the game part-way (a claim of the last challenge, the
+// last vote to end): end_turn actions after that are accepted and do
+// nothing, since a player writes a turn before knowing it wins the game;
+// any other action after it is refused with a reason that says at which
+// action (counted from 0, as the returned index) the game ended.
 func ApplyBatch(s *State, seat int, actions []Action) (*State, []Event, int, error) {
 	if len(actions) == 0 {
 		return s, nil, 0, illegal(ErrBadAction, "no actions")
 	}
 	c := s.Clone()
 	var events []Event
+	ended := -1 // the action that ended the game
 	for i, a := range actions {
+		if ended >= 0 {
+			if a.Type == ActEndTurn {
+				continue
+			}
+			return s, nil, i, illegal(ErrGameOver, "the game ended at action %d of this batch (%s); only end_turn may follow it, not %s", ended, actions[ended].Type, a.Type)
+		}
 		var err error
 		if events, err = AppendApply(events, c, seat, a); err != nil {
 			return s, nil, i, err
 		}
-		if i+1 < len(actions) && !c.Over() && (len(c.Prompts) > 0 || len(c.Stack) > 0) {
+		if c.Over() {
+			ended = i
+			continue
+		}
+		if i+1 < len(actions) && (len(c.Prompts) > 0 || len(c.Stack) > 0) {
 			c.Queue = &Queued{Seat: seat, Actions: slices.Clone(actions[i+1:])}
 			events = append(events, Event{Kind: "queued", Seat: seat, N: len(actions) - i - 1, Only: []int{seat},
 				Text: fmt.Sprintf("%s wait for the game to continue.", plural(len(actions)-i-1, "action"))})
@@ -335,23 +352,7 @@ func (s *State) checkAnswer(seat int, a Action, v verdict) error {
 	if p.Seat != seat {
 		return v.fail(ErrNoPrompt, func() string { return fmt.Sprintf("prompt %q is not yours", a.Prompt) })
 	}
-	if len(a.Choices) < p.Min || len(a.Choices) > p.Max {
-		return v.fail(ErrAnswer, func() string {
-			if p.Min == p.Max {
-				return fmt.Sprintf("prompt %s takes exactly %d choices, got %d", p.ID, p.Min, len(a.Choices))
-			}
-			return fmt.Sprintf("prompt %s takes %d to %d choices, got %d", p.ID, p.Min, p.Max, len(a.Choices))
-		})
-	}
-	for k, ch := range a.Choices {
-		if !slices.ContainsFunc(p.Options, func(o Option) bool { return o.ID == ch }) {
-			return v.fail(ErrAnswer, func() string { return fmt.Sprintf("%q is not an option of prompt %s", ch, p.ID) })
-		}
-		if slices.Contains(a.Choices[:k], ch) {
-			return v.fail(ErrAnswer, func() string { return fmt.Sprintf("%q is chosen twice", ch) })
-		}
-	}
-	return nil
+	return p.check(a.Choices, v)
 }
 
 // checkStanding validates standing interrupt answers.

@@ -200,11 +200,14 @@ type Card struct {
 	Hard     bool        `yaml:"hard,omitempty" json:"hard,omitempty"`
 	Keywords []Keyword   `yaml:"keywords,omitempty" json:"keywords,omitempty"`
 	One      bool        `yaml:"one,omitempty" json:"one,omitempty"`
-	Many     int         `yaml:"many,omitempty" json:"many,omitempty"` // copies allowed in a personal deck
+	Unique   bool        `yaml:"unique,omitempty" json:"unique,omitempty"` // Lab Equipment: one card of this name in a Lab
+	Many     int         `yaml:"many,omitempty" json:"many,omitempty"`     // copies allowed in a personal deck
 	Requires []Condition `yaml:"requires,omitempty" json:"requires,omitempty"`
 	Recipe   []string    `yaml:"recipe,omitempty" json:"recipe,omitempty"` // stack: component card ids
 	Effects  []Effect    `yaml:"effects,omitempty" json:"effects,omitempty"`
 	Flavor   string      `yaml:"flavor,omitempty" json:"flavor,omitempty"`
+
+	said *cardWords // what the engine says of the card, worded when its card set loads
 }
 
 // Has reports whether the card carries keyword k.
@@ -328,6 +331,12 @@ func (c *Card) validate(lookup func(string) *Card) error {
 	}
 	if c.One && c.Many > 0 {
 		return bad("a card cannot be marked both one and many")
+	}
+	if c.Unique && c.Type != LabEquipment {
+		if c.Type == Monster {
+			return bad("unique is for Lab Equipment: a Lab holds one Monster of each name anyway")
+		}
+		return bad("unique is for Lab Equipment, which stays in a Lab")
 	}
 	if c.Many != 0 && c.Many < 3 {
 		return bad("a many card allows at least 3 copies, not %d", c.Many)

@@ -98,7 +98,21 @@ func LoadCatalog(files ...[]byte) (*Catalog, error) {
 		return nil, err
 	}
 	cat.index()
+	for _, id := range cat.order {
+		cat.word(cat.cards[id])
+	}
 	return cat, nil
+}
+
+// word words card c of the set (see cardWords), naming the cards it names
+// from the set.
+func (cat *Catalog) word(c *Card) {
+	c.said = wordCard(c, func(id string) string {
+		if k := cat.Card(id); k != nil {
+			return k.Name
+		}
+		return standardName(id)
+	})
 }
 
 // fastSlots is the size of the lookup table in front of a Catalog's map.
@@ -244,6 +258,10 @@ func (cat *Catalog) with(extra []Card) (*Catalog, error) {
 		}
 	}
 	out.index()
+	// The standard cards are worded already, and name only standard cards.
+	for i := range extra {
+		out.word(out.cards[extra[i].ID])
+	}
 	return out, nil
 }
 

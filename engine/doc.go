@@ -5,8 +5,12 @@
 // seat and, if it is legal, changes the state and returns the events;
 // otherwise it returns an *IllegalActionError and leaves the state as it
 // was. Legal lists the actions a seat may take now, using the same
-// predicates that Apply checks. View returns what one seat (or a spectator)
-// may know; EventsFor redacts events for a seat.
+// predicates that Apply checks; an open prompt is listed once, its answers
+// described by its options and Min/Max, never enumerated. Moves gives the
+// same list in words for the seat, each action and option with its text
+// (View.Text writes them from the seat's view, so they reveal nothing the
+// view does not). View returns what one seat (or a spectator) may know;
+// EventsFor redacts events for a seat.
 //
 // The engine never blocks. Every decision is a Prompt stored in the state,
 // and the work in progress (the turn's phases, an effect half-way through,

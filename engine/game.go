@@ -588,18 +588,8 @@ func (s *State) holds(seat int, c *Card, cond Condition) bool {
 		if s.Build == nil || s.Active != seat {
 			return false
 		}
-		if cond.Recipe {
-			have := make([]string, 0, len(s.Build.Tools))
-			for _, t := range s.Build.Tools {
-				have = append(have, t.Card)
-			}
-			for _, need := range c.Recipe {
-				i := slices.Index(have, need)
-				if i < 0 {
-					return false
-				}
-				have = slices.Delete(have, i, i+1)
-			}
+		if cond.Recipe && !recipeIn(s.Build.Tools, c.Recipe) {
+			return false
 		}
 		if cond.Components > 0 {
 			n := 0

@@ -76,7 +76,7 @@ func drawSetup(t *rapid.T, players int) engine.Setup {
 }
 
 // chooser picks actions for a seat: a bot, or uniformly among all legal
-// actions (abandon_build included).
+// actions (abandon_build included; a prompt gets a random answer it admits).
 type chooser func(v *engine.View, legal []engine.Action) engine.Action
 
 func drawChoosers(t *rapid.T, players int, seed uint64) []chooser {
@@ -95,7 +95,13 @@ func drawChoosers(t *rapid.T, players int, seed uint64) []chooser {
 			rb := bot.NewRandom(r)
 			out[i] = func(v *engine.View, legal []engine.Action) engine.Action {
 				if r.IntN(5) == 0 {
-					return legal[r.IntN(len(legal))]
+					a := legal[r.IntN(len(legal))]
+					for i := range v.Prompts {
+						if a.Type == engine.ActAnswer && a.Prompt == v.Prompts[i].ID {
+							a.Choices = bot.RandomAnswer(r, &v.Prompts[i])
+						}
+					}
+					return a
 				}
 				return rb.Choose(v, legal)
 			}

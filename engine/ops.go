@@ -56,7 +56,7 @@ func (g *game) targets(t *Task, op Op) bool {
 		default:
 			opts := make([]Option, len(opps))
 			for k, o := range opps {
-				opts[k] = Option{ID: strconv.Itoa(o), Label: s.name(o)}
+				opts[k] = Option{ID: strconv.Itoa(o), Text: s.name(o)}
 			}
 			g.prompt(t, Prompt{Seat: t.Seat, Kind: PromptPlayer, Min: 1, Max: 1, Options: opts, Source: t.Src,
 				Text: fmt.Sprintf("%s: choose an opponent to %s.", s.srcName(t.Src), OpText(op))})
@@ -108,7 +108,7 @@ func (g *game) op(t *Task, op Op) bool {
 				if t.Src == "hand_limit" {
 					text = "Hand limit: discard " + plural(n, "card") + " to keep " + strconv.Itoa(HandLimit) + "."
 				}
-				g.prompt(t, Prompt{Seat: seat, Kind: PromptDiscard, Min: n, Max: n, Options: s.cardOptions(hand), Source: t.Src, Text: text})
+				g.prompt(t, Prompt{Seat: seat, Kind: PromptDiscard, Min: n, Max: n, Options: s.cardOptions(hand, "Discard ", "", nil), Source: t.Src, Text: text})
 				return false
 			}
 			t.Who = t.Who[1:]
@@ -168,7 +168,7 @@ func (g *game) op(t *Task, op Op) bool {
 		if !t.Answered {
 			opts := make([]Option, len(op.Options))
 			for k, o := range op.Options {
-				opts[k] = Option{ID: strconv.Itoa(k + 1), Label: OpsText(o)}
+				opts[k] = Option{ID: strconv.Itoa(k + 1), Text: capitalize(OpsText(o))}
 			}
 			g.prompt(t, Prompt{Seat: t.Seat, Kind: PromptChoose, Min: 1, Max: 1, Options: opts, Source: t.Src, Text: src + ": choose one."})
 			return false
@@ -194,7 +194,7 @@ func (g *game) look(t *Task, n int) bool {
 			return true
 		}
 		if len(t.Held) > 1 {
-			g.prompt(t, Prompt{Seat: seat, Kind: PromptLook, Min: 1, Max: 1, Options: s.cardOptions(t.Held), Source: t.Src,
+			g.prompt(t, Prompt{Seat: seat, Kind: PromptLook, Min: 1, Max: 1, Options: s.cardOptions(t.Held, "Take ", "", nil), Source: t.Src,
 				Text: s.srcName(t.Src) + ": take one of the top " + plural(len(t.Held), "card") + " of your Laboratory Deck; the rest go to the bottom."})
 			return false
 		}
@@ -252,7 +252,7 @@ func (g *game) recover(t *Task, n int) bool {
 			ids = append(ids, (*bin)[k].ID)
 		}
 	default:
-		g.prompt(t, Prompt{Seat: seat, Kind: PromptRecover, Min: n, Max: n, Options: s.cardOptions(*bin), Source: t.Src,
+		g.prompt(t, Prompt{Seat: seat, Kind: PromptRecover, Min: n, Max: n, Options: s.cardOptions(*bin, "Take ", "", nil), Source: t.Src,
 			Text: s.srcName(t.Src) + ": take " + plural(n, "card") + " from your Recycle Bin."})
 		return false
 	}
@@ -283,7 +283,7 @@ func (g *game) refresh(t *Task, n int) bool {
 		return true
 	}
 	if !t.Answered {
-		g.prompt(t, Prompt{Seat: t.Seat, Kind: PromptRefresh, Min: 0, Max: min(n, len(s.Market)), Options: s.cardOptions(s.Market), Source: t.Src,
+		g.prompt(t, Prompt{Seat: t.Seat, Kind: PromptRefresh, Min: 0, Max: min(n, len(s.Market)), Options: s.cardOptions(s.Market, "Put ", " under the Challenge Deck", nil), Source: t.Src,
 			Text: fmt.Sprintf("%s: put up to %s from the Market under the Challenge Deck.", s.srcName(t.Src), plural(n, "challenge"))})
 		return false
 	}
@@ -315,7 +315,11 @@ func (g *game) removeFromLab(t *Task, op Op) bool {
 		switch {
 		case len(cands) == 0:
 		case !t.Answered && len(cands) > 1:
-			g.prompt(t, Prompt{Seat: t.Seat, Kind: PromptCard, Min: 1, Max: 1, Options: s.cardOptions(cands), Source: t.Src,
+			verb, where := "Return "+s.name(seat)+"'s ", " to their hand"
+			if op.Verb == VScrap {
+				verb, where = "Put "+s.name(seat)+"'s ", " into their Recycle Bin"
+			}
+			g.prompt(t, Prompt{Seat: t.Seat, Kind: PromptCard, Min: 1, Max: 1, Options: s.cardOptions(cands, verb, where, nil), Source: t.Src,
 				Text: fmt.Sprintf("%s: choose a card in %s's Lab to %s.", s.srcName(t.Src), s.name(seat), op.Verb)})
 			return false
 		default:
@@ -340,15 +344,6 @@ func (g *game) removeFromLab(t *Task, op Op) bool {
 		t.Who = t.Who[1:]
 	}
 	return true
-}
-
-// cardOptions lists cards as prompt options.
-func (s *State) cardOptions(cs []Inst) []Option {
-	out := make([]Option, len(cs))
-	for i, c := range cs {
-		out[i] = Option{ID: c.ID, Card: c.Card, Label: s.card(c.Card).Name}
-	}
-	return out
 }
 
 // srcName is the name of the card an effect comes from.

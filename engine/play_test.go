@@ -38,6 +38,25 @@ func newTestGame(t testing.TB, seed uint64, players int, mode Mode, office bool,
 	return s
 }
 
+// filled completes a listed answer (a prompt and no choices) with a random
+// selection of Min to Max of its prompt's options; any other action is
+// returned as it is.
+func filled(s *State, a Action, r *rand.Rand) Action {
+	if a.Type != ActAnswer || a.Choices != nil {
+		return a
+	}
+	for _, p := range s.Prompts {
+		if p.ID == a.Prompt {
+			k := p.Min + r.IntN(p.Max-p.Min+1)
+			a.Choices = []string{}
+			for _, i := range r.Perm(len(p.Options))[:k] {
+				a.Choices = append(a.Choices, p.Options[i].ID)
+			}
+		}
+	}
+	return a
+}
+
 func TestRandomPlayouts(t *testing.T) {
 	for seed := range uint64(300) {
 		players := 2 + int(seed%3)
@@ -57,7 +76,7 @@ func TestRandomPlayouts(t *testing.T) {
 			if len(legal) == 0 {
 				t.Fatalf("seed %d: seat %d awaited with no legal action", seed, seat)
 			}
-			a := legal[r.IntN(len(legal))]
+			a := filled(s, legal[r.IntN(len(legal))], r)
 			if s.Turn > 60 && seat == s.Active && len(s.Prompts) == 0 {
 				a = Action{Type: ActEndTurn}
 			}
@@ -97,7 +116,7 @@ func TestReuseMatches(t *testing.T) {
 			}
 			seat := Awaiting(s)[0]
 			want := Legal(s, seat)
-			a := want[r.IntN(len(want))]
+			a := filled(s, want[r.IntN(len(want))], r)
 			wantEvents, err := Apply(s.Clone(), seat, a)
 			if err != nil {
 				t.Fatal(err)

@@ -99,7 +99,9 @@ func (g *game) openWindow(i int) bool {
 			})
 			continue
 		}
-		opts := append([]Option{{ID: Pass, Label: "Pass"}}, s.cardOptions(playable[k])...)
+		opts := append([]Option{{ID: Pass, Text: "Pass"}}, s.cardOptions(playable[k], "Play ", ": ", func(c *Card) string {
+			return c.words().answerText(ev.Kind)
+		})...)
 		before := s.Serial
 		g.prompt(&s.Stack[i], Prompt{Seat: seat, Kind: PromptInterrupt, Min: 1, Max: 1, Options: opts, Event: ev.Kind, Actor: ev.Actor,
 			Text: s.proposalText(ev) + ". Play an interrupt Hack, or pass."})
@@ -188,9 +190,13 @@ func (g *game) happen(i int) {
 	case EvPlayTool:
 		c := s.card(ev.Card.Card)
 		effs := c.effects(OnPlay)
-		// Effect conditions see the build as it was before this Tool.
+		// Effect conditions see the build as it was before this Tool. A
+		// stack Tool's recipe effects wait for the whole recipe instead.
 		var run []Effect
 		for _, e := range effs {
+			if e.If != nil && e.If.Recipe {
+				continue
+			}
 			if e.If == nil || s.holds(ev.Actor, c, *e.If) {
 				run = append(run, Effect{Trigger: e.Trigger, Do: e.Do})
 			}
@@ -206,6 +212,9 @@ func (g *game) happen(i int) {
 			return Event{Kind: "tool_played", Seat: ev.Actor, Card: c.ID, Inst: ev.Card.ID, N: len(s.Build.Tools),
 				Text: s.name(ev.Actor) + " adds " + c.Name + " to the Software Build (now " + strconv.Itoa(bt) + " TECH, " + strconv.Itoa(bs) + " SCI)."}
 		})
+		// The Tool's own effects run first, then those of the stack Tools
+		// whose recipe it completes (the last pushed runs first).
+		g.completeRecipes(ev.Actor)
 		for k := len(run) - 1; k >= 0; k-- {
 			g.pushEffect(ev.Actor, c, run[k], 0)
 		}
@@ -236,6 +245,67 @@ func (g *game) happen(i int) {
 	case EvClaim:
 		g.claim(ev)
 	}
+}
+
+// completeRecipes runs the recipe effects of every stack Tool in the open
+// build whose recipe the Tool just played (the build's last) completes:
+// "a recipe of several components that must be played together with the
+// card", in whatever order. A stack Tool played into a build that holds its
+// recipe completes it too. Each stack Tool's recipe effects run once per
+// build: Tools never leave a build, so a recipe completed stays complete.
+// An effect's condition is checked when the recipe completes.
+func (g *game) completeRecipes(seat int) {
+	s := g.s
+	tools := s.Build.Tools
+	last := len(tools) - 1
+	for i := len(tools) - 1; i >= 0; i-- { // pushed last first, so they run in build order
+		k := s.card(tools[i].Card)
+		if !k.Has(KwStack) || !recipeIn(tools, k.Recipe) || (i < last && recipeIn(tools[:last], k.Recipe)) {
+			continue
+		}
+		effs := k.effects(OnPlay)
+		ran := false
+		for j := len(effs) - 1; j >= 0; j-- {
+			if e := effs[j]; e.If != nil && e.If.Recipe && s.holds(seat, k, *e.If) {
+				g.push(Task{Kind: TaskOps, Seat: seat, Src: k.ID, Ops: e.Do})
+				ran = true
+			}
+		}
+		if ran {
+			g.emit(func() Event {
+				return Event{Kind: "recipe_completed", Seat: seat, Card: k.ID, Inst: tools[i].ID,
+					Text: s.name(seat) + "'s Software Build holds the recipe of " + k.Name + ": its effect applies."}
+			})
+		}
+	}
+}
+
+// recipeIn reports whether tools hold every card of recipe, a card named
+// twice needing two copies.
+func recipeIn(tools []Inst, recipe []string) bool {
+	for j, need := range recipe {
+		want := 1 + countOf(recipe[:j], need)
+		have := 0
+		for _, t := range tools {
+			if t.Card == need {
+				have++
+			}
+		}
+		if have < want {
+			return false
+		}
+	}
+	return true
+}
+
+func countOf(ids []string, id string) int {
+	n := 0
+	for _, x := range ids {
+		if x == id {
+			n++
+		}
+	}
+	return n
 }
 
 // claim completes the Software Build if it still covers the challenges.
@@ -288,7 +358,7 @@ func (g *game) place(i int) {
 	seat := ev.Actor
 	c := s.card(ev.Card.Card)
 	p := &s.Players[seat]
-	k := slices.IndexFunc(p.Lab, func(in Inst) bool { return s.card(in.Card).Name == c.Name })
+	k := s.labTwin(seat, c)
 	if s.placeable(seat, c, quiet) != nil {
 		// The Lab changed while the event was proposed: the card returns to hand.
 		g.pop()
@@ -316,8 +386,25 @@ func (g *game) place(i int) {
 	ev.Stage = stageKeep
 	t := &s.Stack[i]
 	g.prompt(t, Prompt{Seat: seat, Kind: PromptKeep, Min: 1, Max: 1, Source: c.ID,
-		Options: []Option{{ID: ev.Card.ID, Card: c.ID, Label: c.Name + " (new)"}, {ID: old.ID, Card: old.Card, Label: oc.Name + " (in your Lab)"}},
+		Options: []Option{{ID: ev.Card.ID, Card: c.ID, Text: "Keep " + c.Name + " (new)"}, {ID: old.ID, Card: old.Card, Text: "Keep " + oc.Name + " (in your Lab)"}},
 		Text:    fmt.Sprintf("You already have %s in your Lab: choose which card stays.", c.Name)})
+}
+
+// labTwin is the index of the card in seat's Lab that c, placed there,
+// would contest (see labTwins), or -1.
+func (s *State) labTwin(seat int, c *Card) int {
+	return slices.IndexFunc(s.Players[seat].Lab, func(in Inst) bool { return labTwins(c, s.card(in.Card)) })
+}
+
+// labTwins reports whether a Lab holds only one of a and b: two Monsters of
+// one name ("Each player can have only one copy of each Monster in the Lab
+// zone"), or two Lab Equipment cards of one name of which one is marked
+// unique. Other Lab Equipment of one name stands together.
+func labTwins(a, b *Card) bool {
+	if a.Name != b.Name || a.Type != b.Type {
+		return false
+	}
+	return a.Type == Monster || (a.Type == LabEquipment && (a.Unique || b.Unique))
 }
 
 // keep finishes a placement after the choice of which card stays.
@@ -327,7 +414,7 @@ func (g *game) keep(i int) {
 	ev := t.Ev
 	seat := ev.Actor
 	p := &s.Players[seat]
-	k := slices.IndexFunc(p.Lab, func(in Inst) bool { return s.card(in.Card).Name == s.card(ev.Card.Card).Name })
+	k := s.labTwin(seat, s.card(ev.Card.Card))
 	if k < 0 || t.Answer[0] != ev.Card.ID {
 		g.toBin(seat, *ev.Card)
 		g.emit(func() Event {

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"slices"
 	"sort"
 	"strconv"
@@ -325,7 +326,7 @@ type SeatExpect struct {
 }
 
 // PromptExpect describes an open prompt. Options compare as a multiset;
-// each expected option matches an option by id, card id or label.
+// each expected option matches an option by id, card id or text.
 type PromptExpect struct {
 	Kind    PromptKind  `yaml:"kind"`
 	Min     *int        `yaml:"min"`
@@ -385,14 +386,21 @@ type VisibleExpect struct {
 
 // LegalExpect checks Legal for a seat: Has lists actions that must be
 // listed, Lacks actions that must not be; Count the number listed. Each
-// action is written as "type" or "type card-id".
+// action is written as "type" or "type card-id"; an open prompt is listed
+// once, as "answer KIND" (its answers are not enumerated).
 type LegalExpect struct {
 	Seat  int        `yaml:"seat"`
 	Has   StringList `yaml:"has"`
 	Lacks StringList `yaml:"lacks"`
 	Count *int       `yaml:"count"`
+	// Says lists pieces of text, each of which the text of some listed
+	// action or of an option of a listed prompt (Moves) must contain.
+	Says StringList `yaml:"says"`
 	// Agree checks that every listed action is accepted by Apply (on a
-	// copy) and that no other action a step could submit is.
+	// copy), that a listed prompt admits exactly the answers Apply accepts
+	// (every selection of up to 10 options, or a sample of larger ones,
+	// with a repeated and an unknown option), and that no other action a
+	// step could submit is accepted.
 	Agree bool `yaml:"agree"`
 }
 
@@ -885,7 +893,7 @@ func (r *runner) findPrompt(st *ScenarioStep) (*Prompt, error) {
 }
 
 // matchOption finds the option a token names: its id, "pass", "#n" (the nth
-// option), a card id, a label, or a unique label substring.
+// option), a card id, its text, or a unique piece of its text.
 func matchOption(p *Prompt, tok string, taken map[string]bool) (string, error) {
 	try := func(f func(o Option) bool) (string, bool) {
 		for _, o := range p.Options {
@@ -905,7 +913,7 @@ func matchOption(p *Prompt, tok string, taken map[string]bool) (string, error) {
 	for _, f := range []func(o Option) bool{
 		func(o Option) bool { return o.ID == tok },
 		func(o Option) bool { return o.Card != "" && o.Card == tok },
-		func(o Option) bool { return strings.EqualFold(o.Label, tok) },
+		func(o Option) bool { return strings.EqualFold(o.Text, tok) },
 	} {
 		if id, ok := try(f); ok {
 			return id, nil
@@ -913,7 +921,7 @@ func matchOption(p *Prompt, tok string, taken map[string]bool) (string, error) {
 	}
 	var hits []Option
 	for _, o := range p.Options {
-		if !taken[o.ID] && strings.Contains(strings.ToLower(o.Label), strings.ToLower(tok)) {
+		if !taken[o.ID] && strings.Contains(strings.ToLower(o.Text), strings.ToLower(tok)) {
 			hits = append(hits, o)
 		}
 	}
@@ -931,8 +939,8 @@ func optionList(opts []Option) string {
 		if o.Card != "" {
 			out[i] += "=" + o.Card
 		}
-		if o.Label != "" && o.Label != o.Card {
-			out[i] += fmt.Sprintf(" (%s)", o.Label)
+		if o.Text != "" && o.Text != o.Card {
+			out[i] += fmt.Sprintf(" (%s)", o.Text)
 		}
 	}
 	return "[" + strings.Join(out, ", ") + "]"
@@ -1419,6 +1427,9 @@ func (r *runner) describe(a Action) string {
 		}
 	case ActAnswer:
 		i := slices.IndexFunc(s.Prompts, func(p Prompt) bool { return p.ID == a.Prompt })
+		if a.Choices == nil && i >= 0 {
+			return out + " " + string(s.Prompts[i].Kind)
+		}
 		for _, ch := range a.Choices {
 			if i >= 0 {
 				if k := slices.IndexFunc(s.Prompts[i].Options, func(o Option) bool { return o.ID == ch }); k >= 0 && s.Prompts[i].Options[k].Card != "" {
@@ -1450,10 +1461,28 @@ func (r *runner) checkLegal(l LegalExpect) {
 		}
 	}
 	r.count(what+" count", l.Count, len(got))
+	if len(l.Says) > 0 {
+		var texts []string
+		for _, m := range Moves(s, l.Seat) {
+			texts = append(texts, m.Text)
+			for _, o := range m.Options {
+				texts = append(texts, o.Text)
+			}
+		}
+		for _, w := range l.Says {
+			if !slices.ContainsFunc(texts, func(t string) bool { return strings.Contains(t, w) }) {
+				r.fail(what+" texts", fmt.Sprintf("one containing %q", w), fmt.Sprintf("%q", texts))
+			}
+		}
+	}
 	if !l.Agree {
 		return
 	}
 	for _, a := range legal {
+		if a.Type == ActAnswer && a.Choices == nil {
+			r.agreeAnswers(what, l.Seat, a.Prompt)
+			continue
+		}
 		if _, err := Apply(s.Clone(), l.Seat, a); err != nil {
 			r.fail(what, fmt.Sprintf("listed %s to be accepted", r.describe(a)), err.Error())
 		}
@@ -1483,12 +1512,84 @@ func (r *runner) checkLegal(l LegalExpect) {
 	}
 	for _, a := range cands {
 		listed := slices.ContainsFunc(legal, func(b Action) bool {
-			return b.Type == a.Type && b.Card == a.Card && b.Prompt == a.Prompt && slices.Equal(b.Challenges, a.Challenges) && slices.Equal(b.Choices, a.Choices)
+			if a.Type == ActAnswer {
+				return b.Type == ActAnswer && b.Prompt == a.Prompt && b.Choices == nil
+			}
+			return b.Type == a.Type && b.Card == a.Card && slices.Equal(b.Challenges, a.Challenges)
 		})
 		if _, err := Apply(s.Clone(), l.Seat, a); err == nil && !listed {
 			r.fail(what, fmt.Sprintf("%s, accepted by Apply, to be listed", r.describe(a)), "it is not listed")
 		}
 	}
+}
+
+// agreeAnswers checks that prompt id, listed for seat, admits exactly the
+// answers Apply accepts: every selection of its options when it has at most
+// 10 (a sample of 500 otherwise) of every size from none to one more than
+// Max, and answers naming an option twice or an unknown one.
+func (r *runner) agreeAnswers(what string, seat int, id string) {
+	s := r.s
+	i := slices.IndexFunc(s.Prompts, func(p Prompt) bool { return p.ID == id })
+	if i < 0 {
+		r.fail(what, "listed prompt "+id+" to be open", "it is not")
+		return
+	}
+	p := s.Prompts[i]
+	var tries [][]string
+	n := len(p.Options)
+	if n <= 10 {
+		for mask := range 1 << n {
+			var pick []string
+			for k := range n {
+				if mask&(1<<k) != 0 {
+					pick = append(pick, p.Options[k].ID)
+				}
+			}
+			if len(pick) <= p.Max+1 {
+				tries = append(tries, pick)
+			}
+		}
+	} else {
+		rng := rand.New(rand.NewPCG(uint64(n), uint64(p.Max)))
+		for range 500 {
+			pick := []string{}
+			for _, k := range rng.Perm(n)[:rng.IntN(min(n, p.Max+1)+1)] {
+				pick = append(pick, p.Options[k].ID)
+			}
+			tries = append(tries, pick)
+		}
+	}
+	if n > 0 {
+		first := p.Options[0].ID
+		tries = append(tries, []string{first, first}, []string{"no-such-option"}, append(slices.Repeat([]string{first}, max(p.Min, 1)-1), "no-such-option"))
+	}
+	for _, pick := range tries {
+		_, err := Apply(s.Clone(), seat, Action{Type: ActAnswer, Prompt: id, Choices: pick})
+		if admitted := describedAnswer(p, pick); admitted != (err == nil) {
+			found := "it is accepted"
+			if err != nil {
+				found = "it is refused: " + err.Error()
+			}
+			r.fail(what, fmt.Sprintf("prompt %s (%s, %d to %d of %d options) to admit %v exactly if Apply accepts it", id, p.Kind, p.Min, p.Max, n, pick), found)
+			return
+		}
+	}
+}
+
+// describedAnswer reports whether pick is an answer as a prompt describes
+// its answers: Min to Max distinct ids of its options.
+func describedAnswer(p Prompt, pick []string) bool {
+	if len(pick) < p.Min || len(pick) > p.Max {
+		return false
+	}
+	seen := map[string]bool{}
+	for _, id := range pick {
+		if seen[id] || !slices.ContainsFunc(p.Options, func(o Option) bool { return o.ID == id }) {
+			return false
+		}
+		seen[id] = true
+	}
+	return true
 }
 
 func (r *runner) count(what string, want *int, got int) {

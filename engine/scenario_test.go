@@ -175,7 +175,7 @@ steps:
       visible:
         - {seat: 0, has: [nothing-like-this], lacks: [t-wrench]}
       legal:
-        - {seat: 1, has: [end_turn], lacks: [answer pass], count: 7}
+        - {seat: 1, has: [end_turn], lacks: [answer interrupt], count: 7}
   - seat: 1
     answer: pass
     expect:
@@ -248,9 +248,9 @@ steps:
 		`step 1: events: expected no event {kind=played}, found {"kind":"played"`,
 		`step 1: what seat 0 sees: expected the view to show "nothing-like-this", found it does not`,
 		`step 1: what seat 0 sees: expected the step's events not to show "t-wrench", found they do`,
-		`step 1: legal actions of seat 1: expected to include "end_turn", found [answer pass, answer t-veto]`,
-		`step 1: legal actions of seat 1: expected not to include "answer pass", found [answer pass, answer t-veto]`,
-		"step 1: legal actions of seat 1 count: expected 7, found 2",
+		`step 1: legal actions of seat 1: expected to include "end_turn", found [answer interrupt]`,
+		`step 1: legal actions of seat 1: expected not to include "answer interrupt", found [answer interrupt]`,
+		"step 1: legal actions of seat 1 count: expected 7, found 1",
 		"step 2: seat 1 open prompts: expected 1 prompts, found no prompts",
 		"step 3: error: expected an error \"not_your_turn\", found the action was accepted",
 	}

@@ -77,8 +77,22 @@ func cardText(c *Card, name func(string) string) string {
 	if c == nil {
 		return ""
 	}
+	lines := append([]string{c.Name, typeLine(c)}, rulesLines(c, name)...)
+	switch {
+	case c.One:
+		lines = append(lines, "One: at most 1 copy in a deck.")
+	case c.Many > 0:
+		lines = append(lines, fmt.Sprintf("Many: up to %d copies in a deck.", c.Many))
+	}
+	return strings.Join(lines, "\n")
+}
+
+// rulesLines are the lines of a card's text that say how it plays: keywords,
+// recipe, requirements, one line per effect and the unique marker; not the
+// name, the type line or the deck marker.
+func rulesLines(c *Card, name func(string) string) []string {
 	ctx := textCtx{card: c, name: name}
-	lines := []string{c.Name, typeLine(c)}
+	var lines []string
 	if len(c.Keywords) > 0 {
 		kw := make([]string, len(c.Keywords))
 		for i, k := range c.Keywords {
@@ -107,13 +121,10 @@ func cardText(c *Card, name func(string) string) string {
 	for _, e := range c.Effects {
 		lines = append(lines, effectText(e, ctx))
 	}
-	switch {
-	case c.One:
-		lines = append(lines, "One: at most 1 copy in a deck.")
-	case c.Many > 0:
-		lines = append(lines, fmt.Sprintf("Many: up to %d copies in a deck.", c.Many))
+	if c.Unique {
+		lines = append(lines, "Unique: only one in a Lab.")
 	}
-	return strings.Join(lines, "\n")
+	return lines
 }
 
 // typeLine is the second line of a card: its type with level and classes,

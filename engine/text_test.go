@@ -23,8 +23,8 @@ func TestCardText(t *testing.T) {
 		{"sigmoid-senior", "Sigmoid\nSenior Monster — Analyst / Engineer\n" +
 			"You score 1 more Big Data Point at the end of the game.\n" +
 			"At the beginning of your turn, if you have at least 2 Analyst Monsters in your Lab: draw 1 card."},
-		{"hackathon-trophy", "Hackathon Trophy\nLab Equipment\nYou score 2 more Big Data Points at the end of the game.\nOne: at most 1 copy in a deck."},
-		{"whiteboard-wall", "Whiteboard Wall\nLab Equipment\nYou draw 1 more card in your Draw phase.\nOne: at most 1 copy in a deck."},
+		{"hackathon-trophy", "Hackathon Trophy\nLab Equipment\nYou score 2 more Big Data Points at the end of the game.\nUnique: only one in a Lab.\nOne: at most 1 copy in a deck."},
+		{"whiteboard-wall", "Whiteboard Wall\nLab Equipment\nYou draw 1 more card in your Draw phase.\nUnique: only one in a Lab.\nOne: at most 1 copy in a deck."},
 		{"cloud-credits", "Cloud Credits\nLab Equipment\nWhen placed: draw 1 card."},
 		{"server-rack", "Server Rack\nLab Equipment\nOnce per turn, discard 1 card: shuffle your Recycle Bin into your Laboratory Deck, then draw 1 card."},
 		{"open-source-library", "Open Source Library\nTool — TECH 1 · SCI 1\nComponent.\nMany: up to 4 copies in a deck."},

@@ -5,11 +5,25 @@ import "slices"
 // Spectator is the seat number of a view for someone not playing.
 const Spectator = -1
 
-// CardView is a card as a seat sees it.
+// CardView is a card as a seat sees it, with what a player needs to read it
+// without looking the card up: a field that does not apply is zero (and
+// left out of the JSON).
 type CardView struct {
-	ID   string `json:"id"`   // opaque instance id
-	Card string `json:"card"` // card id in the catalogue
-	Name string `json:"name"`
+	ID      string   `json:"id"`   // opaque instance id
+	Card    string   `json:"card"` // card id in the catalogue
+	Name    string   `json:"name"`
+	Type    CardType `json:"type"`
+	Level   Level    `json:"level,omitempty"`   // Monster
+	Classes []Class  `json:"classes,omitempty"` // Monster; shared with the card data: do not change
+	Tech    int      `json:"tech,omitempty"`    // Tool, Challenge
+	Sci     int      `json:"sci,omitempty"`     // Tool, Challenge
+	Points  int      `json:"points,omitempty"`  // Challenge: Big Data Points
+	Hard    bool     `json:"hard,omitempty"`    // a hard Challenge
+	Unique  bool     `json:"unique,omitempty"`  // Lab Equipment of which a Lab holds one
+	// Text is how the card plays: the lines of CardText after its type
+	// line, without the deck marker (keywords, recipe, requirements,
+	// effects); empty for a card without any.
+	Text string `json:"text,omitempty"`
 }
 
 // PlayerView is what everyone may know of a seat.
@@ -75,6 +89,8 @@ type View struct {
 	Queued        []Action     `json:"queued,omitempty"`
 	Standing      *Standing    `json:"standing,omitempty"`
 	Winners       []int        `json:"winners,omitempty"`
+
+	cat *Catalog // the game's card set, for View.Text
 }
 
 // View returns what seat may see; a seat outside the game (Spectator) sees
@@ -152,7 +168,7 @@ func (vb *Viewer) View(s *State, seat int) *View {
 	v := &vb.v
 	*v = View{Seat: seat, Version: s.Version, Mode: s.Mode, Office: s.Office, Policy: s.Policy, Turn: s.Turn,
 		Active: s.Active, Phase: s.Phase, Market: views(s.Market), ChallengeDeck: len(s.ChallengeDeck),
-		Global: vb.global[:0], Awaiting: vb.awaiting, Winners: s.Winners, Players: vb.players[:0]}
+		Global: vb.global[:0], Awaiting: vb.awaiting, Winners: s.Winners, Players: vb.players[:0], cat: s.catalog()}
 	if v.Awaiting == nil {
 		v.Awaiting = []int{}
 	}
@@ -215,7 +231,9 @@ func (vb *Viewer) View(s *State, seat int) *View {
 }
 
 func (s *State) cardView(in Inst) CardView {
-	return CardView{ID: in.ID, Card: in.Card, Name: s.card(in.Card).Name}
+	c := s.card(in.Card)
+	return CardView{ID: in.ID, Card: in.Card, Name: c.Name, Type: c.Type, Level: c.Level, Classes: c.Classes,
+		Tech: c.Tech, Sci: c.Sci, Points: c.Points, Hard: c.Hard, Unique: c.Unique, Text: c.words().rules}
 }
 
 func (s *State) cardViews(ins []Inst) []CardView {

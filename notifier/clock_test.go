@@ -24,7 +24,7 @@ type storeTimeouter struct {
 
 func (s *storeTimeouter) Timeout(ctx context.Context, id int64) (bool, error) {
 	s.calls++
-	return play.New(s.e.st, s.e.clock.Now).Timeout(ctx, id)
+	return play.New(s.e.st, s.e.clock.Now, nil).Timeout(ctx, id)
 }
 
 // mailKinds returns the notification kind of each message in msgs (from
@@ -237,7 +237,7 @@ func (s *storeSeats) PlayBot(ctx context.Context, id int64, seat int, version in
 	if err != nil {
 		return err
 	}
-	if err := play.New(s.e.st, s.e.clock.Now).PlayBot(ctx, id, seat, version); err != nil {
+	if err := play.New(s.e.st, s.e.clock.Now, nil).PlayBot(ctx, id, seat, version); err != nil {
 		return err
 	}
 	if after, err := s.e.st.Game(ctx, id); err == nil && after.Version > before.Version && before.Version == version {
@@ -253,7 +253,7 @@ func (s *storeSeats) Forfeit(ctx context.Context, id int64, seat int) error {
 	if err != nil {
 		return err
 	}
-	if err := play.New(s.e.st, s.e.clock.Now).Forfeit(ctx, id, seat); err != nil {
+	if err := play.New(s.e.st, s.e.clock.Now, nil).Forfeit(ctx, id, seat); err != nil {
 		return err
 	}
 	if after, err := s.e.st.Game(ctx, id); err == nil && after.Version > before.Version {

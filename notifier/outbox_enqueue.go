@@ -428,7 +428,7 @@ func promptsOut(ps []engine.Prompt, deadline time.Time) []Prompt {
 	for _, p := range ps {
 		q := Prompt{Text: p.Text, Deadline: deadline}
 		for _, opt := range p.Options {
-			q.Options = append(q.Options, opt.Label)
+			q.Options = append(q.Options, opt.Text)
 		}
 		out = append(out, q)
 	}

@@ -59,7 +59,9 @@ func (s *Service) PlayBot(ctx context.Context, id int64, seat int, version int64
 			s.states.put(g.ID, g.Version, st)
 			return nil, nil, errNotDue
 		}
-		a := bot.NewGreedy(rand.New(rand.NewPCG(uint64(id), uint64(version)))).Choose(st.View(seat), legal)
+		v := st.View(seat)
+		a := bot.NewGreedy(rand.New(rand.NewPCG(uint64(id), uint64(version)))).Choose(v, legal)
+		s.log.Debug("bot action", "game", id, "seat", seat, "version", version, "action", v.Text(a))
 		return s.play(g, st, seat, []engine.Action{a})
 	})
 	if errors.Is(err, errNotDue) {

@@ -2,6 +2,7 @@ package play
 
 import (
 	"context"
+	"log/slog"
 	"time"
 
 	"github.com/datamonsters/turns/engine"
@@ -11,18 +12,23 @@ import (
 // Service is the play path over one store. Build it with New; it is safe
 // for concurrent use.
 type Service struct {
+	log    *slog.Logger
 	store  *models.Store
 	cat    *engine.Catalog
 	now    func() time.Time
 	states *stateCache // parsed states of recently changed games
 }
 
-// New returns the play path over store. now is the clock (nil: time.Now).
-func New(store *models.Store, now func() time.Time) *Service {
+// New returns the play path over store. now is the clock (nil: time.Now);
+// log takes the debug lines of the bot's moves (nil: none).
+func New(store *models.Store, now func() time.Time, log *slog.Logger) *Service {
 	if now == nil {
 		now = time.Now
 	}
-	return &Service{store: store, cat: engine.Standard(), now: now, states: newStateCache(4096)}
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return &Service{log: log, store: store, cat: engine.Standard(), now: now, states: newStateCache(4096)}
 }
 
 // Store is the store the service plays on.

@@ -24,6 +24,7 @@ import (
 
 	"github.com/datamonsters/turns/api"
 	"github.com/datamonsters/turns/engine"
+	"github.com/datamonsters/turns/engine/bot"
 )
 
 // runBench measures the API over real HTTP on loopback against the
@@ -223,7 +224,7 @@ type table struct {
 	version int64
 	turn    int
 	await   int
-	legal   []engine.Action   // the awaited seat's legal actions, when the last response gave them
+	legal   []legalEntry      // the awaited seat's legal actions, when the last response gave them
 	hand    []engine.CardView // the awaited seat's hand, with legal
 	rng     *rand.Rand
 }
@@ -238,7 +239,27 @@ type benchTurn struct {
 		Awaiting []int             `json:"awaiting"`
 		Hand     []engine.CardView `json:"hand"`
 	} `json:"view"`
-	Legal []engine.Action `json:"legal"`
+	Legal []legalEntry `json:"legal"`
+}
+
+// legalEntry is what a client reads of one legal action: an action to
+// submit as it is, or an open prompt (an answer without choices) with the
+// description of its answers.
+type legalEntry struct {
+	engine.Action
+	Min     int             `json:"min"`
+	Max     int             `json:"max"`
+	Options []engine.Option `json:"options"`
+}
+
+// action is the entry as a client submits it: a prompt gets a random answer
+// its description admits.
+func (l legalEntry) action(r *rand.Rand) engine.Action {
+	a := l.Action
+	if a.Type == engine.ActAnswer && a.Choices == nil {
+		a.Choices = bot.RandomAnswer(r, &engine.Prompt{Min: l.Min, Max: l.Max, Options: l.Options})
+	}
+	return a
 }
 
 func (b *bench) call(method, path, token string, body, out any) int {
@@ -385,18 +406,19 @@ func (t *table) mustStep(b *bench) time.Duration {
 
 // pick chooses a claim when there is one, else a random action other than
 // abandoning a build; with endTurns, end_turn whenever it is legal.
-func pick(r *rand.Rand, legal []engine.Action, endTurns bool) engine.Action {
-	for _, a := range legal {
-		if (endTurns && a.Type == engine.ActEndTurn) || (!endTurns && a.Type == engine.ActClaim) {
-			return a
+// A prompt gets a random answer its description admits.
+func pick(r *rand.Rand, legal []legalEntry, endTurns bool) engine.Action {
+	for _, l := range legal {
+		if (endTurns && l.Type == engine.ActEndTurn) || (!endTurns && l.Type == engine.ActClaim) {
+			return l.Action
 		}
 	}
 	for range 16 {
-		if a := legal[r.IntN(len(legal))]; a.Type != engine.ActAbandon && !(endTurns && a.Type == engine.ActVoteEnd) && a.Type != engine.ActResign {
-			return a
+		if l := legal[r.IntN(len(legal))]; l.Type != engine.ActAbandon && !(endTurns && l.Type == engine.ActVoteEnd) && l.Type != engine.ActResign {
+			return l.action(r)
 		}
 	}
-	return legal[0]
+	return legal[0].action(r)
 }
 
 // plan composes a whole turn the way a player writes it from what the seat
@@ -408,14 +430,15 @@ func pick(r *rand.Rand, legal []engine.Action, endTurns bool) engine.Action {
 // after the first. An action that turns out illegal once the ones before it
 // ran (a card's effect changed the situation) makes the server refuse the
 // batch with its index; step sends it again shorter.
-func plan(legal []engine.Action, hand []engine.CardView) []engine.Action {
-	if !slices.ContainsFunc(legal, func(a engine.Action) bool { return a.Type == engine.ActEndTurn }) {
+func plan(legal []legalEntry, hand []engine.CardView) []engine.Action {
+	if !slices.ContainsFunc(legal, func(l legalEntry) bool { return l.Type == engine.ActEndTurn }) {
 		return nil
 	}
 	cat := engine.Standard()
 	limited := false
 	var tools, places, claim []engine.Action
-	for _, a := range legal {
+	for _, l := range legal {
+		a := l.Action
 		switch a.Type {
 		case engine.ActPlace, engine.ActPlayTool:
 			i := slices.IndexFunc(hand, func(c engine.CardView) bool { return c.ID == a.Card })

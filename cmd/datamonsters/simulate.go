@@ -22,7 +22,9 @@ game, games that could not finish, and games per second.
 
 Seat i plays the (i mod len)th deck of --decks. Game g uses setup seed
 --seed+g; its bots are seeded from the same number and their seat. A shared
-win counts as 1/k of a win for each of the k winners.
+win counts as 1/k of a win for each of the k winners. With --log, every
+action of every game is printed first, in words as the seat that chose it
+reads it, one line each ("game 3 turn 2 Seat 1: End your turn").
 `
 
 // simConfig is the parsed command line of simulate.
@@ -34,6 +36,7 @@ type simConfig struct {
 	mode                              engine.Mode
 	office                            bool
 	policy                            engine.Policy
+	log                               bool
 }
 
 // runSimulate runs the simulate command. It returns 0 on success; on
@@ -63,6 +66,9 @@ func simulate(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "datamonsters simulate:", err)
 		return 1
 	}
+	for _, l := range st.logs {
+		io.WriteString(stdout, l)
+	}
 	st.print(stdout, cfg)
 	return 0
 }
@@ -86,6 +92,7 @@ func parseSimulate(args []string, stderr io.Writer) (simConfig, error) {
 	fs.StringVar(&policy, "policy", "holders", "interrupt policy: holders or conceal")
 	fs.IntVar(&cfg.maxTurns, "max-turns", 200, "a game still running after this many turns counts as not finished")
 	fs.IntVar(&cfg.workers, "workers", 1, "games played in parallel (games per second is then for all workers together)")
+	fs.BoolVar(&cfg.log, "log", false, "print every action of every game in words, in game order, before the summary")
 	if err := fs.Parse(args); err != nil {
 		return cfg, err
 	}
@@ -192,12 +199,16 @@ type simStats struct {
 	deckWins                        map[string]float64 // deck id -> wins
 	seatWins, orderWins             []float64          // by seat; by turn order (0 = first player)
 	elapsed                         time.Duration
+	logs                            []string // with --log: each game's actions in words
 }
 
 func runGames(cfg simConfig) (*simStats, error) {
 	st := &simStats{deckWins: map[string]float64{}, seatWins: make([]float64, cfg.players), orderWins: make([]float64, cfg.players)}
 	results := make([]bot.Result, cfg.games)
 	errs := make([]error, cfg.games)
+	if cfg.log {
+		st.logs = make([]string, cfg.games)
+	}
 	start := time.Now()
 	var wg sync.WaitGroup
 	next := make(chan int)
@@ -206,7 +217,18 @@ func runGames(cfg simConfig) (*simStats, error) {
 		go func() {
 			defer wg.Done()
 			for g := range next {
-				results[g], errs[g] = bot.Play(cfg.setupFor(g), cfg.botsFor(g), cfg.maxTurns)
+				var log bot.Logger
+				var b strings.Builder
+				if cfg.log {
+					setup := cfg.setupFor(g)
+					log = func(turn, seat int, text string) {
+						fmt.Fprintf(&b, "game %d turn %d %s: %s\n", g+1, turn, setup.Players[seat].Name, text)
+					}
+				}
+				results[g], errs[g] = bot.PlayLog(cfg.setupFor(g), cfg.botsFor(g), cfg.maxTurns, log)
+				if cfg.log {
+					st.logs[g] = b.String()
+				}
 			}
 		}()
 	}

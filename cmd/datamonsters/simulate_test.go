@@ -23,6 +23,29 @@ func TestSimulate(t *testing.T) {
 	}
 }
 
+// TestSimulateLog checks that --log prints every action of every game in
+// words, in game order, before the summary.
+func TestSimulateLog(t *testing.T) {
+	var out, errOut bytes.Buffer
+	if code := simulate([]string{"--games", "2", "--seed", "3", "--workers", "2", "--log"}, &out, &errOut); code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut.String())
+	}
+	text := out.String()
+	first, second, summary := strings.Index(text, "game 1 turn 1 Seat "), strings.Index(text, "game 2 turn 1 Seat "), strings.Index(text, "2 games, 2 players")
+	if first < 0 || second < first || summary < second {
+		t.Fatalf("log lines out of order or missing:\n%s", text)
+	}
+	for _, want := range []string{": End your turn\n", ": Claim ", ": Play "} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the log has no %q", want)
+		}
+	}
+	out.Reset()
+	if simulate([]string{"--games", "1"}, &out, &errOut); strings.Contains(out.String(), "game 1 turn") {
+		t.Error("without --log the actions are printed")
+	}
+}
+
 func TestSimulateBadArguments(t *testing.T) {
 	for _, args := range [][]string{
 		{"--players", "5"},

@@ -9,16 +9,18 @@ import (
 )
 
 // Bot chooses one action for the seat of view v. legal is engine.Legal for
-// that seat and is never empty. A bot may also answer a prompt of v with
-// any combination of its options that the prompt allows. v and legal are
-// valid only during the call: Run builds the next ones in the same memory.
+// that seat and is never empty; an answer in it names an open prompt of v
+// and no choices, and the bot fills in an answer the prompt admits (between
+// its Min and Max distinct option ids). v and legal are valid only during
+// the call: Run builds the next ones in the same memory.
 type Bot interface {
 	Choose(v *engine.View, legal []engine.Action) engine.Action
 }
 
 // Random picks uniformly among the legal actions, except that it always
 // claims when a claim is listed (a random one of them) and never abandons a
-// build, so that its games end.
+// build, so that its games end. It answers a prompt with a random answer
+// the prompt admits.
 type Random struct{ r *rand.Rand }
 
 // NewRandom returns a Random bot drawing from r.
@@ -47,10 +49,54 @@ func (b *Random) Choose(v *engine.View, legal []engine.Action) engine.Action {
 	for range 64 {
 		a := legal[b.r.IntN(len(legal))]
 		if a.Type != engine.ActAbandon {
-			return a
+			return b.answer(v, a)
 		}
 	}
-	return legal[0]
+	return b.answer(v, legal[0])
+}
+
+// answer fills in a random answer when a is a legal list's answer to a
+// prompt of v; any other action is returned as it is.
+func (b *Random) answer(v *engine.View, a engine.Action) engine.Action {
+	if p := openPrompt(v, a); p != nil {
+		a.Choices = RandomAnswer(b.r, p)
+	}
+	return a
+}
+
+// openPrompt is the prompt of v that a, an answer without choices, names;
+// nil for any other action.
+func openPrompt(v *engine.View, a engine.Action) *engine.Prompt {
+	if a.Type != engine.ActAnswer || a.Choices != nil {
+		return nil
+	}
+	for i := range v.Prompts {
+		if v.Prompts[i].ID == a.Prompt {
+			return &v.Prompts[i]
+		}
+	}
+	return nil
+}
+
+// RandomAnswer draws an answer p admits, uniformly in its size (Min to Max
+// choices) and then among the selections of that size: option ids in the
+// prompt's order.
+func RandomAnswer(r *rand.Rand, p *engine.Prompt) []string {
+	n := len(p.Options)
+	lo, hi := max(p.Min, 0), min(p.Max, n)
+	if hi < lo {
+		return []string{}
+	}
+	k := lo + r.IntN(hi-lo+1)
+	out := make([]string, 0, k)
+	// Selection sampling: each option is taken with the chance that keeps
+	// every selection of k equally likely.
+	for i := 0; i < n && len(out) < k; i++ {
+		if r.IntN(n-i) < k-len(out) {
+			out = append(out, p.Options[i].ID)
+		}
+	}
+	return out
 }
 
 // Result is the outcome of one bot game.
@@ -75,6 +121,15 @@ const maxActions = 1_000_000
 // engine rejects is returned as an error: a bot must only choose legal
 // actions.
 func Play(setup engine.Setup, bots []Bot, maxTurns int) (Result, error) {
+	return PlayLog(setup, bots, maxTurns, nil)
+}
+
+// A Logger is told each action a bot game applies: the turn, the seat that
+// chose it, and the action in words as that seat reads it (View.Text).
+type Logger func(turn, seat int, text string)
+
+// PlayLog is Play, telling log every action; a nil log is Play.
+func PlayLog(setup engine.Setup, bots []Bot, maxTurns int, log Logger) (Result, error) {
 	if len(bots) != len(setup.Players) {
 		return Result{}, fmt.Errorf("bot: %d bots for %d seats", len(bots), len(setup.Players))
 	}
@@ -82,11 +137,15 @@ func Play(setup engine.Setup, bots []Bot, maxTurns int) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	return Run(s, bots, maxTurns)
+	return run(s, bots, maxTurns, log)
 }
 
 // Run continues the game s with one bot per seat, like Play.
 func Run(s *engine.State, bots []Bot, maxTurns int) (Result, error) {
+	return run(s, bots, maxTurns, nil)
+}
+
+func run(s *engine.State, bots []Bot, maxTurns int, log Logger) (Result, error) {
 	res := Result{First: s.Active}
 	if s.Turn > 1 {
 		res.First = -1
@@ -110,7 +169,11 @@ func Run(s *engine.State, bots []Bot, maxTurns int) (Result, error) {
 		if len(legal) == 0 {
 			return res, fmt.Errorf("bot: seat %d is awaited but has no legal action", seat)
 		}
-		a := bots[seat].Choose(views.View(s, seat), legal)
+		v := views.View(s, seat)
+		a := bots[seat].Choose(v, legal)
+		if log != nil {
+			log(s.Turn, seat, v.Text(a))
+		}
 		if err := engine.ApplyQuiet(s, seat, a); err != nil {
 			return res, fmt.Errorf("bot: seat %d action %v: %w", seat, a, err)
 		}

@@ -36,8 +36,12 @@ func (g *Greedy) Choose(v *engine.View, legal []engine.Action) engine.Action {
 	end := slices.IndexFunc(legal, func(a engine.Action) bool { return a.Type == engine.ActEndTurn })
 	if end < 0 {
 		// Not our Action phase (no prompt of ours we could answer): take
-		// the first legal action.
-		return legal[0]
+		// the first legal action, answering with the default.
+		a := legal[0]
+		if p := openPrompt(v, a); p != nil {
+			a.Choices = p.Default()
+		}
+		return a
 	}
 	// 1. Placements that improve the Lab.
 	for _, a := range legal {
@@ -251,21 +255,28 @@ func boost(c *engine.Card, stat engine.Stat) int {
 	return n
 }
 
-// labCard returns the seat's Lab card with the same name as c, if any.
+// labCard returns the seat's Lab card that c would contest: a Monster of
+// the same name, or Lab Equipment of the same name when either is unique
+// (other Lab Equipment of one name stands together).
 func (g *Greedy) labCard(v *engine.View, c *engine.Card) *engine.Card {
 	if v.Seat < 0 || v.Seat >= len(v.Players) {
 		return nil
 	}
 	for _, in := range v.Players[v.Seat].Lab {
-		if l := g.card(in.Card); l != nil && l.Name == c.Name {
+		l := g.card(in.Card)
+		if l == nil || l.Name != c.Name || l.Type != c.Type {
+			continue
+		}
+		if c.Type == engine.Monster || c.Unique || l.Unique {
 			return l
 		}
 	}
 	return nil
 }
 
-// placeValue rates placing c in the Lab: 5 an upgrade, 4 a new card, 1 a
-// card that cannot be placed yet, 0 a card that would replace a better one.
+// placeValue rates placing c in the Lab: 5 an upgrade, 4 a new card (a
+// second copy of Lab Equipment that is not unique adds its effect again), 1
+// a card that cannot be placed yet, 0 a card that would replace a better one.
 func (g *Greedy) placeValue(v *engine.View, c *engine.Card) int {
 	if c == nil {
 		return 0
@@ -369,16 +380,9 @@ func (g *Greedy) value(v *engine.View, id string) float64 {
 	return 1
 }
 
-// answer answers one of the seat's prompts, if legal lists any answer to it.
+// answer answers one of the seat's prompts, if legal lists it.
 func (g *Greedy) answer(v *engine.View, p *engine.Prompt, legal []engine.Action) (engine.Action, bool) {
-	first := -1
-	for i, a := range legal {
-		if a.Type == engine.ActAnswer && a.Prompt == p.ID {
-			first = i
-			break
-		}
-	}
-	if first < 0 {
+	if !slices.ContainsFunc(legal, func(a engine.Action) bool { return a.Type == engine.ActAnswer && a.Prompt == p.ID }) {
 		return engine.Action{}, false
 	}
 	opts := make([]int, len(p.Options))
@@ -441,14 +445,13 @@ func (g *Greedy) answer(v *engine.View, p *engine.Prompt, legal []engine.Action)
 		// Put away the challenges beyond the reach of the hand, most
 		// demanding first.
 		pick = g.refresh(v, p)
-	default:
-		return legal[first], true
 	}
-	a := engine.Action{Type: engine.ActAnswer, Prompt: p.ID, Choices: pick}
-	if !valid(p, pick) {
-		return legal[first], true
+	if pick == nil || p.Check(pick) != nil {
+		// A prompt it has no rule for (choose), or an answer the prompt
+		// does not admit: what a timeout would answer.
+		pick = p.Default()
 	}
-	return a, true
+	return engine.Action{Type: engine.ActAnswer, Prompt: p.ID, Choices: pick}, true
 }
 
 func (g *Greedy) refresh(v *engine.View, p *engine.Prompt) []string {
@@ -493,19 +496,6 @@ func (g *Greedy) ids(p *engine.Prompt, idx []int) []string {
 		out[i] = p.Options[k].ID
 	}
 	return out
-}
-
-// valid checks an answer against the prompt's own rules.
-func valid(p *engine.Prompt, pick []string) bool {
-	if len(pick) < p.Min || len(pick) > p.Max {
-		return false
-	}
-	for i, id := range pick {
-		if slices.Contains(pick[:i], id) || !slices.ContainsFunc(p.Options, func(o engine.Option) bool { return o.ID == id }) {
-			return false
-		}
-	}
-	return true
 }
 
 func cmpFloat(a, b float64) int {
