@@ -2,7 +2,6 @@ package api
 
 import (
 	"crypto/rand"
-	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -62,18 +61,7 @@ func (s *Server) resolveDeck(c *gin.Context, ch deckChoice, players int) (engine
 // officeDeck merges the seats' decks into the office variant's shared deck
 // and checks it against the office deck rules for the table.
 func (s *Server) officeDeck(decks []engine.Deck) (engine.Deck, error) {
-	out := engine.Deck{ID: "office", Name: "Office deck"}
-	at := map[string]int{}
-	for _, d := range decks {
-		for _, e := range d.Cards {
-			if i, ok := at[e.Card]; ok {
-				out.Cards[i].Count += e.Count
-				continue
-			}
-			at[e.Card] = len(out.Cards)
-			out.Cards = append(out.Cards, e)
-		}
-	}
+	out := engine.OfficeDeck(decks)
 	return out, engine.ValidateDeck(s.cat, out, true, len(decks))
 }
 
@@ -223,6 +211,7 @@ func (s *Server) gameOut(g *models.Game, seat int, st *engine.State) gameRespons
 		out.Seats = append(out.Seats, sr)
 	}
 	if st != nil {
+		out.Fairness = fairnessOf(st)
 		out.View = st.View(seat)
 		out.Prompts = promptsFor(st, seat)
 		if seat >= 0 {
@@ -631,14 +620,43 @@ func (s *Server) cancelGame(c *gin.Context) {
 	})
 }
 
-// newSeed draws the game's secret seed.
-func newSeed() uint64 {
-	var b [8]byte
+// newSecret draws a game's secret, or the salt of its commitment.
+func newSecret() engine.Secret {
+	var b engine.Secret
 	rand.Read(b[:])
-	return binary.LittleEndian.Uint64(b[:])
+	return b
+}
+
+// setupOf is the engine setup of the game from its seats (their names
+// and decks), without the secret: what startGame gives NewGame, and what
+// the action log publishes once the game is over.
+func (s *Server) setupOf(g *models.Game) (engine.Setup, error) {
+	setup := engine.Setup{Mode: engine.Mode(g.Mode), Office: g.Office, Policy: engine.Policy(g.Policy)}
+	for _, st := range g.Seats {
+		if !st.Joined || st.Deck == nil {
+			return setup, conflict("not_full", "seat %d is not taken yet", st.SeatNo)
+		}
+		var d engine.Deck
+		if err := json.Unmarshal([]byte(*st.Deck), &d); err != nil {
+			return setup, err
+		}
+		setup.Players = append(setup.Players, engine.SeatSetup{Name: st.Username, Deck: d})
+	}
+	if g.Office {
+		var decks []engine.Deck
+		for _, p := range setup.Players {
+			decks = append(decks, p.Deck)
+		}
+		var err error
+		if setup.OfficeDeck, err = s.officeDeck(decks); err != nil {
+			return setup, err
+		}
+	}
+	return setup, nil
 }
 
 // startGame deals the game once every seat is taken; only the creator may.
+// The game's secret and the salt of its commitment come from crypto/rand.
 func (s *Server) startGame(c *gin.Context) {
 	s.mutateGame(c, func(g *models.Game, seat int) (*models.Change, func() response, error) {
 		if g.CreatedBy != userID(c) {
@@ -647,27 +665,11 @@ func (s *Server) startGame(c *gin.Context) {
 		if g.Status != models.StatusOpen {
 			return nil, nil, errNotOpen
 		}
-		setup := engine.Setup{Seed: newSeed(), Mode: engine.Mode(g.Mode), Office: g.Office, Policy: engine.Policy(g.Policy)}
-		for _, st := range g.Seats {
-			if !st.Joined || st.Deck == nil {
-				return nil, nil, conflict("not_full", "seat %d is not taken yet", st.SeatNo)
-			}
-			var d engine.Deck
-			if err := json.Unmarshal([]byte(*st.Deck), &d); err != nil {
-				return nil, nil, err
-			}
-			setup.Players = append(setup.Players, engine.SeatSetup{Name: st.Username, Deck: d})
+		setup, err := s.setupOf(g)
+		if err != nil {
+			return nil, nil, err
 		}
-		if g.Office {
-			var decks []engine.Deck
-			for _, p := range setup.Players {
-				decks = append(decks, p.Deck)
-			}
-			var err error
-			if setup.OfficeDeck, err = s.officeDeck(decks); err != nil {
-				return nil, nil, err
-			}
-		}
+		setup.Secret, setup.Salt = newSecret(), newSecret()
 		state, events, err := engine.NewGame(setup)
 		if err != nil {
 			return nil, nil, err
@@ -773,11 +775,18 @@ func (s *Server) apply(c *gin.Context, expected *int64, actions []engine.Action)
 // gives a *BatchError that names it, and leaves st unchanged.
 func (s *Server) play(g *models.Game, st *engine.State, seat int, actions []engine.Action) (*models.Change, func() response, error) {
 	before := slices.Clone(st.Prompts)
+	var resealed []engine.Event
+	if engine.NeedsSecret(st) {
+		// Stored before secrets, with a seed its public ids give away: it
+		// gets a secret now, in a copy, which an illegal action leaves unused.
+		st = st.Clone()
+		resealed = engine.Reseal(st, newSecret())
+	}
 	next, events, idx, err := applyActions(st, seat, actions)
 	if err != nil {
 		return nil, nil, &BatchError{Index: idx, Err: err}
 	}
-	return s.commitState(g, seat, before, actions, next, events)
+	return s.commitState(g, seat, before, actions, next, append(resealed, events...))
 }
 
 // takeState returns the engine state of g at its version (nil before the

@@ -137,6 +137,26 @@ func newGame(setup Setup) (*State, []Event, error) {
 	return s, g.events, nil
 }
 
+// OfficeDeck is the office variant's shared deck made of the seats' decks:
+// their entries in seat order, each card once, where it first appears,
+// with the counts of all the decks summed. Check it with ValidateDeck
+// (office true).
+func OfficeDeck(decks []Deck) Deck {
+	out := Deck{ID: "office", Name: "Office deck"}
+	at := map[string]int{}
+	for _, d := range decks {
+		for _, e := range d.Cards {
+			if i, ok := at[e.Card]; ok {
+				out.Cards[i].Count += e.Count
+				continue
+			}
+			at[e.Card] = len(out.Cards)
+			out.Cards = append(out.Cards, e)
+		}
+	}
+	return out
+}
+
 // instances makes one instance per card id.
 func (s *State) instances(ids []string) []Inst {
 	out := make([]Inst, len(ids))
