@@ -7,12 +7,16 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"io"
+	"log/slog"
 	"math/rand/v2"
 	"os"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/datamonsters/turns/api"
 	"github.com/datamonsters/turns/engine"
 	"github.com/datamonsters/turns/engine/bot"
 	"github.com/datamonsters/turns/models"
@@ -80,10 +84,10 @@ func secretForms(secrets ...engine.Secret) []string {
 	return out
 }
 
-// TestSecretInNoResponse plays a game over HTTP, reading after every
-// action everything each player and a spectator may read (game detail,
-// legal actions, the event log, game lists, the action log) and every
-// submission's response: none holds the game's secret or salt in any
+// TestSecretInNoResponse plays a game over HTTP, reading every submission's
+// response and, after every fourth action, everything each player and a
+// spectator may read (game detail, legal actions, the whole event log, game
+// lists, the action log): none holds the game's secret or salt in any
 // form, and the action log is refused while the game runs. The commitment
 // is published from the start and never changes; at the end the detail
 // reveals secret and salt, which match it.
@@ -135,7 +139,9 @@ func TestSecretInNoResponse(t *testing.T) {
 			if cur.Status != "active" {
 				break
 			}
-			readAll()
+			if n%4 == 0 { // every read of every reader, at every fourth version
+				readAll()
+			}
 			p := awaited(cur, players)[0]
 			mine := e.getGame(g.ID, p)
 			a := bots[*mine.YourSeat].Choose(mine.View, mine.Legal)
@@ -158,15 +164,21 @@ func TestSecretInNoResponse(t *testing.T) {
 }
 
 // TestActionLog reads a finished game's log as a spectator: the setup the
-// game was dealt from, the revealed secret, every action stored, and the
-// final state's hash; the same setup and secret with the log's actions
-// give that state. A private game's log is not found for others, and an
-// open game's is refused.
+// game was dealt from, the revealed secret, every action stored (a timeout
+// the service submitted among them), and the final state's hash; the same
+// setup and secret with the log's actions give that state. A private
+// game's log is not found for others, and an open game's is refused.
 func TestActionLog(t *testing.T) {
 	eachDB(t, func(t *testing.T, e *env) {
 		ana, bob, eve := e.register("ana"), e.register("bob"), e.register("eve")
 		players := []*player{ana, bob}
-		g := e.startGame(map[string]any{"mode": "fast"}, ana, bob)
+		g := e.startGame(map[string]any{"mode": "fast", "turn_deadline_seconds": 3600, "prompt_deadline_seconds": 3600}, ana, bob)
+		// The deadline passes: the service times the first turn out.
+		service := api.New(e.store, testConfig(), slog.New(slog.NewJSONHandler(io.Discard, nil)), e.clock.Now)
+		e.clock.Add(time.Hour + time.Minute)
+		if ok, err := service.Timeout(context.Background(), g.ID); !ok || err != nil {
+			t.Fatalf("timeout: %v %v", ok, err)
+		}
 		out := play(t, e, g.ID, players, 4, 3000)
 		if out.game.Status != "over" {
 			t.Fatalf("status %s", out.game.Status)
@@ -180,6 +192,9 @@ func TestActionLog(t *testing.T) {
 		stored, err := e.store.Actions(context.Background(), g.ID)
 		if err != nil || len(log.Actions) != len(stored) || len(stored) < out.actions {
 			t.Fatalf("%d logged actions, %d stored, %d played (%v)", len(log.Actions), len(stored), out.actions, err)
+		}
+		if log.Actions[0].Seat != engine.System || log.Actions[0].Action.Type != engine.ActTimeout {
+			t.Fatalf("the first action logged is %+v, not the timeout", log.Actions[0])
 		}
 		if log.Fairness == nil || log.Fairness.Secret == nil || *log.Fairness.Secret != final.Secret.String() {
 			t.Fatalf("log fairness: %+v", log.Fairness)

@@ -43,6 +43,17 @@ func TestStreamVectors(t *testing.T) {
 	check("id 1000 of version 7 (after the generator rekeyed itself)", ids[999], uint64(14624410038975835775))
 	fresh := &State{Secret: secret, Version: 7}
 	check("Perm(10) from the shuffle stream of version 7", fresh.random().Perm(10), []int{1, 2, 4, 8, 0, 5, 9, 6, 7, 3})
+	// The setup example: two seats with the prebuilt decks, standard mode.
+	a, _ := Standard().Deck("running-a-startup")
+	b, _ := Standard().Deck("working-for-the-enterprise")
+	g, _, err := NewGame(Setup{Secret: secret, Salt: salt, Players: []SeatSetup{{Name: "Ana", Deck: a}, {Name: "Ben", Deck: b}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	check("first player of the example setup", g.Active, 1)
+	check("Market of the example setup", g.Market, "[{5eqx62assd spam-filter} {90qa5ynmhs climate-model} {1ttk2ggp17 landing-page}]")
+	check("top of seat 0's Laboratory Deck", g.Players[0].Deck[:3], "[{1ap5kdvy6q full-stack-app} {0gq4mbfqb0 doodle-chief} {9w2hynn4wa rust-rewrite}]")
+	check("top of the Challenge Deck", g.ChallengeDeck[:3], "[{chq1v8y6jy voice-assistant} {41xq0zcwrt recommendation-engine} {n0sr2setg2 online-store}]")
 	check("seed secret of seed 1", SeedSecret(1), "81dbae00e0b1af9dfc3fa58de3cfc40a663777e7576d6e14f6556a93d910a797")
 }
 
