@@ -143,6 +143,7 @@ func (s *Server) routes(r *gin.Engine) {
 	read.GET("/games/:id", s.getGame)
 	read.GET("/games/:id/legal", s.legalActions)
 	read.GET("/games/:id/events", s.listEvents)
+	read.GET("/games/:id/actions", s.actionLog)
 	read.GET("/games/:id/stream", s.streamGame)
 	read.GET("/notifications/stream", s.streamNotifications)
 	read.GET("/webhooks", s.listWebhooks)

@@ -48,7 +48,6 @@ func (g *game) run(seat int, a Action) {
 	g.loop()
 	g.drainQueue()
 	g.s.Version++
-	g.s.rng = nil
 }
 
 // ApplyBatch applies a seat's actions in order, all or nothing, to a copy of

@@ -18,7 +18,7 @@ func TestCloneCoversFields(t *testing.T) {
 		v any
 		n int
 	}{
-		{engine.State{}, 24},
+		{engine.State{}, 26},
 		{engine.Player{}, 12},
 		{engine.Standing{}, 2},
 		{engine.StandingPlay{}, 2},

@@ -17,8 +17,13 @@
 // an event waiting for its interrupt window) is a stack of Tasks, so a game
 // can wait days between two answers and still serialize to JSON.
 //
-// Randomness comes from the seed inside the state, combined with the
-// state's version for each action; time enters only through the timeout
+// Randomness comes from the 256-bit secret inside the state (Setup.Secret):
+// each action draws its shuffles and random choices from one ChaCha8
+// stream and its instance ids from another, both keyed by the secret and
+// the state's version, so ids say nothing of shuffles and a replay does not
+// depend on how much earlier actions drew. A game publishes Commitment at
+// the start and Reveal gives its secret at the end, so that anyone can
+// replay it (docs/fairness.md). Time enters only through the timeout
 // action. The package uses no clock, no global random source, and no map
 // iteration that affects results. Cards are data (see docs/cards.md).
 package engine

@@ -576,7 +576,7 @@ func (sc *Scenario) position() (*State, []Event, error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("scenario: inline cards: %w", err)
 	}
-	s := &State{Seed: sc.Seed, Mode: sc.Mode, Office: sc.Office, Policy: sc.Policy, Extra: sc.Cards, cat: cat,
+	s := &State{Secret: SeedSecret(sc.Seed), Mode: sc.Mode, Office: sc.Office, Policy: sc.Policy, Extra: sc.Cards, cat: cat,
 		Players: make([]Player, n), Active: sc.Active, Turn: sc.Turn, Phase: PhaseAction}
 	if s.Mode == "" {
 		s.Mode = ModeStandard
@@ -691,7 +691,6 @@ func (sc *Scenario) position() (*State, []Event, error) {
 	}
 	g.loop()
 	s.Version = 1
-	s.rng = nil
 	return s, g.events, nil
 }
 

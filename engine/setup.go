@@ -14,7 +14,14 @@ type SeatSetup struct {
 
 // Setup is everything needed to create a game.
 type Setup struct {
-	Seed       uint64      `json:"seed"`
+	// Secret keys the game's shuffles, random choices and instance ids
+	// (see docs/fairness.md). A served game draws it from a cryptographic
+	// source. Zero: SeedSecret(Seed), for tests, simulations and scenarios.
+	Secret Secret `json:"secret,omitzero"`
+	// Salt goes into the game's commitment to its secret (Commitment).
+	Salt Secret `json:"salt,omitzero"`
+	// Seed stands for the secret when Secret is zero.
+	Seed       uint64      `json:"seed,omitempty"`
 	Mode       Mode        `json:"mode"`   // ModeStandard (default) or ModeFast
 	Office     bool        `json:"office"` // one shared Laboratory Deck and Recycle Bin
 	OfficeDeck Deck        `json:"office_deck"`
@@ -35,10 +42,20 @@ var (
 var ErrSetup = errors.New("invalid setup")
 
 // NewGame creates a game: it forms the Challenge Deck and the Market,
-// shuffles the Laboratory Decks, picks the first player with the seeded
-// random source, deals opening hands and runs the first turn up to the first
-// decision.
+// shuffles the Laboratory Decks, picks the first player at random, deals
+// opening hands and runs the first turn up to the first decision. Every
+// random choice comes from the setup's secret (Setup.Secret).
 func NewGame(setup Setup) (*State, []Event, error) {
+	if setup.Secret.IsZero() {
+		setup.Secret = SeedSecret(setup.Seed)
+	}
+	return newGame(setup)
+}
+
+// newGame is NewGame with the secret as given: a zero one makes a game as
+// the engine made them before secrets, on setup.Seed alone (for the tests
+// of games stored then).
+func newGame(setup Setup) (*State, []Event, error) {
 	n := len(setup.Players)
 	if n < MinPlayers || n > MaxPlayers {
 		return nil, nil, fmt.Errorf("%w: %d players, the game takes %d to %d", ErrSetup, n, MinPlayers, MaxPlayers)
@@ -59,8 +76,11 @@ func NewGame(setup Setup) (*State, []Event, error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("%w: %w", ErrSetup, err)
 	}
-	s := &State{Seed: setup.Seed, Mode: setup.Mode, Office: setup.Office, Policy: setup.Policy,
+	s := &State{Secret: setup.Secret, Salt: setup.Salt, Mode: setup.Mode, Office: setup.Office, Policy: setup.Policy,
 		Extra: setup.Cards, Players: make([]Player, n), cat: cat}
+	if s.Secret.IsZero() {
+		s.Seed = setup.Seed
+	}
 	if setup.Office {
 		if err := ValidateDeck(cat, setup.OfficeDeck, true, n); err != nil {
 			return nil, nil, fmt.Errorf("%w: office deck: %w", ErrSetup, err)
@@ -114,8 +134,27 @@ func NewGame(setup Setup) (*State, []Event, error) {
 	g.push(Task{Kind: TaskAction, Seat: s.Active}, Task{Kind: TaskHandLimit, Seat: s.Active}, Task{Kind: TaskDraw, Seat: s.Active}, Task{Kind: TaskBegin, Seat: s.Active})
 	g.loop()
 	s.Version = 1
-	s.rng = nil
 	return s, g.events, nil
+}
+
+// OfficeDeck is the office variant's shared deck made of the seats' decks:
+// their entries in seat order, each card once, where it first appears,
+// with the counts of all the decks summed. Check it with ValidateDeck
+// (office true).
+func OfficeDeck(decks []Deck) Deck {
+	out := Deck{ID: "office", Name: "Office deck"}
+	at := map[string]int{}
+	for _, d := range decks {
+		for _, e := range d.Cards {
+			if i, ok := at[e.Card]; ok {
+				out.Cards[i].Count += e.Count
+				continue
+			}
+			at[e.Card] = len(out.Cards)
+			out.Cards = append(out.Cards, e)
+		}
+	}
+	return out
 }
 
 // instances makes one instance per card id.

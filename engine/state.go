@@ -4,7 +4,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"math/rand/v2"
 	"slices"
 	"strings"
 )
@@ -119,7 +118,20 @@ type Queued struct {
 // State is a whole game. It is plain data: it serializes to JSON and back
 // without loss. Only the engine should read it; players see Views.
 type State struct {
-	Seed          uint64   `json:"seed"`
+	// Secret keys every random choice and instance id of the game (see
+	// random and newID); it never leaves the engine while the game runs.
+	// Zero only in a game stored before secrets, which has a Seed instead.
+	Secret Secret `json:"secret,omitzero"`
+	// Salt is mixed into the commitment to Secret that the game publishes
+	// (Commitment); the engine uses it for nothing else.
+	Salt Secret `json:"salt,omitzero"`
+	// Seed is the 64-bit seed of a game stored before secrets (0 for the
+	// others). Such a game draws from a PCG stream that its public ids give
+	// away, until Reseal gives it a secret.
+	Seed uint64 `json:"seed,omitempty"`
+	// Resealed is the version at which Reseal gave a game stored before
+	// secrets its secret; 0 for a game that had one from the start.
+	Resealed      int      `json:"resealed,omitempty"`
 	Version       int      `json:"version"`
 	Mode          Mode     `json:"mode"`
 	Office        bool     `json:"office,omitempty"`
@@ -142,8 +154,7 @@ type State struct {
 	Winners       []int    `json:"winners,omitempty"`
 
 	cat *Catalog
-	src rand.PCG // the source of rng, seeded for the action in progress
-	rng *rand.Rand
+	rnd *sources // the random sources of the action in progress
 }
 
 // Over reports whether the game has ended.
@@ -212,16 +223,6 @@ func (s *State) bin(seat int) *[]Inst {
 	return &s.Players[seat].Bin
 }
 
-// random returns the state's per-action random source, derived from the seed
-// and the version so that replays do not depend on earlier consumption.
-func (s *State) random() *rand.Rand {
-	if s.rng == nil {
-		s.src.Seed(s.Seed, uint64(s.Version)*0x9e3779b97f4a7c15+1)
-		s.rng = rand.New(&s.src)
-	}
-	return s.rng
-}
-
 const (
 	idAlphabet = "0123456789abcdefghjkmnpqrstvwxyz"
 	idLen      = 10
@@ -239,7 +240,7 @@ func appendID(b []byte, v uint64) []byte {
 // newID returns a fresh opaque instance id.
 func (s *State) newID() string {
 	var b [idLen]byte
-	return string(appendID(b[:0], s.random().Uint64()))
+	return string(appendID(b[:0], s.ids().Uint64()))
 }
 
 // rekey gives the card a new id as it enters a hidden zone.
@@ -248,13 +249,13 @@ func (s *State) rekey(c Inst) Inst {
 	return c
 }
 
-// rekeyAll gives every card of cs a new id, drawing from the random source
-// as rekey would card by card, with one allocation for all the ids.
+// rekeyAll gives every card of cs a new id, drawing from the id stream as
+// rekey would card by card, with one allocation for all the ids.
 func (s *State) rekeyAll(cs []Inst) {
 	if len(cs) == 0 {
 		return
 	}
-	r := s.random()
+	r := s.ids()
 	var b strings.Builder
 	b.Grow(idLen * len(cs))
 	var id [idLen]byte
@@ -279,7 +280,7 @@ func (s *State) shuffle(pile []Inst) {
 // a new field of the state's types is not forgotten here.
 func (s *State) Clone() *State {
 	out := *s
-	out.rng = nil
+	out.rnd = nil
 	out.Extra = slices.Clone(s.Extra)
 	out.Players = slices.Clone(s.Players)
 	for i := range out.Players {

@@ -64,7 +64,7 @@ type WindowView struct {
 }
 
 // View is what one seat (or a spectator) may know of a game. It never holds
-// the seed, another seat's hand, deck order or Recycle Bin, or sealed answers.
+// the secret, another seat's hand, deck order or Recycle Bin, or sealed answers.
 type View struct {
 	Seat          int          `json:"seat"`
 	Version       int          `json:"version"`

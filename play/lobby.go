@@ -3,7 +3,6 @@ package play
 import (
 	"context"
 	"crypto/rand"
-	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"slices"
@@ -204,23 +203,14 @@ func (s *Service) resolveDeck(ctx context.Context, uid int64, ch DeckChoice) (en
 // officeDeck merges the seats' decks into the office variant's shared deck
 // and checks it against the office deck rules for the table.
 func (s *Service) officeDeck(decks []engine.Deck) (engine.Deck, error) {
-	out := engine.Deck{ID: "office", Name: "Office deck"}
-	at := map[string]int{}
 	for _, d := range decks {
 		// Each is a personal deck first: its counts are bounded before
 		// they are summed (a seat's list may have been stored unchecked).
 		if err := engine.ValidateDeck(s.cat, d, false, len(decks)); err != nil {
-			return out, err
-		}
-		for _, e := range d.Cards {
-			if i, ok := at[e.Card]; ok {
-				out.Cards[i].Count += e.Count
-				continue
-			}
-			at[e.Card] = len(out.Cards)
-			out.Cards = append(out.Cards, e)
+			return engine.Deck{}, err
 		}
 	}
+	out := engine.OfficeDeck(decks)
 	return out, engine.ValidateDeck(s.cat, out, true, len(decks))
 }
 
@@ -314,14 +304,43 @@ func (s *Service) Cancel(ctx context.Context, id, uid int64, rec Record) (*Resul
 	})
 }
 
-// newSeed draws a game's secret seed.
-func newSeed() uint64 {
-	var b [8]byte
+// newSecret draws a game's secret, or the salt of its commitment.
+func newSecret() engine.Secret {
+	var b engine.Secret
 	rand.Read(b[:])
-	return binary.LittleEndian.Uint64(b[:])
+	return b
+}
+
+// SetupOf is the engine setup of game g from its seats (their names and
+// decks), without the secret: what Start gives engine.NewGame, and what a
+// finished game's action log publishes.
+func (s *Service) SetupOf(g *models.Game) (engine.Setup, error) {
+	setup := engine.Setup{Mode: engine.Mode(g.Mode), Office: g.Office, Policy: engine.Policy(g.Policy)}
+	for _, st := range g.Seats {
+		if !st.Joined || st.Deck == nil {
+			return setup, conflict("not_full", "seat %d is not taken yet", st.SeatNo)
+		}
+		var d engine.Deck
+		if err := json.Unmarshal([]byte(*st.Deck), &d); err != nil {
+			return setup, err
+		}
+		setup.Players = append(setup.Players, engine.SeatSetup{Name: st.Username, Deck: d})
+	}
+	if g.Office {
+		var decks []engine.Deck
+		for _, p := range setup.Players {
+			decks = append(decks, p.Deck)
+		}
+		var err error
+		if setup.OfficeDeck, err = s.officeDeck(decks); err != nil {
+			return setup, err
+		}
+	}
+	return setup, nil
 }
 
 // Start deals the game once every seat is taken; only its creator may.
+// The game's secret and the salt of its commitment come from crypto/rand.
 func (s *Service) Start(ctx context.Context, id, uid int64, rec Record) (*Result, error) {
 	return s.change(ctx, id, uid, rec, func(g *models.Game, seat int) (*models.Change, *Result, error) {
 		if g.CreatedBy != uid {
@@ -330,27 +349,11 @@ func (s *Service) Start(ctx context.Context, id, uid int64, rec Record) (*Result
 		if g.Status != models.StatusOpen {
 			return nil, nil, ErrNotOpen
 		}
-		setup := engine.Setup{Seed: newSeed(), Mode: engine.Mode(g.Mode), Office: g.Office, Policy: engine.Policy(g.Policy)}
-		for _, st := range g.Seats {
-			if !st.Joined || st.Deck == nil {
-				return nil, nil, conflict("not_full", "seat %d is not taken yet", st.SeatNo)
-			}
-			var d engine.Deck
-			if err := json.Unmarshal([]byte(*st.Deck), &d); err != nil {
-				return nil, nil, err
-			}
-			setup.Players = append(setup.Players, engine.SeatSetup{Name: st.Username, Deck: d})
+		setup, err := s.SetupOf(g)
+		if err != nil {
+			return nil, nil, err
 		}
-		if g.Office {
-			var decks []engine.Deck
-			for _, p := range setup.Players {
-				decks = append(decks, p.Deck)
-			}
-			var err error
-			if setup.OfficeDeck, err = s.officeDeck(decks); err != nil {
-				return nil, nil, err
-			}
-		}
+		setup.Secret, setup.Salt = newSecret(), newSecret()
 		state, events, err := engine.NewGame(setup)
 		if err != nil {
 			return nil, nil, err

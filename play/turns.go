@@ -66,12 +66,20 @@ func (s *Service) VoteEnd(ctx context.Context, id, uid int64, rec Record) (*Resu
 // unchanged.
 func (s *Service) play(g *models.Game, st *engine.State, seat int, actions []engine.Action) (*models.Change, *Result, error) {
 	before := slices.Clone(st.Prompts)
-	next, events, idx, err := applyActions(st, seat, actions)
+	on := st
+	var resealed []engine.Event
+	if engine.NeedsSecret(st) {
+		// Stored before secrets, with a seed its public ids give away: it
+		// gets a secret now, in a copy, which an illegal action leaves unused.
+		on = st.Clone()
+		resealed = engine.Reseal(on, newSecret())
+	}
+	next, events, idx, err := applyActions(on, seat, actions)
 	if err != nil {
 		s.states.put(g.ID, g.Version, st) // Apply and ApplyBatch change nothing on error
 		return nil, nil, &BatchError{Index: idx, Err: err}
 	}
-	return s.commit(g, seat, before, actions, next, events)
+	return s.commit(g, seat, before, actions, next, append(resealed, events...))
 }
 
 // applyActions applies a batch for seat, all or nothing. One action is

@@ -12,6 +12,7 @@ commands:
   migrate    apply pending database migrations and exit
   scenario   run a rules scenario file and print the result as JSON
   simulate   play bot games and print statistics
+  replay     check that a finished game replays from its revealed secret
   bench      load-test the API over HTTP with concurrent clients
 `
 
@@ -31,6 +32,8 @@ func main() {
 		runScenario(args) // exits by itself on failure
 	case "simulate":
 		runSimulate(args) // exits by itself on failure
+	case "replay":
+		code = runReplay(args)
 	case "bench":
 		code = runBench(args)
 	case "help", "-h", "--help":

@@ -1,0 +1,342 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"math/rand/v2"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/datamonsters/turns/api"
+	"github.com/datamonsters/turns/engine"
+	"github.com/datamonsters/turns/engine/bot"
+	"github.com/datamonsters/turns/models"
+	"github.com/datamonsters/turns/models/modelstest"
+)
+
+// apiClient calls a server's API as one user.
+type apiClient struct {
+	t     *testing.T
+	base  string
+	token string
+}
+
+func (c apiClient) call(method, path string, body, out any) int {
+	c.t.Helper()
+	var rd io.Reader
+	if body != nil {
+		data, _ := json.Marshal(body)
+		rd = bytes.NewReader(data)
+	}
+	r, _ := http.NewRequest(method, c.base+path, rd)
+	r.Header.Set("Content-Type", "application/json")
+	if c.token != "" {
+		r.Header.Set("Authorization", "Bearer "+c.token)
+	}
+	res, err := http.DefaultClient.Do(r)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	defer res.Body.Close()
+	data, _ := io.ReadAll(res.Body)
+	if out != nil && res.StatusCode < 300 {
+		if err := json.Unmarshal(data, out); err != nil {
+			c.t.Fatalf("%s %s: %v: %s", method, path, err, data)
+		}
+	}
+	return res.StatusCode
+}
+
+func (c apiClient) must(method, path string, body, out any) {
+	c.t.Helper()
+	if code := c.call(method, path, body, out); code >= 300 {
+		c.t.Fatalf("%s %s: status %d", method, path, code)
+	}
+}
+
+// register makes a user and returns a client with their access token.
+func register(t *testing.T, base, name string) apiClient {
+	var tok struct {
+		AccessToken string `json:"access_token"`
+	}
+	c := apiClient{t: t, base: base}
+	c.must("POST", "/v1/auth/register", map[string]string{"username": name, "password": "password-" + name, "email": name + "@example.com"}, &tok)
+	c.token = tok.AccessToken
+	return c
+}
+
+// playedGame runs a real server over HTTP on a fresh store, and plays a
+// two-player game on it with greedy bots to its end through the public
+// API, with batches of two actions (an action and end_turn, which waits
+// in the queue when the first opens a prompt; most games have one that
+// does) and two timeouts the service submits. It returns the server's address, the players and a
+// spectator, and the game id.
+func playedGame(t *testing.T) (base string, players []apiClient, spectator apiClient, id int64) {
+	var clock atomic.Int64 // seconds the server's clock is ahead of time
+	now := func() time.Time { return time.Now().Add(time.Duration(clock.Load()) * time.Second) }
+	st := modelstest.Open(t, models.SQLite, models.Options{Now: now})
+	server := api.New(st, api.Config{Secret: []byte("replay-test-secret-0123456789abcdef"), Issuer: "datamonsters", Audience: "datamonsters-api", AccessTTL: 30 * 24 * time.Hour},
+		slog.New(slog.NewJSONHandler(io.Discard, nil)), now)
+	srv := httptest.NewServer(server.Handler())
+	t.Cleanup(srv.Close)
+	ana, bob := register(t, srv.URL, "ana"), register(t, srv.URL, "bob")
+	spectator = register(t, srv.URL, "eve")
+	players = []apiClient{ana, bob}
+	var g struct {
+		ID int64 `json:"id"`
+	}
+	ana.must("POST", "/v1/games", map[string]any{"players": 2, "mode": "fast", "deck": map[string]string{"prebuilt": "running-a-startup"}}, &g)
+	path := "/v1/games/" + strconv.FormatInt(g.ID, 10)
+	bob.must("POST", path+"/join", map[string]any{"deck": map[string]string{"prebuilt": "working-for-the-enterprise"}}, nil)
+	ana.must("POST", path+"/start", nil, nil)
+	if code := spectator.call("GET", path+"/actions", nil, nil); code != http.StatusConflict {
+		t.Fatalf("the action log of a running game: %d", code)
+	}
+	// A replay of a running game cannot be made.
+	var out, errOut bytes.Buffer
+	if code := replayMain([]string{"--url", srv.URL, "--token", spectator.token, strconv.FormatInt(g.ID, 10)}, noEnv, &out, &errOut); code != 2 || !strings.Contains(errOut.String(), "game_not_over") {
+		t.Fatalf("replay of a running game: exit %d, %s", code, errOut.String())
+	}
+	bots := []bot.Bot{bot.NewGreedy(rand.New(rand.NewPCG(3, 0))), bot.NewGreedy(rand.New(rand.NewPCG(3, 1)))}
+	batches, queued := 0, 0
+	for n := 0; ; n++ {
+		if n == 3000 {
+			t.Fatal("the game did not end")
+		}
+		var cur struct {
+			Status string `json:"status"`
+			Seats  []struct {
+				Awaited bool `json:"awaited"`
+			} `json:"seats"`
+		}
+		ana.must("GET", path, nil, &cur)
+		if cur.Status != "active" {
+			break
+		}
+		seat := slices.IndexFunc(cur.Seats, func(s struct {
+			Awaited bool `json:"awaited"`
+		}) bool {
+			return s.Awaited
+		})
+		var mine struct {
+			Version int64           `json:"version"`
+			View    *engine.View    `json:"view"`
+			Legal   []engine.Action `json:"legal"`
+		}
+		players[seat].must("GET", path, nil, &mine)
+		if n == 12 || n == 40 {
+			clock.Add(4 * 24 * 3600) // past any deadline
+			if ok, err := server.Play().Timeout(context.Background(), g.ID); !ok || err != nil {
+				t.Fatalf("timeout: %v %v", ok, err)
+			}
+			continue
+		}
+		a := bots[seat].Choose(mine.View, mine.Legal)
+		if (batches < 3 || queued == 0) && (a.Type == engine.ActPlace || a.Type == engine.ActPlayTool || a.Type == engine.ActPlayHack) {
+			batch := []engine.Action{a, {Type: engine.ActEndTurn}}
+			var res struct {
+				Events []struct {
+					Event engine.Event `json:"event"`
+				} `json:"events"`
+			}
+			if players[seat].call("POST", path+"/actions", map[string]any{"expected_version": mine.Version, "actions": batch}, &res) == http.StatusOK {
+				batches++
+				for _, e := range res.Events {
+					if e.Event.Kind == "queued" {
+						queued++
+					}
+				}
+				continue
+			}
+		}
+		players[seat].must("POST", path+"/actions", map[string]any{"expected_version": mine.Version, "actions": []engine.Action{a}}, nil)
+	}
+	if batches < 2 {
+		t.Fatalf("%d batches of two actions were accepted", batches)
+	}
+	t.Logf("%d batches of two actions, %d of them queued", batches, queued)
+	return srv.URL, players, spectator, g.ID
+}
+
+func noEnv(string) string { return "" }
+
+// TestReplay plays a game on a real server to its end, checks it with
+// datamonsters replay from the server (as a spectator and as a player) and
+// from the saved file, then alters the file: one action made illegal, one
+// action swapped for another legal one, the secret, and the commitment
+// the caller saw. Each alteration fails the replay, which names what.
+func TestReplay(t *testing.T) {
+	base, players, spectator, id := playedGame(t)
+	dir := t.TempDir()
+	file := filepath.Join(dir, "game.json")
+	run := func(args ...string) (int, string, string) {
+		var out, errOut bytes.Buffer
+		code := replayMain(args, noEnv, &out, &errOut)
+		return code, out.String(), errOut.String()
+	}
+	gameID := strconv.FormatInt(id, 10)
+	if code, out, errOut := run("--url", base, "--token", spectator.token, "--save", file, gameID); code != 0 || !strings.Contains(out, "OK") {
+		t.Fatalf("replay as a spectator: exit %d\n%s%s", code, out, errOut)
+	}
+	code, out, errOut := run("--url", base, "--token", players[1].token, gameID)
+	if code != 0 || !strings.Contains(out, "as seat 1 sees it") {
+		t.Fatalf("replay as seat 1: exit %d\n%s%s", code, out, errOut)
+	}
+	t.Log(out)
+	if code, out, errOut := run(file); code != 0 {
+		t.Fatalf("replay of the saved file: exit %d\n%s%s", code, out, errOut)
+	}
+
+	var rec replayRecord
+	data, err := os.ReadFile(file)
+	if err == nil {
+		err = json.Unmarshal(data, &rec)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	var log map[string]any
+	if err := json.Unmarshal(rec.Log, &log); err != nil {
+		t.Fatal(err)
+	}
+	actions := log["actions"].([]any)
+	commitment := log["fairness"].(map[string]any)["commitment"].(string)
+	if code, _, errOut := run("--commitment", commitment, file); code != 0 {
+		t.Fatalf("replay with the commitment seen: exit %d: %s", code, errOut)
+	}
+	// altered writes the record with fn applied to a copy of the log.
+	altered := func(name string, fn func(log map[string]any)) string {
+		var cp map[string]any
+		json.Unmarshal(rec.Log, &cp)
+		fn(cp)
+		r := rec
+		r.Log, _ = json.Marshal(cp)
+		data, _ := json.Marshal(r)
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	// A card action in the second half of the log names another card:
+	// illegal, and named.
+	half := len(actions) / 2
+	k := slices.IndexFunc(actions[half:], func(a any) bool {
+		_, ok := a.(map[string]any)["action"].(map[string]any)["card"]
+		return ok
+	}) + half
+	if k < half {
+		t.Fatal("no card action in the log")
+	}
+	seq := int64(actions[k].(map[string]any)["seq"].(float64))
+	illegal := altered("illegal.json", func(l map[string]any) {
+		l["actions"].([]any)[k].(map[string]any)["action"].(map[string]any)["card"] = "zzzzzzzzzz"
+	})
+	if code, _, errOut := run(illegal); code != 1 || !strings.Contains(errOut, fmt.Sprintf("action seq %d ", seq)) {
+		t.Fatalf("an illegal action in the log: exit %d: %s", code, errOut)
+	} else {
+		t.Logf("an illegal action: %s", errOut)
+	}
+	// One action swapped for another that was legal at its place: the
+	// game no longer goes as the log says, and the replay says where.
+	swapAt, swap := legalSwap(t, rec)
+	swapped := altered("swapped.json", func(l map[string]any) {
+		a := l["actions"].([]any)[swapAt].(map[string]any)
+		data, _ := json.Marshal(swap)
+		var m map[string]any
+		json.Unmarshal(data, &m)
+		a["action"] = m
+	})
+	if code, _, errOut := run(swapped); code != 1 || !strings.Contains(errOut, "FAIL") {
+		t.Fatalf("a legal action swapped in: exit %d: %s", code, errOut)
+	} else {
+		t.Logf("action %d swapped for %v: %s", swapAt, swap, errOut)
+	}
+	// A secret other than the one committed to.
+	badSecret := altered("secret.json", func(l map[string]any) {
+		f := l["fairness"].(map[string]any)
+		s := f["secret"].(string)
+		first := "0"
+		if s[0] == '0' {
+			first = "1"
+		}
+		f["secret"] = first + s[1:]
+	})
+	if code, _, errOut := run(badSecret); code != 1 || !strings.Contains(errOut, "commitment") {
+		t.Fatalf("another secret: exit %d: %s", code, errOut)
+	}
+	// A commitment other than the one the caller saw.
+	if code, _, errOut := run("--commitment", strings.Repeat("ab", 32), file); code != 1 || !strings.Contains(errOut, "you saw") {
+		t.Fatalf("another commitment: exit %d: %s", code, errOut)
+	}
+	// A bare action log is checked too, without the event log.
+	bare := filepath.Join(dir, "log.json")
+	os.WriteFile(bare, rec.Log, 0o644)
+	if code, out, errOut := run(bare); code != 0 || !strings.Contains(out, "not read") {
+		t.Fatalf("a bare action log: exit %d: %s%s", code, out, errOut)
+	}
+	// Without the event log, the swapped action still fails the replay.
+	var sw replayRecord
+	data, _ = os.ReadFile(swapped)
+	json.Unmarshal(data, &sw)
+	os.WriteFile(bare, sw.Log, 0o644)
+	if code, _, errOut := run(bare); code != 1 {
+		t.Fatalf("a bare action log with an action swapped: exit %d: %s", code, errOut)
+	} else {
+		t.Logf("without the event log: %s", errOut)
+	}
+	if code, _, _ := run(); code != 2 {
+		t.Fatalf("no argument: exit %d", code)
+	}
+}
+
+// legalSwap replays rec's log with the engine and returns the index of
+// the first action (after the first few) of a one-action submission that
+// had another legal action of its type beside it, and that other action.
+func legalSwap(t *testing.T, rec replayRecord) (int, engine.Action) {
+	var log replayLog
+	if err := json.Unmarshal(rec.Log, &log); err != nil {
+		t.Fatal(err)
+	}
+	secret, _ := engine.ParseSecret(*log.Fairness.Secret)
+	setup := engine.Setup{Secret: secret, Mode: log.Setup.Mode, Policy: log.Setup.Policy}
+	for _, s := range log.Setup.Seats {
+		setup.Players = append(setup.Players, engine.SeatSetup{Name: s.Name, Deck: s.Deck})
+	}
+	s, _, err := engine.NewGame(setup)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < len(log.Actions); {
+		a, j := log.Actions[i], i
+		var batch []engine.Action
+		for ; j < len(log.Actions) && log.Actions[j].Version == a.Version; j++ {
+			batch = append(batch, log.Actions[j].Action)
+		}
+		if i > 5 && a.Seat >= 0 && len(batch) == 1 {
+			for _, other := range engine.Legal(s, a.Seat) {
+				if other.Type == a.Action.Type && other.String() != a.Action.String() {
+					return i, other
+				}
+			}
+		}
+		if s, _, _, err = engine.ApplyBatch(s, a.Seat, batch); err != nil {
+			t.Fatalf("action %d: %v", i, err)
+		}
+		i = j
+	}
+	t.Fatal("no action with a legal alternative")
+	return 0, engine.Action{}
+}
