@@ -33,9 +33,10 @@ FROM games g LEFT JOIN seats s ON s.game_id = g.id WHERE g.id = ? ORDER BY s.sea
 // qLockGameCached loads the game row with its seats (one row each), the
 // snapshot only on the first and only when the game is no longer at the
 // given version (whose state the caller holds; -1 for none); a lock
-// appends the FOR UPDATE OF g suffix.
+// appends the FOR UPDATE OF g, s suffix (see Store.lockGameSeats), which
+// needs the inner join: every game has its seats from its creation on.
 const qLockGameCached = selectGameSeats + `
-FROM games g LEFT JOIN seats s ON s.game_id = g.id WHERE g.id = ? ORDER BY s.seat_no`
+FROM games g JOIN seats s ON s.game_id = g.id WHERE g.id = ? ORDER BY s.seat_no`
 
 // selectGameSeats is the column list of qLockGameCached and
 // qLockGameRecipients.
@@ -50,7 +51,7 @@ const qLockGameRecipients = selectGameSeats + `,
   u.updated_at AS u_updated_at,
   EXISTS (SELECT 1 FROM notification_prefs p WHERE p.user_id = u.id) AS u_has_prefs,
   EXISTS (SELECT 1 FROM webhooks w WHERE w.user_id = u.id AND w.disabled_at IS NULL) AS u_has_hooks
-FROM games g LEFT JOIN seats s ON s.game_id = g.id LEFT JOIN users u ON u.id = s.user_id
+FROM games g JOIN seats s ON s.game_id = g.id LEFT JOIN users u ON u.id = s.user_id
 WHERE g.id = ? ORDER BY s.seat_no`
 
 // qGameRef reads a game's version, visibility and deadline, and the seat

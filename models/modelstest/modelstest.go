@@ -64,7 +64,8 @@ func Location(t testing.TB, d models.Dialect) (url, dir string) {
 }
 
 // SchemaURL creates a fresh schema in the TEST_DATABASE_URL database, drops
-// it when the test ends, and returns a URL whose search_path is that schema.
+// it when the test ends, and returns a URL whose search_path is that schema
+// and whose application_name is the schema's name too.
 func SchemaURL(t testing.TB) string {
 	t.Helper()
 	base := os.Getenv(EnvURL)
@@ -94,6 +95,7 @@ func SchemaURL(t testing.TB) string {
 	}
 	q := u.Query()
 	q.Set("search_path", schema)
+	q.Set("application_name", schema) // names the store's connections (see Backends)
 	u.RawQuery = q.Encode()
 	return u.String()
 }
