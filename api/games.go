@@ -500,8 +500,9 @@ func (s *Server) mutateGame(c *gin.Context, fn mutation) {
 	}
 	var resp response
 	// The state cache's version of the game spares reading the snapshot
-	// when it is still current; takeState reads it otherwise.
-	_, err = s.store.MutateCached(c.Request.Context(), id, s.states.version(id), func(g *models.Game) (*models.Change, error) {
+	// when it is still current; takeState reads it otherwise. A copy of
+	// the request that ran first answers (ErrKeyStored, see MutateKeyed).
+	_, err = s.store.MutateKeyed(c.Request.Context(), id, s.states.version(id), models.Key{UserID: uid, Key: key}, func(g *models.Game) (*models.Change, error) {
 		seat := g.SeatOf(uid)
 		if seat < 0 && !g.Public {
 			return nil, models.ErrNotFound

@@ -431,7 +431,7 @@ func (s *Store) lockGameSeats() string {
 // is. The game row is always written, so fn should bump Version for every
 // change; a nil Change writes nothing else. Mutate returns the written game.
 func (s *Store) Mutate(ctx context.Context, id int64, fn func(g *Game) (*Change, error)) (*Game, error) {
-	return s.mutate(ctx, id, nil, fn)
+	return s.mutate(ctx, id, nil, Key{}, fn)
 }
 
 // MutateCached is Mutate for a caller that holds the parsed state of the
@@ -439,10 +439,10 @@ func (s *Store) Mutate(ctx context.Context, id int64, fn func(g *Game) (*Change,
 // snapshot is not read (State is nil; Snapshot reads it if need be), and
 // the stored snapshot is kept unless fn sets State.
 func (s *Store) MutateCached(ctx context.Context, id, cached int64, fn func(g *Game) (*Change, error)) (*Game, error) {
-	return s.mutate(ctx, id, &cached, fn)
+	return s.mutate(ctx, id, &cached, Key{}, fn)
 }
 
-func (s *Store) mutate(ctx context.Context, id int64, cached *int64, fn func(g *Game) (*Change, error)) (*Game, error) {
+func (s *Store) mutate(ctx context.Context, id int64, cached *int64, key Key, fn func(g *Game) (*Change, error)) (*Game, error) {
 	var out *Game
 	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 		var g *Game
@@ -465,6 +465,9 @@ func (s *Store) mutate(ctx context.Context, id int64, cached *int64, fn func(g *
 		prevStatus, prevDeadline := g.Status, g.DeadlineAt
 		ch, err := fn(g)
 		if err != nil {
+			if key.Key != "" && keyStored(ctx, tx, key, s.Now()) {
+				return ErrKeyStored
+			}
 			return err
 		}
 		if ch == nil {

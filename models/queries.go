@@ -106,6 +106,9 @@ SELECT * FROM prompts WHERE game_id = ? ORDER BY created_at, prompt_id`
 const qIdempotencyGet = `
 SELECT * FROM idempotency_keys WHERE user_id = ? AND key = ? AND created_at > ?`
 
+const qIdempotencyExists = `
+SELECT count(*) FROM idempotency_keys WHERE user_id = ? AND key = ? AND created_at > ?`
+
 const qIdempotencyPurge = `
 DELETE FROM idempotency_keys WHERE created_at < ?`
 
