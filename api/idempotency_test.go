@@ -305,3 +305,34 @@ func TestConcurrentKeyedSubmissions(t *testing.T) {
 		}
 	})
 }
+
+// TestConcurrentKeyedRefresh sends 16 copies of one refresh with one
+// Idempotency-Key at once: each gets the same new tokens, and the family
+// stays valid. (A copy that ran after the first would find the token
+// rotated and revoke the family, as for a stolen token.)
+func TestConcurrentKeyedRefresh(t *testing.T) {
+	eachDB(t, func(t *testing.T, e *env) {
+		ana := e.register("ana")
+		rs := make([]*resp, 16)
+		var wg sync.WaitGroup
+		for i := range rs {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				rs[i] = e.do(req{Method: "POST", Path: "/v1/auth/refresh", Header: map[string]string{"Idempotency-Key": "refresh-1"},
+					Body: map[string]string{"refresh_token": ana.Refresh}})
+			}()
+		}
+		wg.Wait()
+		for i, r := range rs {
+			if r.Status != 200 || !bytes.Equal(r.Body, rs[0].Body) {
+				t.Fatalf("copy %d: %d %s; copy 0: %s", i, r.Status, r.Body, rs[0].Body)
+			}
+		}
+		var tok struct {
+			RefreshToken string `json:"refresh_token"`
+		}
+		rs[0].decode(t, &tok)
+		e.must(200, req{Method: "POST", Path: "/v1/auth/refresh", Body: map[string]string{"refresh_token": tok.RefreshToken}})
+	})
+}
