@@ -95,6 +95,9 @@ func (s *Server) idempotencyKey(c *gin.Context, sc idemScope) (string, []byte, e
 	if len(key) > 128 {
 		return "", nil, badRequest("Idempotency-Key: at most 128 characters")
 	}
+	if !storable(key) {
+		return "", nil, badRequest("Idempotency-Key: UTF-8 text without NUL")
+	}
 	if sc.subject != "" {
 		key = "anon:" + base64.RawURLEncoding.EncodeToString(s.mac("idempotency scope", []byte(sc.subject), []byte{0}, []byte(key)))
 	}
