@@ -36,13 +36,20 @@ func (e *env) queued(gameID int64, rs ...req) []*resp {
 	return out
 }
 
+// openGame creates a game of players seats, the first p's, the others open.
+func (e *env) openGame(p *player, players int) game {
+	e.t.Helper()
+	var g game
+	e.must(201, req{Method: "POST", Path: "/v1/games", Token: p.Access, Body: map[string]any{"players": players, "deck": deck(0)}}).decode(e.t, &g)
+	return g
+}
+
 // TestConcurrentJoins: 8 players join the one open seat of a game at
 // once; exactly one gets it, and the others a 409 game_full.
 func TestConcurrentJoins(t *testing.T) {
 	eachDB(t, func(t *testing.T, e *env) {
 		ana := e.register("ana")
-		var g game
-		e.must(201, req{Method: "POST", Path: "/v1/games", Token: ana.Access, Body: map[string]any{"players": 2, "deck": deck(0)}}).decode(t, &g)
+		g := e.openGame(ana, 2)
 		var joins []req
 		var players []*player
 		for i := range 8 {
@@ -78,8 +85,7 @@ func TestStartAgainstLeave(t *testing.T) {
 	eachDB(t, func(t *testing.T, e *env) {
 		ana, bob := e.register("ana"), e.register("bob")
 		for _, leaveFirst := range []bool{true, false} {
-			var g game
-			e.must(201, req{Method: "POST", Path: "/v1/games", Token: ana.Access, Body: map[string]any{"players": 2, "deck": deck(0)}}).decode(t, &g)
+			g := e.openGame(ana, 2)
 			e.must(200, req{Method: "POST", Path: fmt.Sprintf("/v1/games/%d/join", g.ID), Token: bob.Access,
 				Body: map[string]any{"deck": deck(1)}})
 			start := req{Method: "POST", Path: fmt.Sprintf("/v1/games/%d/start", g.ID), Token: ana.Access}

@@ -21,8 +21,7 @@ func TestUnstorableText(t *testing.T) {
 			t.Fatal(err)
 		}
 		ana, bob := e.register("ana"), e.register("bob")
-		var open game
-		e.must(201, req{Method: "POST", Path: "/v1/games", Token: ana.Access, Body: map[string]any{"players": 3, "deck": deck(0)}}).decode(t, &open)
+		open := e.openGame(ana, 3)
 		g := e.startGame(map[string]any{"mode": "fast"}, ana, bob)
 		me := awaited(g, []*player{ana, bob})[0]
 		var dk struct {

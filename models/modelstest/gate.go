@@ -99,3 +99,35 @@ func application(t testing.TB, st *models.Store) string {
 	}
 	return app
 }
+
+// Terminate ends every Postgres session of st's pool from a connection of
+// its own, as an operator or a restarting server would, and returns once
+// they are gone, with how many there were. The pool does not know: its
+// idle connections are broken now.
+func Terminate(t testing.TB, st *models.Store) int {
+	t.Helper()
+	app := application(t, st)
+	db, err := sql.Open("pgx", os.Getenv(EnvURL))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var n int
+	if err := db.QueryRow(`SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE application_name = $1`, app).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		left, err := Backends(db, app, "true")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if left == 0 {
+			return n
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d sessions of the store are still there", left)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
