@@ -241,7 +241,7 @@ func TestIdempotencyKeyScopes(t *testing.T) {
 // one Idempotency-Key at once: the action is applied once, and every copy
 // gets its response (31 of them replayed), none a 409 stale_version that
 // would tell the client its move was refused. First with the copies queued
-// behind a lock of the game, so that each waits for the one before (on
+// behind a lock of the game, so that all but one wait for another (on
 // Postgres), then simply all at once.
 func TestConcurrentKeyedSubmissions(t *testing.T) {
 	eachDB(t, func(t *testing.T, e *env) {
@@ -258,7 +258,7 @@ func TestConcurrentKeyedSubmissions(t *testing.T) {
 			}
 			var rs []*resp
 			if gated {
-				rs = e.queued(g.ID, copies...)
+				rs = e.queuedAtOnce(g.ID, copies...)
 			} else {
 				rs = make([]*resp, len(copies))
 				var wg sync.WaitGroup

@@ -11,8 +11,9 @@ import (
 
 // TestMutateReadsSeatsAfterTheLock queues 8 changes of one game behind a
 // lock held elsewhere, each adding one to seat 1's timeouts and moving the
-// awaited seat on, and lets them run one after the other: each must read
-// the seats as the change before it wrote them, so that none is lost. It
+// awaited seat on, and lets them run one after the other (in any order):
+// each must read the seats as the change before it wrote them, so that
+// none is lost. It
 // does so for each way a change reads the game: Mutate, MutateCached (with
 // the game's version or another, without and with an outbox, which reads
 // the seats' users too) and GameForUpdate.
@@ -67,8 +68,8 @@ func seatsAfterLock(t *testing.T, st *models.Store, g *models.Game) {
 				t.Error(err)
 			}
 		}()
-		gate.Wait(i + 1)
 	}
+	gate.Wait(n) // briefly: a transaction with a lock keeps TestAwaitRunning waiting
 	gate.Release()
 	wg.Wait()
 	got, err := st.Game(ctx, g.ID)
