@@ -120,6 +120,12 @@ func problemFor(err error) Problem {
 	case errors.As(err, &maxBytes):
 		p = Problem{Status: http.StatusRequestEntityTooLarge, Code: "body_too_large", Title: "Request body too large",
 			Detail: fmt.Sprintf("the body exceeds %d bytes", maxBytes.Limit)}
+	case errors.Is(err, models.ErrUnavailable):
+		p = Problem{Status: http.StatusServiceUnavailable, Code: "database_unavailable", Title: "Service unavailable",
+			Detail: "the database cannot be reached; retry after " + strconv.Itoa(unavailableRetry) + " seconds"}
+	case errors.Is(err, models.ErrUnstorableText):
+		p = Problem{Status: http.StatusUnprocessableEntity, Code: "invalid", Title: "Invalid request",
+			Detail: "a text holds a character that cannot be stored"}
 	case errors.Is(err, models.ErrNotFound):
 		p = Problem{Status: http.StatusNotFound, Code: "not_found", Title: "Not found", Detail: "no such resource"}
 	case errors.Is(err, models.ErrTokenReuse), errors.Is(err, models.ErrInvalidToken):
@@ -132,6 +138,10 @@ func problemFor(err error) Problem {
 	return p
 }
 
+// unavailableRetry is the Retry-After, in seconds, of a request that
+// found the database unreachable (models.ErrUnavailable).
+const unavailableRetry = 5
+
 // writeError responds with the problem for err and logs server errors.
 func writeError(c *gin.Context, err error) {
 	p := problemFor(err)
@@ -140,8 +150,11 @@ func writeError(c *gin.Context, err error) {
 		c.Error(err) // logged by the request logger
 	}
 	var rateErr *RateLimitError
-	if errors.As(err, &rateErr) {
+	switch {
+	case errors.As(err, &rateErr):
 		c.Header("Retry-After", strconv.Itoa(rateErr.RetryAfter))
+	case errors.Is(err, models.ErrUnavailable):
+		c.Header("Retry-After", strconv.Itoa(unavailableRetry))
 	}
 	if p.Status == http.StatusUnauthorized {
 		c.Header("WWW-Authenticate", `Bearer realm="datamonsters"`)

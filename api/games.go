@@ -33,7 +33,7 @@ func (s *Server) createGame(c *gin.Context) {
 	n := play.NewGame{Players: req.Players, Mode: req.Mode, Office: req.Office, Public: req.Public, Policy: req.Policy,
 		Deck: req.Deck.play(), Invite: req.Invite, TurnDeadlineSeconds: req.TurnDeadlineSeconds,
 		PromptDeadlineSeconds: req.PromptDeadlineSeconds, Bots: req.Bots, TimeoutLimit: req.TimeoutLimit, OnTimeouts: req.OnTimeouts}
-	s.mutateGame(c, func(rec play.Record) (*play.Result, error) {
+	s.mutateGame(c, func(rec *play.Record) (*play.Result, error) {
 		return s.play.Create(c.Request.Context(), userID(c), n, rec)
 	}, func(r *play.Result) response {
 		g := r.Game
@@ -332,16 +332,17 @@ type response struct {
 // and body) gets the stored response again without applying anything, and
 // a different request with the key gets 422; the record is stored in the
 // change's transaction (call passes rec to the play path).
-func (s *Server) mutateGame(c *gin.Context, call func(rec play.Record) (*play.Result, error), respond func(*play.Result) response) {
+func (s *Server) mutateGame(c *gin.Context, call func(rec *play.Record) (*play.Result, error), respond func(*play.Result) response) {
 	uid := userID(c)
 	key, reqHash, done := s.idempotencyStart(c)
 	if done {
 		return
 	}
 	var resp *response
-	var rec play.Record
+	var rec *play.Record
 	if key != "" {
-		rec = func(r *play.Result) (*models.Idempotency, error) {
+		// A copy of the request that ran first answers (models.ErrKeyStored).
+		rec = &play.Record{Key: models.Key{UserID: uid, Key: key}, Make: func(r *play.Result) (*models.Idempotency, error) {
 			out := respond(r)
 			data, err := s.seal(c, uid, key, out)
 			if err != nil {
@@ -349,7 +350,7 @@ func (s *Server) mutateGame(c *gin.Context, call func(rec play.Record) (*play.Re
 			}
 			resp = &out
 			return &models.Idempotency{UserID: uid, Key: key, RequestHash: reqHash, Status: out.status, Response: data}, nil
-		}
+		}}
 	}
 	res, err := call(rec)
 	if errors.Is(err, models.ErrConflict) && key != "" && s.replay(c, uid, key, reqHash) {
@@ -377,8 +378,8 @@ func (s *Server) lobbyOut(r *play.Result) response {
 
 // gameCall is a play-path call on the game the path names, for the
 // caller, with an idempotency record.
-func (s *Server) gameCall(c *gin.Context, op func(ctx context.Context, id, uid int64, rec play.Record) (*play.Result, error)) func(play.Record) (*play.Result, error) {
-	return func(rec play.Record) (*play.Result, error) {
+func (s *Server) gameCall(c *gin.Context, op func(ctx context.Context, id, uid int64, rec *play.Record) (*play.Result, error)) func(*play.Record) (*play.Result, error) {
+	return func(rec *play.Record) (*play.Result, error) {
 		id, err := pathID(c, "id")
 		if err != nil {
 			return nil, err
@@ -394,7 +395,7 @@ func (s *Server) joinGame(c *gin.Context) {
 		writeError(c, err)
 		return
 	}
-	s.mutateGame(c, s.gameCall(c, func(ctx context.Context, id, uid int64, rec play.Record) (*play.Result, error) {
+	s.mutateGame(c, s.gameCall(c, func(ctx context.Context, id, uid int64, rec *play.Record) (*play.Result, error) {
 		return s.play.Join(ctx, id, uid, req.Deck.play(), rec)
 	}), s.lobbyOut)
 }
@@ -441,7 +442,7 @@ func (s *Server) submitActions(c *gin.Context) {
 	for i, a := range req.Actions {
 		actions[i] = actionIn(a)
 	}
-	s.mutateGame(c, s.gameCall(c, func(ctx context.Context, id, uid int64, rec play.Record) (*play.Result, error) {
+	s.mutateGame(c, s.gameCall(c, func(ctx context.Context, id, uid int64, rec *play.Record) (*play.Result, error) {
 		return s.play.Submit(ctx, id, uid, &expected, actions, rec)
 	}), s.submitOut)
 }

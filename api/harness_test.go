@@ -112,7 +112,11 @@ func testConfig() api.Config {
 func newEnv(t testing.TB, d models.Dialect, cfg api.Config) *env {
 	t.Helper()
 	clk := &clock{t: time.Now().UTC()}
-	st := modelstest.Open(t, d, models.Options{Now: clk.Now})
+	return envOn(t, modelstest.Open(t, d, models.Options{Now: clk.Now}), clk, cfg)
+}
+
+// envOn starts a server on st, whose clock is clk.
+func envOn(t testing.TB, st *models.Store, clk *clock, cfg api.Config) *env {
 	log := slog.New(slog.NewJSONHandler(io.Discard, nil))
 	srv := httptest.NewServer(api.New(st, cfg, log, clk.Now).Handler())
 	t.Cleanup(srv.Close)

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"crypto/aes"
 	"crypto/cipher"
 	"crypto/hmac"
@@ -10,6 +11,7 @@ import (
 	"errors"
 	"net/http"
 	"strconv"
+	"sync"
 
 	"github.com/datamonsters/turns/models"
 	"github.com/gin-gonic/gin"
@@ -64,8 +66,9 @@ type idemScope struct {
 	// outside means fn acts outside the store's transaction (it queues a
 	// job through the job queue's own connection): it runs first and the
 	// record is written after it succeeded. A repeat after that is answered
-	// from the record; two requests with the key at the same moment may
-	// both act.
+	// from the record, and so is a copy sent to the same process while the
+	// first runs (runningKeys); two copies on two replicas at the same
+	// moment may both act.
 	outside bool
 }
 
@@ -91,6 +94,9 @@ func (s *Server) idempotencyKey(c *gin.Context, sc idemScope) (string, []byte, e
 	}
 	if len(key) > 128 {
 		return "", nil, badRequest("Idempotency-Key: at most 128 characters")
+	}
+	if !storable(key) {
+		return "", nil, badRequest("Idempotency-Key: UTF-8 text without NUL")
 	}
 	if sc.subject != "" {
 		key = "anon:" + base64.RawURLEncoding.EncodeToString(s.mac("idempotency scope", []byte(sc.subject), []byte{0}, []byte(key)))
@@ -146,9 +152,21 @@ func (s *Server) idempotentCreate(c *gin.Context, fn func(st *models.Store) (res
 func (s *Server) idempotent(c *gin.Context, sc idemScope, fn func(st *models.Store) (response, error)) {
 	ctx := c.Request.Context()
 	uid := sc.user(c)
-	key, reqHash, done := s.idempotencyStartIn(c, sc)
-	if done {
+	key, reqHash, err := s.idempotencyKey(c, sc)
+	if err != nil {
+		writeError(c, err)
 		return
+	}
+	if key != "" {
+		release, err := s.running.wait(ctx, runningKey{uid, key})
+		if err != nil {
+			writeError(c, err)
+			return
+		}
+		defer release()
+		if s.replay(c, uid, key, reqHash) {
+			return
+		}
 	}
 	var resp response
 	save := func(st *models.Store) error {
@@ -161,7 +179,6 @@ func (s *Server) idempotent(c *gin.Context, sc idemScope, fn func(st *models.Sto
 		}
 		return st.SaveIdempotency(ctx, &models.Idempotency{UserID: uid, Key: key, RequestHash: reqHash, Status: resp.status, Response: data})
 	}
-	var err error
 	if sc.outside {
 		if resp, err = fn(s.store); err == nil {
 			err = save(s.store)
@@ -190,6 +207,55 @@ func (s *Server) idempotent(c *gin.Context, sc idemScope, fn func(st *models.Sto
 		return
 	}
 	c.JSON(resp.status, resp.body)
+}
+
+// runningKeys lets one request with a given Idempotency-Key run at a time
+// in this process: a copy of a request that arrives while the first runs
+// waits for it, and then finds the record the first stored and gets its
+// response. Without it both would act when the change runs outside the
+// store's transaction (idemScope.outside: a refresh would find its token
+// rotated by the first copy, and revoke the family), and inside it the copy
+// could fail on what the first changed before it met the first's record.
+// (Game changes wait for each other on the game's lock, on every replica;
+// see models.MutateKeyed.) The zero value is ready for use.
+type runningKeys struct {
+	mu sync.Mutex
+	m  map[runningKey]chan struct{} // closed when the request with the key ends
+}
+
+// runningKey is an Idempotency-Key as stored: its user id and key.
+type runningKey struct {
+	uid int64
+	key string
+}
+
+// wait returns once no other request with k runs, with the function that
+// ends this one's turn (to call when it has responded), or ctx's error.
+func (r *runningKeys) wait(ctx context.Context, k runningKey) (release func(), err error) {
+	for {
+		r.mu.Lock()
+		busy, ok := r.m[k]
+		if !ok {
+			if r.m == nil {
+				r.m = map[runningKey]chan struct{}{}
+			}
+			done := make(chan struct{})
+			r.m[k] = done
+			r.mu.Unlock()
+			return func() {
+				r.mu.Lock()
+				delete(r.m, k)
+				r.mu.Unlock()
+				close(done)
+			}, nil
+		}
+		r.mu.Unlock()
+		select {
+		case <-busy:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
 }
 
 // sealKey is the AES-GCM key and additional data of the record of the

@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"fmt"
+	"sync"
 	"testing"
 	"time"
 )
@@ -233,5 +234,105 @@ func TestIdempotencyKeyScopes(t *testing.T) {
 				t.Fatalf("register a taken name: %d %s", r.Status, r.Body)
 			}
 		}
+	})
+}
+
+// TestConcurrentKeyedSubmissions sends 32 copies of one submission with
+// one Idempotency-Key at once: the action is applied once, and every copy
+// gets its response (31 of them replayed), none a 409 stale_version that
+// would tell the client its move was refused. First with the copies queued
+// behind a lock of the game, so that all but one wait for another (on
+// Postgres), then simply all at once.
+func TestConcurrentKeyedSubmissions(t *testing.T) {
+	eachDB(t, func(t *testing.T, e *env) {
+		ana, bob := e.register("ana"), e.register("bob")
+		players := []*player{ana, bob}
+		g := e.startGame(map[string]any{"mode": "fast"}, ana, bob)
+		for round, gated := range []bool{true, false} {
+			me := awaited(g, players)[0]
+			key := map[string]string{"Idempotency-Key": fmt.Sprintf("end-turn-%d", round)}
+			copies := make([]req, 32)
+			for i := range copies {
+				copies[i] = req{Method: "POST", Path: actionsPath(g.ID), Token: me.Access, Header: key,
+					Body: map[string]any{"expected_version": g.Version, "actions": []map[string]string{{"type": "end_turn"}}}}
+			}
+			var rs []*resp
+			if gated {
+				rs = e.queuedAtOnce(g.ID, copies...)
+			} else {
+				rs = make([]*resp, len(copies))
+				var wg sync.WaitGroup
+				for i := range copies {
+					wg.Add(1)
+					go func() {
+						defer wg.Done()
+						rs[i] = e.do(copies[i])
+					}()
+				}
+				wg.Wait()
+			}
+			replayed := 0
+			for i, r := range rs {
+				if r.Status != 200 {
+					t.Fatalf("round %d: copy %d: %d %s", round, i, r.Status, r.Body)
+				}
+				if r.Header.Get("Idempotent-Replayed") == "true" {
+					replayed++
+				}
+				if !bytes.Equal(r.Body, rs[0].Body) {
+					t.Fatalf("round %d: copy %d answered otherwise than copy 0:\n%s\n%s", round, i, r.Body, rs[0].Body)
+				}
+			}
+			if replayed != len(rs)-1 {
+				t.Fatalf("round %d: %d of %d copies replayed, want all but one", round, replayed, len(rs))
+			}
+			acts, err := e.store.Actions(context.Background(), g.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			next := e.getGame(g.ID, me)
+			applied := 0
+			for _, a := range acts {
+				if a.Version > g.Version {
+					applied++
+				}
+			}
+			if applied != 1 || next.Version != g.Version+1 {
+				t.Fatalf("round %d: %d actions logged after version %d, game at version %d; want one, at %d",
+					round, applied, g.Version, next.Version, g.Version+1)
+			}
+			g = next
+		}
+	})
+}
+
+// TestConcurrentKeyedRefresh sends 16 copies of one refresh with one
+// Idempotency-Key at once: each gets the same new tokens, and the family
+// stays valid. (A copy that ran after the first would find the token
+// rotated and revoke the family, as for a stolen token.)
+func TestConcurrentKeyedRefresh(t *testing.T) {
+	eachDB(t, func(t *testing.T, e *env) {
+		ana := e.register("ana")
+		rs := make([]*resp, 16)
+		var wg sync.WaitGroup
+		for i := range rs {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				rs[i] = e.do(req{Method: "POST", Path: "/v1/auth/refresh", Header: map[string]string{"Idempotency-Key": "refresh-1"},
+					Body: map[string]string{"refresh_token": ana.Refresh}})
+			}()
+		}
+		wg.Wait()
+		for i, r := range rs {
+			if r.Status != 200 || !bytes.Equal(r.Body, rs[0].Body) {
+				t.Fatalf("copy %d: %d %s; copy 0: %s", i, r.Status, r.Body, rs[0].Body)
+			}
+		}
+		var tok struct {
+			RefreshToken string `json:"refresh_token"`
+		}
+		rs[0].decode(t, &tok)
+		e.must(200, req{Method: "POST", Path: "/v1/auth/refresh", Body: map[string]string{"refresh_token": tok.RefreshToken}})
 	})
 }

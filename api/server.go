@@ -54,6 +54,7 @@ type Server struct {
 	bodies   *boundedCache[bodyKey, []byte]       // encoded game details and legal actions by version and seat
 	verified *boundedCache[string, verifiedToken] // access tokens already verified (see parseAccess)
 	notify   *Notifications                       // nil: streams and redelivery answer 503; see SetNotifications
+	running  runningKeys                          // the Idempotency-Keys of requests running now (see idempotent)
 }
 
 // New returns the API server. now is the clock (nil means time.Now).

@@ -465,11 +465,27 @@ func (s *Store) loadGame(tx *gorm.DB, id int64, lock bool) (*Game, error) {
 	return loadGameSeats(tx, id, q, int64(-1), id) // no version is cached: the snapshot comes too
 }
 
-// lockGameSeats is the suffix that locks the game row of a game read with
-// its seats (the seats are not locked: the game row guards them).
+// lockGameSeats is the suffix that locks the game row and the seat rows of
+// a game read with its seats (qLockGameCached, qLockGameRecipients).
+//
+// The seats are locked too, not only the game row that guards them, so that
+// a transaction that waited for the lock reads them as the one before it
+// committed them. A statement reads as of its start (READ COMMITTED): when
+// it has to wait for a row it locks, Postgres then returns the newest
+// version of each row the statement locks, and the other rows joined to it
+// as they were when the statement started. Locking the game row alone
+// returned the game as committed and its seats from before, which the
+// change then wrote back: a seat joined meanwhile was taken again, a seat
+// left meanwhile still counted for the start. Locking the 2-4 seat rows
+// costs no round trip (reading the seats again after the lock would cost
+// one per change); nothing else locks seat rows, and every change takes the
+// game row first, so the order is the same for all. The users joined to
+// the seats are not locked: after a wait, a seat's user that changed comes
+// without its row, and the outbox reads it (RecipientsOf). SQLite runs one
+// transaction at a time and needs no lock.
 func (s *Store) lockGameSeats() string {
 	if s.dialect == Postgres {
-		return " FOR UPDATE OF g"
+		return " FOR UPDATE OF g, s"
 	}
 	return ""
 }
@@ -481,7 +497,7 @@ func (s *Store) lockGameSeats() string {
 // is. The game row is always written, so fn should bump Version for every
 // change; a nil Change writes nothing else. Mutate returns the written game.
 func (s *Store) Mutate(ctx context.Context, id int64, fn func(g *Game) (*Change, error)) (*Game, error) {
-	return s.mutate(ctx, id, nil, fn)
+	return s.mutate(ctx, id, nil, Key{}, fn)
 }
 
 // MutateCached is Mutate for a caller that holds the parsed state of the
@@ -489,10 +505,10 @@ func (s *Store) Mutate(ctx context.Context, id int64, fn func(g *Game) (*Change,
 // snapshot is not read (State is nil; Snapshot reads it if need be), and
 // the stored snapshot is kept unless fn sets State.
 func (s *Store) MutateCached(ctx context.Context, id, cached int64, fn func(g *Game) (*Change, error)) (*Game, error) {
-	return s.mutate(ctx, id, &cached, fn)
+	return s.mutate(ctx, id, &cached, Key{}, fn)
 }
 
-func (s *Store) mutate(ctx context.Context, id int64, cached *int64, fn func(g *Game) (*Change, error)) (*Game, error) {
+func (s *Store) mutate(ctx context.Context, id int64, cached *int64, key Key, fn func(g *Game) (*Change, error)) (*Game, error) {
 	var out *Game
 	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 		var g *Game
@@ -515,6 +531,9 @@ func (s *Store) mutate(ctx context.Context, id int64, cached *int64, fn func(g *
 		prevStatus, prevDeadline := g.Status, g.DeadlineAt
 		ch, err := fn(g)
 		if err != nil {
+			if key.Key != "" && keyStored(ctx, tx, key, s.Now()) {
+				return ErrKeyStored
+			}
 			return err
 		}
 		if ch == nil {

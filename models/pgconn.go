@@ -4,16 +4,22 @@ import (
 	"context"
 	"database/sql"
 	"database/sql/driver"
+	"errors"
 	"fmt"
 	"reflect"
+	"strings"
+	"unicode"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/stdlib"
 )
 
 // openPostgres opens a database/sql pool of pgx connections to
 // databaseURL whose arguments of the lib/pq array types go to Postgres as
-// the text that lib/pq itself would send (see textArrayConn).
+// the text that lib/pq itself would send (see textArrayConn), and whose
+// errors say when the database is unreachable (ErrUnavailable) and when a
+// statement may run again on another connection (see textArrayConn.failed).
 func openPostgres(databaseURL string) (*sql.DB, error) {
 	cfg, err := pgx.ParseConfig(databaseURL)
 	if err != nil {
@@ -27,7 +33,10 @@ type textArrayConnector struct{ driver.Connector }
 func (c textArrayConnector) Connect(ctx context.Context) (driver.Conn, error) {
 	conn, err := c.Connector.Connect(ctx)
 	if err != nil {
-		return nil, err
+		if ctx.Err() != nil {
+			return nil, err
+		}
+		return nil, &unavailableError{err: err}
 	}
 	return textArrayConn{conn.(*stdlib.Conn)}, nil
 }
@@ -60,4 +69,130 @@ func fromPQ(t reflect.Type) bool {
 		t = t.Elem()
 	}
 	return t.PkgPath() == "github.com/lib/pq"
+}
+
+// unavailableError is an error of a connection that could not be made or
+// broke. With retry, database/sql tries the statement again on another
+// connection (it is a driver.ErrBadConn).
+type unavailableError struct {
+	err   error
+	retry bool
+}
+
+func (e *unavailableError) Error() string { return "database unavailable: " + e.err.Error() }
+
+func (e *unavailableError) Unwrap() []error {
+	if e.retry {
+		return []error{ErrUnavailable, driver.ErrBadConn, e.err}
+	}
+	return []error{ErrUnavailable, e.err}
+}
+
+// textError is the database refusing a text (ErrUnstorableText).
+type textError struct{ err error }
+
+func (e *textError) Error() string   { return e.err.Error() }
+func (e *textError) Unwrap() []error { return []error{ErrUnstorableText, e.err} }
+
+// A pooled connection can be broken without the pool knowing: the server
+// restarted, or ended the session (pg_terminate_backend), while it was
+// idle. The first statement sent on it then fails, and database/sql tries
+// it again on another connection only if the driver says the connection
+// was bad (driver.ErrBadConn), which pgx says only when nothing was sent.
+// The methods below say it too when the connection turns out to be closed
+// and running the statement again is safe whatever happened to it: a BEGIN
+// (a session that broke has no transaction left) or, outside a
+// transaction, a read. A write that may have run is not tried again; its
+// error, like every error of a broken connection, is an ErrUnavailable.
+
+func (c textArrayConn) BeginTx(ctx context.Context, opts driver.TxOptions) (driver.Tx, error) {
+	tx, err := c.Conn.BeginTx(ctx, opts)
+	if err != nil {
+		return nil, c.failed(ctx, err, true)
+	}
+	return classifiedTx{tx, c}, nil
+}
+
+func (c textArrayConn) QueryContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Rows, error) {
+	idle := c.idle()
+	rows, err := c.Conn.QueryContext(ctx, query, args)
+	if err != nil {
+		return nil, c.failed(ctx, err, idle && readOnly(query))
+	}
+	return rows, nil
+}
+
+func (c textArrayConn) ExecContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Result, error) {
+	idle := c.idle()
+	res, err := c.Conn.ExecContext(ctx, query, args)
+	if err != nil {
+		return nil, c.failed(ctx, err, idle && readOnly(query))
+	}
+	return res, nil
+}
+
+// idle reports whether the connection is outside a transaction.
+func (c textArrayConn) idle() bool { return c.Conn.Conn().PgConn().TxStatus() == 'I' }
+
+// failed classifies err, the error of a call on the connection: when the
+// connection is closed now (or err is already a driver.ErrBadConn), an
+// unavailableError, to be tried again on another connection if retry; a
+// text the server refused, a textError; else err itself. An error of a
+// cancelled call stays as it is.
+func (c textArrayConn) failed(ctx context.Context, err error, retry bool) error {
+	var pg *pgconn.PgError
+	switch {
+	case ctx.Err() != nil:
+		return err
+	case errors.Is(err, driver.ErrBadConn): // nothing was sent (pgx knows)
+		return &unavailableError{err: err, retry: true}
+	case c.Conn.Conn().IsClosed():
+		return &unavailableError{err: err, retry: retry}
+	case errors.As(err, &pg) && (pg.Code == "22021" || pg.Code == "22P05"):
+		return &textError{err}
+	}
+	return err
+}
+
+// classifiedTx is a transaction whose commit or rollback on a broken
+// connection gives an ErrUnavailable.
+type classifiedTx struct {
+	driver.Tx
+	c textArrayConn
+}
+
+func (t classifiedTx) Commit() error {
+	if err := t.Tx.Commit(); err != nil {
+		return t.c.failed(context.Background(), err, false)
+	}
+	return nil
+}
+
+func (t classifiedTx) Rollback() error {
+	if err := t.Tx.Rollback(); err != nil {
+		return t.c.failed(context.Background(), err, false)
+	}
+	return nil
+}
+
+// readOnly reports whether query is a plain SELECT, which may run again
+// without effect: no data-modifying WITH, no SELECT INTO, none of the
+// functions with effects that a SELECT of this service or of the job
+// queue calls.
+func readOnly(query string) bool {
+	q := strings.TrimSpace(query)
+	for strings.HasPrefix(q, "--") { // comment lines
+		_, rest, _ := strings.Cut(q, "\n")
+		q = strings.TrimSpace(rest)
+	}
+	if len(q) < 7 || !strings.EqualFold(q[:6], "select") || !unicode.IsSpace(rune(q[6])) {
+		return false
+	}
+	q = strings.ToLower(q)
+	for _, effect := range []string{"pg_notify", "nextval", "setval", "advisory", "set_config", " into "} {
+		if strings.Contains(q, effect) {
+			return false
+		}
+	}
+	return true
 }

@@ -2,6 +2,8 @@ package models_test
 
 import (
 	"context"
+	"fmt"
+	"sync"
 	"testing"
 	"time"
 
@@ -53,6 +55,82 @@ func TestPQArraysBecomeText(t *testing.T) {
 	} {
 		if got, err := models.CheckArgForTest(tc.in); err != nil || got != tc.want {
 			t.Errorf("%#v: %#v %v, want %#v", tc.in, got, err, tc.want)
+		}
+	}
+}
+
+// TestReadsAfterTerminatedSessions ends every session of the store's pool
+// from another connection, then reads, one after the other and at once:
+// each read that meets a broken connection runs again on another, and
+// none fails. A transaction that begins on a broken one does too.
+func TestReadsAfterTerminatedSessions(t *testing.T) {
+	st := modelstest.Open(t, models.Postgres, models.Options{})
+	ctx := context.Background()
+	u := &models.User{Username: "ann", Email: "ann@example.com"}
+	if err := st.CreateUser(ctx, u, "hash"); err != nil {
+		t.Fatal(err)
+	}
+	read := func() error {
+		got, err := st.UserByID(ctx, u.ID)
+		if err == nil && got.Username != "ann" {
+			err = fmt.Errorf("read %+v", got)
+		}
+		return err
+	}
+	for round := range 5 {
+		// Fill the pool with connections used a moment ago (an idle one
+		// older than a second is pinged before use).
+		var wg sync.WaitGroup
+		for range 8 {
+			wg.Add(1)
+			go func() { defer wg.Done(); st.ExecForTest(ctx, "SELECT pg_sleep(0.02)") }()
+		}
+		wg.Wait()
+		if n := modelstest.Terminate(t, st); n == 0 {
+			t.Fatal("no session to end")
+		}
+		errs := make(chan error, 20)
+		for range 5 {
+			errs <- read()
+		}
+		for range 10 {
+			wg.Add(1)
+			go func() { defer wg.Done(); errs <- read() }()
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs <- st.InTx(ctx, func(tx *models.Store) error { _, err := tx.UserByID(ctx, u.ID); return err })
+		}()
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			if err != nil {
+				t.Fatalf("round %d: %v", round, err)
+			}
+		}
+	}
+}
+
+// TestReadOnly: the statements that may run again after their connection
+// broke.
+func TestReadOnly(t *testing.T) {
+	for q, want := range map[string]bool{
+		"SELECT * FROM users WHERE id = $1":           true,
+		"  select 1":                                  true,
+		"-- ping\nSELECT 1":                           true,
+		"SELECT g.id FROM games g FOR UPDATE":         true,
+		"SELECTED":                                    false,
+		"WITH g AS (UPDATE games SET x = 1) SELECT 1": false,
+		"INSERT INTO users VALUES (1)":                false,
+		"SELECT pg_notify('a', 'b')":                  false,
+		"SELECT nextval('s')":                         false,
+		"SELECT pg_advisory_xact_lock(1)":             false,
+		"SELECT * INTO copy FROM users":               false,
+		"UPDATE users SET name = 'select'":            false,
+	} {
+		if got := models.ReadOnlyForTest(q); got != want {
+			t.Errorf("%q: %v, want %v", q, got, want)
 		}
 	}
 }

@@ -1,5 +1,7 @@
 package models
 
+import "github.com/datamonsters/turns/engine"
+
 // Named SQL for the queries that are more than a lookup by key. Placeholders
 // are "?"; GORM rewrites them for Postgres.
 
@@ -33,9 +35,22 @@ FROM games g LEFT JOIN seats s ON s.game_id = g.id WHERE g.id = ? ORDER BY s.sea
 // qLockGameCached loads the game row with its seats (one row each), the
 // snapshot only on the first and only when the game is no longer at the
 // given version (whose state the caller holds; -1 for none); a lock
-// appends the FOR UPDATE OF g suffix.
+// appends the FOR UPDATE OF g, s suffix (see Store.lockGameSeats), which
+// needs the inner join: every game has its seats from its creation on.
+// The join's estimate of seats per game comes from the seats table's
+// statistics; without them (a table never analyzed, or much updated
+// since) it is thousands, and with it qLockGameRecipients cost enough for
+// Postgres to compile it (JIT, tens of milliseconds per change) and to
+// scan all users. The limit, a game's most seats, bounds the estimate.
 const qLockGameCached = selectGameSeats + `
-FROM games g LEFT JOIN seats s ON s.game_id = g.id WHERE g.id = ? ORDER BY s.seat_no`
+FROM games g JOIN seats s ON s.game_id = g.id WHERE g.id = ? ORDER BY s.seat_no` + limitSeats
+
+// limitSeats bounds a read of one game's seats: it has at most
+// engine.MaxPlayers (see qLockGameCached).
+const limitSeats = ` LIMIT 4`
+
+// The limit holds every seat of a game.
+const _ = uint(4 - engine.MaxPlayers)
 
 // selectGameSeats is the column list of qLockGameCached and
 // qLockGameRecipients.
@@ -50,8 +65,8 @@ const qLockGameRecipients = selectGameSeats + `,
   u.updated_at AS u_updated_at,
   EXISTS (SELECT 1 FROM notification_prefs p WHERE p.user_id = u.id) AS u_has_prefs,
   EXISTS (SELECT 1 FROM webhooks w WHERE w.user_id = u.id AND w.disabled_at IS NULL) AS u_has_hooks
-FROM games g LEFT JOIN seats s ON s.game_id = g.id LEFT JOIN users u ON u.id = s.user_id
-WHERE g.id = ? ORDER BY s.seat_no`
+FROM games g JOIN seats s ON s.game_id = g.id LEFT JOIN users u ON u.id = s.user_id
+WHERE g.id = ? ORDER BY s.seat_no` + limitSeats
 
 // qGameRef reads a game's version, visibility and deadline, and the seat
 // of a user in it.
@@ -108,6 +123,9 @@ SELECT * FROM prompts WHERE game_id = ? ORDER BY created_at, prompt_id`
 
 const qIdempotencyGet = `
 SELECT * FROM idempotency_keys WHERE user_id = ? AND key = ? AND created_at > ?`
+
+const qIdempotencyExists = `
+SELECT count(*) FROM idempotency_keys WHERE user_id = ? AND key = ? AND created_at > ?`
 
 const qIdempotencyPurge = `
 DELETE FROM idempotency_keys WHERE created_at < ?`

@@ -31,6 +31,13 @@ var (
 	// ErrTokenReuse means a refresh token that was already rotated was
 	// presented again; its whole family has been revoked.
 	ErrTokenReuse = errors.New("refresh token reused")
+	// ErrUnavailable means that the database could not be reached: no
+	// connection could be made, or the one in use broke (the server went
+	// away or ended the session). Trying again later may succeed.
+	ErrUnavailable = errors.New("database unavailable")
+	// ErrUnstorableText means the database refused a text it cannot store
+	// (a NUL character, or bytes that are not UTF-8).
+	ErrUnstorableText = errors.New("text the database cannot store")
 )
 
 // Dialect names the database a Store runs on.

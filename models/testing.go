@@ -55,3 +55,7 @@ func CheckArgForTest(v any) (any, error) {
 	err := textArrayConn{}.CheckNamedValue(nv)
 	return nv.Value, err
 }
+
+// ReadOnlyForTest reports whether a statement that failed on a broken
+// connection may run again on another (see readOnly).
+func ReadOnlyForTest(query string) bool { return readOnly(query) }

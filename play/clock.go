@@ -132,7 +132,7 @@ func countTimeouts(g *models.Game, seat int, acted bool, events []engine.Event, 
 // bot has played since they timed out too often in a row. Their run of
 // timeouts starts again from zero; the game's state and deadline stay as
 // they are, and the player is told what the bot did meanwhile.
-func (s *Service) Reclaim(ctx context.Context, id, uid int64, rec Record) (*Result, error) {
+func (s *Service) Reclaim(ctx context.Context, id, uid int64, rec *Record) (*Result, error) {
 	return s.change(ctx, id, uid, rec, func(g *models.Game, seat int) (*models.Change, *Result, error) {
 		switch {
 		case seat < 0:

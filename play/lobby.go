@@ -95,7 +95,7 @@ func (n *NewGame) check() error {
 // Create opens a game with user uid in seat 0, the invited users in the
 // next seats, open seats after them and the bot seats last. rec, when set,
 // stores the request's idempotency record in the same transaction.
-func (s *Service) Create(ctx context.Context, uid int64, n NewGame, rec Record) (*Result, error) {
+func (s *Service) Create(ctx context.Context, uid int64, n NewGame, rec *Record) (*Result, error) {
 	if err := n.check(); err != nil {
 		return nil, err
 	}
@@ -144,11 +144,11 @@ func (s *Service) Create(ctx context.Context, uid int64, n NewGame, rec Record) 
 }
 
 // saveRecord stores rec's idempotency record of res with tx, if any.
-func saveRecord(ctx context.Context, tx *models.Store, rec Record, res *Result) error {
-	if rec == nil {
+func saveRecord(ctx context.Context, tx *models.Store, rec *Record, res *Result) error {
+	if rec == nil || rec.Make == nil {
 		return nil
 	}
-	r, err := rec(res)
+	r, err := rec.Make(res)
 	if err != nil || r == nil {
 		return err
 	}
@@ -236,7 +236,7 @@ func (s *Service) visible(ctx context.Context, id, uid int64) (*models.Game, int
 
 // Join seats user uid with the deck: in their invited seat, or else the
 // first open seat.
-func (s *Service) Join(ctx context.Context, id, uid int64, deck DeckChoice, rec Record) (*Result, error) {
+func (s *Service) Join(ctx context.Context, id, uid int64, deck DeckChoice, rec *Record) (*Result, error) {
 	if _, _, err := s.visible(ctx, id, uid); err != nil {
 		return nil, err
 	}
@@ -270,7 +270,7 @@ func (s *Service) Join(ctx context.Context, id, uid int64, deck DeckChoice, rec 
 
 // Leave gives up user uid's seat before the start. An invitation stays
 // open for the invitee.
-func (s *Service) Leave(ctx context.Context, id, uid int64, rec Record) (*Result, error) {
+func (s *Service) Leave(ctx context.Context, id, uid int64, rec *Record) (*Result, error) {
 	return s.lobby(ctx, id, uid, rec, func(g *models.Game, seat int) error {
 		switch {
 		case seat < 0 || !g.Seats[seat].Joined:
@@ -290,7 +290,7 @@ func (s *Service) Leave(ctx context.Context, id, uid int64, rec Record) (*Result
 }
 
 // Cancel cancels a game that has not started; only its creator may.
-func (s *Service) Cancel(ctx context.Context, id, uid int64, rec Record) (*Result, error) {
+func (s *Service) Cancel(ctx context.Context, id, uid int64, rec *Record) (*Result, error) {
 	return s.lobby(ctx, id, uid, rec, func(g *models.Game, seat int) error {
 		if g.CreatedBy != uid {
 			return forbidden("not_creator", "only the game's creator may cancel it")
@@ -341,7 +341,7 @@ func (s *Service) SetupOf(g *models.Game) (engine.Setup, error) {
 
 // Start deals the game once every seat is taken; only its creator may.
 // The game's secret and the salt of its commitment come from crypto/rand.
-func (s *Service) Start(ctx context.Context, id, uid int64, rec Record) (*Result, error) {
+func (s *Service) Start(ctx context.Context, id, uid int64, rec *Record) (*Result, error) {
 	return s.change(ctx, id, uid, rec, func(g *models.Game, seat int) (*models.Change, *Result, error) {
 		if g.CreatedBy != uid {
 			return nil, nil, forbidden("not_creator", "only the game's creator may start it")

@@ -34,12 +34,17 @@ func New(store *models.Store, now func() time.Time, log *slog.Logger) *Service {
 // Store is the store the service plays on.
 func (s *Service) Store() *models.Store { return s.store }
 
-// Record returns the idempotency record a front door stores with a change,
-// in the change's transaction, built from the change's result; nil stores
-// none. It runs once the change's events have their sequence numbers. A
-// key already stored makes the change fail with models.ErrConflict, and
-// nothing of it is written.
-type Record func(*Result) (*models.Idempotency, error)
+// Record is the idempotency record a front door stores with a change, in
+// the change's transaction: Make builds it from the change's result (nil
+// stores none) once the change's events have their sequence numbers. A key
+// already stored makes the change fail with models.ErrConflict, and nothing
+// of it is written; a change that fails while a copy of the request with
+// Key stored its record meanwhile fails with models.ErrKeyStored (see
+// models.Store.MutateKeyed), whose record is then the answer.
+type Record struct {
+	Key  models.Key
+	Make func(*Result) (*models.Idempotency, error)
+}
 
 // Result is a change as it is recorded.
 type Result struct {
@@ -94,11 +99,15 @@ type mutation func(g *models.Game, seat int) (*models.Change, *Result, error)
 // uid (0: the service itself), and records what it returns with rec's
 // idempotency record. A private game the user has no seat in is
 // models.ErrNotFound. It is the one way every operation changes a game.
-func (s *Service) change(ctx context.Context, id, uid int64, rec Record, fn mutation) (*Result, error) {
+func (s *Service) change(ctx context.Context, id, uid int64, rec *Record, fn mutation) (*Result, error) {
 	var res *Result
+	var key models.Key
+	if rec != nil {
+		key = rec.Key
+	}
 	// The state cache's version of the game spares reading the snapshot
 	// when it is still current; takeState reads it otherwise.
-	_, err := s.store.MutateCached(ctx, id, s.states.version(id), func(g *models.Game) (*models.Change, error) {
+	_, err := s.store.MutateKeyed(ctx, id, s.states.version(id), key, func(g *models.Game) (*models.Change, error) {
 		seat := -1
 		if uid != 0 {
 			if seat = g.SeatOf(uid); seat < 0 && !g.Public {
@@ -113,8 +122,8 @@ func (s *Service) change(ctx context.Context, id, uid int64, rec Record, fn muta
 			ch = &models.Change{}
 		}
 		r.ch, res = ch, r
-		if rec != nil {
-			ch.Record = func() (*models.Idempotency, error) { return rec(res) }
+		if rec != nil && rec.Make != nil {
+			ch.Record = func() (*models.Idempotency, error) { return rec.Make(res) }
 		}
 		return ch, nil
 	})
@@ -126,7 +135,7 @@ func (s *Service) change(ctx context.Context, id, uid int64, rec Record, fn muta
 
 // lobby is a change of a game that has not started: fn changes the game
 // and its seats, and the version goes up by one.
-func (s *Service) lobby(ctx context.Context, id, uid int64, rec Record, fn func(g *models.Game, seat int) error) (*Result, error) {
+func (s *Service) lobby(ctx context.Context, id, uid int64, rec *Record, fn func(g *models.Game, seat int) error) (*Result, error) {
 	return s.change(ctx, id, uid, rec, func(g *models.Game, seat int) (*models.Change, *Result, error) {
 		if err := fn(g, seat); err != nil {
 			return nil, nil, err

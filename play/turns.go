@@ -20,7 +20,7 @@ const MaxBatch = 50
 // seat is applied even when the game moved on meanwhile: such answers do
 // not depend on what the other seats did. An illegal action gives a
 // *BatchError naming it; a stale version a *StaleVersionError.
-func (s *Service) Submit(ctx context.Context, id, uid int64, expected *int64, actions []engine.Action, rec Record) (*Result, error) {
+func (s *Service) Submit(ctx context.Context, id, uid int64, expected *int64, actions []engine.Action, rec *Record) (*Result, error) {
 	if len(actions) == 0 || len(actions) > MaxBatch {
 		return nil, invalid("actions: 1 to %d actions", MaxBatch)
 	}
@@ -50,13 +50,13 @@ func (s *Service) Submit(ctx context.Context, id, uid int64, expected *int64, ac
 }
 
 // Resign takes user uid's seat out of the game, at any version.
-func (s *Service) Resign(ctx context.Context, id, uid int64, rec Record) (*Result, error) {
+func (s *Service) Resign(ctx context.Context, id, uid int64, rec *Record) (*Result, error) {
 	return s.Submit(ctx, id, uid, nil, []engine.Action{{Type: engine.ActResign}}, rec)
 }
 
 // VoteEnd records user uid's vote to end the game as it stands, at any
 // version; the game ends once every player still in it has voted.
-func (s *Service) VoteEnd(ctx context.Context, id, uid int64, rec Record) (*Result, error) {
+func (s *Service) VoteEnd(ctx context.Context, id, uid int64, rec *Record) (*Result, error) {
 	return s.Submit(ctx, id, uid, nil, []engine.Action{{Type: engine.ActVoteEnd}}, rec)
 }
 

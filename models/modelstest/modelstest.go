@@ -32,20 +32,29 @@ func Dialects() []models.Dialect {
 // in its own schema, so tests may run in parallel.
 func Open(t testing.TB, d models.Dialect, opt models.Options) *models.Store {
 	t.Helper()
-	ctx := context.Background()
-	var st *models.Store
-	var err error
-	switch d {
-	case models.SQLite:
-		st, err = models.Open(ctx, "", t.TempDir(), opt)
-	case models.Postgres:
-		st, err = models.Open(ctx, SchemaURL(t), "", opt)
+	if d == models.Postgres {
+		return OpenURL(t, SchemaURL(t), opt)
 	}
+	st, err := models.Open(context.Background(), "", t.TempDir(), opt)
+	return migrated(t, d, st, err)
+}
+
+// OpenURL is Open for the Postgres database at url (from SchemaURL, or the
+// same database reached another way).
+func OpenURL(t testing.TB, url string, opt models.Options) *models.Store {
+	t.Helper()
+	st, err := models.Open(context.Background(), url, "", opt)
+	return migrated(t, models.Postgres, st, err)
+}
+
+// migrated fails the test on err, else closes st at its end and migrates it.
+func migrated(t testing.TB, d models.Dialect, st *models.Store, err error) *models.Store {
+	t.Helper()
 	if err != nil {
 		t.Fatalf("open %s: %v", d, err)
 	}
 	t.Cleanup(func() { st.Close() })
-	if _, err := st.Migrate(ctx); err != nil {
+	if _, err := st.Migrate(context.Background()); err != nil {
 		t.Fatalf("migrate %s: %v", d, err)
 	}
 	return st
@@ -64,7 +73,8 @@ func Location(t testing.TB, d models.Dialect) (url, dir string) {
 }
 
 // SchemaURL creates a fresh schema in the TEST_DATABASE_URL database, drops
-// it when the test ends, and returns a URL whose search_path is that schema.
+// it when the test ends, and returns a URL whose search_path is that schema
+// and whose application_name is the schema's name too.
 func SchemaURL(t testing.TB) string {
 	t.Helper()
 	base := os.Getenv(EnvURL)
@@ -94,6 +104,7 @@ func SchemaURL(t testing.TB) string {
 	}
 	q := u.Query()
 	q.Set("search_path", schema)
+	q.Set("application_name", schema) // names the store's connections (see Backends)
 	u.RawQuery = q.Encode()
 	return u.String()
 }
