@@ -16,7 +16,8 @@ import (
 )
 
 // Config is what the API needs to know. Secret, Issuer and Audience are
-// required; zero durations and sizes take the defaults noted.
+// required; zero durations and sizes take the defaults noted (and so do
+// the rate limits' negative ones).
 type Config struct {
 	Secret       []byte        // HS256 key for access tokens
 	Issuer       string        // iss of access tokens
@@ -75,22 +76,22 @@ func New(store *models.Store, cfg Config, log *slog.Logger, now func() time.Time
 	if cfg.MaxBodyBytes == 0 {
 		cfg.MaxBodyBytes = 1 << 20
 	}
-	if cfg.LoginBurst == 0 {
+	if cfg.LoginBurst <= 0 {
 		cfg.LoginBurst = 10
 	}
-	if cfg.LoginEvery == 0 {
+	if cfg.LoginEvery <= 0 {
 		cfg.LoginEvery = time.Minute
 	}
-	if cfg.LoginAddressBurst == 0 {
+	if cfg.LoginAddressBurst <= 0 {
 		cfg.LoginAddressBurst = 30
 	}
-	if cfg.LoginAddressEvery == 0 {
+	if cfg.LoginAddressEvery <= 0 {
 		cfg.LoginAddressEvery = 10 * time.Second
 	}
-	if cfg.RegisterBurst == 0 {
+	if cfg.RegisterBurst <= 0 {
 		cfg.RegisterBurst = 20
 	}
-	if cfg.RegisterEvery == 0 {
+	if cfg.RegisterEvery <= 0 {
 		cfg.RegisterEvery = 3 * time.Minute
 	}
 	if log == nil {
