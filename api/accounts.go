@@ -28,21 +28,34 @@ func userOut(u *models.User) userResponse {
 		Notifications: notifications{Email: u.NotifyEmail, Turns: u.NotifyTurns}, CreatedAt: rfc3339(u.CreatedAt)}
 }
 
-// register creates an account and logs it in. With an Idempotency-Key
-// (scoped by the username) a repeat gets the same tokens again.
+// checkNewPassword applies the rules of a new password, given in the
+// field named field: 8 to 256 bytes.
+func checkNewPassword(field, password string) error {
+	if len(password) < 8 || len(password) > 256 {
+		return invalid("%s: 8 to 256 characters", field)
+	}
+	return nil
+}
+
+// register creates an account and logs it in. Registrations are limited
+// per client address, before the password is hashed: a refused one costs
+// no argon2id hash. With an Idempotency-Key (scoped by the username) a
+// repeat gets the same tokens again.
 func (s *Server) register(c *gin.Context) {
 	var req registerRequest
 	if err := decode(c, &req); err != nil {
 		writeError(c, err)
 		return
 	}
-	switch {
-	case !usernamePattern.MatchString(req.Username):
+	if !usernamePattern.MatchString(req.Username) {
 		writeError(c, invalid("username: 3 to 32 characters of a-z, 0-9, _ and -, starting with a letter or digit"))
 		return
-	case len(req.Password) < 8 || len(req.Password) > 256:
-		writeError(c, invalid("password: 8 to 256 characters"))
+	}
+	if err := checkNewPassword("password", req.Password); err != nil {
+		writeError(c, err)
 		return
+	}
+	switch {
 	case !validEmail(req.Email):
 		writeError(c, invalid("email: not an address"))
 		return
@@ -50,8 +63,12 @@ func (s *Server) register(c *gin.Context) {
 		writeError(c, invalid("display_name: at most 64 characters"))
 		return
 	}
+	if err := s.take(c.Request.Context(), attempt{s.limits.register, clientAddress(c)}); err != nil {
+		writeError(c, err)
+		return
+	}
 	u := &models.User{Username: req.Username, Email: req.Email, DisplayName: req.DisplayName, NotifyEmail: req.Email != "", NotifyTurns: true}
-	hash := hashPassword(req.Password) // before the transaction: argon2id takes a while
+	hash := s.hash(req.Password) // before the transaction: argon2id takes a while
 	s.idempotent(c, idemScope{subject: "user:" + req.Username}, func(st *models.Store) (response, error) {
 		if err := st.CreateUser(c.Request.Context(), u, hash); err != nil {
 			if errors.Is(err, models.ErrConflict) {
@@ -66,20 +83,24 @@ func (s *Server) register(c *gin.Context) {
 var errBadLogin = newError(http.StatusUnauthorized, "bad_credentials", "Unauthorized", "unknown username or wrong password")
 
 // login exchanges a username and password for tokens. Attempts are limited
-// per client IP and username, and the password is checked, before an
-// Idempotency-Key (scoped by the username) is looked at: a repeat gets the
-// same tokens again only with the right password.
+// per client address and per account (whatever the address), in the
+// database, and the password is checked, before an Idempotency-Key (scoped
+// by the username) is looked at: a repeat gets the same tokens again only
+// with the right password. A login with the right password gives its
+// attempts back: only failed ones count.
 func (s *Server) login(c *gin.Context) {
 	var req loginRequest
 	if err := decode(c, &req); err != nil {
 		writeError(c, err)
 		return
 	}
-	if ok, wait := s.logins.allow(c.ClientIP() + "|" + strings.ToLower(req.Username)); !ok {
-		writeError(c, &RateLimitError{RetryAfter: wait})
+	ctx := c.Request.Context()
+	attempts := s.loginAttempts(c, req.Username)
+	if err := s.take(ctx, attempts...); err != nil {
+		writeError(c, err)
 		return
 	}
-	u, err := s.store.UserByUsername(c.Request.Context(), req.Username)
+	u, err := s.store.UserByUsername(ctx, req.Username)
 	if errors.Is(err, models.ErrNotFound) {
 		checkPassword(dummyHash, req.Password)
 		writeError(c, errBadLogin)
@@ -89,18 +110,27 @@ func (s *Server) login(c *gin.Context) {
 		writeError(c, err)
 		return
 	}
-	hash, err := s.store.PasswordHash(c.Request.Context(), u.ID)
+	_, ok, err := s.passwordOf(ctx, u.ID, req.Password)
+	if err == nil && !ok {
+		err = errBadLogin
+	}
 	if err != nil {
 		writeError(c, err)
 		return
 	}
-	if !checkPassword(hash, req.Password) {
-		writeError(c, errBadLogin)
-		return
-	}
+	s.give(ctx, attempts...)
 	s.idempotent(c, idemScope{subject: "user:" + req.Username}, func(st *models.Store) (response, error) {
 		return s.session(c.Request.Context(), st, http.StatusOK, u)
 	})
+}
+
+// passwordOf reads the user's password hash and checks password against
+// it: the hash, and whether password is the user's.
+func (s *Server) passwordOf(ctx context.Context, userID int64, password string) (hash string, ok bool, err error) {
+	if hash, err = s.store.PasswordHash(ctx, userID); err != nil {
+		return "", false, err
+	}
+	return hash, checkPassword(hash, password), nil
 }
 
 // session starts a refresh token family for u with st and returns the
@@ -114,10 +144,10 @@ func (s *Server) session(ctx context.Context, st *models.Store, status int, u *m
 	return s.tokens(status, u, refresh)
 }
 
-// tokens is the response with a new access token for u and the refresh
-// token refresh.
+// tokens is the response with a new access token for u (of generation
+// u.TokenGen; see issueAccess) and the refresh token refresh.
 func (s *Server) tokens(status int, u *models.User, refresh string) (response, error) {
-	access, exp, err := s.issueAccess(u.ID, u.Username)
+	access, exp, err := s.issueAccess(u)
 	if err != nil {
 		return response{}, err
 	}
@@ -144,15 +174,17 @@ func (s *Server) refresh(c *gin.Context) {
 	}
 	old := models.HashToken(req.RefreshToken)
 	s.idempotent(c, idemScope{subject: "refresh:" + string(old), outside: true}, func(st *models.Store) (response, error) {
-		next := randomToken(refreshTokenPrefix)
-		uid, err := st.RotateRefreshToken(c.Request.Context(), old, models.HashToken(next), s.now().Add(s.cfg.RefreshTTL))
-		if errors.Is(err, models.ErrTokenReuse) {
-			s.log.Warn("refresh token reuse; family revoked", "request_id", c.GetString(ctxRequestID))
-		}
+		// The user, and so the generation of the new access token, before
+		// the rotation checks the refresh token (see issueAccess).
+		u, err := st.RefreshTokenUser(c.Request.Context(), old)
 		if err != nil {
 			return response{}, err
 		}
-		u, err := st.UserByID(c.Request.Context(), uid)
+		next := randomToken(refreshTokenPrefix)
+		_, err = st.RotateRefreshToken(c.Request.Context(), old, models.HashToken(next), s.now().Add(s.cfg.RefreshTTL))
+		if errors.Is(err, models.ErrTokenReuse) {
+			s.log.Warn("refresh token reuse; family revoked, access tokens ended", "request_id", c.GetString(ctxRequestID), "user_id", u.ID)
+		}
 		if err != nil {
 			return response{}, err
 		}
@@ -160,9 +192,10 @@ func (s *Server) refresh(c *gin.Context) {
 	})
 }
 
-// logout revokes the refresh token's family. Access tokens run out by
-// themselves within their short lifetime. It takes no Idempotency-Key: a
-// repeat changes nothing and answers 204 again.
+// logout revokes the refresh token's family and ends the user's access
+// tokens issued before it, on every replica at once (see
+// models.Store.RevokeRefreshFamily). It takes no Idempotency-Key: a repeat
+// changes nothing and answers 204 again.
 func (s *Server) logout(c *gin.Context) {
 	var req refreshRequest
 	if err := decode(c, &req); err != nil {
@@ -174,6 +207,71 @@ func (s *Server) logout(c *gin.Context) {
 		return
 	}
 	c.Status(http.StatusNoContent)
+}
+
+var errWrongPassword = forbidden("wrong_password", "current_password: not the account's password")
+
+// changePassword replaces the caller's password (login session only). The
+// new password follows registration's rules, checked first; then the
+// attempt is counted as a login of the account is, and the current
+// password checked. The change ends every access token of the account
+// issued before it (this request's too) and revokes every refresh token,
+// on every replica at once, and the response is a new session for the
+// caller. It takes no Idempotency-Key: the request's access token is ended
+// by its success, so a client that lost the response logs in with the new
+// password.
+func (s *Server) changePassword(c *gin.Context) {
+	var req changePasswordRequest
+	if err := decode(c, &req); err != nil {
+		writeError(c, err)
+		return
+	}
+	if err := checkNewPassword("new_password", req.NewPassword); err != nil {
+		writeError(c, err)
+		return
+	}
+	ctx := c.Request.Context()
+	u, err := s.store.UserByID(ctx, userID(c))
+	if err != nil {
+		writeError(c, err)
+		return
+	}
+	attempts := s.loginAttempts(c, u.Username)
+	if err := s.take(ctx, attempts...); err != nil {
+		writeError(c, err)
+		return
+	}
+	old, ok, err := s.passwordOf(ctx, u.ID, req.CurrentPassword)
+	if err == nil && !ok {
+		err = errWrongPassword
+	}
+	if err != nil {
+		writeError(c, err)
+		return
+	}
+	s.give(ctx, attempts...)
+	hash := s.hash(req.NewPassword)
+	var resp response
+	err = s.store.InTx(ctx, func(tx *models.Store) error {
+		gen, err := tx.ChangePassword(ctx, u.ID, old, hash)
+		if err != nil {
+			return err
+		}
+		u.TokenGen = gen
+		resp, err = s.session(ctx, tx, http.StatusOK, u)
+		return err
+	})
+	if errors.Is(err, models.ErrConflict) {
+		err = conflict("password_changed", "the password was changed meanwhile; log in again")
+	}
+	if err != nil {
+		writeError(c, err)
+		return
+	}
+	for k, v := range resp.header {
+		c.Header(k, v)
+	}
+	c.JSON(resp.status, resp.body)
 }
 
 // me returns the caller's profile.

@@ -1,16 +1,20 @@
 package api
 
 import (
+	"context"
 	"crypto/rand"
 	"crypto/subtle"
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"net/http"
+	"net/netip"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
+	"github.com/datamonsters/turns/models"
+	"github.com/gin-gonic/gin"
 	"github.com/golang-jwt/jwt/v5"
 	"golang.org/x/crypto/argon2"
 )
@@ -87,17 +91,24 @@ const (
 // claims are the access token's claims.
 type claims struct {
 	Username string `json:"name"`
+	// Gen is the user's token generation when the token was issued (see
+	// models.User.TokenGen); absent means 0.
+	Gen int64 `json:"gen,omitempty"`
 	jwt.RegisteredClaims
 }
 
-// issueAccess returns a signed HS256 access token for the user.
-func (s *Server) issueAccess(userID int64, username string) (string, time.Time, error) {
+// issueAccess returns a signed HS256 access token for the user, of the
+// user's current token generation u.TokenGen. It must have been read
+// before the credential the token is issued for was checked: whatever ends
+// the user's access tokens after that read ends this one too.
+func (s *Server) issueAccess(u *models.User) (string, time.Time, error) {
 	now := s.now()
 	exp := now.Add(s.cfg.AccessTTL)
 	tok := jwt.NewWithClaims(jwt.SigningMethodHS256, claims{
-		Username: username,
+		Username: u.Username,
+		Gen:      u.TokenGen,
 		RegisteredClaims: jwt.RegisteredClaims{
-			Subject:   strconv.FormatInt(userID, 10),
+			Subject:   strconv.FormatInt(u.ID, 10),
 			Issuer:    s.cfg.Issuer,
 			Audience:  jwt.ClaimStrings{s.cfg.Audience},
 			IssuedAt:  jwt.NewNumericDate(now),
@@ -108,15 +119,43 @@ func (s *Server) issueAccess(userID int64, username string) (string, time.Time, 
 	return signed, exp, err
 }
 
+// errTokenEnded is an access token of an earlier generation than its
+// user's: a logout or a password change came after it.
+var errTokenEnded = newError(http.StatusUnauthorized, "unauthorized", "Unauthorized",
+	"the access token was ended by a logout or a password change; refresh it or log in again")
+
 // parseAccess verifies an access token: HS256 only, signature, exp, iss and
-// aud. It returns the user id. A token it has verified is remembered by its
-// exact text, with its user and expiry, until it expires: a client sends
-// the same token with every request, and parsing and verifying it again
-// took a tenth of the server's time for a GET answered from the cache.
-func (s *Server) parseAccess(token string) (int64, error) {
+// aud (verifyAccess), and that it is of its user's current token
+// generation, read from the database each time, so that a logout or a
+// password change on any replica ends it at once. It returns the user id;
+// errUnauthorized or errTokenEnded for a token that is no good, or the
+// store's error.
+func (s *Server) parseAccess(ctx context.Context, token string) (int64, error) {
+	v, err := s.verifyAccess(token)
+	if err != nil {
+		return 0, errUnauthorized
+	}
+	gen, err := s.store.TokenGeneration(ctx, v.userID)
+	if errors.Is(err, models.ErrNotFound) {
+		gen, err = -1, nil // no such user: no generation is current
+	}
+	if err != nil {
+		return 0, err
+	}
+	return v.userID, v.check(gen)
+}
+
+// verifyAccess is parseAccess without the generation's check: what the
+// token itself says, checked. A token it has verified is remembered by its
+// exact text, with its user, generation and expiry, until it expires: a
+// client sends the same token with every request, and parsing and
+// verifying it again took a tenth of the server's time for a GET answered
+// from the cache. What is remembered spares the verification only, never
+// the generation's check.
+func (s *Server) verifyAccess(token string) (verifiedToken, error) {
 	now := s.now()
 	if v, ok := s.verified.get(token); ok && now.Before(v.exp) { // as the parser checks exp
-		return v.userID, nil
+		return v, nil
 	}
 	var c claims
 	_, err := jwt.ParseWithClaims(token, &c, func(*jwt.Token) (any, error) { return s.cfg.Secret, nil },
@@ -127,63 +166,137 @@ func (s *Server) parseAccess(token string) (int64, error) {
 		jwt.WithTimeFunc(func() time.Time { return now }),
 	)
 	if err != nil {
-		return 0, err
+		return verifiedToken{}, err
 	}
 	id, err := strconv.ParseInt(c.Subject, 10, 64)
-	if err != nil || id <= 0 {
-		return 0, errors.New("bad subject")
+	if err != nil || id <= 0 || c.Gen < 0 {
+		return verifiedToken{}, errors.New("bad subject or generation")
 	}
+	v := verifiedToken{userID: id, gen: c.Gen, exp: c.ExpiresAt.Time}
 	if c.NotBefore == nil { // a token good from some time on is verified each time
-		s.verified.put(token, verifiedToken{userID: id, exp: c.ExpiresAt.Time})
+		s.verified.put(token, v)
 	}
-	return id, nil
+	return v, nil
 }
 
-// verifiedToken is an access token parseAccess has verified.
+// verifiedToken is an access token verifyAccess has verified.
 type verifiedToken struct {
 	userID int64
+	gen    int64 // the token generation it carries
 	exp    time.Time
 }
 
-// limiter is a token bucket per key: Burst attempts at once, refilled at one
-// per Every. It forgets idle keys.
-type limiter struct {
-	mu      sync.Mutex
-	burst   float64
-	every   time.Duration
-	now     func() time.Time
-	buckets map[string]*bucket
+// check is errTokenEnded unless the token is of generation current, its
+// user's; errUnauthorized if current is -1, for a user that does not exist.
+func (v verifiedToken) check(current int64) error {
+	switch {
+	case current < 0:
+		return errUnauthorized
+	case v.gen != current:
+		return errTokenEnded
+	}
+	return nil
 }
 
-type bucket struct {
-	tokens float64
-	at     time.Time
+// checkLater, for a route authenticated with authenticateLater, checks the
+// generation of the request's access token against current, the user's
+// generation as the route's first query read it (models.GameRef.TokenGen):
+// errTokenEnded if it is not. It is nil for a request made with an API
+// token, which has no generation, and for one authenticate has checked.
+func checkLater(c *gin.Context, current int64) error {
+	v, ok := c.Get(ctxAccess)
+	if !ok {
+		return nil
+	}
+	c.Set(ctxAccessChecked, true)
+	return v.(verifiedToken).check(current)
 }
 
-func newLimiter(burst int, every time.Duration, now func() time.Time) *limiter {
-	return &limiter{burst: float64(burst), every: every, now: now, buckets: map[string]*bucket{}}
+// limit is one of the server's attempt limits: its name, which keys its
+// buckets apart from the other limits', and its rate.
+type limit struct {
+	name string
+	rate models.RateLimit
 }
 
-// allow takes a token for key; if there is none it returns the seconds to
-// wait.
-func (l *limiter) allow(key string) (ok bool, retryAfter int) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	now := l.now()
-	if len(l.buckets) > 100_000 {
-		l.buckets = map[string]*bucket{} // bounded memory under a flood of keys
+// limits are the server's attempt limits (see Config), counted in the
+// database so that every replica shares them.
+type limits struct {
+	loginAccount, loginAddress, register limit
+}
+
+func newLimits(cfg Config) limits {
+	return limits{
+		loginAccount: limit{"login account", models.RateLimit{Burst: cfg.LoginBurst, Every: cfg.LoginEvery}},
+		loginAddress: limit{"login address", models.RateLimit{Burst: cfg.LoginAddressBurst, Every: cfg.LoginAddressEvery}},
+		register:     limit{"register address", models.RateLimit{Burst: cfg.RegisterBurst, Every: cfg.RegisterEvery}},
 	}
-	b := l.buckets[key]
-	if b == nil {
-		b = &bucket{tokens: l.burst, at: now}
-		l.buckets[key] = b
+}
+
+// attempt is one bucket an attempt is counted in: a limit and what it
+// limits (an account's name or a client address).
+type attempt struct {
+	limit limit
+	what  string
+}
+
+// key is the bucket's key in the database: a keyed hash of the limit and
+// what it limits, so that the table names no account or address, and no one
+// without the server's secret can tell which row is whose.
+func (a attempt) key(s *Server) []byte {
+	return s.mac("rate limit", []byte(a.limit.name), []byte{0}, []byte(a.what))[:16]
+}
+
+// take takes an attempt from each bucket in order. When one has none left
+// it gives back those taken before and returns a *RateLimitError: a refused
+// attempt counts nowhere.
+func (s *Server) take(ctx context.Context, attempts ...attempt) error {
+	now := s.now()
+	for i, a := range attempts {
+		wait, err := s.store.TakeRate(ctx, a.key(s), a.limit.rate, now)
+		if err == nil && wait == 0 {
+			continue
+		}
+		s.give(ctx, attempts[:i]...)
+		if err != nil {
+			return err
+		}
+		return &RateLimitError{RetryAfter: int(wait/time.Second) + 1}
 	}
-	b.tokens = min(l.burst, b.tokens+float64(now.Sub(b.at))/float64(l.every))
-	b.at = now
-	if b.tokens >= 1 {
-		b.tokens--
-		return true, 0
+	return nil
+}
+
+// give gives back attempts taken, for an attempt that turned out right (a
+// login with the right password): only failed attempts count. A failure
+// to give back is logged; the attempt then stays counted.
+func (s *Server) give(ctx context.Context, attempts ...attempt) {
+	for _, a := range attempts {
+		if err := s.store.GiveRate(ctx, a.key(s), a.limit.rate); err != nil {
+			s.log.Warn("give back a rate-limited attempt", "limit", a.limit.name, "error", err)
+		}
 	}
-	wait := time.Duration((1 - b.tokens) * float64(l.every))
-	return false, int(wait/time.Second) + 1
+}
+
+// loginAttempts are the buckets a login, or a password change, of the
+// account named username from the request's client counts in: the
+// address's (first) and the account's, whatever the case of the name.
+func (s *Server) loginAttempts(c *gin.Context, username string) []attempt {
+	return []attempt{{s.limits.loginAddress, clientAddress(c)}, {s.limits.loginAccount, strings.ToLower(username)}}
+}
+
+// clientAddress is the request's client address as rate limits count it:
+// an IPv4 address, or the /64 of an IPv6 address (one host often has a
+// whole /64).
+func clientAddress(c *gin.Context) string {
+	ip := c.ClientIP()
+	a, err := netip.ParseAddr(ip)
+	if err != nil {
+		return ip
+	}
+	a = a.Unmap()
+	if a.Is6() {
+		p, _ := a.Prefix(64)
+		return p.String()
+	}
+	return a.String()
 }

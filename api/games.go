@@ -184,6 +184,11 @@ func (s *Server) visibleJSON(c *gin.Context, prepare func(g *models.Game, seat i
 		return
 	}
 	ref, err := s.play.Ref(c.Request.Context(), id, userID(c))
+	if err == nil || errors.Is(err, models.ErrNotFound) { // the token's generation first (see authenticateLater)
+		if ended := checkLater(c, ref.TokenGen); ended != nil {
+			err = ended
+		}
+	}
 	if err != nil {
 		writeError(c, err)
 		return

@@ -265,6 +265,12 @@ func (e *env) register(name string) *player {
 	e.t.Helper()
 	res := e.must(http.StatusCreated, req{Method: "POST", Path: "/v1/auth/register",
 		Body: map[string]string{"username": name, "password": "password-" + name, "email": name + "@example.com"}})
+	return session(e.t, name, res)
+}
+
+// session is the player name with the tokens of a tokens response.
+func session(t testing.TB, name string, r *resp) *player {
+	t.Helper()
 	var tok struct {
 		AccessToken  string `json:"access_token"`
 		RefreshToken string `json:"refresh_token"`
@@ -272,6 +278,6 @@ func (e *env) register(name string) *player {
 			ID int64 `json:"id"`
 		} `json:"user"`
 	}
-	res.decode(e.t, &tok)
+	r.decode(t, &tok)
 	return &player{Name: name, Access: tok.AccessToken, Refresh: tok.RefreshToken, ID: tok.User.ID}
 }

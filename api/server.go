@@ -18,7 +18,8 @@ import (
 )
 
 // Config is what the API needs to know. Secret, Issuer and Audience are
-// required; zero durations and sizes take the defaults noted.
+// required; zero durations and sizes take the defaults noted (and so do
+// the rate limits' negative ones).
 type Config struct {
 	Secret       []byte        // HS256 key for access tokens
 	Issuer       string        // iss of access tokens
@@ -27,14 +28,24 @@ type Config struct {
 	RefreshTTL   time.Duration // refresh token lifetime; 0 means 30 days
 	MaxBodyBytes int64         // request body limit; 0 means 1 MiB
 	BaseURL      string        // public address, for links
-	// LoginBurst and LoginEvery rate-limit logins per client IP and
-	// username: LoginBurst attempts at once, one more per LoginEvery. Zero
-	// means 10 and 30 seconds.
+	// LoginBurst and LoginEvery limit the attempts to log in to one
+	// account, from any address, and to change its password: LoginBurst
+	// attempts at once, one more per LoginEvery. Zero means 10 and 1 minute
+	// (at most 70 guesses an hour, under ASVS's 100).
 	LoginBurst int
 	LoginEvery time.Duration
+	// LoginAddressBurst and LoginAddressEvery limit those attempts from one
+	// client address (an IPv6 address by its /64), to any accounts. Zero
+	// means 30 and 10 seconds.
+	LoginAddressBurst int
+	LoginAddressEvery time.Duration
+	// RegisterBurst and RegisterEvery limit registrations from one client
+	// address. Zero means 20 and 3 minutes.
+	RegisterBurst int
+	RegisterEvery time.Duration
 	// TrustedProxies are the addresses (IPs or CIDRs) whose X-Forwarded-For
-	// names the client, for the login rate limit and the logs. Empty: none,
-	// the peer address is the client.
+	// names the client, for the rate limits and the logs. Empty: none, the
+	// peer address is the client.
 	TrustedProxies []string
 	// CORSOrigins are the origins whose browser pages may call the API
 	// (see ParseCORSOrigins; "*" is any origin, without credentials).
@@ -49,7 +60,8 @@ type Server struct {
 	cat      *engine.Catalog
 	log      *slog.Logger
 	now      func() time.Time
-	logins   *limiter
+	limits   limits                               // login and registration attempts, counted in the database
+	hash     func(password string) string         // hashPassword; tests count its calls
 	play     *play.Service                        // the play path: every change of a game goes through it
 	bodies   *boundedCache[bodyKey, []byte]       // encoded game details and legal actions by version and seat
 	verified *boundedCache[string, verifiedToken] // access tokens already verified (see parseAccess)
@@ -71,17 +83,29 @@ func New(store *models.Store, cfg Config, log *slog.Logger, now func() time.Time
 	if cfg.MaxBodyBytes == 0 {
 		cfg.MaxBodyBytes = 1 << 20
 	}
-	if cfg.LoginBurst == 0 {
+	if cfg.LoginBurst <= 0 {
 		cfg.LoginBurst = 10
 	}
-	if cfg.LoginEvery == 0 {
-		cfg.LoginEvery = 30 * time.Second
+	if cfg.LoginEvery <= 0 {
+		cfg.LoginEvery = time.Minute
+	}
+	if cfg.LoginAddressBurst <= 0 {
+		cfg.LoginAddressBurst = 30
+	}
+	if cfg.LoginAddressEvery <= 0 {
+		cfg.LoginAddressEvery = 10 * time.Second
+	}
+	if cfg.RegisterBurst <= 0 {
+		cfg.RegisterBurst = 20
+	}
+	if cfg.RegisterEvery <= 0 {
+		cfg.RegisterEvery = 3 * time.Minute
 	}
 	if log == nil {
 		log = slog.Default()
 	}
-	return &Server{cfg: cfg, store: store, cat: engine.Standard(), log: log, now: now,
-		logins: newLimiter(cfg.LoginBurst, cfg.LoginEvery, now), play: play.New(store, now, log), bodies: newBoundedCache[bodyKey, []byte](4096),
+	return &Server{cfg: cfg, store: store, cat: engine.Standard(), log: log, now: now, limits: newLimits(cfg), hash: hashPassword,
+		play: play.New(store, now, log), bodies: newBoundedCache[bodyKey, []byte](4096),
 		verified: newBoundedCache[string, verifiedToken](16384)}
 }
 
@@ -141,8 +165,11 @@ func (s *Server) routes(r *gin.Engine) {
 	read.GET("/decks", s.listDecks)
 	read.GET("/decks/:id", s.getDeck)
 	read.GET("/games", s.listGames)
-	read.GET("/games/:id", s.getGame)
-	read.GET("/games/:id/legal", s.legalActions)
+	// These two check an access token's generation with the one query they
+	// start with (see visibleJSON), which reads it along.
+	readRef := v1.Group("", s.authenticateLater, s.require(ScopeRead))
+	readRef.GET("/games/:id", s.getGame)
+	readRef.GET("/games/:id/legal", s.legalActions)
 	read.GET("/games/:id/events", s.listEvents)
 	read.GET("/games/:id/actions", s.actionLog)
 	read.GET("/games/:id/stream", s.streamGame)
@@ -172,6 +199,7 @@ func (s *Server) routes(r *gin.Engine) {
 	// Session only: a login's access token, never an API token.
 	session := v1.Group("", s.authenticate, s.require(scopeAccount))
 	session.PATCH("/me", s.updateMe)
+	session.POST("/me/password", s.changePassword)
 	session.GET("/me/notification-preferences", s.getPreferences)
 	session.PUT("/me/notification-preferences", s.updatePreferences)
 	session.GET("/me/vacations", s.listVacations)
@@ -187,6 +215,11 @@ const (
 	ctxUserID    = "user_id"
 	ctxScopes    = "scopes"
 	ctxTokenID   = "token_id" // the API token's id; unset for a login session
+	// ctxAccess is the verifiedToken of a request authenticated with
+	// authenticateLater by an access token, for checkLater; and
+	// ctxAccessChecked says that checkLater ran.
+	ctxAccess        = "access"
+	ctxAccessChecked = "access_checked"
 )
 
 // scopeAccount is held only by login access tokens: managing the account
@@ -289,7 +322,22 @@ func (s *Server) limitBody(c *gin.Context) {
 
 // authenticate accepts "Authorization: Bearer" with a login access token
 // (JWT) or a personal API token, and records the user and scopes.
-func (s *Server) authenticate(c *gin.Context) {
+func (s *Server) authenticate(c *gin.Context) { s.authenticateToken(c, false) }
+
+// authenticateLater is authenticate for a route whose first query reads the
+// user's token generation along (models.GameRef): it verifies an access
+// token but leaves the check of its generation to the route (checkLater),
+// sparing a query of its own. A route that does not call checkLater must
+// not use it; a request that ends without the check is logged as an error.
+func (s *Server) authenticateLater(c *gin.Context) {
+	s.authenticateToken(c, true)
+	if _, ok := c.Get(ctxAccess); ok && !c.GetBool(ctxAccessChecked) && !c.IsAborted() {
+		s.log.Error("a route authenticated with authenticateLater did not check the token generation", "route", c.FullPath())
+	}
+}
+
+// authenticateToken is authenticate, and authenticateLater when later.
+func (s *Server) authenticateToken(c *gin.Context, later bool) {
 	tok, ok := strings.CutPrefix(c.GetHeader("Authorization"), "Bearer ")
 	if !ok || tok == "" {
 		writeError(c, errUnauthorized)
@@ -307,10 +355,21 @@ func (s *Server) authenticate(c *gin.Context) {
 		c.Next()
 		return
 	}
-	uid, err := s.parseAccess(tok)
-	if err != nil {
-		writeError(c, errUnauthorized)
-		return
+	var uid int64
+	if later {
+		v, err := s.verifyAccess(tok)
+		if err != nil {
+			writeError(c, errUnauthorized)
+			return
+		}
+		uid = v.userID
+		c.Set(ctxAccess, v)
+	} else {
+		var err error
+		if uid, err = s.parseAccess(c.Request.Context(), tok); err != nil {
+			writeError(c, err)
+			return
+		}
 	}
 	c.Set(ctxUserID, uid)
 	c.Set(ctxScopes, []string{ScopeRead, ScopePlay, scopeAccount})

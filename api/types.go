@@ -25,6 +25,11 @@ type refreshRequest struct {
 	RefreshToken string `json:"refresh_token"`
 }
 
+type changePasswordRequest struct {
+	CurrentPassword string `json:"current_password"`
+	NewPassword     string `json:"new_password"`
+}
+
 type tokensResponse struct {
 	AccessToken      string       `json:"access_token"`
 	TokenType        string       `json:"token_type"`

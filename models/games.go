@@ -305,22 +305,32 @@ type GameRef struct {
 	Public     bool
 	Seat       int // the user's seat, -1 for none
 	DeadlineAt *time.Time
+	// TokenGen is the user's token generation (User.TokenGen), read along
+	// so that a read authenticated by an access token checks it without a
+	// query of its own; -1 when there is no such user.
+	TokenGen int64
 }
 
 // GameRef returns the game's version, visibility and deadline and
-// userID's seat in it, with one small query; ErrNotFound if there is no
-// such game.
+// userID's seat in it, and the user's token generation, with one small
+// query; ErrNotFound if there is no such game or user (then TokenGen is
+// still the user's, or -1).
 func (s *Store) GameRef(ctx context.Context, id, userID int64) (GameRef, error) {
-	var r GameRef
+	r := GameRef{Seat: -1, TokenGen: -1}
+	var version *int64
+	var public *bool
 	var seat *int
-	row := s.db.WithContext(ctx).Raw(qGameRef, userID, id).Row()
-	if err := row.Scan(&r.Version, &r.Public, &r.DeadlineAt, &seat); err != nil {
+	row := s.db.WithContext(ctx).Raw(qGameRef, id, userID).Row()
+	if err := row.Scan(&version, &public, &r.DeadlineAt, &seat, &r.TokenGen); err != nil {
 		if errors.Is(err, sql.ErrNoRows) {
-			return r, fmt.Errorf("game %d: %w", id, ErrNotFound)
+			return r, fmt.Errorf("user %d: %w", userID, ErrNotFound)
 		}
 		return r, err
 	}
-	r.Seat = -1
+	if version == nil {
+		return r, fmt.Errorf("game %d: %w", id, ErrNotFound)
+	}
+	r.Version, r.Public = *version, *public
 	if seat != nil {
 		r.Seat = *seat
 	}

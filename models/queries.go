@@ -16,6 +16,40 @@ FROM refresh_tokens WHERE token_hash = ?`
 const qRevokeFamily = `
 UPDATE refresh_tokens SET revoked_at = ? WHERE family_id = ? AND revoked_at IS NULL`
 
+// qUserOfRefresh reads the user a refresh token belongs to (any token,
+// rotated, revoked or expired too); callers that lock it add the lock
+// clause (see Store.lockUser).
+const qUserOfRefresh = `
+SELECT * FROM users WHERE id = (SELECT user_id FROM refresh_tokens WHERE token_hash = ?)`
+
+// qEndAccessTokens moves a user's access tokens on to the next generation,
+// which ends those issued before (see migration 0011).
+const qEndAccessTokens = `
+UPDATE users SET token_gen = token_gen + 1 WHERE id = ?`
+
+// qRevokeUserRefresh revokes every live refresh token of a user.
+const qRevokeUserRefresh = `
+UPDATE refresh_tokens SET revoked_at = ? WHERE user_id = ? AND revoked_at IS NULL`
+
+// qSetPassword replaces a user's password hash if it is still the one the
+// caller checked the current password against.
+const qSetPassword = `
+UPDATE credentials SET password_hash = ?, updated_at = ? WHERE user_id = ? AND password_hash = ?`
+
+// qTakeRate takes one attempt from a token bucket of rate_limits (GCRA; see
+// Store.TakeRate). Its arguments: the key; now + every, the tat of a new
+// bucket (one attempt taken from a full one); now, now and every, for the
+// tat of a stored bucket (the later of its tat and now, plus every); and
+// the latest tat from which an attempt may still be taken, now + (burst -
+// 1) * every. A bucket with no attempt left is not changed and no row is
+// returned. (The space in "( ?" keeps GORM from spreading the key's bytes
+// as a list of values.)
+const qTakeRate = `
+INSERT INTO rate_limits (key, tat) VALUES ( ?, ?)
+ON CONFLICT (key) DO UPDATE SET tat = CASE WHEN rate_limits.tat > ? THEN rate_limits.tat ELSE ? END + ?
+WHERE rate_limits.tat <= ?
+RETURNING tat`
+
 // gameColumns are the games columns but the snapshot, of the game g.
 const gameColumns = `g.id, g.created_by, g.status, g.public, g.mode, g.office, g.policy, g.players, g.settings,
   g.version, g.event_seq, g.action_seq, g.winners, g.deadline_at, g.clock_from, g.clock_at, g.created_at, g.updated_at, g.started_at, g.ended_at`
@@ -69,10 +103,13 @@ FROM games g JOIN seats s ON s.game_id = g.id LEFT JOIN users u ON u.id = s.user
 WHERE g.id = ? ORDER BY s.seat_no` + limitSeats
 
 // qGameRef reads a game's version, visibility and deadline, and the seat
-// of a user in it.
+// of a user in it, with the user's token generation: a row for the user,
+// whose game columns are NULL if there is no such game; no row if there is
+// no such user.
 const qGameRef = `
-SELECT g.version, g.public, g.deadline_at, s.seat_no
-FROM games g LEFT JOIN seats s ON s.game_id = g.id AND s.user_id = ? WHERE g.id = ?`
+SELECT g.version, g.public, g.deadline_at, s.seat_no, u.token_gen
+FROM users u LEFT JOIN games g ON g.id = ? LEFT JOIN seats s ON s.game_id = g.id AND s.user_id = u.id
+WHERE u.id = ?`
 
 // qGameState reads the snapshot of a game at a version.
 const qGameState = `

@@ -19,8 +19,12 @@ type User struct {
 	DisplayName string // "" when not given
 	NotifyEmail bool   // send turn notifications by email
 	NotifyTurns bool   // notify when it is the user's turn or a prompt waits
-	CreatedAt   time.Time
-	UpdatedAt   time.Time
+	// TokenGen is the generation of the user's access tokens: a token is
+	// good only while it carries the user's current generation. 0 until the
+	// first logout, password change or refresh token reuse (each adds one).
+	TokenGen  int64
+	CreatedAt time.Time
+	UpdatedAt time.Time
 }
 
 // TableName is the users table.
@@ -125,6 +129,32 @@ func (s *Store) PasswordHash(ctx context.Context, userID int64) (string, error) 
 	return c.PasswordHash, nil
 }
 
+// TokenGeneration returns the generation of the user's access tokens (see
+// User.TokenGen), or ErrNotFound. It is read for every request made with an
+// access token, so it is one lookup by primary key.
+func (s *Store) TokenGeneration(ctx context.Context, userID int64) (int64, error) {
+	var gen int64
+	if err := s.db.WithContext(ctx).Raw(`SELECT token_gen FROM users WHERE id = ?`, userID).Row().Scan(&gen); err != nil {
+		return 0, notFound(err)
+	}
+	return gen, nil
+}
+
+// lockUser is the lock clause of a read of the user row that the
+// transaction goes on to change the user's refresh tokens after: every such
+// transaction (rotation, logout, password change) takes the user row first,
+// so that one that revokes the user's refresh tokens waits for a rotation
+// that is inserting one, and its UPDATE then sees the new token. (Under
+// READ COMMITTED an UPDATE does not see rows committed after it started.)
+// FOR NO KEY UPDATE, unlike FOR UPDATE, does not hold up the inserts of rows
+// that refer to the user. SQLite runs one transaction at a time.
+func (s *Store) lockUser() string {
+	if s.dialect == Postgres {
+		return " FOR NO KEY UPDATE"
+	}
+	return ""
+}
+
 // UpdateProfile writes the user's email, display name and notification
 // preferences (all of them, zero values included).
 func (s *Store) UpdateProfile(ctx context.Context, u *User) error {
@@ -146,25 +176,49 @@ func (s *Store) CreateRefreshToken(ctx context.Context, userID int64, family str
 	}).Error
 }
 
+// RefreshTokenUser returns the user the refresh token with hash belongs to,
+// whatever the token's state, or ErrInvalidToken for an unknown token. A
+// refresh reads the user (and so the generation of its access tokens)
+// before the rotation checks the token: whatever ends access tokens after
+// this read ends the one issued from it too.
+func (s *Store) RefreshTokenUser(ctx context.Context, hash []byte) (*User, error) {
+	var u User
+	if err := s.db.WithContext(ctx).Raw(qUserOfRefresh, hash).Scan(&u).Error; err != nil {
+		return nil, err
+	}
+	if u.ID == 0 {
+		return nil, ErrInvalidToken
+	}
+	return &u, nil
+}
+
 // RotateRefreshToken exchanges the refresh token with oldHash for a new one
 // with newHash in the same family, and returns the user id. An unknown,
 // expired or revoked token gives ErrInvalidToken. A token that was already
-// rotated gives ErrTokenReuse and revokes the whole family, since either the
-// client or a thief holds a copy.
+// rotated gives ErrTokenReuse, revokes the whole family and ends the user's
+// access tokens (see User.TokenGen), since either the client or a thief
+// holds a copy.
 func (s *Store) RotateRefreshToken(ctx context.Context, oldHash, newHash []byte, expires time.Time) (int64, error) {
 	now := s.Now()
 	var userID int64
 	reused := false
 	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		var u User
+		if err := tx.Raw(qUserOfRefresh+s.lockUser(), oldHash).Scan(&u).Error; err != nil {
+			return err
+		}
 		var t RefreshToken
 		if err := tx.Raw(qRefreshByHash+s.forUpdate(), oldHash).Scan(&t).Error; err != nil {
 			return err
 		}
-		if t.ID == 0 || t.RevokedAt != nil || !now.Before(t.ExpiresAt) {
+		if u.ID == 0 || t.ID == 0 || t.RevokedAt != nil || !now.Before(t.ExpiresAt) {
 			return ErrInvalidToken
 		}
 		if t.RotatedAt != nil {
 			reused = true
+			if err := tx.Exec(qEndAccessTokens, t.UserID).Error; err != nil {
+				return err
+			}
 			return tx.Exec(qRevokeFamily, now, t.FamilyID).Error
 		}
 		if err := tx.Exec(`UPDATE refresh_tokens SET rotated_at = ? WHERE id = ?`, now, t.ID).Error; err != nil {
@@ -183,16 +237,68 @@ func (s *Store) RotateRefreshToken(ctx context.Context, oldHash, newHash []byte,
 }
 
 // RevokeRefreshFamily revokes the family of the refresh token with hash
-// (log out). It gives ErrInvalidToken for an unknown token.
+// (log out) and, if the family had a token that was not revoked yet, ends
+// the user's access tokens issued so far (see User.TokenGen): those of the
+// user's other sessions too, whose clients get new ones with their own
+// refresh tokens. A repeat changes nothing. It gives ErrInvalidToken for an
+// unknown token.
 func (s *Store) RevokeRefreshFamily(ctx context.Context, hash []byte) (userID int64, err error) {
-	var t RefreshToken
-	if err := s.db.WithContext(ctx).Raw(qRefreshByHash, hash).Scan(&t).Error; err != nil {
+	err = s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		var u User
+		if err := tx.Raw(qUserOfRefresh+s.lockUser(), hash).Scan(&u).Error; err != nil {
+			return err
+		}
+		var t RefreshToken
+		if err := tx.Raw(qRefreshByHash, hash).Scan(&t).Error; err != nil {
+			return err
+		}
+		if u.ID == 0 || t.ID == 0 {
+			return ErrInvalidToken
+		}
+		userID = t.UserID
+		res := tx.Exec(qRevokeFamily, s.Now(), t.FamilyID)
+		if res.Error != nil || res.RowsAffected == 0 {
+			return res.Error
+		}
+		return tx.Exec(qEndAccessTokens, t.UserID).Error
+	})
+	if err != nil {
 		return 0, err
 	}
-	if t.ID == 0 {
-		return 0, ErrInvalidToken
-	}
-	return t.UserID, s.db.WithContext(ctx).Exec(qRevokeFamily, s.Now(), t.FamilyID).Error
+	return userID, nil
+}
+
+// ChangePassword replaces the user's password hash oldHash, the one the
+// current password was checked against, with newHash; ends the user's
+// access tokens issued so far and revokes all the user's refresh tokens;
+// and returns the user's new token generation, for the caller's new
+// session. A hash that is no longer oldHash (the password changed
+// meanwhile) gives ErrConflict and changes nothing; an unknown user
+// ErrNotFound.
+func (s *Store) ChangePassword(ctx context.Context, userID int64, oldHash, newHash string) (gen int64, err error) {
+	now := s.Now()
+	err = s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		var u User
+		if err := tx.Raw(`SELECT * FROM users WHERE id = ?`+s.lockUser(), userID).Scan(&u).Error; err != nil {
+			return err
+		}
+		if u.ID == 0 {
+			return ErrNotFound
+		}
+		res := tx.Exec(qSetPassword, newHash, now, userID, oldHash)
+		if res.Error != nil {
+			return res.Error
+		}
+		if res.RowsAffected == 0 {
+			return fmt.Errorf("password of user %d changed meanwhile: %w", userID, ErrConflict)
+		}
+		if err := tx.Exec(qEndAccessTokens, userID).Error; err != nil {
+			return err
+		}
+		gen = u.TokenGen + 1
+		return tx.Exec(qRevokeUserRefresh, now, userID).Error
+	})
+	return gen, err
 }
 
 // CreateAPIToken stores a personal API token.

@@ -84,7 +84,7 @@ func runBench(args []string) int {
 			fatal(err)
 		}
 		ac := apiConfig(cfg)
-		ac.LoginBurst = 1 << 20
+		ac.LoginBurst, ac.LoginAddressBurst, ac.RegisterBurst = 1<<20, 1<<20, 1<<20 // every client registers and logs in from one address
 		log := slog.New(slog.NewJSONHandler(io.Discard, nil))
 		as := api.New(st, ac, log, nil)
 		if *outbox {

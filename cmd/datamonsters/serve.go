@@ -44,7 +44,7 @@ func runServe(args []string) int {
 		IdleTimeout:       2 * time.Minute,
 		MaxHeaderBytes:    64 << 10,
 	}
-	go purgeIdempotency(ctx, st, log)
+	go purgeExpired(ctx, st, log)
 	errc := make(chan error, 1)
 	go func() {
 		log.Info("listening", "addr", cfg.Addr, "base_url", cfg.BaseURL)
@@ -74,8 +74,9 @@ func apiConfig(cfg Config) api.Config {
 		CORSOrigins: cfg.CORSOrigins}
 }
 
-// purgeIdempotency deletes expired idempotency records every hour.
-func purgeIdempotency(ctx context.Context, st *models.Store, log *slog.Logger) {
+// purgeExpired deletes expired idempotency records and full rate-limit
+// buckets (the same as none) every hour.
+func purgeExpired(ctx context.Context, st *models.Store, log *slog.Logger) {
 	t := time.NewTicker(time.Hour)
 	defer t.Stop()
 	for {
@@ -87,6 +88,11 @@ func purgeIdempotency(ctx context.Context, st *models.Store, log *slog.Logger) {
 				log.Warn("purge idempotency keys", "error", err)
 			} else if n > 0 {
 				log.Info("purged idempotency keys", "count", n)
+			}
+			if n, err := st.PurgeRateLimits(ctx, time.Now()); err != nil {
+				log.Warn("purge rate limits", "error", err)
+			} else if n > 0 {
+				log.Info("purged rate-limit buckets", "count", n)
 			}
 		}
 	}
