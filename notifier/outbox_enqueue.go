@@ -284,8 +284,8 @@ func (o *Outbox) dispatch(ctx context.Context, tx models.OutboxTx, g *models.Gam
 		}
 		c := n.common
 		c.Recipient = cmp.Or(u.DisplayName, u.Username)
-		c.GameID, c.GameTitle, c.GameURL = gid, "Game #"+gid, base+"/v1/games/"+gid
-		c.SettingsURL = base + "/v1/me/notification-preferences"
+		c.GameID, c.GameTitle, c.GameURL = gid, "Game #"+gid, GameURL(base, g.ID)
+		c.SettingsURL = PreferencesURL(base)
 		if o.cfg.UnsubscribeSecret != nil {
 			c.UnsubscribeURL = UnsubscribeURL(base, UnsubscribeToken(o.cfg.UnsubscribeSecret, strconv.FormatInt(u.ID, 10), string(n.kind)))
 		}
