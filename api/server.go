@@ -48,6 +48,8 @@ type Server struct {
 	bodies   *boundedCache[bodyKey, []byte]       // encoded game details and legal actions by version and seat
 	verified *boundedCache[string, verifiedToken] // access tokens already verified (see parseAccess)
 	notify   *Notifications                       // nil: streams and redelivery answer 503; see SetNotifications
+	pages    Pages                                // the browser's pages; nil: none (see SetPages)
+	router   *gin.Engine                          // the last router Handler built, for CallAs
 }
 
 // New returns the API server. now is the clock (nil means time.Now).
@@ -88,11 +90,21 @@ func (s *Server) Handler() http.Handler {
 	}
 	r.HandleMethodNotAllowed = true
 	r.Use(s.requestID, s.logRequests, s.recover, s.limitBody)
-	r.NoRoute(func(c *gin.Context) { writeError(c, errNotFound) })
+	r.NoRoute(func(c *gin.Context) {
+		if s.pages != nil && !strings.HasPrefix(c.Request.URL.Path, "/v1/") {
+			s.pages.NotFound(c)
+			return
+		}
+		writeError(c, errNotFound)
+	})
 	r.NoMethod(func(c *gin.Context) {
 		writeError(c, newError(http.StatusMethodNotAllowed, "method_not_allowed", "Method not allowed", "this route does not take %s", c.Request.Method))
 	})
 	s.routes(r)
+	if s.pages != nil {
+		s.pages.Routes(r)
+	}
+	s.router = r
 	return r
 }
 
