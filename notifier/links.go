@@ -110,7 +110,7 @@ func ParseLink(token string) (Link, error) {
 	if len(token) > 256 {
 		return Link{}, ErrBadLink
 	}
-	raw, err := b64.DecodeString(token)
+	raw, err := b64.Strict().DecodeString(token) // strict: one token per byte string
 	if err != nil || len(raw) < 2+3+1+16 || raw[0] != 1 {
 		return Link{}, ErrBadLink
 	}

@@ -71,6 +71,7 @@ func (c *clock) Add(d time.Duration) {
 type siteOptions struct {
 	outbox bool   // run the notification outbox
 	base   string // BASE_URL to configure instead of the server's address (for cookie flags)
+	logins int    // the login rate limit's burst; 0: 1000 (none to speak of)
 }
 
 var testSecret = []byte("test-secret-0123456789abcdef0123456789")
@@ -91,8 +92,11 @@ func newSite(t testing.TB, d models.Dialect, o siteOptions) *site {
 		base = o.base
 	}
 	log := slog.New(slog.NewJSONHandler(io.Discard, nil))
+	if o.logins == 0 {
+		o.logins = 1000
+	}
 	s.api = api.New(st, api.Config{Secret: testSecret, Issuer: "datamonsters", Audience: "datamonsters-api", BaseURL: base,
-		LoginBurst: 1000}, log, clk.Now)
+		LoginBurst: o.logins, LoginEvery: time.Minute}, log, clk.Now)
 	ecfg := notifier.EmailConfig{From: mail.Address{Name: "Data Monsters", Address: "turns@dm.example"}, BaseURL: base, MailDir: s.mailDir}
 	sender, err := notifier.NewFolderSender(ecfg, log)
 	if err != nil {
@@ -292,6 +296,9 @@ func (s *site) mails() []letter {
 	}
 	var out []letter
 	for _, f := range files {
+		if strings.HasPrefix(filepath.Base(f), ".") {
+			continue // being written
+		}
 		data, err := os.ReadFile(f)
 		if err != nil {
 			s.t.Fatal(err)

@@ -47,6 +47,10 @@ type (
 	}
 )
 
+// LastDay is a moment of the vacation's last day (it ends at the start of
+// the next).
+func (v apiVacation) LastDay() time.Time { return v.EndsAt.Add(-time.Second) }
+
 // settingsView is the settings page's data.
 type settingsView struct {
 	Zones     []zoneGroup

@@ -391,3 +391,151 @@ func TestNotFound(t *testing.T) {
 	}
 	s.client().get("/assets/nothing.css").mustSee(t, 404)
 }
+
+// TestFormsAreRateLimited: the sign-in form shares the API's login budget
+// per client and username, and registrations and reset requests have
+// budgets of their own.
+func TestFormsAreRateLimited(t *testing.T) {
+	s := newSite(t, models.SQLite, siteOptions{logins: 3})
+	c := s.client()
+	c.register("ana", "ana password")
+	bad := url.Values{"username": {"ana"}, "password": {"wrong password"}}
+	// Two attempts through the API, one through the page: the budget of 3
+	// is spent.
+	for range 2 {
+		req, _ := http.NewRequest(http.MethodPost, s.url+"/v1/auth/login", strings.NewReader(`{"username":"ana","password":"wrong password"}`))
+		req.Header.Set("Content-Type", "application/json")
+		r, err := http.DefaultClient.Do(req)
+		if err != nil || r.StatusCode != 401 {
+			t.Fatalf("API login: %v %v", r, err)
+		}
+		r.Body.Close()
+	}
+	c.post("/login", bad).mustSee(t, 401)
+	r := c.post("/login", url.Values{"username": {"ana"}, "password": {"ana password"}}).mustSee(t, 429, "Too many attempts")
+	if r.Header.Get("Retry-After") == "" {
+		t.Fatal("no Retry-After")
+	}
+	// Another username from the same client still has its budget.
+	c.post("/login", url.Values{"username": {"bob"}, "password": {"x"}}).mustSee(t, 401)
+
+	for i := range 2 { // one registration above
+		s.client().post("/register", url.Values{"username": {"user" + itoa(int64(i))}, "email": {"u@example.com"}, "password": {"long enough"},
+			"time_zone": {"UTC"}}).mustRedirect(t, "/")
+	}
+	s.client().post("/register", url.Values{"username": {"user9"}, "email": {"u@example.com"}, "password": {"long enough"},
+		"time_zone": {"UTC"}}).mustSee(t, 429)
+	for range 3 {
+		s.client().post("/reset", url.Values{"who": {"ana"}}).mustSee(t, 200)
+	}
+	s.client().post("/reset", url.Values{"who": {"ana"}}).mustSee(t, 429)
+	// After a minute the right password goes through.
+	s.clock.Add(time.Minute)
+	c.post("/login", url.Values{"username": {"ana"}, "password": {"ana password"}}).mustRedirect(t, "/")
+}
+
+// TestSettings changes every setting through the forms, and checks each
+// change where the API and the store see it.
+func TestSettings(t *testing.T) {
+	eachDB(t, func(t *testing.T, d models.Dialect) {
+		s := newSite(t, d, siteOptions{})
+		c := s.client()
+		c.register("ana", "ana password")
+		ana := s.apiLogin("ana", "ana password")
+		s.client().get("/settings").mustRedirect(t, "/login?next=%2Fsettings")
+		page := c.get("/settings").mustSee(t, 200, `value="ana@example.com"`, "is not verified yet", "<option selected>Europe/Paris</option>",
+			`value="your_turn/email" checked`, `value="digest/email">`, "You have no API tokens.")
+		key := hiddenValue(t, page.Body, "key")
+
+		// Time zone.
+		c.post("/settings/time-zone", url.Values{"time_zone": {"Nowhere/Else"}}).mustSee(t, 422, "Choose a time zone from the list")
+		c.post("/settings/time-zone", url.Values{"time_zone": {"Asia/Tokyo"}}).mustRedirect(t, "/settings?done=time-zone")
+		c.get("/settings?done=time-zone").mustSee(t, 200, "Your time zone is saved.", "<option selected>Asia/Tokyo</option>")
+
+		// Notifications: the boxes sent are on, the others off, as the API
+		// says.
+		on := url.Values{"pref": {"your_turn/email", "digest/email", "game_over/webhook"}}
+		c.post("/settings/notifications", on).mustRedirect(t, "/settings?done=notify")
+		var prefs struct {
+			Preferences []struct {
+				Kind, Channel string
+				Enabled       bool
+			}
+		}
+		s.apiCall(http.MethodGet, "/v1/me/notification-preferences", ana.Access, nil, &prefs)
+		for _, p := range prefs.Preferences {
+			want := on.Has("pref") && strings.Contains(strings.Join(on["pref"], " "), p.Kind+"/"+p.Channel)
+			if p.Enabled != want {
+				t.Fatalf("%s by %s: enabled %v", p.Kind, p.Channel, p.Enabled)
+			}
+		}
+		c.post("/settings/notifications", url.Values{"pref": {"nonsense/email"}}).mustSee(t, 303)
+
+		// A vacation, in whole days of the user's zone.
+		tokyo := mustZone(t, "Asia/Tokyo")
+		today := s.clock.Now().In(tokyo)
+		first, last := today.AddDate(0, 0, 1), today.AddDate(0, 0, 2)
+		if last.Year() != today.Year() {
+			first, last = today, today
+		}
+		c.post("/settings/vacations", url.Values{"key": {key}, "first_day": {last.Format(time.DateOnly)}, "last_day": {first.Format(time.DateOnly)}}).
+			mustSee(t, 422, "The last day comes before the first")
+		form := url.Values{"key": {key}, "first_day": {first.Format(time.DateOnly)}, "last_day": {last.Format(time.DateOnly)}}
+		c.post("/settings/vacations", form).mustRedirect(t, "/settings?done=vacation")
+		c.post("/settings/vacations", form).mustRedirect(t, "/settings?done=vacation") // sent twice: booked once
+		var vs struct {
+			Vacations []struct {
+				StartsAt time.Time `json:"starts_at"`
+			}
+		}
+		s.apiCall(http.MethodGet, "/v1/me/vacations", ana.Access, nil, &vs)
+		if len(vs.Vacations) != 1 {
+			t.Fatalf("%d vacations", len(vs.Vacations))
+		}
+		wantStart := time.Date(first.Year(), first.Month(), first.Day(), 0, 0, 0, 0, tokyo)
+		if first.Equal(today) {
+			wantStart = vs.Vacations[0].StartsAt
+		}
+		if got := vs.Vacations[0].StartsAt; !got.Equal(wantStart) {
+			t.Fatalf("the vacation starts %v, want %v", got, wantStart)
+		}
+		c.get("/settings").mustSee(t, 200, "From ", "to the end of "+last.Format("Mon 2 Jan 2006"))
+
+		// API tokens: the secret is shown once.
+		c.post("/settings/tokens", url.Values{"key": {key}, "name": {""}, "scope": {"read"}}).mustSee(t, 422, "Name the token")
+		c.post("/settings/tokens", url.Values{"key": {key}, "name": {"bot"}}).mustSee(t, 422, "Tick at least one")
+		r := c.post("/settings/tokens", url.Values{"key": {"t" + key}, "name": {"bot"}, "scope": {"read", "play"}}).mustSee(t, 201, "Your new API token")
+		if !strings.Contains(r.Header.Get("Cache-Control"), "no-store") {
+			t.Fatal("the page with the token may be cached")
+		}
+		secret := r.Body[strings.Index(r.Body, "dmp_"):]
+		secret = secret[:strings.IndexByte(secret, '"')]
+		if code := apiStatus(t, s, secret); code != 200 {
+			t.Fatalf("the new token: %d", code)
+		}
+		list := c.get("/settings").mustSee(t, 200, "bot", "play, read")
+		if strings.Contains(list.Body, secret) {
+			t.Fatal("the settings show the secret again")
+		}
+		var toks struct {
+			Tokens []struct{ ID int64 }
+		}
+		s.apiCall(http.MethodGet, "/v1/tokens", ana.Access, nil, &toks)
+		c.post("/settings/tokens/"+itoa(toks.Tokens[0].ID)+"/revoke", nil).mustRedirect(t, "/settings?done=revoked")
+		c.post("/settings/tokens/"+itoa(toks.Tokens[0].ID)+"/revoke", nil).mustSee(t, 404)
+		if code := apiStatus(t, s, secret); code != 401 {
+			t.Fatalf("the revoked token: %d", code)
+		}
+
+		// The address: a new one is not verified, and gets a link.
+		verify(t, s, "ana")
+		c.get("/settings").mustSee(t, 200, "ana@example.com is verified.")
+		c.post("/settings/email", url.Values{"email": {"not an address"}}).mustSee(t, 422, "Enter an email address", `value="not an address"`)
+		c.post("/settings/email", url.Values{"email": {"ana@new.example"}}).mustRedirect(t, "/settings?done=email")
+		if a := s.account("ana"); a.Email != "ana@new.example" || a.Verified() {
+			t.Fatalf("account after the change %+v", a)
+		}
+		s.waitMail("ana@new.example", "Verify your address")
+		c.post("/settings/verify", nil).mustRedirect(t, "/settings?done=sent")
+	})
+}
