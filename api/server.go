@@ -98,6 +98,10 @@ func (s *Server) Handler() http.Handler {
 		writeError(c, errNotFound)
 	})
 	r.NoMethod(func(c *gin.Context) {
+		if s.pages != nil && !strings.HasPrefix(c.Request.URL.Path, "/v1/") {
+			s.pages.MethodNotAllowed(c)
+			return
+		}
 		writeError(c, newError(http.StatusMethodNotAllowed, "method_not_allowed", "Method not allowed", "this route does not take %s", c.Request.Method))
 	})
 	s.routes(r)

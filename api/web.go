@@ -18,12 +18,15 @@ import (
 type Pages interface {
 	// Routes adds the pages' routes to r.
 	Routes(r *gin.Engine)
-	// NotFound answers a request outside /v1 that no route takes.
+	// NotFound answers a request outside /v1 that no route takes, and
+	// MethodNotAllowed one whose method its route does not take.
 	NotFound(c *gin.Context)
+	MethodNotAllowed(c *gin.Context)
 }
 
 // SetPages makes Handler serve p's routes beside the API's, and send p the
-// requests outside /v1 that no route takes. Call it before Handler.
+// requests outside /v1 that no route (or no method) takes. Call it before
+// Handler.
 func (s *Server) SetPages(p Pages) { s.pages = p }
 
 // Attempt takes one attempt of the login rate limit (LoginBurst at once,

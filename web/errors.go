@@ -22,6 +22,7 @@ func (e *pageError) Error() string { return e.Title + ": " + e.Message }
 var (
 	errNotFound    = &pageError{http.StatusNotFound, "Page not found", "There is nothing at this address, or it is not yours to see."}
 	errCrossOrigin = &pageError{http.StatusForbidden, "Request refused", "This form was sent from another site. Open the page on this site and send it again."}
+	errMethod      = &pageError{http.StatusMethodNotAllowed, "Not here", "This address takes no such request. Use the page's own links and buttons."}
 	errNoMail      = &pageError{http.StatusServiceUnavailable, "Mail unavailable", "This server cannot send email right now. Try again later."}
 )
 

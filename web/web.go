@@ -144,6 +144,14 @@ func (p *Pages) NotFound(c *gin.Context) {
 	p.fail(c, errNotFound)
 }
 
+// MethodNotAllowed answers a request whose method a page does not take
+// (a GET of /logout) with the error page.
+func (p *Pages) MethodNotAllowed(c *gin.Context) {
+	p.headers(c)
+	p.loadSession(c)
+	p.fail(c, errMethod)
+}
+
 // recover turns a panic in a page into the error page.
 func (p *Pages) recover(c *gin.Context) {
 	defer func() {
@@ -185,10 +193,13 @@ func (p *Pages) crossOrigin(c *gin.Context) {
 }
 
 // localPath returns next if it is a path on this site ("/games/3"), else
-// "/": a sign-in never sends anyone to another site.
+// "/": a sign-in never sends anyone to another site. Backslashes and
+// control characters are refused too, since browsers read "/\evil" and
+// "/\t/evil" as "//evil".
 func localPath(next string) string {
-	if !strings.HasPrefix(next, "/") || strings.HasPrefix(next, "//") || strings.HasPrefix(next, "/\\") ||
-		strings.ContainsAny(next, "\r\n") {
+	u, err := url.Parse(next)
+	if err != nil || u.Scheme != "" || u.Host != "" || !strings.HasPrefix(next, "/") || strings.HasPrefix(next, "//") ||
+		strings.ContainsFunc(next, func(r rune) bool { return r < 0x20 || r == 0x7f || r == '\\' }) {
 		return "/"
 	}
 	return next

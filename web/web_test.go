@@ -539,3 +539,15 @@ func TestSettings(t *testing.T) {
 		c.post("/settings/verify", nil).mustRedirect(t, "/settings?done=sent")
 	})
 }
+
+func TestWrongMethodPage(t *testing.T) {
+	s := newSite(t, models.SQLite, siteOptions{})
+	r := s.client().get("/logout").mustSee(t, 405, "Not here", "<html")
+	if !strings.HasPrefix(r.Header.Get("Content-Type"), "text/html") {
+		t.Fatalf("content type %q", r.Header.Get("Content-Type"))
+	}
+	req, _ := http.NewRequest(http.MethodDelete, s.url+"/v1/auth/login", nil)
+	if r, err := http.DefaultClient.Do(req); err != nil || r.StatusCode != 405 || r.Header.Get("Content-Type") != "application/problem+json" {
+		t.Fatalf("the API's wrong method: %v %v", r, err)
+	}
+}
