@@ -27,7 +27,13 @@ const (
 
 // attempt takes one attempt of the rate limit for the client and subject.
 func (p *Pages) attempt(c *gin.Context, subject string) error {
-	if ok, wait := p.api.Attempt(c.ClientIP(), subject); !ok {
+	return p.attemptAs(c.ClientIP(), subject)
+}
+
+// attemptAs takes one attempt of the rate limit for client ("": every
+// client at once) and subject.
+func (p *Pages) attemptAs(client, subject string) error {
+	if ok, wait := p.api.Attempt(client, subject); !ok {
 		return &rateLimited{RetryAfter: wait}
 	}
 	return nil
@@ -238,7 +244,7 @@ func linkStatus(s linkState) int {
 // resendVerification mails a new verification link to the user's address.
 func (p *Pages) resendVerification(c *gin.Context) {
 	a := account(c)
-	if err := p.attempt(c, limitVerify+a.Username); err != nil {
+	if err := p.attemptAs("", limitVerify+a.Username); err != nil { // mail to one address, from any client
 		p.fail(c, err)
 		return
 	}
@@ -268,13 +274,18 @@ func (p *Pages) resetRequest(c *gin.Context) {
 		p.render(c, http.StatusUnprocessableEntity, "reset", view{Form: form{}.invalid("who", "Enter your username or your email address.")})
 		return
 	}
-	if err := p.attempt(c, limitReset+who); err != nil {
+	// Per client, and per account from every client at once: nobody fills
+	// someone's mailbox with links.
+	err := p.attempt(c, limitReset)
+	if err == nil {
+		err = p.attemptAs("", limitReset+who)
+	}
+	if err != nil {
 		p.fail(c, err)
 		return
 	}
 	ctx := c.Request.Context()
 	var accounts []models.Account
-	var err error
 	if strings.Contains(who, "@") {
 		accounts, err = p.store.AccountsByVerifiedEmail(ctx, who)
 	} else {

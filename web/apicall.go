@@ -29,6 +29,7 @@ func (p *Pages) callAPI(c *gin.Context, method, path string, in, out any, key st
 			return err
 		}
 	}
+	// A change the API has begun runs to its end even if the browser goes.
 	req, err := http.NewRequestWithContext(context.WithoutCancel(c.Request.Context()), method, path, bytes.NewReader(body))
 	if err != nil {
 		return err

@@ -62,7 +62,7 @@ func (p *Pages) asset(c *gin.Context) {
 	name := c.Param("file")
 	data, ok := p.assets.files[name]
 	if !ok {
-		p.headers(c)
+		setHeaders(c)
 		p.fail(c, errNotFound)
 		return
 	}

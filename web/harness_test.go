@@ -72,6 +72,7 @@ type siteOptions struct {
 	outbox bool   // run the notification outbox
 	base   string // BASE_URL to configure instead of the server's address (for cookie flags)
 	logins int    // the login rate limit's burst; 0: 1000 (none to speak of)
+	proxy  bool   // believe X-Forwarded-For from 127.0.0.1 (clients of other addresses)
 }
 
 var testSecret = []byte("test-secret-0123456789abcdef0123456789")
@@ -96,7 +97,7 @@ func newSite(t testing.TB, d models.Dialect, o siteOptions) *site {
 		o.logins = 1000
 	}
 	s.api = api.New(st, api.Config{Secret: testSecret, Issuer: "datamonsters", Audience: "datamonsters-api", BaseURL: base,
-		LoginBurst: o.logins, LoginEvery: time.Minute}, log, clk.Now)
+		LoginBurst: o.logins, LoginEvery: time.Minute, TrustedProxies: proxies(o.proxy)}, log, clk.Now)
 	ecfg := notifier.EmailConfig{From: mail.Address{Name: "Data Monsters", Address: "turns@dm.example"}, BaseURL: base, MailDir: s.mailDir}
 	sender, err := notifier.NewFolderSender(ecfg, log)
 	if err != nil {
@@ -138,6 +139,13 @@ func newSite(t testing.TB, d models.Dialect, o siteOptions) *site {
 		srv.Close()
 	})
 	return s
+}
+
+func proxies(on bool) []string {
+	if on {
+		return []string{"127.0.0.1"}
+	}
+	return nil
 }
 
 // eachDB runs f on SQLite and, with TEST_DATABASE_URL, on Postgres, in

@@ -139,7 +139,7 @@ func (p *Pages) Routes(r *gin.Engine) {
 // NotFound answers a path outside /v1 that no route takes with the
 // not-found page.
 func (p *Pages) NotFound(c *gin.Context) {
-	p.headers(c)
+	setHeaders(c)
 	p.loadSession(c)
 	p.fail(c, errNotFound)
 }
@@ -147,7 +147,7 @@ func (p *Pages) NotFound(c *gin.Context) {
 // MethodNotAllowed answers a request whose method a page does not take
 // (a GET of /logout) with the error page.
 func (p *Pages) MethodNotAllowed(c *gin.Context) {
-	p.headers(c)
+	setHeaders(c)
 	p.loadSession(c)
 	p.fail(c, errMethod)
 }
@@ -166,11 +166,17 @@ func (p *Pages) recover(c *gin.Context) {
 	c.Next()
 }
 
-// headers sets what every page sends: a strict Content-Security-Policy
+// headers sets the pages' headers (setHeaders) for the handlers after it.
+func (p *Pages) headers(c *gin.Context) {
+	setHeaders(c)
+	c.Next()
+}
+
+// setHeaders sets what every page sends: a strict Content-Security-Policy
 // (the pages load only their own style and script), no framing, no
 // sniffing, no Referer to other sites (a sign-in link's token is in its
 // URL), and no caching of pages that show an account.
-func (p *Pages) headers(c *gin.Context) {
+func setHeaders(c *gin.Context) {
 	h := c.Writer.Header()
 	h.Set("Content-Security-Policy", "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "+
 		"connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'")
@@ -178,7 +184,6 @@ func (p *Pages) headers(c *gin.Context) {
 	h.Set("X-Frame-Options", "DENY")
 	h.Set("Referrer-Policy", "same-origin")
 	h.Set("Cache-Control", "no-store")
-	c.Next()
 }
 
 // crossOrigin refuses state-changing requests that a browser says come

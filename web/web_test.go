@@ -2,6 +2,7 @@ package web_test
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"net/url"
 	"strings"
@@ -428,10 +429,33 @@ func TestFormsAreRateLimited(t *testing.T) {
 	for range 3 {
 		s.client().post("/reset", url.Values{"who": {"ana"}}).mustSee(t, 200)
 	}
-	s.client().post("/reset", url.Values{"who": {"ana"}}).mustSee(t, 429)
+	s.client().post("/reset", url.Values{"who": {"bob"}}).mustSee(t, 429) // this client's budget is spent
 	// After a minute the right password goes through.
 	s.clock.Add(time.Minute)
 	c.post("/login", url.Values{"username": {"ana"}, "password": {"ana password"}}).mustRedirect(t, "/")
+}
+
+// TestResetRequestsAreLimitedPerAccount: reset requests for one account
+// from many clients are limited too, so nobody fills its mailbox.
+func TestResetRequestsAreLimitedPerAccount(t *testing.T) {
+	s := newSite(t, models.SQLite, siteOptions{logins: 3, proxy: true})
+	from := func(ip, who string) int {
+		req, _ := http.NewRequest(http.MethodPost, s.url+"/reset", strings.NewReader("who="+who))
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		req.Header.Set("X-Forwarded-For", ip)
+		return s.client().do(req).Status
+	}
+	for i := range 3 {
+		if st := from(fmt.Sprintf("203.0.113.%d", i), "ana"); st != 200 {
+			t.Fatalf("reset %d: %d", i, st)
+		}
+	}
+	if st := from("203.0.113.50", "ana"); st != 429 {
+		t.Fatalf("a fourth reset for ana, from a fourth client: %d", st)
+	}
+	if st := from("203.0.113.50", "bob"); st != 200 {
+		t.Fatalf("a reset for bob from that client: %d", st)
+	}
 }
 
 // TestSettings changes every setting through the forms, and checks each
