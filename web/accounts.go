@@ -54,6 +54,8 @@ type registerView struct {
 	Zone  string // the selected time zone
 }
 
+// registerPage shows the form of a new account (a signed-in user goes to
+// their games).
 func (p *Pages) registerPage(c *gin.Context) {
 	if account(c) != nil {
 		redirect(c, "/")
@@ -90,13 +92,16 @@ func (p *Pages) register(c *gin.Context) {
 	}
 	u := &models.User{Username: name, Email: addr, NotifyEmail: true, NotifyTurns: true}
 	ctx := c.Request.Context()
-	err := p.store.CreateUser(ctx, u, p.api.HashPassword(pw))
+	hash := p.api.HashPassword(pw) // before the transaction: argon2id takes a while
+	err := p.store.InTx(ctx, func(tx *models.Store) error {
+		if err := tx.CreateUser(ctx, u, hash); err != nil {
+			return err
+		}
+		return tx.SetTimeZone(ctx, u.ID, zone)
+	})
 	if errors.Is(err, models.ErrConflict) {
 		again(http.StatusConflict, f.invalid("username", "This username is taken; choose another."))
 		return
-	}
-	if err == nil {
-		err = p.store.SetTimeZone(ctx, u.ID, zone)
 	}
 	if err == nil {
 		err = p.startSession(c, u.ID)
@@ -114,6 +119,8 @@ func (p *Pages) register(c *gin.Context) {
 	redirect(c, "/?done=registered")
 }
 
+// loginPage shows the sign-in form, which comes back to the local path
+// next (a signed-in user goes there at once).
 func (p *Pages) loginPage(c *gin.Context) {
 	next := localPath(c.Query("next"))
 	if account(c) != nil {

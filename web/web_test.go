@@ -74,7 +74,11 @@ func TestRegisterVerifySignOutSignIn(t *testing.T) {
 }
 
 func TestRegisterRejectsBadInput(t *testing.T) {
-	s := newSite(t, models.SQLite, siteOptions{})
+	eachDB(t, func(t *testing.T, d models.Dialect) { testRegisterRejectsBadInput(t, d) })
+}
+
+func testRegisterRejectsBadInput(t *testing.T, d models.Dialect) {
+	s := newSite(t, d, siteOptions{})
 	c := s.client()
 	c.register("bob", "correct horse")
 	anon := s.client()
