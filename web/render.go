@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"path"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/datamonsters/turns/models"
@@ -176,14 +177,23 @@ func date(a *models.Account, t time.Time) string {
 
 // location is the account's time zone; UTC for none or an unknown one.
 func location(a *models.Account) *time.Location {
-	if a == nil || a.TimeZone == "" {
+	if a == nil || a.TimeZone == "" || a.TimeZone == "UTC" {
 		return time.UTC
 	}
-	if loc, err := time.LoadLocation(a.TimeZone); err == nil {
-		return loc
+	if loc, ok := locations.Load(a.TimeZone); ok {
+		return loc.(*time.Location)
 	}
-	return time.UTC
+	loc, err := time.LoadLocation(a.TimeZone)
+	if err != nil {
+		return time.UTC
+	}
+	locations.Store(a.TimeZone, loc)
+	return loc
 }
+
+// locations are the time zones loaded, by name (time.LoadLocation reads
+// and parses the zone's data on every call).
+var locations sync.Map
 
 // render writes the page name with status. The account and the notice
 // named by the "done" query parameter are filled in.
