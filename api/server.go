@@ -67,6 +67,8 @@ type Server struct {
 	verified *boundedCache[string, verifiedToken] // access tokens already verified (see parseAccess)
 	notify   *Notifications                       // nil: streams and redelivery answer 503; see SetNotifications
 	running  runningKeys                          // the Idempotency-Keys of requests running now (see idempotent)
+	pages    Pages                                // the browser's pages; nil: none (see SetPages)
+	router   *gin.Engine                          // the last router Handler built, for CallAs
 }
 
 // New returns the API server. now is the clock (nil means time.Now).
@@ -128,14 +130,28 @@ func (s *Server) Handler() http.Handler {
 		r.Use(s.cors)
 	}
 	r.Use(s.limitBody)
-	r.NoRoute(func(c *gin.Context) { writeError(c, errNotFound) })
+	r.NoRoute(func(c *gin.Context) {
+		if s.pages != nil && !strings.HasPrefix(c.Request.URL.Path, "/v1/") {
+			s.pages.NotFound(c)
+			return
+		}
+		writeError(c, errNotFound)
+	})
 	r.NoMethod(func(c *gin.Context) {
+		if s.pages != nil && !strings.HasPrefix(c.Request.URL.Path, "/v1/") {
+			s.pages.MethodNotAllowed(c)
+			return
+		}
 		if allow := strings.Split(c.Writer.Header().Get("Allow"), ", "); slices.Contains(allow, http.MethodGet) {
 			c.Header("Allow", strings.Join(append(allow, http.MethodHead), ", "))
 		}
 		writeError(c, newError(http.StatusMethodNotAllowed, "method_not_allowed", "Method not allowed", "this route does not take %s", c.Request.Method))
 	})
 	s.routes(r)
+	if s.pages != nil {
+		s.pages.Routes(r)
+	}
+	s.router = r
 	return r
 }
 

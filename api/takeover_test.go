@@ -51,7 +51,7 @@ func TestBotTakeoverAndReclaim(t *testing.T) {
 		})
 		waitFor(t, "the takeover email", func() bool { return len(mails("timeout_applied", victim)) == 1 })
 		taken := mails("timeout_applied", victim)[0]
-		if !strings.Contains(taken.Body, "a bot now plays your seat") || !strings.Contains(taken.Body, fmt.Sprintf("/v1/games/%d/reclaim", g.ID)) {
+		if !strings.Contains(taken.Body, "a bot now plays your seat") || !strings.Contains(taken.Body, fmt.Sprintf("/games/%d#reclaim", g.ID)) {
 			t.Fatalf("the takeover email says:\n%s", taken.Body)
 		}
 		before := turnMails(victim)

@@ -105,7 +105,7 @@ func (o *Outbox) RunDigest(ctx context.Context, day time.Time) error {
 					return g
 				}
 				gid := strconv.FormatInt(id, 10)
-				byGame[id] = &DigestGame{Title: "Game #" + gid, URL: base + "/v1/games/" + gid}
+				byGame[id] = &DigestGame{Title: "Game #" + gid, URL: GameURL(base, id)}
 				order = append(order, id)
 				return byGame[id]
 			}
@@ -130,7 +130,7 @@ func (o *Outbox) RunDigest(ctx context.Context, day time.Time) error {
 				d.Games = append(d.Games, *byGame[id])
 			}
 			d.Recipient = cmp.Or(u.DisplayName, u.Username)
-			d.SettingsURL = base + "/v1/me/notification-preferences"
+			d.SettingsURL = PreferencesURL(base)
 			if o.cfg.UnsubscribeSecret != nil {
 				d.UnsubscribeURL = UnsubscribeURL(base, UnsubscribeToken(o.cfg.UnsubscribeSecret, strconv.FormatInt(uid, 10), string(KindDigest)))
 			}

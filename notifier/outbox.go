@@ -59,6 +59,10 @@ type OutboxConfig struct {
 	// UnsubscribeSecret signs one-click unsubscribe links; nil leaves
 	// List-Unsubscribe out.
 	UnsubscribeSecret []byte
+	// SignInSecret signs the sign-in links of the emails that ask their
+	// recipient to act (see SignInURL); nil links those emails to the game's
+	// page instead.
+	SignInSecret []byte
 	// Timeouts is called by the timeout job; nil skips timeouts (another
 	// mechanism applies them).
 	Timeouts Timeouter

@@ -238,9 +238,10 @@ func (o *Outbox) gameOver(g *models.Game, st *engine.State, view *engine.View, e
 	return note{userID: uid, kind: KindGameOver, data: d, common: &d.Common}
 }
 
-// reclaimURL is where a player takes back their seat from the bot.
+// reclaimURL is where a player takes back their seat from the bot: the
+// game's page, which offers it.
 func (o *Outbox) reclaimURL(g *models.Game) string {
-	return strings.TrimRight(o.cfg.Email.BaseURL, "/") + "/v1/games/" + strconv.FormatInt(g.ID, 10) + "/reclaim"
+	return GameURL(strings.TrimRight(o.cfg.Email.BaseURL, "/"), g.ID) + "#reclaim"
 }
 
 // maxBotDigest is the most events a seat-reclaimed mail reads back.
@@ -336,8 +337,8 @@ func (o *Outbox) dispatch(ctx context.Context, tx models.OutboxTx, g *models.Gam
 		}
 		c := n.common
 		c.Recipient = cmp.Or(u.DisplayName, u.Username)
-		c.GameID, c.GameTitle, c.GameURL = gid, "Game #"+gid, base+"/v1/games/"+gid
-		c.SettingsURL = base + "/v1/me/notification-preferences"
+		c.GameID, c.GameTitle, c.GameURL = gid, "Game #"+gid, GameURL(base, g.ID)
+		c.SettingsURL = PreferencesURL(base)
 		if o.cfg.UnsubscribeSecret != nil {
 			c.UnsubscribeURL = UnsubscribeURL(base, UnsubscribeToken(o.cfg.UnsubscribeSecret, strconv.FormatInt(u.ID, 10), string(n.kind)))
 		}

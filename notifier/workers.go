@@ -118,6 +118,7 @@ func (w *emailWorker) Work(ctx context.Context, job *river.Job[EmailArgs]) error
 	if err != nil {
 		return river.JobCancel(err)
 	}
+	d = WithSignIn(d, w.o.cfg.Email.BaseURL, w.o.cfg.SignInSecret, a.UserID, w.o.now())
 
 	msg, err := Compose(w.o.cfg.Email.Domain(), Address{Name: a.Name, Email: a.Email}, d, a.Key)
 	if err != nil {

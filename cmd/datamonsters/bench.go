@@ -88,7 +88,7 @@ func runBench(args []string) int {
 		log := slog.New(slog.NewJSONHandler(io.Discard, nil))
 		as := api.New(st, ac, log, nil)
 		if *outbox {
-			defer startNotifications(ctx, cfg, st, as, log)()
+			defer startNotifications(ctx, cfg, st, as, nil, log).stop()
 		}
 		srv := &http.Server{Handler: as.Handler()}
 		go srv.Serve(ln)

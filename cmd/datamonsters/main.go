@@ -8,7 +8,7 @@ import (
 const usage = `usage: datamonsters <command> [arguments]
 
 commands:
-  serve      run the HTTP API (applies pending migrations first)
+  serve      run the HTTP API and the pages (applies pending migrations first)
   migrate    apply pending database migrations and exit
   scenario   run a rules scenario file and print the result as JSON
   simulate   play bot games and print statistics

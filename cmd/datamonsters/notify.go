@@ -18,8 +18,9 @@ import (
 // the live-stream hub with its Postgres LISTEN loop and the presence
 // heartbeat of its connections, and the River outbox
 // whose jobs the store writes in each game change's transaction. It returns
-// the function that stops it, waiting for running jobs.
-func startNotifications(ctx context.Context, cfg Config, st *models.Store, srv *api.Server, log *slog.Logger) func() {
+// what the pages need of it, with the function that stops it, waiting for
+// running jobs. links signs the sign-in links of emails.
+func startNotifications(ctx context.Context, cfg Config, st *models.Store, srv *api.Server, links []byte, log *slog.Logger) notifications {
 	ecfg, err := notifier.LoadEmailConfig(os.Getenv)
 	if err != nil {
 		fatal(err)
@@ -35,12 +36,10 @@ func startNotifications(ctx context.Context, cfg Config, st *models.Store, srv *
 	if err != nil {
 		fatal(err)
 	}
-	mac := hmac.New(sha256.New, cfg.JWTSecret)
-	mac.Write([]byte("datamonsters unsubscribe links"))
-	unsub := mac.Sum(nil)
+	unsub := deriveSecret(cfg.JWTSecret, "datamonsters unsubscribe links")
 	hub := notifier.NewHub(0)
 	ob, err := notifier.NewOutbox(notifier.OutboxConfig{Store: st, Sender: sender, Email: ecfg,
-		Webhook: notifier.NewWebhookClient(wopts), Hub: hub, Logger: log, UnsubscribeSecret: unsub,
+		Webhook: notifier.NewWebhookClient(wopts), Hub: hub, Logger: log, UnsubscribeSecret: unsub, SignInSecret: links,
 		Timeouts: srv.Play(), Bots: srv.Play(), DatabaseURL: cfg.DatabaseURL, JobTimeout: cfg.JobTimeout})
 	if err != nil {
 		fatal(err)
@@ -58,7 +57,7 @@ func startNotifications(ctx context.Context, cfg Config, st *models.Store, srv *
 	}
 	go ob.Listen(ctx)
 	log.Info("notifications ready", "smtp", ecfg.Host != "", "webhook_allow_private", wopts.AllowPrivate)
-	return func() {
+	stop := func() {
 		sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
 		if err := ob.Stop(sctx); err != nil {
@@ -67,4 +66,22 @@ func startNotifications(ctx context.Context, cfg Config, st *models.Store, srv *
 		hub.Close()
 		sender.Close()
 	}
+	return notifications{stop: stop, sender: sender, email: ecfg}
+}
+
+// notifications is what startNotifications started: stop stops it; the
+// pages send their mail with sender.
+type notifications struct {
+	stop   func()
+	sender notifier.Sender
+	email  notifier.EmailConfig
+}
+
+// deriveSecret returns the key for purpose derived from the server's
+// secret (HMAC-SHA256), so that one secret configures every signature and
+// none of them can stand for another.
+func deriveSecret(secret []byte, purpose string) []byte {
+	mac := hmac.New(sha256.New, secret)
+	mac.Write([]byte(purpose))
+	return mac.Sum(nil)
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/datamonsters/turns/api"
 	"github.com/datamonsters/turns/models"
+	"github.com/datamonsters/turns/web"
 )
 
 // runServe migrates the database and serves the API until SIGINT or
@@ -33,8 +34,14 @@ func runServe(args []string) int {
 	log.Info("database ready", "dialect", st.Dialect().String(), "migrations_applied", len(applied))
 
 	srv := api.New(st, apiConfig(cfg), log, nil)
-	stopNotifications := startNotifications(ctx, cfg, st, srv, log)
-	defer stopNotifications()
+	links := deriveSecret(cfg.JWTSecret, "datamonsters email links")
+	n := startNotifications(ctx, cfg, st, srv, links, log)
+	defer n.stop()
+	pages, err := web.New(st, srv, n.sender, web.Config{BaseURL: cfg.BaseURL, Secret: links, MailDomain: n.email.Domain()}, log, nil)
+	if err != nil {
+		fatal(err)
+	}
+	srv.SetPages(pages)
 	httpSrv := &http.Server{
 		Addr:              cfg.Addr,
 		Handler:           srv.Handler(),
@@ -74,8 +81,9 @@ func apiConfig(cfg Config) api.Config {
 		CORSOrigins: cfg.CORSOrigins}
 }
 
-// purgeExpired deletes expired idempotency records and full rate-limit
-// buckets (the same as none) every hour.
+// purgeExpired deletes expired idempotency records, full rate-limit
+// buckets (the same as none), browser sessions and used sign-in links
+// every hour.
 func purgeExpired(ctx context.Context, st *models.Store, log *slog.Logger) {
 	t := time.NewTicker(time.Hour)
 	defer t.Stop()
@@ -93,6 +101,11 @@ func purgeExpired(ctx context.Context, st *models.Store, log *slog.Logger) {
 				log.Warn("purge rate limits", "error", err)
 			} else if n > 0 {
 				log.Info("purged rate-limit buckets", "count", n)
+			}
+			if n, err := st.PurgeSessions(ctx); err != nil {
+				log.Warn("purge browser sessions", "error", err)
+			} else if n > 0 {
+				log.Info("purged browser sessions and used links", "count", n)
 			}
 		}
 	}

@@ -1,0 +1,383 @@
+package web
+
+import (
+	"errors"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/datamonsters/turns/models"
+	"github.com/datamonsters/turns/notifier"
+	"github.com/gin-gonic/gin"
+)
+
+// Password length the pages and the API accept.
+const (
+	minPassword = 8
+	maxPassword = 256
+)
+
+// attempt takes one attempt of the rate limit of form (see
+// API.FormAttempt): for the client when subject is "", else for subject
+// from any client.
+func (p *Pages) attempt(c *gin.Context, form, subject string) error {
+	wait, err := p.api.FormAttempt(c, form, subject)
+	if err == nil && wait > 0 {
+		err = &rateLimited{RetryAfter: wait}
+	}
+	return err
+}
+
+// signInForm is what the "signin-form" partial draws: the username and
+// password form that comes back to Next.
+type signInForm struct {
+	Username string
+	Next     string
+	Error    string
+	Fixed    bool // the username is given (a link's recipient)
+}
+
+// registerView is the register page's data.
+type registerView struct {
+	Zones []zoneGroup
+	Zone  string // the selected time zone
+}
+
+// registerPage shows the form of a new account (a signed-in user goes to
+// their games).
+func (p *Pages) registerPage(c *gin.Context) {
+	if account(c) != nil {
+		redirect(c, "/")
+		return
+	}
+	p.render(c, http.StatusOK, "register", view{Data: registerView{Zones: zoneGroups, Zone: "UTC"}})
+}
+
+// register creates an account (username, address, password, time zone),
+// signs it in and mails the link that verifies the address.
+func (p *Pages) register(c *gin.Context) {
+	f := formOf(c, "username", "email", "time_zone")
+	name, addr, zone, pw := strings.TrimSpace(f.Values["username"]), strings.TrimSpace(f.Values["email"]), f.Values["time_zone"], c.PostForm("password")
+	again := func(status int, f form) {
+		p.render(c, status, "register", view{Form: f, Data: registerView{Zones: zoneGroups, Zone: zone}})
+	}
+	if err := p.attempt(c, "register", ""); err != nil {
+		p.fail(c, err)
+		return
+	}
+	switch {
+	case !p.api.ValidUsername(name):
+		f = f.invalid("username", "Use 3 to 32 characters: a-z, 0-9, _ and -, starting with a letter or digit.")
+	case addr == "" || !p.api.ValidEmail(addr):
+		f = f.invalid("email", "Enter an email address such as ana@example.com.")
+	case len(pw) < minPassword || len(pw) > maxPassword:
+		f = f.invalid("password", "Use 8 to 256 characters.")
+	case !validZone(zone):
+		f = f.invalid("time_zone", "Choose a time zone from the list.")
+	}
+	if len(f.Errors) > 0 {
+		again(http.StatusUnprocessableEntity, f)
+		return
+	}
+	u := &models.User{Username: name, Email: addr, NotifyEmail: true, NotifyTurns: true}
+	ctx := c.Request.Context()
+	hash := p.api.HashPassword(pw) // before the transaction: argon2id takes a while
+	err := p.store.InTx(ctx, func(tx *models.Store) error {
+		if err := tx.CreateUser(ctx, u, hash); err != nil {
+			return err
+		}
+		return tx.SetTimeZone(ctx, u.ID, zone)
+	})
+	if errors.Is(err, models.ErrConflict) {
+		again(http.StatusConflict, f.invalid("username", "This username is taken; choose another."))
+		return
+	}
+	if err == nil {
+		err = p.startSession(c, u.ID)
+	}
+	if err != nil {
+		p.fail(c, err)
+		return
+	}
+	a := &models.Account{User: *u, TimeZone: zone}
+	if err := p.sendMail(ctx, verifyWords(a.Email, verifyTTL), a, p.verifyURL(a)); err != nil {
+		p.log.Warn("verification mail", "user_id", u.ID, "error", err)
+		redirect(c, "/?done=registered-x")
+		return
+	}
+	redirect(c, "/?done=registered")
+}
+
+// loginPage shows the sign-in form, which comes back to the local path
+// next (a signed-in user goes there at once).
+func (p *Pages) loginPage(c *gin.Context) {
+	next := localPath(c.Query("next"))
+	if account(c) != nil {
+		redirect(c, next)
+		return
+	}
+	p.render(c, http.StatusOK, "login", view{Data: signInForm{Next: next}})
+}
+
+// login signs a user in with their username and password, and goes on to
+// the page the form names. Attempts are limited per client and username,
+// under the same key as the API's login.
+func (p *Pages) login(c *gin.Context) {
+	name, pw := strings.TrimSpace(c.PostForm("username")), c.PostForm("password")
+	sf := signInForm{Username: name, Next: localPath(c.PostForm("next")), Fixed: c.PostForm("fixed") != ""}
+	wait, succeeded, err := p.api.LoginAttempt(c, name)
+	if err == nil && wait > 0 {
+		err = &rateLimited{RetryAfter: wait}
+	}
+	if err != nil {
+		p.fail(c, err)
+		return
+	}
+	ctx := c.Request.Context()
+	u, err := p.store.UserByUsername(ctx, name)
+	hash := ""
+	if err == nil {
+		hash, err = p.store.PasswordHash(ctx, u.ID)
+	}
+	if err != nil && !errors.Is(err, models.ErrNotFound) {
+		p.fail(c, err)
+		return
+	}
+	if !p.api.CheckPassword(hash, pw) {
+		sf.Error = "Unknown username or wrong password."
+		p.render(c, http.StatusUnauthorized, "login", view{Data: sf})
+		return
+	}
+	succeeded()
+	p.endSession(c)
+	if err := p.startSession(c, u.ID); err != nil {
+		p.fail(c, err)
+		return
+	}
+	redirect(c, sf.Next)
+}
+
+// logout ends this browser's session.
+func (p *Pages) logout(c *gin.Context) {
+	p.endSession(c)
+	redirect(c, "/login?done=signedout")
+}
+
+// endSession ends the request's session, if any, and clears its cookie.
+func (p *Pages) endSession(c *gin.Context) {
+	if h, ok := c.Get(ctxSession); ok {
+		if err := p.store.EndSession(c.Request.Context(), h.([]byte)); err != nil {
+			p.log.Warn("end session", "error", err)
+		}
+	}
+	p.clearCookie(c)
+}
+
+// endSessions signs the user out everywhere: every session of theirs ends.
+func (p *Pages) endSessions(c *gin.Context) {
+	if _, err := p.store.EndSessions(c.Request.Context(), account(c).ID); err != nil {
+		p.fail(c, err)
+		return
+	}
+	p.clearCookie(c)
+	redirect(c, "/login?done=ended")
+}
+
+// linkView is the data of the pages a link of an email opens.
+type linkView struct {
+	State   linkState
+	Link    checkedLink
+	SignIn  signInForm // the password form, where the page asks for it
+	Already bool       // verify: the address is verified already
+	Other   string     // sign-in: the browser is signed in as this other user
+}
+
+// Link states, for the templates.
+func (v linkView) Invalid() bool { return v.State == linkInvalid }
+func (v linkView) Expired() bool { return v.State == linkExpired }
+func (v linkView) Used() bool    { return v.State == linkUsed }
+
+// verifyPage shows the address a verification link verifies, with the
+// button that verifies it (a GET changes nothing: mail scanners open
+// links).
+func (p *Pages) verifyPage(c *gin.Context) {
+	p.verifyStep(c, c.Query("t"), false)
+}
+
+// verify marks the link's address as verified.
+func (p *Pages) verify(c *gin.Context) {
+	p.verifyStep(c, c.PostForm("t"), true)
+}
+
+func (p *Pages) verifyStep(c *gin.Context, token string, post bool) {
+	l, err := p.checkLink(c, token, notifier.LinkVerify, boundEmail)
+	if err != nil {
+		p.fail(c, err)
+		return
+	}
+	v := linkView{State: l.State, Link: l, Already: l.Account != nil && l.Account.Verified()}
+	if l.State != linkOK {
+		p.render(c, linkStatus(l.State), "verify", view{Data: v})
+		return
+	}
+	if !post || v.Already {
+		p.render(c, http.StatusOK, "verify", view{Data: v})
+		return
+	}
+	if err := p.store.VerifyEmail(c.Request.Context(), l.Account.ID, l.Account.Email); err != nil {
+		p.fail(c, err)
+		return
+	}
+	redirect(c, "/?done=verified")
+}
+
+// linkStatus is the status of a page for a link that is not OK.
+func linkStatus(s linkState) int {
+	switch s {
+	case linkExpired:
+		return http.StatusGone
+	case linkUsed:
+		return http.StatusOK // the page asks for the password
+	}
+	return http.StatusBadRequest
+}
+
+// resendVerification mails a new verification link to the user's address.
+func (p *Pages) resendVerification(c *gin.Context) {
+	a := account(c)
+	if err := p.attempt(c, "verify", a.Username); err != nil { // mail to one address, from any client
+		p.fail(c, err)
+		return
+	}
+	if a.Email == "" {
+		redirect(c, "/settings")
+		return
+	}
+	if err := p.sendMail(c.Request.Context(), verifyWords(a.Email, verifyTTL), a, p.verifyURL(a)); err != nil {
+		p.fail(c, err)
+		return
+	}
+	redirect(c, "/settings?done=sent")
+}
+
+// resetPage asks for the username or address of the account whose
+// password is forgotten.
+func (p *Pages) resetPage(c *gin.Context) {
+	p.render(c, http.StatusOK, "reset", view{})
+}
+
+// resetRequest mails a reset link to each account with that username or
+// verified address (a link goes only to a verified address). The page says
+// the same whether or not one matched.
+func (p *Pages) resetRequest(c *gin.Context) {
+	who := strings.TrimSpace(c.PostForm("who"))
+	if who == "" {
+		p.render(c, http.StatusUnprocessableEntity, "reset", view{Form: form{}.invalid("who", "Enter your username or your email address.")})
+		return
+	}
+	// Per client, and per account from every client at once: nobody fills
+	// someone's mailbox with links.
+	err := p.attempt(c, "reset", "")
+	if err == nil {
+		err = p.attempt(c, "reset", who)
+	}
+	if err != nil {
+		p.fail(c, err)
+		return
+	}
+	ctx := c.Request.Context()
+	var accounts []models.Account
+	if strings.Contains(who, "@") {
+		accounts, err = p.store.AccountsByVerifiedEmail(ctx, who)
+	} else {
+		var u *models.User
+		if u, err = p.store.UserByUsername(ctx, who); err == nil {
+			var a *models.Account
+			if a, err = p.store.AccountByID(ctx, u.ID); err == nil && a.Verified() {
+				accounts = append(accounts, *a)
+			}
+		}
+	}
+	if err != nil && !errors.Is(err, models.ErrNotFound) {
+		p.fail(c, err)
+		return
+	}
+	for i := range accounts {
+		a := &accounts[i]
+		hash, err := p.store.PasswordHash(ctx, a.ID)
+		if err == nil {
+			err = p.sendMail(ctx, resetWords(resetTTL), a, p.resetURL(a, hash))
+		}
+		if err != nil {
+			p.fail(c, err)
+			return
+		}
+	}
+	p.render(c, http.StatusOK, "reset-sent", view{Data: resetTTL})
+}
+
+// newPasswordPage shows the form for a new password that a reset link
+// opens.
+func (p *Pages) newPasswordPage(c *gin.Context) {
+	l, err := p.checkLink(c, c.Query("t"), notifier.LinkReset, p.boundPassword(c))
+	if err != nil {
+		p.fail(c, err)
+		return
+	}
+	p.render(c, linkOrOK(l.State), "new-password", view{Data: linkView{State: l.State, Link: l}})
+}
+
+// linkOrOK is 200 for a good link, else linkStatus.
+func linkOrOK(s linkState) int {
+	if s == linkOK {
+		return http.StatusOK
+	}
+	return linkStatus(s)
+}
+
+// newPassword sets the password a reset link allows, ends every session
+// and API refresh token of the account, and signs this browser in.
+func (p *Pages) newPassword(c *gin.Context) {
+	l, err := p.checkLink(c, c.PostForm("t"), notifier.LinkReset, p.boundPassword(c))
+	if err != nil {
+		p.fail(c, err)
+		return
+	}
+	v := linkView{State: l.State, Link: l}
+	if l.State != linkOK {
+		p.render(c, linkStatus(l.State), "new-password", view{Data: v})
+		return
+	}
+	pw, again := c.PostForm("password"), c.PostForm("confirm")
+	var f form
+	switch {
+	case len(pw) < minPassword || len(pw) > maxPassword:
+		f = f.invalid("password", "Use 8 to 256 characters.")
+	case pw != again:
+		f = f.invalid("confirm", "The two passwords differ.")
+	}
+	if len(f.Errors) > 0 {
+		p.render(c, http.StatusUnprocessableEntity, "new-password", view{Form: f, Data: v})
+		return
+	}
+	if err := p.store.ResetPassword(c.Request.Context(), l.Account.ID, p.api.HashPassword(pw)); err != nil {
+		p.fail(c, err)
+		return
+	}
+	p.clearCookie(c)
+	if err := p.startSession(c, l.Account.ID); err != nil {
+		p.fail(c, err)
+		return
+	}
+	redirect(c, "/?done=reset")
+}
+
+// validZone reports whether name is a time zone time.LoadLocation knows
+// ("Local", the server's, is none).
+func validZone(name string) bool {
+	if name == "" || name == "Local" {
+		return false
+	}
+	_, err := time.LoadLocation(name)
+	return err == nil
+}

@@ -1,0 +1,238 @@
+package web
+
+import (
+	"bytes"
+	"embed"
+	"fmt"
+	"html/template"
+	"io/fs"
+	"net/http"
+	"path"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/datamonsters/turns/models"
+	"github.com/gin-gonic/gin"
+)
+
+//go:embed templates
+var templateFS embed.FS
+
+// page is one page's template: the layout, the partials and the page's
+// own file, which defines "title" and "content".
+type page struct {
+	t *template.Template
+}
+
+// parsePages parses every templates/*.html but the layout and partials
+// as a page.
+func parsePages(a *assets) (map[string]*page, error) {
+	funcs := template.FuncMap{
+		"asset": a.url,
+		"field": newField,
+		"when":  when,
+		"date":  date,
+		"dict":  dict,
+	}
+	base, err := template.New("layout.html").Funcs(funcs).ParseFS(templateFS, "templates/layout.html", "templates/partials.html")
+	if err != nil {
+		return nil, err
+	}
+	names, err := fs.Glob(templateFS, "templates/*.html")
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]*page{}
+	for _, n := range names {
+		name := strings.TrimSuffix(path.Base(n), ".html")
+		if name == "layout" || name == "partials" {
+			continue
+		}
+		t, err := template.Must(base.Clone()).ParseFS(templateFS, n)
+		if err != nil {
+			return nil, err
+		}
+		for _, def := range []string{"title", "content"} {
+			if t.Lookup(def) == nil {
+				return nil, fmt.Errorf("web: templates/%s.html defines no %q", name, def)
+			}
+		}
+		out[name] = &page{t: t}
+	}
+	return out, nil
+}
+
+// view is what every page template gets.
+type view struct {
+	Account *models.Account // the signed-in user; nil for none
+	Notice  string          // a confirmation shown at the top (role=status)
+	Problem string          // what went wrong, shown at the top (role=alert)
+	// Section is the part of the page the problem belongs to ("" for the
+	// page): settings shows it in that form.
+	Section string
+	Form    form // the values and errors of the form shown again
+	Data    any  // the page's own data
+}
+
+// form is a submitted form shown again: its values (never passwords) and
+// an error per field.
+type form struct {
+	Values map[string]string
+	Errors map[string]string
+}
+
+// invalid returns a form whose field has the error msg.
+func (f form) invalid(field, msg string) form {
+	if f.Errors == nil {
+		f.Errors = map[string]string{}
+	}
+	f.Errors[field] = msg
+	return f
+}
+
+// formOf keeps the named fields of the request's form, to show them again.
+func formOf(c *gin.Context, names ...string) form {
+	f := form{Values: map[string]string{}}
+	for _, n := range names {
+		f.Values[n] = c.PostForm(n)
+	}
+	return f
+}
+
+// field is what the "field" partial draws: a labelled input with its hint
+// and error, tied to it with aria-describedby.
+type field struct {
+	Name, Label, Type, Value, Error, Hint, Autocomplete string
+	Required                                            bool
+}
+
+// ID is the input's id.
+func (f field) ID() string { return "f-" + f.Name }
+
+// Describe is the input's aria-describedby: its hint and error.
+func (f field) Describe() string {
+	var ids []string
+	if f.Hint != "" {
+		ids = append(ids, f.ID()+"-hint")
+	}
+	if f.Error != "" {
+		ids = append(ids, f.ID()+"-error")
+	}
+	return strings.Join(ids, " ")
+}
+
+// newField is the template function "field": field v name label type
+// [autocomplete [hint]]. Password fields are never filled in again. Every
+// field is required unless its autocomplete is prefixed with "optional ".
+func newField(v view, name, label, typ string, more ...string) field {
+	f := field{Name: name, Label: label, Type: typ, Error: v.Form.Errors[name], Required: true}
+	if typ != "password" {
+		f.Value = v.Form.Values[name]
+	}
+	if len(more) > 0 {
+		f.Autocomplete = more[0]
+		if rest, ok := strings.CutPrefix(f.Autocomplete, "optional "); ok {
+			f.Autocomplete, f.Required = rest, false
+		}
+	}
+	if len(more) > 1 {
+		f.Hint = more[1]
+	}
+	return f
+}
+
+// dict is the template function that makes a map of its key and value
+// arguments, for a partial that takes several.
+func dict(kv ...any) (map[string]any, error) {
+	if len(kv)%2 != 0 {
+		return nil, fmt.Errorf("dict: odd number of arguments")
+	}
+	m := make(map[string]any, len(kv)/2)
+	for i := 0; i < len(kv); i += 2 {
+		k, ok := kv[i].(string)
+		if !ok {
+			return nil, fmt.Errorf("dict: key %v is not a string", kv[i])
+		}
+		m[k] = kv[i+1]
+	}
+	return m, nil
+}
+
+// when formats t in the account's time zone: "Tue 1 Dec 2026, 14:00 CET".
+func when(a *models.Account, t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return t.In(location(a)).Format("Mon 2 Jan 2006, 15:04 MST")
+}
+
+// date formats the day of t in the account's time zone: "Tue 1 Dec 2026".
+func date(a *models.Account, t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return t.In(location(a)).Format("Mon 2 Jan 2006")
+}
+
+// location is the account's time zone; UTC for none or an unknown one.
+func location(a *models.Account) *time.Location {
+	if a == nil || a.TimeZone == "" || a.TimeZone == "UTC" {
+		return time.UTC
+	}
+	if loc, ok := locations.Load(a.TimeZone); ok {
+		return loc.(*time.Location)
+	}
+	loc, err := time.LoadLocation(a.TimeZone)
+	if err != nil {
+		return time.UTC
+	}
+	locations.Store(a.TimeZone, loc)
+	return loc
+}
+
+// locations are the time zones loaded, by name (time.LoadLocation reads
+// and parses the zone's data on every call).
+var locations sync.Map
+
+// render writes the page name with status. The account and the notice
+// named by the "done" query parameter are filled in.
+func (p *Pages) render(c *gin.Context, status int, name string, v view) {
+	pg, ok := p.pages[name]
+	if !ok {
+		panic("web: no page " + name)
+	}
+	if v.Account == nil {
+		v.Account = account(c)
+	}
+	if v.Notice == "" {
+		v.Notice = notices[c.Query("done")]
+	}
+	var b bytes.Buffer
+	if err := pg.t.ExecuteTemplate(&b, "layout.html", v); err != nil {
+		p.log.Error("render page", "page", name, "error", err)
+		c.Data(http.StatusInternalServerError, "text/plain; charset=utf-8", []byte("The page could not be shown."))
+		c.Abort()
+		return
+	}
+	c.Data(status, "text/html; charset=utf-8", b.Bytes())
+	c.Abort()
+}
+
+// notices are the confirmations a redirect after a form names with
+// ?done=: fixed texts, so that a link cannot make a page say anything.
+var notices = map[string]string{
+	"registered":   "Welcome! Your account is ready. We sent you a link to verify your address.",
+	"registered-x": "Welcome! Your account is ready. We could not send the verification mail; send it again from the settings.",
+	"signedout":    "You are signed out.",
+	"ended":        "You are signed out everywhere.",
+	"verified":     "Your address is verified.",
+	"reset":        "Your new password is set. Every other sign-in has ended.",
+	"email":        "Your address is changed. We sent a link to verify it.",
+	"email-x":      "Your address is changed. We could not send the verification mail; try again below.",
+	"sent":         "We sent a new verification link.",
+	"time-zone":    "Your time zone is saved.",
+	"notify":       "Your notification preferences are saved.",
+	"vacation":     "Your vacation is booked.",
+	"revoked":      "The API token is revoked.",
+}

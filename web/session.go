@@ -1,0 +1,121 @@
+package web
+
+import (
+	"crypto/rand"
+	"encoding/base64"
+	"errors"
+	"net/http"
+	"net/url"
+
+	"github.com/datamonsters/turns/models"
+	"github.com/gin-gonic/gin"
+)
+
+// Sessions: the cookie holds 32 random bytes; the database holds only
+// their SHA-256 (models.HashToken), the user and the expiry. A request's
+// session is read with its account in one query, so a log-out, a password
+// reset or "sign out everywhere" ends a session on every replica at once.
+
+// Context keys.
+const (
+	ctxAccount = "web_account" // *models.Account of the request's session
+	ctxSession = "web_session" // []byte: the session's hash
+)
+
+// cookieName is the session cookie's name: with Secure, the __Host-
+// prefix makes the browser refuse it unless it is Secure, host-only and
+// for the path "/".
+func (p *Pages) cookieName() string {
+	if p.secure {
+		return "__Host-dm_session"
+	}
+	return "dm_session"
+}
+
+// session reads the request's session, if any, for the handlers after it.
+func (p *Pages) session(c *gin.Context) {
+	p.loadSession(c)
+	c.Next()
+}
+
+// loadSession reads the session named by the cookie and records its
+// account; a session used in the second half of its life is extended (and
+// its cookie with it). An unknown or expired cookie is cleared.
+func (p *Pages) loadSession(c *gin.Context) {
+	raw, err := c.Cookie(p.cookieName())
+	if err != nil || raw == "" {
+		return
+	}
+	hash := models.HashToken(raw)
+	a, expires, err := p.store.SessionAccount(c.Request.Context(), hash)
+	if errors.Is(err, models.ErrNotFound) {
+		p.clearCookie(c)
+		return
+	}
+	if err != nil {
+		p.log.Warn("read session", "error", err)
+		return
+	}
+	c.Set(ctxAccount, a)
+	c.Set(ctxSession, hash)
+	if now := p.now(); expires.Sub(now) < p.cfg.SessionTTL/2 {
+		if err := p.store.ExtendSession(c.Request.Context(), hash, now.Add(p.cfg.SessionTTL)); err == nil {
+			p.setCookie(c, raw)
+		}
+	}
+}
+
+// account returns the request's signed-in account, or nil.
+func account(c *gin.Context) *models.Account {
+	a, _ := c.Get(ctxAccount)
+	acc, _ := a.(*models.Account)
+	return acc
+}
+
+// requireAccount sends a request without a session to the sign-in page,
+// which comes back here afterwards (a GET; a form post comes back to the
+// page it was sent from, when that is on this site).
+func (p *Pages) requireAccount(c *gin.Context) {
+	if account(c) != nil {
+		c.Next()
+		return
+	}
+	next := c.Request.URL.RequestURI()
+	if c.Request.Method != http.MethodGet {
+		next = "/"
+		if ref, err := url.Parse(c.GetHeader("Referer")); err == nil && ref.Path != "" {
+			next = localPath(ref.Path)
+		}
+	}
+	redirect(c, "/login?next="+url.QueryEscape(next))
+}
+
+// startSession stores a new session of userID and sets its cookie.
+func (p *Pages) startSession(c *gin.Context, userID int64) error {
+	raw := newSessionValue()
+	if err := p.store.CreateSession(c.Request.Context(), userID, models.HashToken(raw), p.now().Add(p.cfg.SessionTTL)); err != nil {
+		return err
+	}
+	p.setCookie(c, raw)
+	return nil
+}
+
+// newSessionValue returns a new cookie value: 32 random bytes, base64url.
+func newSessionValue() string {
+	b := make([]byte, 32)
+	rand.Read(b) // never fails (crypto/rand)
+	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+// setCookie sets the session cookie: HttpOnly, SameSite=Lax, Secure when
+// BASE_URL is https, for the whole site, lasting SessionTTL.
+func (p *Pages) setCookie(c *gin.Context, value string) {
+	http.SetCookie(c.Writer, &http.Cookie{Name: p.cookieName(), Value: value, Path: "/", MaxAge: int(p.cfg.SessionTTL.Seconds()),
+		HttpOnly: true, Secure: p.secure, SameSite: http.SameSiteLaxMode})
+}
+
+// clearCookie removes the session cookie from the browser.
+func (p *Pages) clearCookie(c *gin.Context) {
+	http.SetCookie(c.Writer, &http.Cookie{Name: p.cookieName(), Value: "", Path: "/", MaxAge: -1,
+		HttpOnly: true, Secure: p.secure, SameSite: http.SameSiteLaxMode})
+}

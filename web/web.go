@@ -1,0 +1,219 @@
+package web
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+	_ "time/tzdata" // time zones load on machines without a zoneinfo folder
+
+	"github.com/datamonsters/turns/models"
+	"github.com/datamonsters/turns/notifier"
+	"github.com/gin-gonic/gin"
+)
+
+// Config is what the pages need to know. BaseURL and Secret are required.
+type Config struct {
+	// BaseURL is the service's public address ("https://dm.example.com"):
+	// cookies are Secure when it is https, and its origin is trusted by the
+	// cross-origin check (for a proxy that rewrites Host).
+	BaseURL string
+	// Secret signs the links of emails: the sign-in links (the outbox's
+	// SignInSecret, the same bytes), address verification and password
+	// reset. At least 32 bytes.
+	Secret []byte
+	// SessionTTL is how long a session lasts without use; 0 means 30 days.
+	// A session used in the second half of its life is extended.
+	SessionTTL time.Duration
+	// MailDomain is the right-hand side of the Message-IDs of the mail the
+	// pages send (normally notifier.EmailConfig.Domain()); "" is localhost.
+	MailDomain string
+}
+
+// API is what the pages reuse of the JSON API (api.Server implements it):
+// its login rate limit, password hashing and checks, and its routes, for
+// the account settings it already has. See package api's web.go.
+type API interface {
+	LoginAttempt(c *gin.Context, username string) (retryAfter int, succeeded func(), err error)
+	FormAttempt(c *gin.Context, form, subject string) (retryAfter int, err error)
+	HashPassword(password string) string
+	CheckPassword(hash, password string) bool
+	ValidUsername(name string) bool
+	ValidEmail(addr string) bool
+	CallAs(w http.ResponseWriter, r *http.Request, userID int64)
+}
+
+// Pages serves the browser's pages. Build it with New; it is safe for
+// concurrent use.
+type Pages struct {
+	cfg    Config
+	store  *models.Store
+	api    API
+	mail   notifier.Sender
+	log    *slog.Logger
+	now    func() time.Time
+	secure bool // cookies get Secure (BASE_URL is https)
+	cop    *http.CrossOriginProtection
+	pages  map[string]*page
+	assets *assets
+}
+
+// New returns the pages. mail sends the verification and reset emails
+// (nil: they cannot be sent, and the pages say so). now is the clock (nil
+// means time.Now); log may be nil.
+func New(store *models.Store, api API, mail notifier.Sender, cfg Config, log *slog.Logger, now func() time.Time) (*Pages, error) {
+	if store == nil || api == nil {
+		return nil, errors.New("web: pages need a store and the API")
+	}
+	if len(cfg.Secret) < 32 {
+		return nil, errors.New("web: the link secret must have at least 32 bytes")
+	}
+	base, err := url.Parse(cfg.BaseURL)
+	if err != nil || (base.Scheme != "http" && base.Scheme != "https") || base.Host == "" {
+		return nil, fmt.Errorf("web: BASE_URL %q: want an absolute http(s) URL", cfg.BaseURL)
+	}
+	cfg.BaseURL = strings.TrimRight(cfg.BaseURL, "/")
+	if cfg.SessionTTL <= 0 {
+		cfg.SessionTTL = 30 * 24 * time.Hour
+	}
+	if now == nil {
+		now = time.Now
+	}
+	if log == nil {
+		log = slog.Default()
+	}
+	p := &Pages{cfg: cfg, store: store, api: api, mail: mail, log: log, now: now, secure: base.Scheme == "https",
+		cop: http.NewCrossOriginProtection()}
+	if err := p.cop.AddTrustedOrigin(base.Scheme + "://" + base.Host); err != nil {
+		return nil, fmt.Errorf("web: BASE_URL: %w", err)
+	}
+	if p.assets, err = loadAssets(); err != nil {
+		return nil, err
+	}
+	if p.pages, err = parsePages(p.assets); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// Routes adds the pages' routes to r. It reads like the site's map.
+func (p *Pages) Routes(r *gin.Engine) {
+	r.GET(assetPrefix+":file", p.asset)
+	r.HEAD(assetPrefix+":file", p.asset)
+
+	g := r.Group("", p.recover, p.headers, p.crossOrigin, p.session)
+
+	// Anyone: accounts, and the links of emails (each GET shows a page
+	// whose button posts).
+	g.GET("/", p.home)
+	g.GET("/register", p.registerPage)
+	g.POST("/register", p.register)
+	g.GET("/login", p.loginPage)
+	g.POST("/login", p.login)
+	g.POST("/logout", p.logout)
+	g.GET("/verify", p.verifyPage)
+	g.POST("/verify", p.verify)
+	g.GET("/reset", p.resetPage)
+	g.POST("/reset", p.resetRequest)
+	g.GET("/reset/new", p.newPasswordPage)
+	g.POST("/reset/new", p.newPassword)
+	g.GET(notifier.SignInPath, p.signInPage)
+	g.POST(notifier.SignInPath, p.signIn)
+	g.GET(notifier.GamesPath+":id", p.game) // a public game's page needs no account
+
+	// Signed in.
+	my := g.Group("", p.requireAccount)
+	my.GET(notifier.SettingsPath, p.settings)
+	my.POST("/settings/email", p.changeEmail)
+	my.POST("/settings/verify", p.resendVerification)
+	my.POST("/settings/time-zone", p.changeTimeZone)
+	my.POST("/settings/notifications", p.changePreferences)
+	my.POST("/settings/vacations", p.startVacation)
+	my.POST("/settings/tokens", p.createToken)
+	my.POST("/settings/tokens/:id/revoke", p.revokeToken)
+	my.POST("/settings/sessions/end", p.endSessions)
+	my.POST(notifier.GamesPath+":id/reclaim", p.reclaim)
+}
+
+// NotFound answers a path outside /v1 that no route takes with the
+// not-found page.
+func (p *Pages) NotFound(c *gin.Context) {
+	setHeaders(c)
+	p.loadSession(c)
+	p.fail(c, errNotFound)
+}
+
+// MethodNotAllowed answers a request whose method a page does not take
+// (a GET of /logout) with the error page.
+func (p *Pages) MethodNotAllowed(c *gin.Context) {
+	setHeaders(c)
+	p.loadSession(c)
+	p.fail(c, errMethod)
+}
+
+// recover turns a panic in a page into the error page.
+func (p *Pages) recover(c *gin.Context) {
+	defer func() {
+		if v := recover(); v != nil {
+			if v == http.ErrAbortHandler {
+				panic(v)
+			}
+			p.log.Error("panic in a page", "request_id", c.GetString("request_id"), "panic", v)
+			p.fail(c, fmt.Errorf("panic: %v", v))
+		}
+	}()
+	c.Next()
+}
+
+// headers sets the pages' headers (setHeaders) for the handlers after it.
+func (p *Pages) headers(c *gin.Context) {
+	setHeaders(c)
+	c.Next()
+}
+
+// setHeaders sets what every page sends: a strict Content-Security-Policy
+// (the pages load only their own style and script), no framing, no
+// sniffing, no Referer to other sites (a sign-in link's token is in its
+// URL), and no caching of pages that show an account.
+func setHeaders(c *gin.Context) {
+	h := c.Writer.Header()
+	h.Set("Content-Security-Policy", "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "+
+		"connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'")
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("X-Frame-Options", "DENY")
+	h.Set("Referrer-Policy", "same-origin")
+	h.Set("Cache-Control", "no-store")
+}
+
+// crossOrigin refuses state-changing requests that a browser says come
+// from another site (Sec-Fetch-Site, else Origin against Host; see
+// net/http.CrossOriginProtection). Safe methods pass.
+func (p *Pages) crossOrigin(c *gin.Context) {
+	if err := p.cop.Check(c.Request); err != nil {
+		p.fail(c, errCrossOrigin)
+		return
+	}
+	c.Next()
+}
+
+// localPath returns next if it is a path on this site ("/games/3"), else
+// "/": a sign-in never sends anyone to another site. Backslashes and
+// control characters are refused too, since browsers read "/\evil" and
+// "/\t/evil" as "//evil".
+func localPath(next string) string {
+	u, err := url.Parse(next)
+	if err != nil || u.Scheme != "" || u.Host != "" || !strings.HasPrefix(next, "/") || strings.HasPrefix(next, "//") ||
+		strings.ContainsFunc(next, func(r rune) bool { return r < 0x20 || r == 0x7f || r == '\\' }) {
+		return "/"
+	}
+	return next
+}
+
+// redirect answers a form post with 303 See Other to path.
+func redirect(c *gin.Context, path string) {
+	c.Redirect(http.StatusSeeOther, path)
+	c.Abort()
+}

@@ -1,0 +1,26 @@
+package web
+
+import (
+	"testing"
+	"time"
+)
+
+func TestZonesLoad(t *testing.T) {
+	n := 0
+	for _, g := range zoneGroups {
+		for _, z := range g.Zones {
+			if _, err := time.LoadLocation(z); err != nil || !validZone(z) {
+				t.Errorf("zone %q: %v", z, err)
+			}
+			n++
+		}
+	}
+	if n < 400 || zoneGroups[0].Zones[0] != "UTC" {
+		t.Fatalf("%d zones, first %q", n, zoneGroups[0].Zones[0])
+	}
+	for _, bad := range []string{"", "Local", "Mars/Olympus", "../etc/passwd", "Europe/Paris\n"} {
+		if validZone(bad) {
+			t.Errorf("%q is a valid zone", bad)
+		}
+	}
+}
