@@ -21,6 +21,7 @@ const (
 	LinkSignIn LinkPurpose = 1 + iota // signs the recipient in and opens a game (single use)
 	LinkVerify                        // verifies the recipient's address
 	LinkReset                         // sets a new password (single use)
+	LinkAction                        // one numbered line of a decision email (see ActionURL)
 )
 
 // The pages that the links of emails open (the web pages serve them).
@@ -31,6 +32,9 @@ const (
 	// NotificationsFragment is the fragment of the settings page's
 	// notification preferences.
 	NotificationsFragment = "#notifications"
+	// ActionPath, after a game's page, is where an action link of a
+	// decision email leads (see ActionURL).
+	ActionPath = "/act"
 )
 
 // GameURL returns the address of the game's page.
@@ -152,17 +156,44 @@ func (l Link) Expired(now time.Time) bool { return !now.Before(l.Expires) }
 // baseURL + SignInPath + "?t=" + the token, expiring at the deadline or
 // after SignInTTL, whichever comes first (a zero deadline: SignInTTL).
 func SignInURL(baseURL string, secret []byte, userID, gameID int64, deadline, now time.Time) string {
+	tok := Link{Purpose: LinkSignIn, UserID: userID, GameID: gameID, Expires: linkExpiry(deadline, now), Nonce: NewNonce()}.Sign(secret, nil)
+	return strings.TrimRight(baseURL, "/") + SignInPath + "?t=" + url.QueryEscape(tok)
+}
+
+// linkExpiry is when a link of an email sent at now about a decision due
+// at deadline expires: at the deadline or after SignInTTL, whichever comes
+// first (a zero deadline: SignInTTL), rounded up to the second a token
+// keeps, so that it never expires before the deadline.
+func linkExpiry(deadline, now time.Time) time.Time {
 	exp := now.Add(SignInTTL)
 	if !deadline.IsZero() && deadline.Before(exp) {
 		exp = deadline
 	}
-	// Rounded up to the second the token keeps, so that it never expires
-	// before the deadline.
 	if t := exp.Truncate(time.Second); t.Before(exp) {
 		exp = t.Add(time.Second)
 	}
-	tok := Link{Purpose: LinkSignIn, UserID: userID, GameID: gameID, Expires: exp, Nonce: NewNonce()}.Sign(secret, nil)
-	return strings.TrimRight(baseURL, "/") + SignInPath + "?t=" + url.QueryEscape(tok)
+	return exp
+}
+
+// ActionURL returns the link of line n of what user may do in game at
+// version, as the email written for that version numbers it
+// (engine.Numbered): GameURL + ActionPath + "?v=" version + "&n=" n +
+// "&t=" a token of purpose LinkAction bound to the version and number
+// (ActionBound), with a nonce, expiring as a sign-in link does. The page
+// it opens shows the action and changes nothing; only its confirmation,
+// a POST, acts. Nothing is stored.
+func ActionURL(baseURL string, secret []byte, userID, gameID, version int64, n int, deadline, now time.Time) string {
+	tok := Link{Purpose: LinkAction, UserID: userID, GameID: gameID, Expires: linkExpiry(deadline, now), Nonce: NewNonce()}.
+		Sign(secret, ActionBound(version, n))
+	return GameURL(baseURL, gameID) + ActionPath + "?v=" + strconv.FormatInt(version, 10) + "&n=" + strconv.Itoa(n) +
+		"&t=" + url.QueryEscape(tok)
+}
+
+// ActionBound is what the token of an action link is bound to: the
+// version of the game the email was written for and the line's number, so
+// that a token taken from one link cannot be put on another.
+func ActionBound(version int64, n int) []byte {
+	return []byte("v" + strconv.FormatInt(version, 10) + ".n" + strconv.Itoa(n))
 }
 
 // WithSignIn returns d with its game link replaced by a sign-in link for

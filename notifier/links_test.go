@@ -116,3 +116,32 @@ func TestWithSignIn(t *testing.T) {
 		t.Fatal("without a secret the link changed")
 	}
 }
+
+// TestActionURL: an action link names its game, version and line; its
+// token holds only for that version and line, for the link's purpose, and
+// expires as a sign-in link does.
+func TestActionURL(t *testing.T) {
+	t.Parallel()
+	secret := []byte("link secret")
+	now := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
+	deadline := now.Add(5 * time.Hour)
+	u, err := url.Parse(ActionURL("https://dm.example/", secret, 3, 9, 41, 2, deadline, now))
+	if err != nil || u.Host != "dm.example" || u.Path != "/games/9"+ActionPath || u.Query().Get("v") != "41" || u.Query().Get("n") != "2" {
+		t.Fatalf("URL %v, %v", u, err)
+	}
+	l, err := ParseLink(u.Query().Get("t"))
+	if err != nil || l.UserID != 3 || l.GameID != 9 || !l.Expires.Equal(deadline) || len(l.Nonce) != 12 {
+		t.Fatalf("link %+v, %v", l, err)
+	}
+	if !l.Valid(secret, LinkAction, ActionBound(41, 2)) {
+		t.Fatal("the link is not valid for its version and line")
+	}
+	for _, b := range [][]byte{ActionBound(41, 3), ActionBound(42, 2), ActionBound(4, 12), nil} {
+		if l.Valid(secret, LinkAction, b) {
+			t.Fatalf("the link holds for %q too", b)
+		}
+	}
+	if l.Valid(secret, LinkSignIn, ActionBound(41, 2)) {
+		t.Fatal("an action link passes for a sign-in link")
+	}
+}

@@ -1,0 +1,117 @@
+package engine_test
+
+import (
+	"errors"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/datamonsters/turns/engine"
+)
+
+// TestNumberedLines: over thousands of positions, every seat's lines are
+// numbered from 1 without a gap, prompts' options first; a whole line is
+// an action Apply accepts; a run of options of a prompt that takes several
+// makes one answer that Apply accepts exactly when its count is within the
+// prompt's min and max; and the lines' texts are the moves' own.
+func TestNumberedLines(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 12))
+	positions, options := 0, 0
+	playPositions(t, 40, func(s *engine.State) {
+		for _, seat := range engine.Awaiting(s) {
+			moves := engine.Moves(s, seat)
+			lines := engine.Numbered(moves)
+			positions++
+			turn := false
+			for i, l := range lines {
+				if l.N != i+1 {
+					t.Fatalf("line %d numbered %d", i+1, l.N)
+				}
+				if l.Prompt == "" {
+					turn = true
+				} else if turn {
+					t.Fatalf("an option (line %d) after a turn action", l.N)
+				}
+				if l.Text == "" {
+					t.Fatalf("line %d has no text", l.N)
+				}
+				if !l.Whole() {
+					continue
+				}
+				acts, err := engine.Choose(lines, []int{l.N})
+				if err != nil || len(acts) != 1 {
+					t.Fatalf("line %d alone: %v %v", l.N, acts, err)
+				}
+				if _, err := engine.Apply(s.Clone(), seat, acts[0]); err != nil {
+					t.Fatalf("line %d (%s): %v", l.N, l.Text, err)
+				}
+			}
+			for _, m := range moves {
+				if m.Type != engine.ActAnswer || m.Max == 1 && m.Min == 1 {
+					continue
+				}
+				var mine []int
+				for _, l := range lines {
+					if l.Prompt == m.Prompt {
+						mine = append(mine, l.N)
+					}
+				}
+				if len(mine) != len(m.Options) {
+					t.Fatalf("prompt %s: %d lines for %d options", m.Prompt, len(mine), len(m.Options))
+				}
+				k := r.IntN(len(mine) + 1)
+				r.Shuffle(len(mine), func(i, j int) { mine[i], mine[j] = mine[j], mine[i] })
+				acts, err := engine.Choose(lines, mine[:k])
+				if k == 0 {
+					if err == nil {
+						t.Fatal("an empty choice is an action")
+					}
+					continue
+				}
+				options++
+				if err != nil || len(acts) != 1 || len(acts[0].Choices) != k {
+					t.Fatalf("prompt %s, lines %v: %v %v", m.Prompt, mine[:k], acts, err)
+				}
+				_, err = engine.Apply(s.Clone(), seat, acts[0])
+				if ok := k >= m.Min && k <= m.Max; ok != (err == nil) {
+					t.Fatalf("prompt %s (%d to %d) with %d options: %v", m.Prompt, m.Min, m.Max, k, err)
+				}
+			}
+		}
+	})
+	if positions < 1000 || options < 50 {
+		t.Fatalf("only %d positions and %d multi-option answers", positions, options)
+	}
+}
+
+// TestChooseRefusals: what Choose refuses, and the number it names.
+func TestChooseRefusals(t *testing.T) {
+	lines := engine.Numbered([]engine.Move{
+		{Action: engine.Action{Type: engine.ActAnswer, Prompt: "p1"}, Min: 2, Max: 2,
+			Options: []engine.Option{{ID: "a", Text: "Discard A"}, {ID: "b", Text: "Discard B"}, {ID: "c", Text: "Discard C"}}},
+		{Action: engine.Action{Type: engine.ActAnswer, Prompt: "p2"}, Min: 1, Max: 1,
+			Options: []engine.Option{{ID: engine.Pass, Text: "Pass"}, {ID: "x", Text: "Play X"}}},
+		{Action: engine.Action{Type: engine.ActEndTurn}, Text: "End your turn"},
+	})
+	if len(lines) != 6 || lines[5].Action.Type != engine.ActEndTurn || !lines[3].Whole() || lines[0].Whole() {
+		t.Fatalf("lines %+v", lines)
+	}
+	good, err := engine.Choose(lines, []int{1, 3, 4, 6})
+	want := []engine.Action{{Type: engine.ActAnswer, Prompt: "p1", Choices: []string{"a", "c"}},
+		{Type: engine.ActAnswer, Prompt: "p2", Choices: []string{engine.Pass}}, {Type: engine.ActEndTurn}}
+	if err != nil || len(good) != 3 || !slices.Equal(good[0].Choices, want[0].Choices) || good[1].Choices[0] != engine.Pass || good[2].Type != engine.ActEndTurn {
+		t.Fatalf("1 3 4 6: %+v %v", good, err)
+	}
+	for _, c := range []struct {
+		numbers []int
+		n       int
+	}{
+		{nil, 0}, {[]int{7}, 7}, {[]int{0}, 0}, {[]int{2, 2}, 2}, {[]int{1, 6, 2}, 2}, {[]int{4, 5}, 5}, {[]int{1, 4, 2}, 2},
+	} {
+		_, err := engine.Choose(lines, c.numbers)
+		var le *engine.LineError
+		if !errors.As(err, &le) || le.N != c.n || le.Reason == "" {
+			t.Errorf("%v: %v, want a LineError naming %d", c.numbers, err, c.n)
+		}
+	}
+}
