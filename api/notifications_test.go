@@ -802,3 +802,45 @@ func TestVacationAllowance(t *testing.T) {
 		return n == 2
 	})
 }
+
+// TestAddingEmailTurnsEmailOn: an account registered without an email
+// address gets its notifications by email once it adds one, without
+// touching its preferences; one that turned email off keeps it off.
+func TestAddingEmailTurnsEmailOn(t *testing.T) {
+	t.Parallel()
+	e := newNotifyEnv(t, models.SQLite, false)
+	ana := e.register("ana")
+	noEmail := func(name string) *player {
+		var tok struct {
+			AccessToken string `json:"access_token"`
+			User        struct {
+				ID            int64 `json:"id"`
+				Notifications struct{ Email, Turns bool }
+			} `json:"user"`
+		}
+		e.must(201, req{Method: "POST", Path: "/v1/auth/register",
+			Body: map[string]string{"username": name, "password": "password-" + name}}).decode(t, &tok)
+		return &player{Name: name, Access: tok.AccessToken, ID: tok.User.ID}
+	}
+	bob, cyd := noEmail("bob"), noEmail("cyd")
+	e.must(200, req{Method: "PATCH", Path: "/v1/me", Token: cyd.Access,
+		Body: map[string]any{"notifications": map[string]bool{"email": false, "turns": true}}})
+	var me struct {
+		Email         string `json:"email"`
+		Notifications struct{ Email, Turns bool }
+	}
+	for _, p := range []*player{bob, cyd} {
+		e.must(200, req{Method: "PATCH", Path: "/v1/me", Token: p.Access, Body: map[string]any{"email": p.Name + "@example.com"}}).decode(t, &me)
+		if me.Email != p.Name+"@example.com" || me.Notifications.Email != (p == bob) || !me.Notifications.Turns {
+			t.Fatalf("%s after adding an email: %+v", p.Name, me)
+		}
+	}
+	e.must(201, req{Method: "POST", Path: "/v1/games", Token: ana.Access,
+		Body: map[string]any{"players": 3, "mode": "fast", "invite": []string{"bob", "cyd"}, "deck": deck(0)}})
+	waitFor(t, "bob's invitation", func() bool { return len(e.mail.all()) >= 1 })
+	e.drain(t)
+	mails := e.mail.all()
+	if len(mails) != 1 || mails[0].To[0] != "bob@example.com" {
+		t.Fatalf("want one invitation, to bob: %d mails, first to %v", len(mails), mails[0].To)
+	}
+}
