@@ -627,7 +627,8 @@ func TestUnsubscribeLink(t *testing.T) {
 	waitFor(t, "the invitation", func() bool { return len(e.mail.all()) == 1 })
 	link := strings.Trim(e.mail.all()[0].Header.Get("List-Unsubscribe"), "<>")
 	path := strings.TrimPrefix(link, "https://dm.example")
-	e.must(200, req{Method: "POST", Path: path})
+	e.must(200, req{Method: "POST", Path: path, Body: "List-Unsubscribe=One-Click",
+		Header: map[string]string{"Content-Type": "application/x-www-form-urlencoded"}})
 	var prefs struct {
 		Preferences []struct {
 			Kind, Channel string

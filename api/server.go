@@ -113,7 +113,7 @@ func (s *Server) routes(r *gin.Engine) {
 	v1.POST("/auth/logout", s.logout)
 	v1.GET("/cards", s.listCards)
 	v1.GET("/prebuilt-decks", s.listPrebuiltDecks)
-	v1.GET("/unsubscribe", s.unsubscribe)
+	v1.GET("/unsubscribe", s.unsubscribePage)
 	v1.POST("/unsubscribe", s.unsubscribe)
 
 	// Scope read: a login's access token or an API token with "read".
