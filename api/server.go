@@ -155,6 +155,8 @@ func (s *Server) routes(r *gin.Engine) {
 	session.PUT("/me/notification-preferences", s.updatePreferences)
 	session.GET("/me/vacations", s.listVacations)
 	session.POST("/me/vacations", s.createVacation)
+	session.PATCH("/me/vacations/:id", s.endVacation)
+	session.DELETE("/me/vacations/:id", s.cancelVacation)
 	session.GET("/tokens", s.listTokens)
 	session.POST("/tokens", s.createToken)
 	session.DELETE("/tokens/:id", s.revokeToken)
