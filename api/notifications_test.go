@@ -44,6 +44,9 @@ type mailSink struct {
 	msgs []sunkMail
 	hold chan struct{} // non-nil: holding; closed on release
 	held int           // messages that arrived while holding
+	// busy counts, per recipient, the RCPTs still to refuse with a
+	// temporary error that names the address, as a real server does.
+	busy map[string]int
 }
 
 type sunkMail struct {
@@ -111,6 +114,15 @@ type sinkSession struct {
 
 func (ss *sinkSession) Mail(string, *smtp.MailOptions) error { return nil }
 func (ss *sinkSession) Rcpt(to string, _ *smtp.RcptOptions) error {
+	ss.sink.mu.Lock()
+	busy := ss.sink.busy[to] > 0
+	if busy {
+		ss.sink.busy[to]--
+	}
+	ss.sink.mu.Unlock()
+	if busy {
+		return &smtp.SMTPError{Code: 450, EnhancedCode: smtp.EnhancedCode{4, 2, 1}, Message: "<" + to + ">: mailbox busy, try again later"}
+	}
 	ss.to = append(ss.to, to)
 	return nil
 }
@@ -169,9 +181,10 @@ func newNotifyEnv(t *testing.T, d models.Dialect, allowPrivate bool) *notifyEnv 
 
 // notifyOptions shape a notifyEnv.
 type notifyOptions struct {
-	allowPrivate bool   // webhooks may target loopback
-	databaseURL  string // the store's Postgres: live events between servers through NOTIFY
-	idle         bool   // the outbox writes jobs but works none (another server does)
+	allowPrivate bool         // webhooks may target loopback
+	databaseURL  string       // the store's Postgres: live events between servers through NOTIFY
+	idle         bool         // the outbox writes jobs but works none (another server does)
+	log          *slog.Logger // nil: logs are discarded
 }
 
 // startNotifyEnv starts a server with the notification pipeline on st (a
@@ -182,7 +195,10 @@ func startNotifyEnv(t *testing.T, st *models.Store, clk *clock, o notifyOptions)
 	if err := notifier.MigrateRiver(ctx, st); err != nil {
 		t.Fatal(err)
 	}
-	log := slog.New(slog.NewJSONHandler(io.Discard, nil))
+	log := o.log
+	if log == nil {
+		log = slog.New(slog.NewJSONHandler(io.Discard, nil))
+	}
 	srv := api.New(st, testConfig(), log, clk.Now)
 	ms := startMailSink(t)
 	ecfg := notifier.EmailConfig{Host: ms.host, Port: ms.port, TLS: notifier.TLSNone,
