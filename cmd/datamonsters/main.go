@@ -13,6 +13,7 @@ commands:
   scenario   run a rules scenario file and print the result as JSON
   simulate   play bot games and print statistics
   bench      load-test the API over HTTP with concurrent clients
+  healthcheck  exit 0 if the server on ADDR is ready (the image's HEALTHCHECK)
 `
 
 func main() {
@@ -33,6 +34,8 @@ func main() {
 		runSimulate(args) // exits by itself on failure
 	case "bench":
 		code = runBench(args)
+	case "healthcheck":
+		code = runHealthcheck(os.Getenv)
 	case "help", "-h", "--help":
 		fmt.Print(usage)
 	default:
