@@ -141,9 +141,15 @@ func TestReadme(t *testing.T) {
 	}
 	// Its emails are in MAIL_DIR, for both players.
 	for _, want := range []string{".invitation.u2.", ".game_started.u1.", ".game_started.u2.", ".your_turn."} {
-		files, _ := filepath.Glob(filepath.Join(mailDir, "*"+want+"*.eml"))
-		if len(files) == 0 {
-			t.Errorf("no %s email in MAIL_DIR", strings.Trim(want, "."))
+		deadline := time.Now().Add(30 * time.Second)
+		for {
+			if files, _ := filepath.Glob(filepath.Join(mailDir, "*"+want+"*.eml")); len(files) > 0 {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("no %s email in MAIL_DIR", strings.Trim(want, "."))
+			}
+			time.Sleep(50 * time.Millisecond)
 		}
 	}
 	if !strings.Contains(out.String(), "Subject: [Data Monsters]") {
