@@ -51,6 +51,24 @@ func testServeSurvivesKill(t *testing.T, d models.Dialect) {
 	players := []*player{ana, bob}
 	g := e.startGame(map[string]any{"mode": "fast", "invite": []string{"bob"}}, ana, bob)
 	waitFor(t, "the invitation and the game-started emails", func() bool { return len(ms.all()) == 3 })
+	st, err := models.Open(ctx, url, dir, models.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	db, err := st.SQLDB()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Their jobs are marked done (River records completions in batches):
+	// only the emails held below may be in the crash window.
+	waitFor(t, "the first three email jobs to be done", func() bool {
+		var done int
+		if err := db.QueryRowContext(ctx, `SELECT COUNT(*) FROM river_job WHERE kind = 'dm_email' AND state = 'completed'`).Scan(&done); err != nil {
+			t.Fatal(err)
+		}
+		return done == 3
+	})
 
 	// From here the SMTP server takes each message but does not answer.
 	ms.holdReplies()
@@ -63,15 +81,6 @@ func testServeSurvivesKill(t *testing.T, d models.Dialect) {
 	killedAt := time.Now()
 	ms.release() // what had arrived is accepted now, too late for the killed server
 
-	st, err := models.Open(ctx, url, dir, models.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	db, err := st.SQLDB()
-	if err != nil {
-		t.Fatal(err)
-	}
 	var want, open int
 	if err := db.QueryRowContext(ctx, `SELECT COUNT(*), COUNT(*) FILTER (WHERE state <> 'completed') FROM river_job WHERE kind = 'dm_email'`).
 		Scan(&want, &open); err != nil {
