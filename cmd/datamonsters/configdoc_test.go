@@ -40,11 +40,22 @@ func readVariables(t *testing.T) []string {
 	return out
 }
 
+// configHeading is the README's heading of the configuration table, at
+// any level.
+var configHeading = regexp.MustCompile(`(?m)^#+ Configuration\s*$`)
+
 // documentedVariables returns the variables named in the first column of
-// the table under the README's "## Configuration" heading, in order.
+// the table under the README's "Configuration" heading (up to the next
+// heading), in order.
 func documentedVariables(readme string) []string {
-	_, section, _ := strings.Cut(readme, "\n## Configuration\n")
-	section, _, _ = strings.Cut(section, "\n## ")
+	loc := configHeading.FindStringIndex(readme)
+	if loc == nil {
+		return nil
+	}
+	section := readme[loc[1]:]
+	if i := strings.Index(section, "\n#"); i >= 0 {
+		section = section[:i]
+	}
 	var out []string
 	for _, line := range strings.Split(section, "\n") {
 		cells := strings.Split(line, "|")
