@@ -67,7 +67,10 @@ func (s *Server) register(c *gin.Context) {
 		writeError(c, err)
 		return
 	}
-	u := &models.User{Username: req.Username, Email: req.Email, DisplayName: req.DisplayName, NotifyEmail: req.Email != "", NotifyTurns: true}
+	// Email notifications are on from the start: without an address there
+	// is nothing to send, and adding one later turns them on unless the
+	// user has turned them off (PATCH /v1/me).
+	u := &models.User{Username: req.Username, Email: req.Email, DisplayName: req.DisplayName, NotifyEmail: true, NotifyTurns: true}
 	hash := s.hash(req.Password) // before the transaction: argon2id takes a while
 	s.idempotent(c, idemScope{subject: "user:" + req.Username}, func(st *models.Store) (response, error) {
 		if err := st.CreateUser(c.Request.Context(), u, hash); err != nil {

@@ -2,7 +2,6 @@ package api
 
 import (
 	"encoding/hex"
-	"errors"
 	"net/http"
 	"slices"
 	"strconv"
@@ -321,40 +320,4 @@ func (s *Server) updatePreferences(c *gin.Context) {
 		}
 	}
 	s.getPreferences(c)
-}
-
-// unsubscribe is the one-click unsubscribe endpoint of List-Unsubscribe: it
-// turns off the email of the token's kind ("all": every kind) for the
-// token's user. GET (a person following the link) does the same as POST
-// (the mailbox provider's one-click request).
-func (s *Server) unsubscribe(c *gin.Context) {
-	if s.notify == nil || s.notify.UnsubscribeSecret == nil {
-		writeError(c, errNotifyOff)
-		return
-	}
-	uidText, scope, err := notifier.VerifyUnsubscribeToken(s.notify.UnsubscribeSecret, c.Query("token"))
-	if err != nil {
-		writeError(c, badRequest("the unsubscribe token is not valid"))
-		return
-	}
-	uid, err := strconv.ParseInt(uidText, 10, 64)
-	if err != nil {
-		writeError(c, badRequest("the unsubscribe token is not valid"))
-		return
-	}
-	kinds := []notifier.Kind{notifier.Kind(scope)}
-	if scope == "all" {
-		kinds = notifier.Kinds
-	} else if !knownKind(scope) {
-		writeError(c, badRequest("the unsubscribe token is not valid"))
-		return
-	}
-	for _, k := range kinds {
-		err := s.store.SetPreference(c.Request.Context(), models.Preference{UserID: uid, Kind: string(k), Channel: notifier.ChannelEmail})
-		if err != nil && !errors.Is(err, models.ErrNotFound) {
-			writeError(c, err)
-			return
-		}
-	}
-	c.JSON(http.StatusOK, statusResponse{Status: "unsubscribed"})
 }

@@ -44,6 +44,9 @@ type mailSink struct {
 	msgs []sunkMail
 	hold chan struct{} // non-nil: holding; closed on release
 	held int           // messages that arrived while holding
+	// busy counts, per recipient, the RCPTs still to refuse with a
+	// temporary error that names the address, as a real server does.
+	busy map[string]int
 }
 
 type sunkMail struct {
@@ -111,6 +114,15 @@ type sinkSession struct {
 
 func (ss *sinkSession) Mail(string, *smtp.MailOptions) error { return nil }
 func (ss *sinkSession) Rcpt(to string, _ *smtp.RcptOptions) error {
+	ss.sink.mu.Lock()
+	busy := ss.sink.busy[to] > 0
+	if busy {
+		ss.sink.busy[to]--
+	}
+	ss.sink.mu.Unlock()
+	if busy {
+		return &smtp.SMTPError{Code: 450, EnhancedCode: smtp.EnhancedCode{4, 2, 1}, Message: "<" + to + ">: mailbox busy, try again later"}
+	}
 	ss.to = append(ss.to, to)
 	return nil
 }
@@ -169,9 +181,10 @@ func newNotifyEnv(t *testing.T, d models.Dialect, allowPrivate bool) *notifyEnv 
 
 // notifyOptions shape a notifyEnv.
 type notifyOptions struct {
-	allowPrivate bool   // webhooks may target loopback
-	databaseURL  string // the store's Postgres: live events between servers through NOTIFY
-	idle         bool   // the outbox writes jobs but works none (another server does)
+	allowPrivate bool         // webhooks may target loopback
+	databaseURL  string       // the store's Postgres: live events between servers through NOTIFY
+	idle         bool         // the outbox writes jobs but works none (another server does)
+	log          *slog.Logger // nil: logs are discarded
 }
 
 // startNotifyEnv starts a server with the notification pipeline on st (a
@@ -182,7 +195,10 @@ func startNotifyEnv(t *testing.T, st *models.Store, clk *clock, o notifyOptions)
 	if err := notifier.MigrateRiver(ctx, st); err != nil {
 		t.Fatal(err)
 	}
-	log := slog.New(slog.NewJSONHandler(io.Discard, nil))
+	log := o.log
+	if log == nil {
+		log = slog.New(slog.NewJSONHandler(io.Discard, nil))
+	}
 	srv := api.New(st, testConfig(), log, clk.Now)
 	ms := startMailSink(t)
 	ecfg := notifier.EmailConfig{Host: ms.host, Port: ms.port, TLS: notifier.TLSNone,
@@ -638,7 +654,8 @@ func TestUnsubscribeLink(t *testing.T) {
 	waitFor(t, "the invitation", func() bool { return len(e.mail.all()) == 1 })
 	link := strings.Trim(e.mail.all()[0].Header.Get("List-Unsubscribe"), "<>")
 	path := strings.TrimPrefix(link, "https://dm.example")
-	e.must(200, req{Method: "POST", Path: path})
+	e.must(200, req{Method: "POST", Path: path, Body: "List-Unsubscribe=One-Click",
+		Header: map[string]string{"Content-Type": "application/x-www-form-urlencoded"}})
 	var prefs struct {
 		Preferences []struct {
 			Kind, Channel string
@@ -812,4 +829,46 @@ func TestVacationAllowance(t *testing.T) {
 		}
 		return n == 2
 	})
+}
+
+// TestAddingEmailTurnsEmailOn: an account registered without an email
+// address gets its notifications by email once it adds one, without
+// touching its preferences; one that turned email off keeps it off.
+func TestAddingEmailTurnsEmailOn(t *testing.T) {
+	t.Parallel()
+	e := newNotifyEnv(t, models.SQLite, false)
+	ana := e.register("ana")
+	noEmail := func(name string) *player {
+		var tok struct {
+			AccessToken string `json:"access_token"`
+			User        struct {
+				ID            int64 `json:"id"`
+				Notifications struct{ Email, Turns bool }
+			} `json:"user"`
+		}
+		e.must(201, req{Method: "POST", Path: "/v1/auth/register",
+			Body: map[string]string{"username": name, "password": "password-" + name}}).decode(t, &tok)
+		return &player{Name: name, Access: tok.AccessToken, ID: tok.User.ID}
+	}
+	bob, cyd := noEmail("bob"), noEmail("cyd")
+	e.must(200, req{Method: "PATCH", Path: "/v1/me", Token: cyd.Access,
+		Body: map[string]any{"notifications": map[string]bool{"email": false, "turns": true}}})
+	var me struct {
+		Email         string `json:"email"`
+		Notifications struct{ Email, Turns bool }
+	}
+	for _, p := range []*player{bob, cyd} {
+		e.must(200, req{Method: "PATCH", Path: "/v1/me", Token: p.Access, Body: map[string]any{"email": p.Name + "@example.com"}}).decode(t, &me)
+		if me.Email != p.Name+"@example.com" || me.Notifications.Email != (p == bob) || !me.Notifications.Turns {
+			t.Fatalf("%s after adding an email: %+v", p.Name, me)
+		}
+	}
+	e.must(201, req{Method: "POST", Path: "/v1/games", Token: ana.Access,
+		Body: map[string]any{"players": 3, "mode": "fast", "invite": []string{"bob", "cyd"}, "deck": deck(0)}})
+	waitFor(t, "bob's invitation", func() bool { return len(e.mail.all()) >= 1 })
+	e.drain(t)
+	mails := e.mail.all()
+	if len(mails) != 1 || mails[0].To[0] != "bob@example.com" {
+		t.Fatalf("want one invitation, to bob: %d mails, first to %v", len(mails), mails[0].To)
+	}
 }

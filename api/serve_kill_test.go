@@ -1,115 +1,22 @@
 package api_test
 
 import (
-	"bytes"
 	"context"
-	"fmt"
-	"net"
 	"net/http"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"strconv"
-	"sync"
 	"testing"
 	"time"
 
+	"github.com/datamonsters/turns/internal/servetest"
 	"github.com/datamonsters/turns/models"
 	"github.com/datamonsters/turns/models/modelstest"
 )
 
-var (
-	binaryOnce sync.Once
-	binaryPath string
-	binaryErr  error
-	binaryDir  string
-)
-
-// serveBinary builds cmd/datamonsters once per test run into a temporary
-// folder and returns its path.
-func serveBinary(t *testing.T) string {
-	t.Helper()
-	binaryOnce.Do(func() {
-		if binaryDir, binaryErr = os.MkdirTemp("", "datamonsters-bin-"); binaryErr != nil {
-			return
-		}
-		binaryPath = filepath.Join(binaryDir, "datamonsters")
-		out, err := exec.Command("go", "build", "-o", binaryPath, "github.com/datamonsters/turns/cmd/datamonsters").CombinedOutput()
-		if err != nil {
-			binaryErr = fmt.Errorf("go build: %v\n%s", err, out)
-		}
-	})
-	if binaryErr != nil {
-		t.Fatal(binaryErr)
-	}
-	return binaryPath
-}
-
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if binaryDir != "" {
-		os.RemoveAll(binaryDir)
-	}
+	servetest.RemoveBinary()
 	os.Exit(code)
-}
-
-// server is a running `datamonsters serve` process.
-type server struct {
-	cmd    *exec.Cmd
-	base   string
-	stderr *bytes.Buffer
-}
-
-// startServer runs the binary with env on a free loopback port and waits
-// until it answers /readyz.
-func startServer(t *testing.T, env []string) *server {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
-	s := &server{base: "http://" + addr, stderr: &bytes.Buffer{}}
-	s.cmd = exec.Command(serveBinary(t), "serve")
-	s.cmd.Env = append(os.Environ(), append(env, "ADDR="+addr)...)
-	s.cmd.Stderr = s.stderr
-	if err := s.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- s.cmd.Wait() }()
-	t.Cleanup(func() {
-		s.cmd.Process.Kill()
-		<-exited
-	})
-	deadline := time.Now().Add(60 * time.Second)
-	for {
-		res, err := http.Get(s.base + "/readyz")
-		if err == nil {
-			res.Body.Close()
-			if res.StatusCode == 200 {
-				return s
-			}
-		}
-		select {
-		case err := <-exited:
-			exited <- err
-			t.Fatalf("the server exited: %v\n%s", err, s.stderr)
-		case <-time.After(50 * time.Millisecond):
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the server did not get ready\n%s", s.stderr)
-		}
-	}
-}
-
-// kill ends the process with SIGKILL: no shutdown, no deferred work.
-func (s *server) kill(t *testing.T) {
-	t.Helper()
-	if err := s.cmd.Process.Kill(); err != nil {
-		t.Fatal(err)
-	}
 }
 
 // TestServeSurvivesKill runs the real `datamonsters serve` binary, plays a
@@ -138,24 +45,12 @@ func testServeSurvivesKill(t *testing.T, d models.Dialect) {
 	vars := []string{"DATABASE_URL=" + url, "DATA_DIR=" + dir, "JWT_SECRET=" + string(testSecret), "LOG_LEVEL=warn",
 		"SMTP_HOST=127.0.0.1", "SMTP_PORT=" + strconv.Itoa(ms.port), "SMTP_TLS=none",
 		"SMTP_FROM=Data Monsters <turns@dm.example>", "BASE_URL=https://dm.example", "JOB_TIMEOUT=1s"}
-	srv := startServer(t, vars)
-	e := &env{t: t, base: srv.base, http: &http.Client{Timeout: 30 * time.Second}}
+	srv := servetest.Start(t, append(os.Environ(), vars...))
+	e := &env{t: t, base: srv.Base, http: &http.Client{Timeout: 30 * time.Second}}
 	ana, bob := e.register("ana"), e.register("bob")
 	players := []*player{ana, bob}
 	g := e.startGame(map[string]any{"mode": "fast", "invite": []string{"bob"}}, ana, bob)
 	waitFor(t, "the invitation and the game-started emails", func() bool { return len(ms.all()) == 3 })
-
-	// From here the SMTP server takes each message but does not answer.
-	ms.holdReplies()
-	for range 4 {
-		turnTo(t, e, g.ID, players, bob)
-		turnTo(t, e, g.ID, players, ana)
-	}
-	waitFor(t, "an email in flight", func() bool { return ms.heldCount() > 0 })
-	srv.kill(t)
-	killedAt := time.Now()
-	ms.release() // what had arrived is accepted now, too late for the killed server
-
 	st, err := models.Open(ctx, url, dir, models.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -165,6 +60,27 @@ func testServeSurvivesKill(t *testing.T, d models.Dialect) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Their jobs are marked done (River records completions in batches):
+	// only the emails held below may be in the crash window.
+	waitFor(t, "the first three email jobs to be done", func() bool {
+		var done int
+		if err := db.QueryRowContext(ctx, `SELECT COUNT(*) FROM river_job WHERE kind = 'dm_email' AND state = 'completed'`).Scan(&done); err != nil {
+			t.Fatal(err)
+		}
+		return done == 3
+	})
+
+	// From here the SMTP server takes each message but does not answer.
+	ms.holdReplies()
+	for range 4 {
+		turnTo(t, e, g.ID, players, bob)
+		turnTo(t, e, g.ID, players, ana)
+	}
+	waitFor(t, "an email in flight", func() bool { return ms.heldCount() > 0 })
+	srv.Kill(t)
+	killedAt := time.Now()
+	ms.release() // what had arrived is accepted now, too late for the killed server
+
 	var want, open int
 	if err := db.QueryRowContext(ctx, `SELECT COUNT(*), COUNT(*) FILTER (WHERE state <> 'completed') FROM river_job WHERE kind = 'dm_email'`).
 		Scan(&want, &open); err != nil {
@@ -175,7 +91,7 @@ func testServeSurvivesKill(t *testing.T, d models.Dialect) {
 	}
 	held := ms.heldCount()
 
-	srv = startServer(t, vars)
+	srv = servetest.Start(t, append(os.Environ(), vars...))
 	waitFor := func(what string, cond func() bool) {
 		deadline := time.Now().Add(90 * time.Second)
 		for !cond() {

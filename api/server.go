@@ -172,7 +172,7 @@ func (s *Server) routes(r *gin.Engine) {
 	v1.POST("/auth/logout", s.logout)
 	v1.GET("/cards", s.listCards)
 	v1.GET("/prebuilt-decks", s.listPrebuiltDecks)
-	v1.GET("/unsubscribe", s.unsubscribe)
+	v1.GET("/unsubscribe", s.unsubscribePage)
 	v1.POST("/unsubscribe", s.unsubscribe)
 
 	// Scope read: a login's access token or an API token with "read".
@@ -220,6 +220,8 @@ func (s *Server) routes(r *gin.Engine) {
 	session.PUT("/me/notification-preferences", s.updatePreferences)
 	session.GET("/me/vacations", s.listVacations)
 	session.POST("/me/vacations", s.createVacation)
+	session.PATCH("/me/vacations/:id", s.endVacation)
+	session.DELETE("/me/vacations/:id", s.cancelVacation)
 	session.GET("/tokens", s.listTokens)
 	session.POST("/tokens", s.createToken)
 	session.DELETE("/tokens/:id", s.revokeToken)

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"reflect"
 	"testing"
@@ -57,38 +58,57 @@ func filled(s *State, a Action, r *rand.Rand) Action {
 	return a
 }
 
+// TestRandomPlayouts plays 300 games (100 under -short: seeds 0-99 still
+// cover every mix of player count, mode, variant and policy) with random
+// legal actions, in four parallel shares.
 func TestRandomPlayouts(t *testing.T) {
-	for seed := range uint64(300) {
-		players := 2 + int(seed%3)
-		s := newTestGame(t, seed, players, []Mode{ModeStandard, ModeFast}[seed%2], seed%5 == 0, []Policy{Holders, Conceal}[seed/2%2])
-		total := len(s.Cards())
-		r := rand.New(rand.NewPCG(seed, 7))
-		for step := 0; !s.Over(); step++ {
-			if step > 5000 {
-				t.Fatalf("seed %d: game did not finish (turn %d)", seed, s.Turn)
+	games := uint64(300)
+	if testing.Short() {
+		games = 100
+	}
+	for share := range uint64(4) {
+		t.Run(fmt.Sprintf("share%d", share), func(t *testing.T) {
+			t.Parallel()
+			for seed := share; seed < games; seed += 4 {
+				randomPlayout(t, seed)
 			}
-			aw := Awaiting(s)
-			if len(aw) == 0 {
-				t.Fatalf("seed %d: nobody awaited, phase %s stack %d", seed, s.Phase, len(s.Stack))
-			}
-			seat := aw[r.IntN(len(aw))]
-			legal := Legal(s, seat)
-			if len(legal) == 0 {
-				t.Fatalf("seed %d: seat %d awaited with no legal action", seed, seat)
-			}
-			a := filled(s, legal[r.IntN(len(legal))], r)
-			if s.Turn > 60 && seat == s.Active && len(s.Prompts) == 0 {
-				a = Action{Type: ActEndTurn}
-			}
-			if _, err := Apply(s, seat, a); err != nil {
-				t.Fatalf("seed %d: legal action %v rejected: %v", seed, a, err)
-			}
-			if n := len(s.Cards()); n != total {
-				t.Fatalf("seed %d: %d cards, want %d after %v", seed, n, total, a)
-			}
-			if s.Turn > 400 {
-				break
-			}
+		})
+	}
+}
+
+// randomPlayout plays the game of seed with random legal actions, checking
+// that someone is always awaited with a legal action, that every legal
+// action applies, that no card appears or vanishes, and that it ends.
+func randomPlayout(t *testing.T, seed uint64) {
+	players := 2 + int(seed%3)
+	s := newTestGame(t, seed, players, []Mode{ModeStandard, ModeFast}[seed%2], seed%5 == 0, []Policy{Holders, Conceal}[seed/2%2])
+	total := len(s.Cards())
+	r := rand.New(rand.NewPCG(seed, 7))
+	for step := 0; !s.Over(); step++ {
+		if step > 5000 {
+			t.Fatalf("seed %d: game did not finish (turn %d)", seed, s.Turn)
+		}
+		aw := Awaiting(s)
+		if len(aw) == 0 {
+			t.Fatalf("seed %d: nobody awaited, phase %s stack %d", seed, s.Phase, len(s.Stack))
+		}
+		seat := aw[r.IntN(len(aw))]
+		legal := Legal(s, seat)
+		if len(legal) == 0 {
+			t.Fatalf("seed %d: seat %d awaited with no legal action", seed, seat)
+		}
+		a := filled(s, legal[r.IntN(len(legal))], r)
+		if s.Turn > 60 && seat == s.Active && len(s.Prompts) == 0 {
+			a = Action{Type: ActEndTurn}
+		}
+		if _, err := Apply(s, seat, a); err != nil {
+			t.Fatalf("seed %d: legal action %v rejected: %v", seed, a, err)
+		}
+		if n := len(s.Cards()); n != total {
+			t.Fatalf("seed %d: %d cards, want %d after %v", seed, n, total, a)
+		}
+		if s.Turn > 400 {
+			break
 		}
 	}
 }

@@ -462,6 +462,39 @@ func (s *Store) AddVacation(ctx context.Context, v *Vacation) error {
 	return s.db.WithContext(ctx).Create(v).Error
 }
 
+// VacationOf returns the user's vacation id, or ErrNotFound (also for
+// another user's vacation).
+func (s *Store) VacationOf(ctx context.Context, userID, id int64) (*Vacation, error) {
+	var v Vacation
+	res := s.db.WithContext(ctx).Where("id = ? AND user_id = ?", id, userID).Limit(1).Find(&v)
+	if res.Error != nil {
+		return nil, res.Error
+	}
+	if res.RowsAffected == 0 {
+		return nil, fmt.Errorf("vacation %d: %w", id, ErrNotFound)
+	}
+	return &v, nil
+}
+
+// SetVacationEnd moves the end of the user's vacation id to end, or
+// returns ErrNotFound.
+func (s *Store) SetVacationEnd(ctx context.Context, userID, id int64, end time.Time) error {
+	res := s.db.WithContext(ctx).Exec(`UPDATE vacations SET ends_at = ? WHERE id = ? AND user_id = ?`, end.UTC(), id, userID)
+	if res.Error == nil && res.RowsAffected == 0 {
+		return fmt.Errorf("vacation %d: %w", id, ErrNotFound)
+	}
+	return res.Error
+}
+
+// DeleteVacation removes the user's vacation id, or returns ErrNotFound.
+func (s *Store) DeleteVacation(ctx context.Context, userID, id int64) error {
+	res := s.db.WithContext(ctx).Exec(`DELETE FROM vacations WHERE id = ? AND user_id = ?`, id, userID)
+	if res.Error == nil && res.RowsAffected == 0 {
+		return fmt.Errorf("vacation %d: %w", id, ErrNotFound)
+	}
+	return res.Error
+}
+
 // Vacations returns the user's vacations that end after since, oldest first.
 func (s *Store) Vacations(ctx context.Context, userID int64, since time.Time) ([]Vacation, error) {
 	var out []Vacation

@@ -16,6 +16,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/datamonsters/turns/internal/redact"
 	gomail "github.com/wneessen/go-mail"
 	"github.com/wneessen/go-mail/smtp"
 )
@@ -351,7 +352,7 @@ func (s *SMTPSender) Send(ctx context.Context, m Message) error {
 	if err := s.sendOn(sc, msg); err != nil {
 		return fmt.Errorf("notifier: smtp send %s: %w", m.MessageID, err)
 	}
-	s.log.Debug("email sent", "message_id", m.MessageID, "to", m.To.Email)
+	s.log.Debug("email sent", "message_id", m.MessageID, "to", redact.Email(m.To.Email))
 	return nil
 }
 
@@ -533,7 +534,7 @@ func (s *FolderSender) Send(ctx context.Context, m Message) error {
 		os.Remove(tmp.Name())
 		return fmt.Errorf("notifier: write mail: %w", err)
 	}
-	s.log.Info("email written to folder", "to", m.To.Email,
+	s.log.Info("email written to folder", "to", redact.Email(m.To.Email),
 		"subject", CleanHeaderText(m.Subject, maxSubjectRunes), "message_id", m.MessageID, "path", path)
 	return nil
 }

@@ -55,7 +55,7 @@ func newOutboxEnv(t *testing.T, d models.Dialect) *outboxEnv {
 	}
 	s := startSink(t, sinkOptions{})
 	e := &outboxEnv{st: st, sink: s, hub: NewHub(0), clock: clock}
-	e.cfg = OutboxConfig{Store: st, Email: s.config(), Hub: e.hub, Now: clock.Now, PollInterval: 50 * time.Millisecond,
+	e.cfg = OutboxConfig{Store: st, Email: s.config(), Hub: e.hub, Now: clock.Now, PollInterval: 20 * time.Millisecond,
 		UnsubscribeSecret: []byte("unsub-secret")}
 	for _, name := range []string{"ana", "ben", "cy"} {
 		u := &models.User{Username: name, Email: name + "@example.com", NotifyEmail: true, NotifyTurns: true}

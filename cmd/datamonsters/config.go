@@ -6,17 +6,20 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/datamonsters/turns/api"
+	"github.com/datamonsters/turns/notifier"
 )
 
 // Config is the whole configuration of the service, read once from the
-// environment by loadConfig. The zero value is not usable; see loadConfig for
-// the defaults.
+// environment by loadConfig: every variable the service reads is read
+// there (the README's configuration table is checked against it). The zero
+// value is not usable; see loadConfig for the defaults.
 type Config struct {
 	DatabaseURL  string        // DATABASE_URL; empty selects the embedded SQLite file in DataDir
 	Addr         string        // ADDR; listen address, default ":8080"
@@ -26,7 +29,7 @@ type Config struct {
 	JWTAudience  string        // JWT_AUDIENCE; default "datamonsters-api"
 	AccessTTL    time.Duration // ACCESS_TOKEN_TTL; default 15m
 	RefreshTTL   time.Duration // REFRESH_TOKEN_TTL; default 720h (30 days)
-	BaseURL      string        // BASE_URL; public address of the service, default "http://localhost:8080"
+	BaseURL      string        // BASE_URL; public address of the service, default http:// and the ADDR it listens on (see defaultBaseURL)
 	LogLevel     slog.Level    // LOG_LEVEL; debug, info (default), warn or error
 	MaxBodyBytes int64         // MAX_BODY_BYTES; request body limit, default 1 MiB
 	// TrustedProxies is TRUSTED_PROXIES, comma-separated IPs or CIDRs of
@@ -40,10 +43,17 @@ type Config struct {
 	// notification job. The jobs a killed process left running are worked
 	// again four job timeouts later.
 	JobTimeout time.Duration
+	// Email is SMTP_HOST, SMTP_PORT, SMTP_TLS, SMTP_USERNAME, SMTP_PASSWORD,
+	// SMTP_FROM and MAIL_DIR (default DataDir/mail), with BaseURL for links.
+	Email notifier.EmailConfig
+	// Webhook is WEBHOOK_ALLOW_PRIVATE and WEBHOOK_TIMEOUT.
+	Webhook notifier.WebhookOptions
 }
 
 // loadConfig reads the configuration through getenv (os.Getenv in main, a map
-// in tests). It creates DataDir when it needs it for the JWT secret.
+// in tests). It creates DataDir when it needs it (for the SQLite file or the
+// generated JWT secret) and fails with an error that names the folder and
+// what to do when this process cannot write there.
 func loadConfig(getenv func(string) string) (Config, error) {
 	get := func(key, def string) string {
 		if v := strings.TrimSpace(getenv(key)); v != "" {
@@ -57,8 +67,8 @@ func loadConfig(getenv func(string) string) (Config, error) {
 		DataDir:     get("DATA_DIR", "./data"),
 		JWTIssuer:   get("JWT_ISSUER", "datamonsters"),
 		JWTAudience: get("JWT_AUDIENCE", "datamonsters-api"),
-		BaseURL:     strings.TrimRight(get("BASE_URL", "http://localhost:8080"), "/"),
 	}
+	cfg.BaseURL = strings.TrimRight(get("BASE_URL", defaultBaseURL(cfg.Addr)), "/")
 	var err error
 	if cfg.AccessTTL, err = time.ParseDuration(get("ACCESS_TOKEN_TTL", "15m")); err != nil || cfg.AccessTTL <= 0 {
 		return Config{}, fmt.Errorf("ACCESS_TOKEN_TTL: want a positive duration such as 15m, got %q", getenv("ACCESS_TOKEN_TTL"))
@@ -83,7 +93,27 @@ func loadConfig(getenv func(string) string) (Config, error) {
 	if cfg.CORSOrigins, err = api.ParseCORSOrigins(getenv("CORS_ORIGINS")); err != nil {
 		return Config{}, err
 	}
-	if s := getenv("JWT_SECRET"); s != "" {
+	if cfg.Email, err = notifier.LoadEmailConfig(func(k string) string {
+		switch k {
+		case notifier.EnvBaseURL:
+			return cfg.BaseURL
+		case notifier.EnvMailDir:
+			return get(k, filepath.Join(cfg.DataDir, "mail"))
+		}
+		return getenv(k)
+	}); err != nil {
+		return Config{}, err
+	}
+	if cfg.Webhook, err = notifier.LoadWebhookOptions(getenv); err != nil {
+		return Config{}, err
+	}
+	secret := getenv("JWT_SECRET")
+	if cfg.DatabaseURL == "" || secret == "" {
+		if err := writableDir("DATA_DIR", cfg.DataDir); err != nil {
+			return Config{}, err
+		}
+	}
+	if s := secret; s != "" {
 		if len(s) < 32 {
 			return Config{}, errors.New("JWT_SECRET: want at least 32 characters")
 		}
@@ -92,6 +122,44 @@ func loadConfig(getenv func(string) string) (Config, error) {
 		return Config{}, fmt.Errorf("JWT secret: %w", err)
 	}
 	return cfg, nil
+}
+
+// defaultBaseURL is the BASE_URL for a server listening on addr: http://
+// and addr, with localhost for an empty or unspecified host (":8080",
+// "0.0.0.0:8080", "[::]:8080"). An addr it cannot split gives
+// http://localhost:8080.
+func defaultBaseURL(addr string) string {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil || port == "" {
+		return "http://localhost:8080"
+	}
+	if ip := net.ParseIP(host); host == "" || (ip != nil && ip.IsUnspecified()) {
+		host = "localhost"
+	}
+	return "http://" + net.JoinHostPort(host, port)
+}
+
+// writableDir creates dir (mode 0700) if needed and checks that this
+// process can create files in it. Its error names the variable, the folder,
+// the user this process runs as and what to do, instead of the bare
+// "permission denied" of the first write that would fail later.
+func writableDir(name, dir string) error {
+	err := os.MkdirAll(dir, 0o700)
+	if err == nil {
+		var f *os.File
+		if f, err = os.CreateTemp(dir, ".write-check-*"); err == nil {
+			f.Close()
+			return os.Remove(f.Name())
+		}
+	}
+	abs, aerr := filepath.Abs(dir)
+	if aerr != nil {
+		abs = dir
+	}
+	uid := os.Getuid()
+	return fmt.Errorf("%s %s is not writable by this process (uid %d): %w\n"+
+		"Make the folder writable by uid %d (for example: chown -R %d %s), or set %s to a folder it can write",
+		name, abs, uid, err, uid, uid, abs, name)
 }
 
 // persistedSecret returns the secret stored in path, creating the file with

@@ -95,3 +95,45 @@ func TestLoadConfigCORSOrigins(t *testing.T) {
 		}
 	}
 }
+
+func TestDefaultBaseURLFollowsAddr(t *testing.T) {
+	for addr, want := range map[string]string{
+		":8080":          "http://localhost:8080",
+		"0.0.0.0:9000":   "http://localhost:9000",
+		"[::]:9000":      "http://localhost:9000",
+		"127.0.0.1:9001": "http://127.0.0.1:9001",
+		"[::1]:9002":     "http://[::1]:9002",
+		"dm.local:80":    "http://dm.local:80",
+		"nonsense":       "http://localhost:8080",
+	} {
+		if got := defaultBaseURL(addr); got != want {
+			t.Errorf("defaultBaseURL(%q) = %q, want %q", addr, got, want)
+		}
+	}
+	dir := t.TempDir()
+	cfg, err := loadConfig(env(map[string]string{"DATA_DIR": dir, "ADDR": "127.0.0.1:9123"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.BaseURL != "http://127.0.0.1:9123" || cfg.Email.BaseURL != cfg.BaseURL {
+		t.Fatalf("BASE_URL for ADDR 127.0.0.1:9123: %q, emails %q", cfg.BaseURL, cfg.Email.BaseURL)
+	}
+	if cfg.Email.MailDir != filepath.Join(dir, "mail") {
+		t.Fatalf("MAIL_DIR %q, want DATA_DIR/mail", cfg.Email.MailDir)
+	}
+	cfg, err = loadConfig(env(map[string]string{"DATA_DIR": dir, "BASE_URL": "https://dm.example/", "MAIL_DIR": "/var/mail/dm",
+		"SMTP_HOST": "smtp.example", "SMTP_PORT": "465", "WEBHOOK_ALLOW_PRIVATE": "true"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Email.BaseURL != "https://dm.example" || cfg.Email.MailDir != "/var/mail/dm" || cfg.Email.Host != "smtp.example" ||
+		cfg.Email.Port != 465 || !cfg.Webhook.AllowPrivate {
+		t.Fatalf("%+v %+v", cfg.Email, cfg.Webhook)
+	}
+	for _, bad := range []map[string]string{{"SMTP_TLS": "maybe"}, {"WEBHOOK_TIMEOUT": "forever"}, {"BASE_URL": "dm.example"}} {
+		bad["DATA_DIR"] = dir
+		if _, err := loadConfig(env(bad)); err == nil {
+			t.Errorf("%v: no error", bad)
+		}
+	}
+}

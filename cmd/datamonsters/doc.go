@@ -6,6 +6,8 @@
 //	datamonsters simulate   play bot games and print statistics
 //	datamonsters replay     check a finished game against its revealed secret (docs/fairness.md)
 //	datamonsters bench      measure the API over HTTP against the configured database
+//	datamonsters healthcheck  exit 0 if the server on ADDR answers /readyz (for Docker)
 //
-// Configuration comes from the environment; see .env.example.
+// Configuration comes from the environment; the README's table lists every
+// variable, and .env.example has them with comments.
 package main

@@ -14,6 +14,7 @@ commands:
   simulate   play bot games and print statistics
   replay     check that a finished game replays from its revealed secret
   bench      load-test the API over HTTP with concurrent clients
+  healthcheck  exit 0 if the server on ADDR is ready (the image's HEALTHCHECK)
 `
 
 func main() {
@@ -36,6 +37,8 @@ func main() {
 		code = runReplay(args)
 	case "bench":
 		code = runBench(args)
+	case "healthcheck":
+		code = runHealthcheck(os.Getenv)
 	case "help", "-h", "--help":
 		fmt.Print(usage)
 	default:

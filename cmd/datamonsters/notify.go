@@ -5,7 +5,6 @@ import (
 	"crypto/hmac"
 	"crypto/sha256"
 	"log/slog"
-	"os"
 	"time"
 
 	"github.com/datamonsters/turns/api"
@@ -21,18 +20,13 @@ import (
 // what the pages need of it, with the function that stops it, waiting for
 // running jobs. links signs the sign-in links of emails.
 func startNotifications(ctx context.Context, cfg Config, st *models.Store, srv *api.Server, links []byte, log *slog.Logger) notifications {
-	ecfg, err := notifier.LoadEmailConfig(os.Getenv)
-	if err != nil {
-		fatal(err)
-	}
-	if os.Getenv("BASE_URL") == "" {
-		ecfg.BaseURL = cfg.BaseURL
+	ecfg, wopts := cfg.Email, cfg.Webhook
+	if ecfg.Host == "" {
+		if err := writableDir("MAIL_DIR", ecfg.MailDir); err != nil {
+			fatal(err)
+		}
 	}
 	sender, err := notifier.NewSender(ecfg, log)
-	if err != nil {
-		fatal(err)
-	}
-	wopts, err := notifier.LoadWebhookOptions(os.Getenv)
 	if err != nil {
 		fatal(err)
 	}

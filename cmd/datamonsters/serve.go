@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/datamonsters/turns/api"
+	"github.com/datamonsters/turns/internal/redact"
 	"github.com/datamonsters/turns/models"
 	"github.com/datamonsters/turns/web"
 )
@@ -25,7 +26,7 @@ func runServe(args []string) int {
 	if err != nil {
 		fatal(err)
 	}
-	log := slog.New(slog.NewJSONHandler(os.Stderr, &slog.HandlerOptions{Level: cfg.LogLevel}))
+	log := redact.NewLogger(os.Stderr, cfg.LogLevel)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 

@@ -5,12 +5,17 @@ import (
 	"crypto/rand"
 	"database/sql"
 	"encoding/hex"
+	"errors"
+	"fmt"
 	"net/url"
 	"os"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/datamonsters/turns/models"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	_ "github.com/jackc/pgx/v5/stdlib" // database/sql driver "pgx", for schema setup
 )
 
@@ -72,9 +77,11 @@ func Location(t testing.TB, d models.Dialect) (url, dir string) {
 	return "", t.TempDir()
 }
 
-// SchemaURL creates a fresh schema in the TEST_DATABASE_URL database, drops
-// it when the test ends, and returns a URL whose search_path is that schema
-// and whose application_name is the schema's name too.
+// SchemaURL creates a fresh schema in the TEST_DATABASE_URL database (first
+// creating the database itself if the server has no database of that
+// name), drops the schema when the test ends, and returns a URL whose
+// search_path is that schema and whose application_name is the schema's
+// name too.
 func SchemaURL(t testing.TB) string {
 	t.Helper()
 	base := os.Getenv(EnvURL)
@@ -90,7 +97,13 @@ func SchemaURL(t testing.TB) string {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	if _, err := db.ExecContext(ctx, "CREATE SCHEMA "+schema); err != nil {
+	_, err = db.ExecContext(ctx, "CREATE SCHEMA "+schema)
+	if isMissingDatabase(err) {
+		if err = createDatabase(ctx, base); err == nil {
+			_, err = db.ExecContext(ctx, "CREATE SCHEMA "+schema)
+		}
+	}
+	if err != nil {
 		db.Close()
 		t.Fatalf("%s unreachable or unusable: %v", EnvURL, err)
 	}
@@ -107,4 +120,41 @@ func SchemaURL(t testing.TB) string {
 	q.Set("application_name", schema) // names the store's connections (see Backends)
 	u.RawQuery = q.Encode()
 	return u.String()
+}
+
+// isMissingDatabase reports whether err is Postgres saying that the
+// database of the connection does not exist (SQLSTATE 3D000).
+func isMissingDatabase(err error) bool {
+	var pe *pgconn.PgError
+	return errors.As(err, &pe) && pe.Code == "3D000"
+}
+
+// createDatabase creates the database that the URL base names, through the
+// server's maintenance database "postgres", so that TEST_DATABASE_URL may
+// name a database that does not exist yet. A database created meanwhile by
+// another test process (SQLSTATE 42P04) is fine.
+func createDatabase(ctx context.Context, base string) error {
+	u, err := url.Parse(base)
+	if err != nil {
+		return err
+	}
+	name := strings.TrimPrefix(u.Path, "/")
+	if name == "" || name == "postgres" {
+		return fmt.Errorf("%s names no database to create", EnvURL)
+	}
+	u.Path = "/postgres"
+	db, err := sql.Open("pgx", u.String())
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	_, err = db.ExecContext(ctx, "CREATE DATABASE "+pgx.Identifier{name}.Sanitize())
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) && pe.Code == "42P04" {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("create the database %q: %w", name, err)
+	}
+	return nil
 }

@@ -1,4 +1,4 @@
--- The transaction shape of an accepted submission (DESIGN.md §7): lock a game
+-- The transaction shape of an accepted submission (docs/performance.md): lock a game
 -- row, write its ~6 KB JSONB state with the next version, insert an action
 -- row and a job row. Tables from ceiling_setup.sql.
 \set id random(1, 1000)

@@ -1,4 +1,4 @@
--- Tables for the raw-Postgres ceiling (DESIGN.md §7): run once in the bench
+-- Tables for the raw-Postgres ceiling (docs/performance.md): run once in the bench
 -- database after `datamonsters migrate`, then ceiling.sql with pgbench.
 -- Copies of games, actions and river_job (indexes included, no foreign
 -- keys) so the run leaves the service's own tables alone.
