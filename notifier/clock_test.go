@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -19,11 +20,11 @@ import (
 // calls.
 type storeTimeouter struct {
 	e     *outboxEnv
-	calls int
+	calls atomic.Int32
 }
 
 func (s *storeTimeouter) Timeout(ctx context.Context, id int64) (bool, error) {
-	s.calls++
+	s.calls.Add(1)
 	return play.New(s.e.st, s.e.clock.Now, nil).Timeout(ctx, id)
 }
 
@@ -101,8 +102,8 @@ func TestClockReminderAndTimeout(t *testing.T) {
 				timeouts++
 			}
 		}
-		if timeouts != 3 || to.calls != 1 {
-			t.Fatalf("after the deadline (%d timeout calls): %v", to.calls, got)
+		if timeouts != 3 || to.calls.Load() != 1 {
+			t.Fatalf("after the deadline (%d timeout calls): %v", to.calls.Load(), got)
 		}
 		game, _ = e.st.Game(ctx, g.ID)
 		if game.Version != 3 || !game.DeadlineAt.After(e.clock.Now()) {
@@ -159,8 +160,8 @@ func testClockStaleDeadlineDoesNothing(t *testing.T, d models.Dialect) {
 			t.Fatalf("stale deadline sent %s", k)
 		}
 	}
-	if to.calls != 0 {
-		t.Fatalf("stale timeout job called the timeouter %d times", to.calls)
+	if n := to.calls.Load(); n != 0 {
+		t.Fatalf("stale timeout job called the timeouter %d times", n)
 	}
 }
 
@@ -248,6 +249,13 @@ func (s *storeSeats) PlayBot(ctx context.Context, id int64, seat int, version in
 	return nil
 }
 
+// counts returns the bot moves and forfeits so far.
+func (s *storeSeats) counts() (moves, forfeits int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.moves, s.forfeits
+}
+
 func (s *storeSeats) Forfeit(ctx context.Context, id int64, seat int) error {
 	before, err := s.e.st.Game(ctx, id)
 	if err != nil {
@@ -314,8 +322,8 @@ func TestClockTakeover(t *testing.T) {
 						game, _ := e.st.Game(ctx, g.ID)
 						return game.Status == models.StatusOver
 					})
-					if seats.forfeits < 2 {
-						t.Fatalf("%d forfeits", seats.forfeits)
+					if _, forfeits := seats.counts(); forfeits < 2 {
+						t.Fatalf("%d forfeits", forfeits)
 					}
 					return
 				}
@@ -325,8 +333,8 @@ func TestClockTakeover(t *testing.T) {
 				})
 				game, _ := e.st.Game(ctx, g.ID)
 				bots := botSeatsOf(game)
-				if len(bots) != 3 || seats.moves == 0 {
-					t.Fatalf("bot seats %v, %d bot moves", bots, seats.moves)
+				if moves, _ := seats.counts(); len(bots) != 3 || moves == 0 {
+					t.Fatalf("bot seats %v, %d bot moves", bots, moves)
 				}
 				taken := 0
 				for _, m := range e.sink.messages() {
@@ -417,7 +425,7 @@ func testClockVacation(t *testing.T, d models.Dialect) {
 		game, _ = e.st.Game(ctx, g.ID)
 		return !game.DeadlineAt.Equal(start.Add(72 * time.Hour))
 	})
-	if to.calls != 0 {
+	if to.calls.Load() != 0 {
 		t.Fatal("timed out a player on vacation")
 	}
 	if !game.DeadlineAt.Equal(start.Add(72 * time.Hour).Add(72 * time.Hour)) {
