@@ -134,12 +134,10 @@ func countTimeouts(g *models.Game, seat int, acted bool, events []engine.Event, 
 // they are, and the player is told what the bot did meanwhile.
 func (s *Service) Reclaim(ctx context.Context, id, uid int64, rec *Record) (*Result, error) {
 	return s.change(ctx, id, uid, rec, func(g *models.Game, seat int) (*models.Change, *Result, error) {
-		switch {
-		case seat < 0:
-			return nil, nil, ErrNotPlayer
-		case g.Status != models.StatusActive:
-			return nil, nil, conflict("game_not_active", "the game is %s", g.Status)
-		case g.Seats[seat].Bot != models.BotTakeover:
+		if err := playing(g, seat); err != nil {
+			return nil, nil, err
+		}
+		if g.Seats[seat].Bot != models.BotTakeover {
 			return nil, nil, conflict("not_taken_over", "you play seat %d yourself: the bot took nothing over", seat)
 		}
 		st, err := s.takeState(g)

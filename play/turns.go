@@ -31,11 +31,8 @@ func (s *Service) Submit(ctx context.Context, id, uid int64, expected *int64, ac
 		}
 	}
 	return s.change(ctx, id, uid, rec, func(g *models.Game, seat int) (*models.Change, *Result, error) {
-		switch {
-		case seat < 0:
-			return nil, nil, ErrNotPlayer
-		case g.Status != models.StatusActive:
-			return nil, nil, conflict("game_not_active", "the game is %s", g.Status)
+		if err := playing(g, seat); err != nil {
+			return nil, nil, err
 		}
 		prev, err := s.takeState(g)
 		if err != nil {
@@ -47,6 +44,18 @@ func (s *Service) Submit(ctx context.Context, id, uid int64, expected *int64, ac
 		}
 		return s.play(g, prev, seat, actions)
 	})
+}
+
+// playing refuses a change by seat of g unless the seat is a player's
+// and the game is running.
+func playing(g *models.Game, seat int) error {
+	switch {
+	case seat < 0:
+		return ErrNotPlayer
+	case g.Status != models.StatusActive:
+		return conflict("game_not_active", "the game is %s", g.Status)
+	}
+	return nil
 }
 
 // Resign takes user uid's seat out of the game, at any version.
