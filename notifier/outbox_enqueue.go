@@ -152,11 +152,12 @@ func (o *Outbox) gameChanged(ctx context.Context, tx models.OutboxTx, c models.G
 		switch {
 		case turnStarted && st.Active == seat && !started:
 			d := &YourTurn{Turn: view.Turn, Since: since, Hand: hand, Prompts: promptsOut(engine.PromptsFor(st, seat), deadline),
-				Deadline: deadline}
+				Deadline: deadline, Board: NewBoard(view, g.Version, engine.Numbered(view.Moves(engine.Legal(st, seat))))}
 			notes = append(notes, note{userID: uid, kind: KindYourTurn, data: d, common: &d.Common})
 		case len(fresh) > 0:
 			d := &PromptWaiting{TurnOf: seatName(g, st.Active), Turn: view.Turn, Since: since,
-				Prompts: promptsOut(fresh, deadline), Hand: hand, Deadline: deadline}
+				Prompts: promptsOut(fresh, deadline), Hand: hand, Deadline: deadline,
+				Board: NewBoard(view, g.Version, engine.Numbered(view.Moves(engine.Legal(st, seat))))}
 			notes = append(notes, note{userID: uid, kind: KindPromptWaiting, data: d, common: &d.Common})
 		}
 	}
@@ -407,7 +408,10 @@ func (o *Outbox) dispatch(ctx context.Context, tx models.OutboxTx, g *models.Gam
 const maxChangeNotes = 100
 
 // hand words the recipient's hand with the engine's card texts.
-func (o *Outbox) hand(v *engine.View) []Card {
+func (o *Outbox) hand(v *engine.View) []Card { return Hand(v) }
+
+// Hand words the hand of the view's seat with the engine's card texts.
+func Hand(v *engine.View) []Card {
 	cat := engine.Standard()
 	out := make([]Card, 0, len(v.Hand))
 	for _, cv := range v.Hand {
