@@ -68,7 +68,7 @@ type Line struct {
 	Text   string
 	Prompt bool   // an option of a prompt, not a turn action
 	Whole  bool   // choosing the line alone is an action (engine.Line.Whole)
-	URL    string // the line's one-click link (ActionURL, whole lines); "" hides it
+	URL    string `json:",omitempty"` // the line's one-click link (ActionURL, whole lines), set as the email is sent; "" hides it
 }
 
 // NewBoard builds the board of seat from its view v of the game at
