@@ -15,7 +15,7 @@ import (
 
 // Limits of the MIME reading.
 const (
-	maxParts     = 50       // parts read from one message
+	maxParts     = 50        // parts read from one message
 	maxPartBytes = 256 << 10 // bytes read from one text part
 )
 

@@ -143,5 +143,7 @@ func (ss *session) Data(r io.Reader) error {
 // errorLog passes go-smtp's own messages to the logger.
 type errorLog struct{ l *slog.Logger }
 
-func (e errorLog) Printf(format string, v ...any) { e.l.Debug("inbound smtp", "msg", fmt.Sprintf(format, v...)) }
-func (e errorLog) Println(v ...any)               { e.l.Debug("inbound smtp", "msg", fmt.Sprint(v...)) }
+func (e errorLog) Printf(format string, v ...any) {
+	e.l.Debug("inbound smtp", "msg", fmt.Sprintf(format, v...))
+}
+func (e errorLog) Println(v ...any) { e.l.Debug("inbound smtp", "msg", fmt.Sprint(v...)) }
