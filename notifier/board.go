@@ -36,7 +36,7 @@ type Challenge struct {
 // BoardCard is a card on the table: its name and a short line of what it is.
 type BoardCard struct {
 	Name  string
-	About string // type and stats, e.g. "Monster (Senior)", "TECH 2 · SCI 1"
+	About string // type and stats, e.g. "Senior Monster", "TECH 2 · SCI 1"
 	Owner string // Global zone: whose Hack it is
 }
 
@@ -127,7 +127,7 @@ func SeatBoard(st *engine.State, seat int, version int64) *Board {
 var typeNames = map[engine.CardType]string{engine.Monster: "Monster", engine.LabEquipment: "Lab Equipment",
 	engine.Tool: "Tool", engine.Hack: "Hack", engine.Challenge: "Challenge"}
 
-// about is a card's type and stats in a few words: "Monster (Senior)",
+// about is a card's type and stats in a few words: "Senior Monster",
 // "Tool · TECH 2 · SCI 1", "Challenge · TECH 4 · SCI 2 · 3 Big Data Points".
 func about(c engine.CardView) string {
 	t := typeNames[c.Type]
@@ -136,7 +136,7 @@ func about(c engine.CardView) string {
 	}
 	if c.Type == engine.Monster && c.Level != "" {
 		l := c.Level.String()
-		t += " (" + strings.ToUpper(l[:1]) + l[1:] + ")"
+		t = strings.ToUpper(l[:1]) + l[1:] + " " + t
 	}
 	parts := []string{t}
 	if c.Tech != 0 || c.Sci != 0 {

@@ -154,6 +154,14 @@ func (o *Outbox) gameChanged(ctx context.Context, tx models.OutboxTx, c models.G
 			d := &YourTurn{Turn: view.Turn, Since: since, Hand: hand, Prompts: promptsOut(engine.PromptsFor(st, seat), deadline),
 				Deadline: deadline, Board: NewBoard(view, g.Version, engine.Numbered(view.Moves(engine.Legal(st, seat))))}
 			notes = append(notes, note{userID: uid, kind: KindYourTurn, data: d, common: &d.Common})
+		case len(fresh) == 0 && st.Active == seat && !started && !awaitedIn(c.PrevSeats, seat) &&
+			slices.Contains(engine.Awaiting(st), seat):
+			// The game waits for the seat again, its turn going on (an
+			// interrupt window of another seat closed): without this email a
+			// player who plays by email would not know.
+			d := &YourTurn{Turn: view.Turn, Since: since, Hand: hand, Deadline: deadline,
+				Board: NewBoard(view, g.Version, engine.Numbered(view.Moves(engine.Legal(st, seat))))}
+			notes = append(notes, note{userID: uid, kind: KindYourTurn, data: d, common: &d.Common})
 		case len(fresh) > 0:
 			d := &PromptWaiting{TurnOf: seatName(g, st.Active), Turn: view.Turn, Since: since,
 				Prompts: promptsOut(fresh, deadline), Hand: hand, Deadline: deadline,
@@ -489,4 +497,15 @@ func modeName(g *models.Game) string {
 		return "office"
 	}
 	return g.Mode
+}
+
+// awaitedIn reports whether seat was awaited among the seats before a
+// change (false when they are not known).
+func awaitedIn(prev []models.Seat, seat int) bool {
+	for _, s := range prev {
+		if s.SeatNo == seat {
+			return s.Awaited
+		}
+	}
+	return false
 }
