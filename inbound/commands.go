@@ -2,6 +2,7 @@ package inbound
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode"
@@ -41,6 +42,7 @@ func (e *CommandError) Error() string {
 type Item struct {
 	N        int
 	Standing *engine.Standing
+	Answer   *engine.Action // an answer with no option ("none")
 	Line     string
 }
 
@@ -138,7 +140,7 @@ func signature(line string) bool {
 		return len(w) == 0
 	}
 	for _, x := range w {
-		if verbs[x] || x == "end" || x == "pass" || x == "always" || strings.ContainsAny(x, "0123456789") {
+		if verbs[x] || x == "end" || x == "pass" || x == "always" || x == "none" || strings.ContainsAny(x, "0123456789") {
 			return false
 		}
 	}
@@ -166,6 +168,18 @@ func (r *Resolver) command(part, line string) ([]Item, error) {
 		return items, err
 	}
 	switch {
+	case len(w) == 1 && (w[0] == "none" || w[0] == "nothing"):
+		// No option of the one open question that takes none or more.
+		var found []engine.Line
+		for _, l := range r.Lines {
+			if l.Prompt != "" && !l.Whole() && !slices.ContainsFunc(found, func(f engine.Line) bool { return f.Prompt == l.Prompt }) {
+				found = append(found, l)
+			}
+		}
+		if len(found) != 1 {
+			return fail("\"none\" answers a question that takes several options, and %d such questions wait for you", len(found))
+		}
+		return []Item{{Answer: &engine.Action{Type: engine.ActAnswer, Prompt: found[0].Prompt, Choices: []string{}}, Line: line}}, nil
 	case len(w) == 2 && w[0] == "always" && w[1] == "pass":
 		st := r.Standing
 		st.Pass = true
@@ -390,11 +404,15 @@ func (r *Resolver) Actions(items []Item) ([]engine.Action, error) {
 		return nil
 	}
 	for _, it := range items {
-		if it.Standing != nil {
+		if it.Standing != nil || it.Answer != nil {
 			if err := flush(); err != nil {
 				return nil, err
 			}
-			out = append(out, engine.Action{Type: engine.ActStanding, Standing: it.Standing})
+			if it.Answer != nil {
+				out = append(out, *it.Answer)
+			} else {
+				out = append(out, engine.Action{Type: engine.ActStanding, Standing: it.Standing})
+			}
 			continue
 		}
 		run, runLines = append(run, it.N), append(runLines, it.Line)

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"time"
+
+	"gorm.io/gorm/clause"
 )
 
 // MailSettings is what the email worker needs of a recipient to write a
@@ -92,25 +94,30 @@ func (s *Store) InboundSeen(ctx context.Context, hash []byte) (bool, error) {
 	return n > 0, err
 }
 
-// qRecordInbound stores a handled message unless its Message-ID was
-// stored already.
-const qRecordInbound = `
-INSERT INTO inbound_messages (id_hash, user_id, game_id, outcome, received_at) VALUES (?, ?, ?, ?, ?)
-ON CONFLICT (id_hash) DO NOTHING`
+// inboundRow is a row of inbound_messages.
+type inboundRow struct {
+	IDHash     []byte `gorm:"primaryKey"`
+	UserID     *int64
+	GameID     *int64
+	Outcome    string
+	ReceivedAt time.Time
+}
+
+func (inboundRow) TableName() string { return "inbound_messages" }
 
 // RecordInbound stores m and reports whether it is new: false when a
 // message with its Message-ID was recorded before (by another delivery
 // of it), and then nothing is written. Run it in the transaction that
 // writes the message's answer, so that a message is answered once.
 func (s *Store) RecordInbound(ctx context.Context, m InboundMessage) (bool, error) {
-	var uid, gid *int64
+	row := inboundRow{IDHash: m.IDHash, Outcome: m.Outcome, ReceivedAt: m.ReceivedAt.UTC().Truncate(time.Microsecond)}
 	if m.UserID > 0 {
-		uid = &m.UserID
+		row.UserID = &m.UserID
 	}
 	if m.GameID > 0 {
-		gid = &m.GameID
+		row.GameID = &m.GameID
 	}
-	res := s.db.WithContext(ctx).Exec(qRecordInbound, m.IDHash, uid, gid, m.Outcome, m.ReceivedAt.UTC())
+	res := s.db.WithContext(ctx).Clauses(clause.OnConflict{DoNothing: true}).Create(&row)
 	return res.RowsAffected > 0, res.Error
 }
 

@@ -17,6 +17,9 @@ import (
 // are signed, and made per email.
 func (o *Outbox) withBoardLinks(ctx context.Context, d Data, a EmailArgs) (Data, error) {
 	switch v := d.(type) {
+	case GameStarted:
+		err := o.completeDecision(ctx, a, &v.Common, &v.Board, v.Deadline)
+		return v, err
 	case YourTurn:
 		err := o.completeDecision(ctx, a, &v.Common, &v.Board, v.Deadline)
 		return v, err

@@ -91,6 +91,7 @@ func (o *Outbox) gameChanged(ctx context.Context, tx models.OutboxTx, c models.G
 			d := &GameStarted{Players: seatNames(g), FirstPlayer: seatName(g, st.Active), YourTurn: st.Active == seat && !over}
 			if d.YourTurn {
 				d.Deadline = deadline
+				d.Hand, d.Board = hand, NewBoard(view, g.Version, engine.Numbered(view.Moves(engine.Legal(st, seat))))
 			}
 			notes = append(notes, note{userID: uid, kind: KindGameStarted, data: d, common: &d.Common})
 		}

@@ -201,6 +201,8 @@ type GameStarted struct {
 	FirstPlayer string    // whose turn comes first
 	YourTurn    bool      // the recipient plays first
 	Deadline    time.Time // the first turn's deadline; zero: none
+	Hand        []Card    // YourTurn: the recipient's hand
+	Board       *Board    // YourTurn: the game and the recipient's numbered moves; nil hides them
 }
 
 // YourTurn: it is the recipient's turn.
