@@ -232,6 +232,11 @@ func (e *env) choose(t *testing.T, id int64, seat int, u *models.User, em *sent,
 				cmds, kind = ns, "numbers"
 				f.numbers++
 			}
+		case step < 8 && slices.ContainsFunc(lines, func(l engine.Line) bool { return l.Action.Type == engine.ActEndTurn }):
+			// The first turns end at once: hands fill up to the hand limit,
+			// whose discard is a choice of several options.
+			cmds, kind = []string{"end"}, "turn"
+			f.end++
 		default:
 			// A turn action, then what the bot would do next while each move
 			// is still a line of this email: "1 4 end".

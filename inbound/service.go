@@ -325,6 +325,10 @@ func (a *answer) handle(ctx context.Context) (Result, error) {
 		return a.refuse(ctx, fmt.Sprintf("A reply to your reply address came from %s, which is not your address (%s); nothing was played. Reply from the address the email was sent to.",
 			notifier.CleanHeaderText(orNone(a.mail.From), 100), u.Email), "")
 	}
+	if a.mail.Received > s.cfg.MaxReceived {
+		return a.refuse(ctx, fmt.Sprintf("This reply went through %d mail servers (more than %d): it looks like a mail loop, so nothing was played.",
+			a.mail.Received, s.cfg.MaxReceived), "")
+	}
 	if r.Expired(s.now()) {
 		return a.refuse(ctx, "The email you answered expired at "+r.Expires.Format("Mon 2 Jan 2006, 15:04 MST")+
 			", its decision's deadline; nothing was played.", "")

@@ -55,7 +55,9 @@ func loadInboundConfig(getenv func(string) string, email notifier.EmailConfig) (
 
 // replySecret is the key of the reply addresses, derived from the
 // server's secret.
-func replySecret(cfg Config) []byte { return deriveSecret(cfg.JWTSecret, "datamonsters reply addresses") }
+func replySecret(cfg Config) []byte {
+	return deriveSecret(cfg.JWTSecret, "datamonsters reply addresses")
+}
 
 // startInbound starts the inbound mail path when it is configured: the
 // inbound SMTP server (INBOUND_SMTP_ADDR) and the route of providers'
