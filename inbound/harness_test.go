@@ -283,6 +283,7 @@ type replyMsg struct {
 	Body                         string            // the text part ("" with HTML only)
 	HTML                         string            // an HTML part ("" for none)
 	Headers                      map[string]string // more headers
+	Extra                        string            // more header lines, as written (CRLF-ended)
 }
 
 var replySeq int
@@ -305,7 +306,10 @@ func (r replyMsg) raw() []byte {
 	for k, v := range r.Headers {
 		fmt.Fprintf(&b, "%s: %s\r\n", k, v)
 	}
+	b.WriteString(r.Extra)
 	switch {
+	case r.Headers["Content-Type"] != "":
+		fmt.Fprintf(&b, "\r\n%s\r\n", crlf(r.Body))
 	case r.HTML != "" && r.Body != "":
 		fmt.Fprintf(&b, "Content-Type: multipart/alternative; boundary=\"b1\"\r\n\r\n--b1\r\nContent-Type: text/plain; charset=utf-8\r\n\r\n%s\r\n--b1\r\nContent-Type: text/html; charset=utf-8\r\n\r\n%s\r\n--b1--\r\n",
 			crlf(r.Body), crlf(r.HTML))
@@ -333,7 +337,12 @@ func messageIDOf(raw []byte) string {
 // sendSMTP sends raw from mailFrom to rcpt through the inbound SMTP
 // server, over TCP.
 func (e *env) sendSMTP(mailFrom, rcpt string, raw []byte) error {
-	c, err := smtp.Dial(e.smtp)
+	return sendSMTP(e.smtp, mailFrom, rcpt, raw)
+}
+
+// sendSMTP sends raw from mailFrom to rcpt through the SMTP server at addr.
+func sendSMTP(addr, mailFrom, rcpt string, raw []byte) error {
+	c, err := smtp.Dial(addr)
 	if err != nil {
 		return err
 	}
