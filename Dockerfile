@@ -11,7 +11,7 @@ FROM gcr.io/distroless/static-debian12:nonroot
 COPY --from=build /out/datamonsters /usr/local/bin/datamonsters
 ENV ADDR=:8080 DATA_DIR=/data
 VOLUME /data
-EXPOSE 8080
+EXPOSE 8080 2525
 USER nonroot:nonroot
 ENTRYPOINT ["/usr/local/bin/datamonsters"]
 CMD ["serve"]

@@ -107,7 +107,9 @@ func TestCommands(t *testing.T) {
 	t.Parallel()
 	place := func(c string) engine.Action { return engine.Action{Type: engine.ActPlace, Card: c} }
 	end := engine.Action{Type: engine.ActEndTurn}
-	discard := func(cs ...string) engine.Action { return engine.Action{Type: engine.ActAnswer, Prompt: "p1", Choices: cs} }
+	discard := func(cs ...string) engine.Action {
+		return engine.Action{Type: engine.ActAnswer, Prompt: "p1", Choices: cs}
+	}
 	pass := engine.Action{Type: engine.ActAnswer, Prompt: "p2", Choices: []string{engine.Pass}}
 	for _, tc := range []struct {
 		body string
