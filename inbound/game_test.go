@@ -3,6 +3,9 @@ package inbound_test
 import (
 	"context"
 	"fmt"
+	"html"
+	"net/url"
+	"regexp"
 	"math/rand/v2"
 	"reflect"
 	"slices"
@@ -191,6 +194,25 @@ func (e *env) choose(t *testing.T, id int64, seat int, u *models.User, em *sent,
 				if listed[l.N] != l.Text {
 					return fmt.Errorf("line %d reads %q, engine.Numbered %q", l.N, listed[l.N], l.Text)
 				}
+				if !strings.Contains(em.HTML, html.EscapeString(l.Text)) {
+					return fmt.Errorf("the HTML part lacks line %d %q", l.N, l.Text)
+				}
+				// Each whole line has its link, signed for the line at the version.
+				m := regexp.MustCompile(`/games/` + strconv.FormatInt(id, 10) + `/act\?v=` + strconv.FormatInt(ver, 10) +
+					`&n=` + strconv.Itoa(l.N) + `&t=([A-Za-z0-9_%-]+)`).FindStringSubmatch(em.Text)
+				if m == nil != !l.Whole() {
+					return fmt.Errorf("line %d (whole %v): link %v", l.N, l.Whole(), m)
+				}
+				if m != nil {
+					tok, _ := url.QueryUnescape(m[1])
+					lk, err := notifier.ParseLink(tok)
+					if err != nil || !lk.Valid([]byte("links"), notifier.LinkAction, notifier.ActionBound(ver, l.N)) || lk.UserID != u.ID {
+						return fmt.Errorf("line %d: link token %q: %v", l.N, tok, err)
+					}
+				}
+			}
+			if !strings.Contains(em.Text, "Market (") || !strings.Contains(em.Text, "Global zone") || !strings.Contains(em.Text, "Deadline: ") {
+				return fmt.Errorf("the email does not show the board:\n%s", em.Text)
 			}
 		}
 		number := func(text string) int { // the line of the email with that text

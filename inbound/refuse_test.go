@@ -447,3 +447,25 @@ func TestNoHeaderInjection(t *testing.T) {
 		t.Fatalf("In-Reply-To %q", a.InReplyTo)
 	}
 }
+
+// TestDecisionEmailInTimeZone: the deadline of a decision email is in its
+// recipient's time zone.
+func TestDecisionEmailInTimeZone(t *testing.T) {
+	e := newEnv(t, models.SQLite)
+	ana, ben := e.user("ana"), e.user("ben")
+	for _, u := range []*models.User{ana, ben} {
+		if err := e.st.SetTimeZone(context.Background(), u.ID, "Asia/Tokyo"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	id := e.game(ana, ben)
+	g, _ := e.st.GameNoState(context.Background(), id)
+	u := ana
+	if g.Seats[1].Awaited {
+		u = ben
+	}
+	em := e.latest(u)
+	if !strings.Contains(em.Text, "Deadline: ") || !strings.Contains(em.Text, " JST") || !strings.Contains(em.HTML, " JST") {
+		t.Fatalf("the deadline is not in the recipient's time zone:\n%s", em.Text)
+	}
+}

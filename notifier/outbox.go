@@ -63,6 +63,10 @@ type OutboxConfig struct {
 	// recipient to act (see SignInURL); nil links those emails to the game's
 	// page instead.
 	SignInSecret []byte
+	// ActionLinks gives each whole numbered line of a decision email its
+	// link (ActionURL, signed with SignInSecret), for a server whose pages
+	// serve GamesPath+id+ActionPath; false leaves the lines without links.
+	ActionLinks bool
 	// Reply makes the reply addresses of decision emails (see Reply);
 	// its zero value makes none, and those emails say replies are not read.
 	Reply ReplyConfig

@@ -47,7 +47,7 @@ func startNotifications(ctx context.Context, cfg Config, st *models.Store, srv *
 	unsub := deriveSecret(cfg.JWTSecret, "datamonsters unsubscribe links")
 	hub := notifier.NewHub(0)
 	ob, err := notifier.NewOutbox(notifier.OutboxConfig{Store: st, Sender: sender, Email: ecfg,
-		Webhook: notifier.NewWebhookClient(wopts), Hub: hub, Logger: log, UnsubscribeSecret: unsub, SignInSecret: links, Reply: reply,
+		Webhook: notifier.NewWebhookClient(wopts), Hub: hub, Logger: log, UnsubscribeSecret: unsub, SignInSecret: links, ActionLinks: true, Reply: reply,
 		Timeouts: srv.Play(), Bots: srv.Play(), DatabaseURL: cfg.DatabaseURL, JobTimeout: cfg.JobTimeout})
 	if err != nil {
 		fatal(err)
