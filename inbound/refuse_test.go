@@ -6,8 +6,11 @@ import (
 	"crypto/ed25519"
 	"crypto/rand"
 	"encoding/base64"
+	"io"
 	"log/slog"
+	"mime/multipart"
 	"net"
+	"net/http"
 	"net/mail"
 	"strconv"
 	"strings"
@@ -467,5 +470,58 @@ func TestDecisionEmailInTimeZone(t *testing.T) {
 	em := e.latest(u)
 	if !strings.Contains(em.Text, "Deadline: ") || !strings.Contains(em.Text, " JST") || !strings.Contains(em.HTML, " JST") {
 		t.Fatalf("the deadline is not in the recipient's time zone:\n%s", em.Text)
+	}
+}
+
+// TestInboundDoors: the HTTP route wants the shared secret and takes the
+// message as a body or a form field; the SMTP server refuses a message
+// over its size limit.
+func TestInboundDoors(t *testing.T) {
+	e := newEnv(t, models.SQLite)
+	ana, ben := e.user("ana"), e.user("ben")
+	id := e.game(ana, ben)
+	g, _ := e.st.GameNoState(context.Background(), id)
+	u := ana
+	if g.Seats[1].Awaited {
+		u = ben
+	}
+	em := e.latest(u)
+	raw := replyTo(u, em, "99").raw()
+	for _, secret := range []string{"", "wrong-secret-0123456789"} {
+		if code, body := e.postHTTP(raw, secret); code != 401 || !strings.Contains(body, "unauthorized") {
+			t.Fatalf("secret %q: %d %s", secret, code, body)
+		}
+	}
+	var form bytes.Buffer
+	mw := multipart.NewWriter(&form)
+	mw.WriteField("email", string(raw))
+	mw.Close()
+	req, _ := http.NewRequest("POST", e.http.URL+"/v1/inbound/email", &form)
+	req.Header.Set("Content-Type", mw.FormDataContentType())
+	req.SetBasicAuth("provider", e.secret)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || !strings.Contains(string(b), `"outcome":"refused"`) {
+		t.Fatalf("form: %d %s", resp.StatusCode, b)
+	}
+	e.settle()
+	if a := e.answerTo(messageIDOf(raw)); a == nil || !strings.Contains(a.Text, "there is no line 99") {
+		t.Fatalf("answer %+v", a)
+	}
+	big := replyTo(u, em, "1"+strings.Repeat("\nx", 200<<10)).raw()
+	before := e.version(id)
+	if err := e.sendSMTP(u.Email, em.ReplyTo, big); err == nil || !strings.Contains(err.Error(), "552") {
+		t.Fatalf("a message over the limit: %v", err)
+	}
+	if e.version(id) != before {
+		t.Fatal("the game moved")
+	}
+	e.srv.SetInbound(nil, "")
+	if code, _ := e.postHTTP(raw, e.secret); code != 503 {
+		t.Fatalf("no inbound path: %d", code)
 	}
 }
