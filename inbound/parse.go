@@ -77,10 +77,9 @@ func Parse(raw []byte) (*Mail, error) {
 	m.Received = len(h.Values("Received"))
 	m.ReturnEmpty = strings.TrimSpace(h.Get("Return-Path")) == "<>"
 	m.AutoReply = autoReply(h.Get)
-	ct, params, _ := mime.ParseMediaType(h.Get("Content-Type"))
-	if ct == "multipart/report" || strings.HasPrefix(ct, "message/delivery-status") || ct == "message/disposition-notification" {
+	if ct, _, _ := mime.ParseMediaType(h.Get("Content-Type")); ct == "multipart/report" ||
+		ct == "message/delivery-status" || ct == "message/disposition-notification" {
 		m.Report = true
-		_ = params
 	}
 	var htmlText string
 	for i := 0; i < maxParts; i++ {
