@@ -17,7 +17,7 @@ COPY --from=build /out/datamonsters /usr/local/bin/datamonsters
 COPY --from=build --chown=65532:65532 /out/data /data
 ENV ADDR=:8080 DATA_DIR=/data
 VOLUME /data
-EXPOSE 8080
+EXPOSE 8080 2525
 USER 65532:65532
 HEALTHCHECK --interval=10s --timeout=5s --start-period=30s --retries=3 \
     CMD ["/usr/local/bin/datamonsters", "healthcheck"]

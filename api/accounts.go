@@ -284,7 +284,23 @@ func (s *Server) me(c *gin.Context) {
 		writeError(c, err)
 		return
 	}
-	c.JSON(http.StatusOK, userOut(u))
+	out, err := s.withReplies(c.Request.Context(), u)
+	if err != nil {
+		writeError(c, err)
+		return
+	}
+	c.JSON(http.StatusOK, out)
+}
+
+// withReplies is userOut with the user's reply-by-email choice.
+func (s *Server) withReplies(ctx context.Context, u *models.User) (userResponse, error) {
+	out := userOut(u)
+	set, err := s.store.MailSettingsOf(ctx, u.ID, 0)
+	if err != nil {
+		return out, err
+	}
+	out.Notifications.Replies = &set.Replies
+	return out, nil
 }
 
 // updateMe changes the fields given of the caller's profile.
@@ -320,7 +336,18 @@ func (s *Server) updateMe(c *gin.Context) {
 		writeError(c, err)
 		return
 	}
-	c.JSON(http.StatusOK, userOut(u))
+	if req.Notifications != nil && req.Notifications.Replies != nil {
+		if err := s.store.SetEmailReplies(c.Request.Context(), u.ID, *req.Notifications.Replies); err != nil {
+			writeError(c, err)
+			return
+		}
+	}
+	out, err := s.withReplies(c.Request.Context(), u)
+	if err != nil {
+		writeError(c, err)
+		return
+	}
+	c.JSON(http.StatusOK, out)
 }
 
 func tokenOut(t *models.APIToken) tokenResponse {

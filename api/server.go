@@ -69,6 +69,10 @@ type Server struct {
 	running  runningKeys                          // the Idempotency-Keys of requests running now (see idempotent)
 	pages    Pages                                // the browser's pages; nil: none (see SetPages)
 	router   *gin.Engine                          // the last router Handler built, for CallAs
+	// inbound takes the messages mail providers post, authenticated by
+	// inboundSecret; nil: POST /v1/inbound/email answers 503.
+	inbound       Inbound
+	inboundSecret string
 }
 
 // New returns the API server. now is the clock (nil means time.Now).
@@ -174,6 +178,7 @@ func (s *Server) routes(r *gin.Engine) {
 	v1.GET("/prebuilt-decks", s.listPrebuiltDecks)
 	v1.GET("/unsubscribe", s.unsubscribePage)
 	v1.POST("/unsubscribe", s.unsubscribe)
+	v1.POST("/inbound/email", s.inboundEmail) // authenticated by the inbound secret
 
 	// Scope read: a login's access token or an API token with "read".
 	read := v1.Group("", s.authenticate, s.require(ScopeRead))
@@ -211,6 +216,7 @@ func (s *Server) routes(r *gin.Engine) {
 	play.POST("/games/:id/vote-end", s.voteEnd)
 	play.POST("/games/:id/reclaim", s.reclaim)
 	play.POST("/games/:id/actions", s.submitActions)
+	play.PUT("/games/:id/email-replies", s.setGameReplies)
 
 	// Session only: a login's access token, never an API token.
 	session := v1.Group("", s.authenticate, s.require(scopeAccount))

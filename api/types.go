@@ -51,6 +51,10 @@ type userResponse struct {
 type notifications struct {
 	Email bool `json:"email"`
 	Turns bool `json:"turns"`
+	// Replies: the user's decision emails take replies with moves (in the
+	// games with no choice of their own). Read and written by GET and
+	// PATCH /v1/me only; nil leaves it out (or unchanged).
+	Replies *bool `json:"replies,omitempty"`
 }
 
 type updateMeRequest struct {

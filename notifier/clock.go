@@ -153,7 +153,9 @@ func (o *Outbox) remind(ctx context.Context, tx models.OutboxTx, a ReminderArgs,
 		}
 		uid := *g.Seats[seat].UserID
 		ps := engine.PromptsFor(st, seat)
-		d := &DeadlineReminder{Prompt: len(ps) > 0, Prompts: promptsOut(ps, a.Deadline), Deadline: a.Deadline}
+		v := st.View(seat)
+		d := &DeadlineReminder{Prompt: len(ps) > 0, Prompts: promptsOut(ps, a.Deadline), Deadline: a.Deadline, Hand: Hand(v),
+			Board: NewBoard(v, g.Version, engine.Numbered(v.Moves(engine.Legal(st, seat))))}
 		notes = append(notes, note{userID: uid, kind: KindDeadlineReminder, data: d, common: &d.Common,
 			key: k + "." + string(KindDeadlineReminder) + ".u" + strconv.FormatInt(uid, 10)})
 	}

@@ -55,6 +55,10 @@ type Message struct {
 
 	// Date is the Date header; the zero value means the sender's clock.
 	Date time.Time
+
+	// ReplyTo is the Reply-To address (a bare addr-spec), "" for none: the
+	// reply address of a decision email (see Reply).
+	ReplyTo string
 }
 
 // Sender delivers messages. Send returns nil only once the message has been
@@ -199,6 +203,13 @@ func buildMsg(from mail.Address, m Message, now time.Time) (*gomail.Msg, error) 
 	msg.FromMailAddress(&from)
 	msg.ToMailAddress(&mail.Address{Name: CleanHeaderText(m.To.Name, maxNameRunes), Address: to.Address})
 	msg.Subject(CleanHeaderText(m.Subject, maxSubjectRunes))
+	if m.ReplyTo != "" {
+		rt, err := mail.ParseAddress(m.ReplyTo)
+		if err != nil || rt.Name != "" || strings.ContainsAny(m.ReplyTo, "\r\n<>,;") {
+			return nil, fmt.Errorf("%w: reply-to address %q", ErrInvalidMessage, m.ReplyTo)
+		}
+		msg.ReplyToMailAddress(rt)
+	}
 	if m.Date.IsZero() {
 		m.Date = now
 	}

@@ -63,6 +63,13 @@ type OutboxConfig struct {
 	// recipient to act (see SignInURL); nil links those emails to the game's
 	// page instead.
 	SignInSecret []byte
+	// ActionLinks gives each whole numbered line of a decision email its
+	// link (ActionURL, signed with SignInSecret), for a server whose pages
+	// serve GamesPath+id+ActionPath; false leaves the lines without links.
+	ActionLinks bool
+	// Reply makes the reply addresses of decision emails (see Reply);
+	// its zero value makes none, and those emails say replies are not read.
+	Reply ReplyConfig
 	// Timeouts is called by the timeout job; nil skips timeouts (another
 	// mechanism applies them).
 	Timeouts Timeouter
@@ -231,6 +238,16 @@ func MigrateRiver(ctx context.Context, st *models.Store) error {
 	}
 	return nil
 }
+
+// EnqueueEmail writes one email job in tx: an answer to a reply, or any
+// email the outbox renders from a to a.Email. A job with a.Key already
+// written is not written again, so the same answer goes out once.
+func (o *Outbox) EnqueueEmail(ctx context.Context, tx *sql.Tx, a EmailArgs) error {
+	return o.insert(ctx, tx, a, time.Time{})
+}
+
+// ReplyConfig is how the outbox makes reply addresses.
+func (o *Outbox) ReplyConfig() ReplyConfig { return o.cfg.Reply }
 
 // Start starts working jobs until Stop; jobs committed while no process
 // ran are worked now.

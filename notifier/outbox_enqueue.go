@@ -91,6 +91,7 @@ func (o *Outbox) gameChanged(ctx context.Context, tx models.OutboxTx, c models.G
 			d := &GameStarted{Players: seatNames(g), FirstPlayer: seatName(g, st.Active), YourTurn: st.Active == seat && !over}
 			if d.YourTurn {
 				d.Deadline = deadline
+				d.Hand, d.Board = hand, NewBoard(view, g.Version, engine.Numbered(view.Moves(engine.Legal(st, seat))))
 			}
 			notes = append(notes, note{userID: uid, kind: KindGameStarted, data: d, common: &d.Common})
 		}
@@ -152,11 +153,20 @@ func (o *Outbox) gameChanged(ctx context.Context, tx models.OutboxTx, c models.G
 		switch {
 		case turnStarted && st.Active == seat && !started:
 			d := &YourTurn{Turn: view.Turn, Since: since, Hand: hand, Prompts: promptsOut(engine.PromptsFor(st, seat), deadline),
-				Deadline: deadline}
+				Deadline: deadline, Board: NewBoard(view, g.Version, engine.Numbered(view.Moves(engine.Legal(st, seat))))}
+			notes = append(notes, note{userID: uid, kind: KindYourTurn, data: d, common: &d.Common})
+		case len(fresh) == 0 && st.Active == seat && !started && !awaitedIn(c.PrevSeats, seat) &&
+			slices.Contains(engine.Awaiting(st), seat):
+			// The game waits for the seat again, its turn going on (an
+			// interrupt window of another seat closed): without this email a
+			// player who plays by email would not know.
+			d := &YourTurn{Turn: view.Turn, Since: since, Hand: hand, Deadline: deadline,
+				Board: NewBoard(view, g.Version, engine.Numbered(view.Moves(engine.Legal(st, seat))))}
 			notes = append(notes, note{userID: uid, kind: KindYourTurn, data: d, common: &d.Common})
 		case len(fresh) > 0:
 			d := &PromptWaiting{TurnOf: seatName(g, st.Active), Turn: view.Turn, Since: since,
-				Prompts: promptsOut(fresh, deadline), Hand: hand, Deadline: deadline}
+				Prompts: promptsOut(fresh, deadline), Hand: hand, Deadline: deadline,
+				Board: NewBoard(view, g.Version, engine.Numbered(view.Moves(engine.Legal(st, seat))))}
 			notes = append(notes, note{userID: uid, kind: KindPromptWaiting, data: d, common: &d.Common})
 		}
 	}
@@ -407,7 +417,10 @@ func (o *Outbox) dispatch(ctx context.Context, tx models.OutboxTx, g *models.Gam
 const maxChangeNotes = 100
 
 // hand words the recipient's hand with the engine's card texts.
-func (o *Outbox) hand(v *engine.View) []Card {
+func (o *Outbox) hand(v *engine.View) []Card { return Hand(v) }
+
+// Hand words the hand of the view's seat with the engine's card texts.
+func Hand(v *engine.View) []Card {
 	cat := engine.Standard()
 	out := make([]Card, 0, len(v.Hand))
 	for _, cv := range v.Hand {
@@ -485,4 +498,15 @@ func modeName(g *models.Game) string {
 		return "office"
 	}
 	return g.Mode
+}
+
+// awaitedIn reports whether seat was awaited among the seats before a
+// change (false when they are not known).
+func awaitedIn(prev []models.Seat, seat int) bool {
+	for _, s := range prev {
+		if s.SeatNo == seat {
+			return s.Awaited
+		}
+	}
+	return false
 }

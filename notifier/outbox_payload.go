@@ -7,7 +7,7 @@ import (
 )
 
 // omitted are template fields that mean nothing to an API client.
-var omitted = map[string]bool{"Now": true, "Location": true, "UnsubscribeURL": true}
+var omitted = map[string]bool{"Now": true, "Location": true, "UnsubscribeURL": true, "ReplyTo": true, "TimeZone": true}
 
 // publicJSON turns a notification's template data (Go field names) into
 // the JSON that webhooks and the live stream carry: snake_case keys,

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	htmltemplate "html/template"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	texttemplate "text/template"
@@ -29,6 +30,9 @@ const (
 	KindVacation         Kind = "vacation"          // another player is away; clocks pause
 	KindSeatReclaimed    Kind = "seat_reclaimed"    // you took your seat back from the bot: what it did
 	KindDigest           Kind = "digest"            // the daily summary
+	// KindReplyAnswer is the answer to a reply with moves; it is an email
+	// only, so it is not in Kinds.
+	KindReplyAnswer Kind = "reply_answer"
 )
 
 // Kinds lists every kind, in the order above.
@@ -61,6 +65,13 @@ type Common struct {
 	Now time.Time
 	// Location is the recipient's time zone; nil means UTC.
 	Location *time.Location
+	// TimeZone names the recipient's time zone (IANA), from which the email
+	// worker sets Location as it renders; "" means UTC.
+	TimeZone string
+	// ReplyTo is the reply address of a decision email, set as it is sent
+	// when its recipient answers by email (see Board); "" says that replies
+	// are not read. It is never stored.
+	ReplyTo string
 }
 
 func (c Common) base() Common { return c }
@@ -190,6 +201,8 @@ type GameStarted struct {
 	FirstPlayer string    // whose turn comes first
 	YourTurn    bool      // the recipient plays first
 	Deadline    time.Time // the first turn's deadline; zero: none
+	Hand        []Card    // YourTurn: the recipient's hand
+	Board       *Board    // YourTurn: the game and the recipient's numbered moves; nil hides them
 }
 
 // YourTurn: it is the recipient's turn.
@@ -200,6 +213,7 @@ type YourTurn struct {
 	Hand     []Card    // the recipient's hand
 	Prompts  []Prompt  // prompts also waiting for the recipient
 	Deadline time.Time // when the turn times out; zero: no deadline
+	Board    *Board    // the game and the recipient's numbered moves; nil hides them
 }
 
 // PromptWaiting: a prompt waits for the recipient, usually during another
@@ -212,6 +226,7 @@ type PromptWaiting struct {
 	Prompts  []Prompt  // at least one
 	Hand     []Card    // the recipient's hand, to decide with
 	Deadline time.Time // when unanswered prompts pass; zero: no deadline
+	Board    *Board    // the game and the recipient's numbered moves; nil hides them
 }
 
 // QueuedActions: actions the recipient queued behind an interrupt window
@@ -229,6 +244,32 @@ type DeadlineReminder struct {
 	Prompt   bool      // the deadline is for prompts, not the turn
 	Prompts  []Prompt  // the prompts still waiting (Prompt true)
 	Deadline time.Time // required
+	Hand     []Card    // the recipient's hand, to decide with
+	Board    *Board    // the game and the recipient's numbered moves; nil hides them
+}
+
+// ReplyAnswer: the answer to the recipient's email reply with moves. It
+// goes to the recipient only, in the game's thread, and is not a stored
+// notification (it is not in Kinds).
+type ReplyAnswer struct {
+	Common
+	Applied []string // what was applied, worded; empty: nothing was
+	// Refused says why nothing was applied: the line of the reply, the
+	// number and the engine's reason; "" when the moves were applied.
+	Refused string
+	Line    string // the reply's line at fault, as written; "" for none
+	Taken   bool   // the reply answered a decision that was already taken
+	Next    string // what happens next ("It is still your turn.", "Ben's turn.")
+	Since   []string
+	Hand    []Card
+	Prompts []Prompt
+	// Board is the game now, with the recipient's fresh numbered moves and
+	// a fresh reply address; nil when they have nothing to do now.
+	Board    *Board
+	Deadline time.Time // the recipient's deadline now; zero: none
+	// InReplyTo is the Message-ID of the reply answered (no angle
+	// brackets), "" if it had none: the answer also refers to it.
+	InReplyTo string
 }
 
 // TimeoutApplied: a deadline passed and the engine's default was applied.
@@ -320,6 +361,13 @@ func (SeatReclaimed) Kind() Kind { return KindSeatReclaimed }
 // Kind returns KindDigest.
 func (Digest) Kind() Kind { return KindDigest }
 
+// Kind returns KindReplyAnswer.
+func (ReplyAnswer) Kind() Kind { return KindReplyAnswer }
+
+// templateKinds are the kinds that have templates: Kinds and the answers to
+// replies.
+var templateKinds = append(slices.Clone(Kinds), KindReplyAnswer)
+
 //go:embed templates
 var templateFS embed.FS
 
@@ -343,8 +391,8 @@ var funcs = map[string]any{
 }
 
 func mustParseTemplates() map[Kind]kindTemplates {
-	m := make(map[Kind]kindTemplates, len(Kinds))
-	for _, k := range Kinds {
+	m := make(map[Kind]kindTemplates, len(templateKinds))
+	for _, k := range templateKinds {
 		tt := texttemplate.Must(texttemplate.New(string(k)).Funcs(funcs).ParseFS(templateFS,
 			"templates/partials.txt", "templates/"+string(k)+".txt"))
 		ht := htmltemplate.Must(htmltemplate.New("layout.html").Funcs(funcs).ParseFS(templateFS,

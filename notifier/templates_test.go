@@ -40,14 +40,31 @@ var prompts = []Prompt{{
 	Deadline: time.Date(2026, 11, 30, 21, 0, 0, 0, time.UTC),
 }}
 
+// board is a decision email's board, with a reply address and links.
+var board = &Board{Seat: 0, Version: 31, ChallengeDeck: 4,
+	Market: []Challenge{{Name: "Sort a Billion Rows", Tech: 4, Sci: 2, Points: 3}, {Name: "Cache Invalidation", Tech: 6, Sci: 5, Points: 5, Hard: true}},
+	Global: []BoardCard{{Name: "Code Freeze", About: "Hack", Owner: "Bob"}},
+	Seats: []BoardSeat{
+		{Name: "Ana", You: true, Active: true, Points: 3, HandCount: 2, DeckCount: 14, Lab: []BoardCard{{Name: "Glitchy", About: "Junior Monster"}}},
+		{Name: "Bob", Points: 5, HandCount: 4, DeckCount: 12, Ranking: []BoardCard{{Name: "To-Do List App", About: "Challenge · TECH 3 · SCI 3 · 1 Big Data Point"}}},
+	},
+	Build: &BoardBuild{Owner: "Ana", Tech: 2, Sci: 1, Tools: []string{"Data Lake"}},
+	Lines: []Line{
+		{N: 1, Text: "Place Overfit Goblin (Junior) in your Lab", Whole: true, URL: "https://dm.example/games/42/act?v=31&n=1&t=tok1"},
+		{N: 2, Text: "Claim Sort a Billion Rows with your build (TECH 2, SCI 1)", Whole: true, URL: "https://dm.example/games/42/act?v=31&n=2&t=tok2"},
+		{N: 3, Text: "End your turn, abandoning your build of 1 Tool", Whole: true, URL: "https://dm.example/games/42/act?v=31&n=3&t=tok3"},
+	}}
+
 // samples has one filled-in value of every kind.
 func samples() []Data {
 	c := common()
+	replying := c
+	replying.ReplyTo = "play-abc@dm.example"
 	return []Data{
 		Invitation{Common: c, Inviter: "Bob", Players: []string{"Bob", "Ana", "Cleo"}, Seats: 3, Mode: "standard",
 			TurnDeadline: 72 * time.Hour, PromptDeadline: 24 * time.Hour, JoinURL: "https://dm.example/games/42/join"},
 		GameStarted{Common: c, Players: []string{"Bob", "Ana", "Cleo"}, FirstPlayer: "Ana", YourTurn: true, Deadline: due},
-		YourTurn{Common: c, Turn: 7, Deadline: due, Hand: hand, Prompts: nil,
+		YourTurn{Common: replying, Turn: 7, Deadline: due, Hand: hand, Prompts: nil, Board: board,
 			Since: []string{"Bob drew 2 cards.", "Bob placed Senior Overfit Goblin in his Lab.", "Cleo claimed Sort a Billion Rows (3 Big Data Points)."}},
 		PromptWaiting{Common: c, TurnOf: "Bob", Turn: 8, Prompts: prompts, Hand: hand, Deadline: prompts[0].Deadline,
 			Since: []string{"Bob played Quantum Annealer into a Software Build."}},
@@ -66,6 +83,8 @@ func samples() []Data {
 			}},
 		SeatReclaimed{Common: c, Turn: 9, YourTurn: true, Deadline: due, Hand: hand,
 			BotDid: []string{"Ana places Overfit Goblin in the Lab.", "Ana ends their turn."}},
+		ReplyAnswer{Common: replying, Applied: []string{"Place Overfit Goblin (Junior) in your Lab"}, Next: "It is still your turn.",
+			Since: []string{"Ana places Overfit Goblin."}, Hand: hand, Board: board, Deadline: due},
 	}
 }
 

@@ -90,7 +90,7 @@ var decoders = map[Kind]func([]byte) (Data, error){
 	KindPromptWaiting: decodeAs[PromptWaiting], KindQueuedActions: decodeAs[QueuedActions],
 	KindDeadlineReminder: decodeAs[DeadlineReminder], KindTimeoutApplied: decodeAs[TimeoutApplied],
 	KindGameOver: decodeAs[GameOver], KindVacation: decodeAs[VacationNotice], KindSeatReclaimed: decodeAs[SeatReclaimed],
-	KindDigest: decodeAs[Digest],
+	KindDigest: decodeAs[Digest], KindReplyAnswer: decodeAs[ReplyAnswer],
 }
 
 func decodeAs[T Data](raw []byte) (Data, error) {
@@ -119,10 +119,18 @@ func (w *emailWorker) Work(ctx context.Context, job *river.Job[EmailArgs]) error
 		return river.JobCancel(err)
 	}
 	d = WithSignIn(d, w.o.cfg.Email.BaseURL, w.o.cfg.SignInSecret, a.UserID, w.o.now())
+	d, err = w.o.withBoardLinks(ctx, d, a)
+	if err != nil {
+		return err
+	}
 
 	msg, err := Compose(w.o.cfg.Email.Domain(), Address{Name: a.Name, Email: a.Email}, d, a.Key)
 	if err != nil {
 		return river.JobCancel(err)
+	}
+	msg.ReplyTo = d.base().ReplyTo
+	if r, ok := d.(ReplyAnswer); ok && r.InReplyTo != "" && msgIDRe.MatchString(r.InReplyTo) {
+		msg.InReplyTo, msg.References = r.InReplyTo, append(msg.References, r.InReplyTo)
 	}
 	if err := w.o.cfg.Sender.Send(ctx, msg); err != nil {
 		if IsPermanent(err) {

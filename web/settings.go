@@ -53,6 +53,7 @@ func (v apiVacation) LastDay() time.Time { return v.EndsAt.Add(-time.Second) }
 
 // settingsView is the settings page's data.
 type settingsView struct {
+	Replies   bool // the user's decision emails take replies with moves (see replies.go)
 	Zones     []zoneGroup
 	Channels  []channelItem
 	Kinds     []kindItem // notification kinds, each with a box per channel
@@ -127,6 +128,11 @@ func (p *Pages) settingsData(c *gin.Context) (*settingsView, error) {
 		return nil, err
 	}
 	sv.Tokens = toks.Tokens
+	replies, err := p.repliesOn(c)
+	if err != nil {
+		return nil, err
+	}
+	sv.Replies = replies
 	enabled := map[string]bool{}
 	for _, pr := range prefs.Preferences {
 		enabled[pr.Kind+"/"+pr.Channel] = pr.Enabled

@@ -131,6 +131,7 @@ func (p *Pages) Routes(r *gin.Engine) {
 	my.POST("/settings/verify", p.resendVerification)
 	my.POST("/settings/time-zone", p.changeTimeZone)
 	my.POST("/settings/notifications", p.changePreferences)
+	my.POST("/settings/email-replies", p.changeEmailReplies)
 	my.POST("/settings/vacations", p.startVacation)
 	my.POST("/settings/tokens", p.createToken)
 	my.POST("/settings/tokens/:id/revoke", p.revokeToken)

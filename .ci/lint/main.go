@@ -119,8 +119,9 @@ func (offline) ResolveImageConfig(_ context.Context, ref string, _ sourceresolve
 
 // lintCompose loads the compose file at path as `docker compose config`
 // does, with an empty environment, and checks it: every image pinned, the
-// app built here with a healthcheck, and no published port but the API's
-// and the mail catcher's web UI.
+// app built here with a healthcheck, and no published port but the API's,
+// the inbound SMTP server's (replies to decision emails) and the mail
+// catcher's web UI.
 func lintCompose(path string) []string {
 	abs, err := filepath.Abs(path)
 	if err != nil {
@@ -136,7 +137,7 @@ func lintCompose(path string) []string {
 		return []string{path + ": " + err.Error()}
 	}
 	var out []string
-	allowed := map[uint32]bool{8080: true, 8025: true}
+	allowed := map[uint32]bool{8080: true, 2525: true, 8025: true}
 	for name, s := range project.Services {
 		if s.Build == nil {
 			if i := strings.LastIndexByte(s.Image, ':'); i < 0 || s.Image[i+1:] == "latest" {

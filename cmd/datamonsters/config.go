@@ -48,6 +48,10 @@ type Config struct {
 	Email notifier.EmailConfig
 	// Webhook is WEBHOOK_ALLOW_PRIVATE and WEBHOOK_TIMEOUT.
 	Webhook notifier.WebhookOptions
+	// Inbound is INBOUND_SMTP_ADDR, INBOUND_TLS_CERT, INBOUND_TLS_KEY,
+	// INBOUND_SECRET, INBOUND_MAX_BYTES and REPLY_DOMAIN: how replies to
+	// decision emails come in.
+	Inbound inboundConfig
 }
 
 // loadConfig reads the configuration through getenv (os.Getenv in main, a map
@@ -105,6 +109,9 @@ func loadConfig(getenv func(string) string) (Config, error) {
 		return Config{}, err
 	}
 	if cfg.Webhook, err = notifier.LoadWebhookOptions(getenv); err != nil {
+		return Config{}, err
+	}
+	if cfg.Inbound, err = loadInboundConfig(getenv, cfg.Email); err != nil {
 		return Config{}, err
 	}
 	secret := getenv("JWT_SECRET")

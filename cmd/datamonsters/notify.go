@@ -30,10 +30,15 @@ func startNotifications(ctx context.Context, cfg Config, st *models.Store, srv *
 	if err != nil {
 		fatal(err)
 	}
+	ic := cfg.Inbound
+	var reply notifier.ReplyConfig
+	if ic.enabled() {
+		reply = notifier.ReplyConfig{Secret: replySecret(cfg), Domain: ic.Domain}
+	}
 	unsub := deriveSecret(cfg.JWTSecret, "datamonsters unsubscribe links")
 	hub := notifier.NewHub(0)
 	ob, err := notifier.NewOutbox(notifier.OutboxConfig{Store: st, Sender: sender, Email: ecfg,
-		Webhook: notifier.NewWebhookClient(wopts), Hub: hub, Logger: log, UnsubscribeSecret: unsub, SignInSecret: links,
+		Webhook: notifier.NewWebhookClient(wopts), Hub: hub, Logger: log, UnsubscribeSecret: unsub, SignInSecret: links, ActionLinks: true, Reply: reply,
 		Timeouts: srv.Play(), Bots: srv.Play(), DatabaseURL: cfg.DatabaseURL, JobTimeout: cfg.JobTimeout})
 	if err != nil {
 		fatal(err)
@@ -60,15 +65,17 @@ func startNotifications(ctx context.Context, cfg Config, st *models.Store, srv *
 		hub.Close()
 		sender.Close()
 	}
-	return notifications{stop: stop, sender: sender, email: ecfg}
+	return notifications{stop: stop, sender: sender, email: ecfg, outbox: ob, inbound: ic}
 }
 
 // notifications is what startNotifications started: stop stops it; the
 // pages send their mail with sender.
 type notifications struct {
-	stop   func()
-	sender notifier.Sender
-	email  notifier.EmailConfig
+	stop    func()
+	sender  notifier.Sender
+	email   notifier.EmailConfig
+	outbox  *notifier.Outbox
+	inbound inboundConfig // how replies come in (see startInbound)
 }
 
 // deriveSecret returns the key for purpose derived from the server's

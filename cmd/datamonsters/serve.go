@@ -38,6 +38,7 @@ func runServe(args []string) int {
 	links := deriveSecret(cfg.JWTSecret, "datamonsters email links")
 	n := startNotifications(ctx, cfg, st, srv, links, log)
 	defer n.stop()
+	defer startInbound(cfg, n.inbound, st, srv, n, log)()
 	pages, err := web.New(st, srv, n.sender, web.Config{BaseURL: cfg.BaseURL, Secret: links, MailDomain: n.email.Domain()}, log, nil)
 	if err != nil {
 		fatal(err)

@@ -1,0 +1,658 @@
+package inbound
+
+import (
+	"bytes"
+	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/datamonsters/turns/engine"
+	"github.com/datamonsters/turns/models"
+	"github.com/datamonsters/turns/notifier"
+	"github.com/datamonsters/turns/play"
+	"github.com/emersion/go-msgauth/dkim"
+)
+
+// Outcome is what became of an inbound message.
+type Outcome string
+
+// Outcomes.
+const (
+	Applied   Outcome = "applied"   // its moves were played; the answer says what
+	Refused   Outcome = "refused"   // nothing was played; the answer, if any, says why
+	Dropped   Outcome = "dropped"   // an automatic message or a loop: nothing played, nothing answered
+	Duplicate Outcome = "duplicate" // a message already handled, delivered again: nothing more
+)
+
+// Result is what Receive did with a message: its outcome, the reason
+// (for people; "" when applied), the game and seat it was for, and
+// whether an answer was written to the outbox.
+type Result struct {
+	Outcome  Outcome
+	Reason   string
+	GameID   int64
+	Version  int64 // the game's version after it; 0 when unknown
+	Answered bool
+}
+
+// Envelope is a message as it arrived: the SMTP return path (MAIL FROM;
+// "" for a null one, and for mail that came over HTTP, where HasReturnPath
+// is false), its recipients (RCPT TO; none over HTTP, where the To and Cc
+// headers are read instead), and its bytes.
+type Envelope struct {
+	MailFrom      string
+	HasReturnPath bool
+	Rcpt          []string
+	Raw           []byte
+}
+
+// Config is what the inbound path needs. Play, Outbox, ReplySecret and
+// Domain are required.
+type Config struct {
+	Play   *play.Service
+	Outbox *notifier.Outbox
+	// Reply is how reply addresses are signed and their domain.
+	Reply notifier.ReplyConfig
+	// Email is the outbound configuration: its From address and Domain()
+	// (the Message-IDs of the service's own mail) tell a message that came
+	// back from a reply; BaseURL makes the answers' links.
+	Email notifier.EmailConfig
+	// RateKey keys the hash of a sender's address in the rate limit table.
+	RateKey []byte
+	// Rate limits the replies of one address (zero: 30 at once, one more
+	// every 2 seconds).
+	Rate models.RateLimit
+	// MaxReceived is the most Received headers a message may carry before
+	// it is taken for a loop (zero: 30).
+	MaxReceived int
+	// LookupTXT resolves the DKIM keys (nil: DNS, bounded by 3 seconds).
+	LookupTXT func(domain string) ([]string, error)
+	Logger    *slog.Logger
+	Now       func() time.Time
+}
+
+// Service reads replies to decision emails and plays them through the
+// play path, answering each in the game's thread through the outbox.
+type Service struct {
+	cfg Config
+	log *slog.Logger
+	now func() time.Time
+}
+
+// New returns the inbound path.
+func New(cfg Config) (*Service, error) {
+	if cfg.Play == nil || cfg.Outbox == nil || !cfg.Reply.Enabled() {
+		return nil, errors.New("inbound: needs the play path, the outbox and a reply secret and domain")
+	}
+	if cfg.Rate.Burst <= 0 {
+		cfg.Rate = models.RateLimit{Burst: 30, Every: 2 * time.Second}
+	}
+	if cfg.MaxReceived <= 0 {
+		cfg.MaxReceived = 30
+	}
+	if cfg.RateKey == nil {
+		cfg.RateKey = cfg.Reply.Secret
+	}
+	s := &Service{cfg: cfg, log: cfg.Logger, now: cfg.Now}
+	if s.log == nil {
+		s.log = slog.Default()
+	}
+	if s.now == nil {
+		s.now = time.Now
+	}
+	return s, nil
+}
+
+// ErrRateLimited is returned by Receive for a sender who sent too many
+// replies; Retry says when to try again. Nothing was played or answered.
+type ErrRateLimited struct{ Retry time.Duration }
+
+func (e *ErrRateLimited) Error() string {
+	return fmt.Sprintf("too many replies from this address; try again in %v", e.Retry.Round(time.Second))
+}
+
+// CheckRecipient reports whether addr is a reply address this service
+// signed, at its domain (expired or not: an expired one is answered).
+func (s *Service) CheckRecipient(addr string) error {
+	r, err := s.reply(addr)
+	if err != nil {
+		return err
+	}
+	if !r.Valid(s.cfg.Reply.Secret) {
+		return errBadToken
+	}
+	return nil
+}
+
+var (
+	errNotReply = errors.New("not a reply address of this service")
+	errBadToken = errors.New("the reply address is not one this service wrote (its signature does not match)")
+)
+
+// reply parses addr as a reply address at the service's domain.
+func (s *Service) reply(addr string) (notifier.Reply, error) {
+	addr = strings.ToLower(strings.Trim(strings.TrimSpace(addr), "<>"))
+	at := strings.LastIndexByte(addr, '@')
+	if at < 0 || addr[at+1:] != strings.ToLower(s.cfg.Reply.Domain) {
+		return notifier.Reply{}, errNotReply
+	}
+	r, err := notifier.ParseReplyAddress(addr)
+	if err != nil {
+		return notifier.Reply{}, errNotReply
+	}
+	return r, nil
+}
+
+// threadRe reads a game's id from the root of its email thread.
+var threadRe = regexp.MustCompile(`^game-(\d+)(?:\.|@)`)
+
+// Receive handles one inbound message: it refuses automatic messages,
+// loops, forged or expired reply addresses, senders who are not the
+// address's user, and replies to seats that are not theirs; reads the
+// commands of the reply's own text against the lines of the email it
+// answers; submits them as one batch through the play path; and writes
+// the answer to the outbox, in the game's thread. A message is handled
+// once by its Message-ID. An error is a failure to handle it (the store,
+// the outbox) or an *ErrRateLimited: the sender should deliver it again
+// later.
+func (s *Service) Receive(ctx context.Context, env Envelope) (Result, error) {
+	m, err := Parse(env.Raw)
+	if err != nil {
+		s.log.Info("inbound: unreadable message dropped", "error", err)
+		return Result{Outcome: Dropped, Reason: "the message is not readable as email"}, nil
+	}
+	s.checkDKIM(env.Raw, m)
+	log := s.log.With("message_id", notifier.CleanHeaderText(m.MessageID, 200), "from", m.From)
+	// Automatic messages are never answered: an answer would feed a loop.
+	switch {
+	case m.AutoReply != "":
+		log.Info("inbound: automatic message dropped", "header", notifier.CleanHeaderText(m.AutoReply, 200))
+		return Result{Outcome: Dropped, Reason: "an automatic message (" + notifier.CleanHeaderText(m.AutoReply, 100) + ")"}, nil
+	case m.Report:
+		log.Info("inbound: delivery report dropped")
+		return Result{Outcome: Dropped, Reason: "a delivery status report"}, nil
+	case env.HasReturnPath && env.MailFrom == "" || m.ReturnEmpty:
+		log.Info("inbound: message with a null return path dropped")
+		return Result{Outcome: Dropped, Reason: "a message with an empty return path (a bounce)"}, nil
+	case s.ours(m):
+		log.Info("inbound: the service's own message came back; dropped")
+		return Result{Outcome: Dropped, Reason: "a message this service sent"}, nil
+	}
+	hash := idHash(m, env.Raw)
+	if seen, err := s.cfg.Play.Store().InboundSeen(ctx, hash); err != nil {
+		return Result{}, err
+	} else if seen {
+		log.Info("inbound: message handled before; not answered again")
+		return Result{Outcome: Duplicate, Reason: "this message was handled before"}, nil
+	}
+	if wait, err := s.cfg.Play.Store().TakeRate(ctx, s.rateKey(m.From), s.cfg.Rate, s.now()); err != nil {
+		return Result{}, err
+	} else if wait > 0 {
+		return Result{}, &ErrRateLimited{Retry: wait}
+	}
+	// The reply address: among the envelope's recipients, or the headers'.
+	rcpts := env.Rcpt
+	if len(rcpts) == 0 {
+		rcpts = m.To
+	}
+	var r notifier.Reply
+	err = errNotReply
+	for _, a := range rcpts {
+		if r, err = s.reply(a); err == nil {
+			break
+		}
+	}
+	if err != nil {
+		return s.unanswered(ctx, hash, log, "no recipient is a reply address of this service")
+	}
+	if !r.Valid(s.cfg.Reply.Secret) {
+		return s.unanswered(ctx, hash, log, errBadToken.Error())
+	}
+	a := &answer{s: s, hash: hash, reply: r, mail: m, log: log.With("game", r.GameID, "user", r.UserID, "version", r.Version)}
+	return a.handle(ctx)
+}
+
+// unanswered records a refused message that no one can be told of.
+func (s *Service) unanswered(ctx context.Context, hash []byte, log *slog.Logger, reason string) (Result, error) {
+	log.Info("inbound: refused, not answered", "reason", reason)
+	if _, err := s.cfg.Play.Store().RecordInbound(ctx, models.InboundMessage{IDHash: hash, Outcome: string(Refused), ReceivedAt: s.now()}); err != nil {
+		return Result{}, err
+	}
+	return Result{Outcome: Refused, Reason: reason}, nil
+}
+
+// ours reports whether m is a message the service sent: its Message-ID
+// has the form and domain of the service's, or it is from the service's
+// own address.
+func (s *Service) ours(m *Mail) bool {
+	dom := "@" + s.cfg.Email.Domain()
+	if strings.HasSuffix(strings.ToLower(m.MessageID), dom) &&
+		(strings.HasPrefix(m.MessageID, "game-") || strings.HasPrefix(m.MessageID, "dm.")) {
+		return true
+	}
+	return m.From != "" && strings.EqualFold(m.From, s.cfg.Email.From.Address)
+}
+
+// idHash is the SHA-256 of the message's Message-ID, or of its bytes when
+// it has none.
+func idHash(m *Mail, raw []byte) []byte {
+	h := sha256.New()
+	if m.MessageID != "" {
+		h.Write([]byte("id:" + m.MessageID))
+	} else {
+		h.Write([]byte("raw:"))
+		h.Write(raw)
+	}
+	return h.Sum(nil)
+}
+
+func (s *Service) rateKey(from string) []byte {
+	mac := hmac.New(sha256.New, s.cfg.RateKey)
+	mac.Write([]byte("inbound reply from " + strings.ToLower(from)))
+	return mac.Sum(nil)
+}
+
+// checkDKIM verifies the message's DKIM signatures when it carries any,
+// and logs the result; it decides nothing.
+func (s *Service) checkDKIM(raw []byte, m *Mail) {
+	if !bytes.Contains(raw, []byte("DKIM-Signature:")) && !bytes.Contains(bytes.ToLower(raw), []byte("dkim-signature:")) {
+		return
+	}
+	lookup := s.cfg.LookupTXT
+	if lookup == nil {
+		lookup = func(domain string) ([]string, error) {
+			ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+			defer cancel()
+			return net.DefaultResolver.LookupTXT(ctx, domain)
+		}
+	}
+	vs, err := dkim.VerifyWithOptions(bytes.NewReader(raw), &dkim.VerifyOptions{LookupTXT: lookup, MaxVerifications: 5})
+	if err != nil {
+		s.log.Info("inbound: dkim unreadable", "message_id", notifier.CleanHeaderText(m.MessageID, 200), "error", err)
+		return
+	}
+	for _, v := range vs {
+		result := "pass"
+		if v.Err != nil {
+			result = "fail: " + v.Err.Error()
+		}
+		s.log.Info("inbound: dkim", "message_id", notifier.CleanHeaderText(m.MessageID, 200), "domain", v.Domain, "result", result)
+	}
+}
+
+// answer is the handling of one reply with a valid address.
+type answer struct {
+	s     *Service
+	hash  []byte
+	reply notifier.Reply
+	mail  *Mail
+	log   *slog.Logger
+
+	user *models.User
+	data notifier.ReplyAnswer
+}
+
+// handle checks the reply's sender and seat, plays its commands and
+// writes the answer.
+func (a *answer) handle(ctx context.Context) (Result, error) {
+	s, r := a.s, a.reply
+	st := s.cfg.Play.Store()
+	u, err := st.UserByID(ctx, r.UserID)
+	if errors.Is(err, models.ErrNotFound) {
+		return s.unanswered(ctx, a.hash, a.log, "the reply address's user no longer exists")
+	}
+	if err != nil {
+		return Result{}, err
+	}
+	a.user = u
+	if u.Email == "" {
+		return s.unanswered(ctx, a.hash, a.log, "the reply address's user has no email address")
+	}
+	if !strings.EqualFold(a.mail.From, u.Email) {
+		// Told to the address's owner, never to the sender: a forged From
+		// gets no mail back.
+		return a.refuse(ctx, fmt.Sprintf("A reply to your reply address came from %s, which is not your address (%s); nothing was played. Reply from the address the email was sent to.",
+			notifier.CleanHeaderText(orNone(a.mail.From), 100), u.Email), "")
+	}
+	if a.mail.Received > s.cfg.MaxReceived {
+		return a.refuse(ctx, fmt.Sprintf("This reply went through %d mail servers (more than %d): it looks like a mail loop, so nothing was played.",
+			a.mail.Received, s.cfg.MaxReceived), "")
+	}
+	if r.Expired(s.now()) {
+		return a.refuse(ctx, "The email you answered expired at "+r.Expires.Format("Mon 2 Jan 2006, 15:04 MST")+
+			", its decision's deadline; nothing was played.", "")
+	}
+	for _, id := range append(slices.Clone(a.mail.InReplyTo), a.mail.References...) {
+		if !strings.HasSuffix(strings.ToLower(id), "@"+s.cfg.Email.Domain()) {
+			continue
+		}
+		if m := threadRe.FindStringSubmatch(id); m != nil && m[1] != strconv.FormatInt(r.GameID, 10) {
+			return a.refuse(ctx, "This reply is in the thread of game "+m[1]+" but its address is for game "+
+				strconv.FormatInt(r.GameID, 10)+"; nothing was played.", "")
+		}
+	}
+	set, err := st.MailSettingsOf(ctx, u.ID, r.GameID)
+	if err != nil {
+		return Result{}, err
+	}
+	if !set.RepliesOn() {
+		return a.refuse(ctx, "You turned off playing by email for this game; nothing was played. Turn it back on in your settings to answer by email.", "")
+	}
+	return a.play(ctx)
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "no address"
+	}
+	return s
+}
+
+// play resolves the reply's commands against the lines of the email it
+// answers and submits them.
+func (a *answer) play(ctx context.Context) (Result, error) {
+	s, r := a.s, a.reply
+	p := s.cfg.Play
+	var actions []engine.Action
+	var texts []string
+	var refusal *CommandError
+	var notYours, notActive string
+	err := p.Read(ctx, r.GameID, r.UserID, func(g *models.Game, seat int, cur *engine.State) error {
+		switch {
+		case seat != r.Seat || r.Seat >= len(g.Seats) || g.Seats[r.Seat].UserID == nil || *g.Seats[r.Seat].UserID != r.UserID:
+			notYours = fmt.Sprintf("Seat %d of game %d is not yours; nothing was played.", r.Seat+1, r.GameID)
+			return nil
+		case g.Status != models.StatusActive || cur == nil:
+			notActive = "The game is " + g.Status + "; nothing was played."
+			return nil
+		}
+		at := cur
+		if g.Version != r.Version {
+			full, err := p.Store().Game(ctx, g.ID)
+			if err != nil {
+				return err
+			}
+			if at, err = stateAt(ctx, p, full, cur, r.Version); err != nil {
+				a.log.Warn("inbound: the email's version does not replay", "error", err)
+				notActive = "The game moved on since the email you answered, and its list cannot be rebuilt; nothing was played."
+				return nil
+			}
+		}
+		v := at.View(r.Seat)
+		lines := engine.Numbered(v.Moves(engine.Legal(at, r.Seat)))
+		res := &Resolver{Lines: lines, Hand: v.Hand, Catalog: engine.Standard()}
+		if v.Standing != nil {
+			res.Standing = *v.Standing
+		}
+		items, err := res.Read(Cut(a.mail.Text))
+		if err == nil {
+			actions, err = res.Actions(items)
+		}
+		if err != nil {
+			if !errors.As(err, &refusal) {
+				return err
+			}
+			return nil
+		}
+		for _, act := range actions {
+			texts = append(texts, describe(v, act))
+		}
+		return nil
+	})
+	switch {
+	case errors.Is(err, models.ErrNotFound):
+		return a.refuse(ctx, fmt.Sprintf("Game %d is not one of yours; nothing was played.", r.GameID), "")
+	case err != nil:
+		return Result{}, err
+	case notYours != "":
+		return a.refuse(ctx, notYours, "")
+	case notActive != "":
+		return a.refuse(ctx, notActive, "")
+	case refusal != nil:
+		return a.refuse(ctx, refusal.Reason+".", refusal.Line)
+	}
+	rec := &play.Record{Key: models.Key{UserID: r.UserID, Key: "email:" + hex.EncodeToString(a.hash[:16])},
+		Make: func(*play.Result) (*models.Idempotency, error) {
+			body, _ := json.Marshal(texts)
+			return &models.Idempotency{UserID: r.UserID, Key: "email:" + hex.EncodeToString(a.hash[:16]), RequestHash: a.hash,
+				Status: 200, Response: body}, nil
+		}}
+	version := r.Version
+	res, err := p.Submit(ctx, r.GameID, r.UserID, &version, actions, rec)
+	var stale *play.StaleVersionError
+	var batch *play.BatchError
+	var perr *play.Error
+	switch {
+	case err == nil:
+		defer res.Done()
+		return a.applied(ctx, res, texts)
+	case errors.Is(err, models.ErrConflict), errors.Is(err, models.ErrKeyStored):
+		// Played before, by an earlier delivery of this message whose answer
+		// was not written: answer it now.
+		return a.appliedBefore(ctx, texts)
+	case errors.As(err, &stale):
+		a.data.Taken = true
+		return a.refuse(ctx, fmt.Sprintf("The game moved on since the email you answered (written at version %d; it is at version %d now): that decision was already taken, or the board changed. Only answers to questions still open go through; nothing was played.",
+			r.Version, stale.Current), "")
+	case errors.As(err, &batch):
+		reason := batch.Err.Error()
+		var ill *engine.IllegalActionError
+		if errors.As(batch.Err, &ill) {
+			reason = ill.Reason
+		}
+		what := ""
+		if batch.Index < len(texts) {
+			what = " (" + texts[batch.Index] + ")"
+		}
+		return a.refuse(ctx, fmt.Sprintf("Move %d of your reply%s is not allowed: %s. Nothing was played.", batch.Index+1, what, reason), "")
+	case errors.As(err, &perr):
+		return a.refuse(ctx, perr.Detail+"; nothing was played.", "")
+	case errors.Is(err, play.ErrNotPlayer):
+		return a.refuse(ctx, "You have no seat in this game; nothing was played.", "")
+	}
+	return Result{}, err
+}
+
+// describe words an action for the view's seat.
+func describe(v *engine.View, act engine.Action) string {
+	if act.Type == engine.ActStanding && act.Standing != nil {
+		var parts []string
+		if act.Standing.Pass {
+			parts = append(parts, "always pass")
+		}
+		cat := engine.Standard()
+		for _, sp := range act.Standing.Plays {
+			name := sp.Card
+			if c := cat.Card(sp.Card); c != nil {
+				name = c.Name
+			}
+			parts = append(parts, "play "+name+" when "+string(sp.On))
+		}
+		if len(parts) == 0 {
+			return "Clear your standing interrupt answers"
+		}
+		return "Set your standing interrupt answers: " + strings.Join(parts, "; ")
+	}
+	return v.Text(act)
+}
+
+// applied answers a reply whose moves were played: what was applied, what
+// the other seats saw happen because of it, and what comes next.
+func (a *answer) applied(ctx context.Context, res *play.Result, texts []string) (Result, error) {
+	a.data.Applied = texts
+	for _, e := range res.Events() {
+		if v, ok := e.For(a.reply.Seat); ok && v.Text != "" {
+			a.data.Since = append(a.data.Since, v.Text)
+		}
+	}
+	a.now(res.Game, res.State)
+	if err := a.write(ctx, Applied); err != nil {
+		return Result{}, err
+	}
+	a.log.Info("inbound: reply played", "actions", len(texts))
+	return Result{Outcome: Applied, GameID: a.reply.GameID, Version: res.Game.Version, Answered: true}, nil
+}
+
+// appliedBefore answers a reply played by an earlier delivery.
+func (a *answer) appliedBefore(ctx context.Context, texts []string) (Result, error) {
+	a.data.Applied = texts
+	if rec, err := a.s.cfg.Play.Store().IdempotencyRecord(ctx, a.reply.UserID, "email:"+hex.EncodeToString(a.hash[:16])); err == nil {
+		var stored []string
+		if json.Unmarshal(rec.Response, &stored) == nil {
+			a.data.Applied = stored
+		}
+	}
+	version, err := a.current(ctx)
+	if err != nil {
+		return Result{}, err
+	}
+	if err := a.write(ctx, Applied); err != nil {
+		return Result{}, err
+	}
+	return Result{Outcome: Applied, GameID: a.reply.GameID, Version: version, Answered: true}, nil
+}
+
+// refuse answers a reply of which nothing was played: why, and the game
+// as it is now with the recipient's fresh lines and reply address. line
+// is the reply's line at fault ("" for none).
+func (a *answer) refuse(ctx context.Context, reason, line string) (Result, error) {
+	a.data.Refused, a.data.Line = reason, line
+	version, err := a.current(ctx)
+	if err != nil {
+		return Result{}, err
+	}
+	if err := a.write(ctx, Refused); err != nil {
+		return Result{}, err
+	}
+	a.log.Info("inbound: reply refused", "reason", reason)
+	return Result{Outcome: Refused, Reason: reason, GameID: a.reply.GameID, Version: version, Answered: true}, nil
+}
+
+// current fills the answer with the game as it is now, for the reply's
+// seat if it is still the user's.
+func (a *answer) current(ctx context.Context) (int64, error) {
+	var version int64
+	err := a.s.cfg.Play.Read(ctx, a.reply.GameID, a.reply.UserID, func(g *models.Game, seat int, st *engine.State) error {
+		version = g.Version
+		if seat == a.reply.Seat && st != nil {
+			a.now(g, st)
+		}
+		return nil
+	})
+	if errors.Is(err, models.ErrNotFound) {
+		return 0, nil
+	}
+	return version, err
+}
+
+// now fills in what happens next for the reply's seat, with its hand,
+// prompts and fresh board when it has something to do.
+func (a *answer) now(g *models.Game, st *engine.State) {
+	seat := a.reply.Seat
+	v := st.View(seat)
+	name := func(i int) string {
+		if i >= 0 && i < len(g.Seats) {
+			return g.Seats[i].Username
+		}
+		return ""
+	}
+	var deadline time.Time
+	if g.DeadlineAt != nil {
+		deadline = *g.DeadlineAt
+	}
+	awaiting := engine.Awaiting(st)
+	switch {
+	case st.Over():
+		a.data.Next = "The game is over."
+	case len(engine.PromptsFor(st, seat)) > 0:
+		a.data.Next = "A decision waits for you."
+	case st.Active == seat && slices.Contains(awaiting, seat):
+		a.data.Next = "It is still your turn."
+	case len(awaiting) > 0:
+		var who []string
+		for _, i := range awaiting {
+			who = append(who, name(i))
+		}
+		a.data.Next = "The game waits for " + strings.Join(who, ", ") + "."
+		if !slices.Contains(awaiting, st.Active) {
+			a.data.Next += " It is " + name(st.Active) + "'s turn."
+		}
+	default:
+		a.data.Next = "It is " + name(st.Active) + "'s turn."
+	}
+	if st.Over() || !slices.Contains(awaiting, seat) {
+		a.data.Board, a.data.Hand, a.data.Prompts, a.data.Deadline = nil, nil, nil, time.Time{}
+		return
+	}
+	a.data.Hand = notifier.Hand(v)
+	for _, p := range engine.PromptsFor(st, seat) {
+		q := notifier.Prompt{Text: p.Text, Deadline: deadline}
+		for _, o := range p.Options {
+			q.Options = append(q.Options, o.Text)
+		}
+		a.data.Prompts = append(a.data.Prompts, q)
+	}
+	a.data.Deadline = deadline
+	a.data.Board = notifier.NewBoard(v, g.Version, engine.Numbered(v.Moves(engine.Legal(st, seat))))
+}
+
+// write records the message as handled and writes its answer's email job,
+// in one transaction: a message is answered once, whichever delivery of
+// it gets here first.
+func (a *answer) write(ctx context.Context, outcome Outcome) error {
+	s, u := a.s, a.user
+	gid := strconv.FormatInt(a.reply.GameID, 10)
+	base := strings.TrimRight(s.cfg.Email.BaseURL, "/")
+	d := a.data
+	d.Recipient = u.DisplayName
+	if d.Recipient == "" {
+		d.Recipient = u.Username
+	}
+	d.GameID, d.GameTitle, d.GameURL = gid, "Game #"+gid, notifier.GameURL(base, a.reply.GameID)
+	d.SettingsURL = notifier.PreferencesURL(base)
+	if id := a.mail.MessageID; len(id) <= 250 {
+		d.InReplyTo = id
+	}
+	body, err := json.Marshal(d)
+	if err != nil {
+		return err
+	}
+	args := notifier.EmailArgs{Key: "g" + gid + ".reply." + hex.EncodeToString(a.hash[:12]), UserID: u.ID, GameID: a.reply.GameID,
+		Name: d.Recipient, Email: u.Email, NoteKind: notifier.KindReplyAnswer, Data: body}
+	return s.cfg.Play.Store().Begin(ctx, func(tx models.OutboxTx) error {
+		fresh, err := tx.Store.RecordInbound(ctx, models.InboundMessage{IDHash: a.hash, UserID: u.ID, GameID: a.reply.GameID,
+			Outcome: string(outcome), ReceivedAt: s.now()})
+		if err != nil || !fresh {
+			return err // another delivery of it was answered meanwhile
+		}
+		return s.cfg.Outbox.EnqueueEmail(ctx, tx.Tx, args)
+	})
+}
+
+// ReceiveRaw handles a raw RFC 5322 message that a mail provider posted
+// over HTTP (its recipients are read from its To and Cc headers): the
+// outcome and its reason, or, for a sender who sent too many replies,
+// how long to wait (retry > 0, with err nil). err is a failure to
+// handle it; the provider should post it again.
+func (s *Service) ReceiveRaw(ctx context.Context, raw []byte) (outcome, reason string, retry time.Duration, err error) {
+	res, err := s.Receive(ctx, Envelope{Raw: raw})
+	var limited *ErrRateLimited
+	if errors.As(err, &limited) {
+		return "", limited.Error(), limited.Retry, nil
+	}
+	if err != nil {
+		return "", "", 0, err
+	}
+	return string(res.Outcome), res.Reason, 0, nil
+}

@@ -1,0 +1,155 @@
+package notifier
+
+import (
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/base32"
+	"encoding/binary"
+	"errors"
+	"strings"
+	"time"
+)
+
+// ReplyTTL is the longest a reply address lasts; it lasts less when the
+// decision's deadline comes first.
+const ReplyTTL = 30 * 24 * time.Hour
+
+// ReplyPrefix starts the local part of every reply address.
+const ReplyPrefix = "play-"
+
+// ErrBadReply is returned by ParseReplyAddress for an address that is not
+// a reply address of this service, or whose token is malformed.
+var ErrBadReply = errors.New("notifier: not a reply address")
+
+// Reply is what a reply address names: the decision an email asked of one
+// seat. It is carried by the address's local part, signed (see Sign).
+type Reply struct {
+	GameID  int64
+	Seat    int
+	UserID  int64
+	Version int64     // the game's version the email was written for
+	Expires time.Time // to the second
+
+	mac []byte // as parsed; see Valid
+}
+
+// b32 is the token's alphabet: lower-case letters and digits only, since
+// the local part of an address may be folded to one case on its way.
+var b32 = base32.NewEncoding("abcdefghijklmnopqrstuvwxyz234567").WithPadding(base32.NoPadding)
+
+func (r Reply) payload() []byte {
+	b := []byte{1}
+	b = binary.AppendUvarint(b, uint64(r.GameID))
+	b = binary.AppendUvarint(b, uint64(r.Seat))
+	b = binary.AppendUvarint(b, uint64(r.UserID))
+	b = binary.AppendUvarint(b, uint64(r.Version))
+	return binary.AppendUvarint(b, uint64(max(r.Expires.Unix(), 0)))
+}
+
+// replyMACLen is the length of the token's truncated HMAC: 96 bits, so
+// that the whole local part stays under RFC 5321's 64 octets.
+const replyMACLen = 12
+
+func replyMAC(secret, payload []byte) []byte {
+	m := hmac.New(sha256.New, secret)
+	m.Write([]byte("dm-reply-v1"))
+	m.Write(payload)
+	return m.Sum(nil)[:replyMACLen]
+}
+
+// Token returns the reply's token: its payload and a truncated
+// HMAC-SHA256 under secret, in lower-case base32.
+func (r Reply) Token(secret []byte) string {
+	p := r.payload()
+	return b32.EncodeToString(append(p, replyMAC(secret, p)...))
+}
+
+// Address returns the reply address of r at domain:
+// ReplyPrefix + Token + "@" + domain.
+func (r Reply) Address(secret []byte, domain string) string {
+	return ReplyPrefix + r.Token(secret) + "@" + idDomain(domain)
+}
+
+// ParseReplyAddress reads the reply an address names without checking its
+// signature (see Valid); the domain is not looked at. Anything else than
+// a well-formed reply address gives ErrBadReply.
+func ParseReplyAddress(addr string) (Reply, error) {
+	addr = strings.TrimSpace(strings.Trim(strings.TrimSpace(addr), "<>"))
+	local := addr
+	if i := strings.LastIndexByte(addr, '@'); i >= 0 {
+		local = addr[:i]
+	}
+	local = strings.ToLower(local)
+	if !strings.HasPrefix(local, ReplyPrefix) || len(local) > 64 {
+		return Reply{}, ErrBadReply
+	}
+	raw, err := b32.DecodeString(local[len(ReplyPrefix):])
+	if err != nil || len(raw) < 1+5+replyMACLen || raw[0] != 1 {
+		return Reply{}, ErrBadReply
+	}
+	rest := raw[1 : len(raw)-replyMACLen]
+	var nums [5]uint64
+	for i := range nums {
+		v, n := binary.Uvarint(rest)
+		if n <= 0 || v > 1<<62 {
+			return Reply{}, ErrBadReply
+		}
+		nums[i], rest = v, rest[n:]
+	}
+	if len(rest) != 0 || nums[1] > 64 {
+		return Reply{}, ErrBadReply
+	}
+	r := Reply{GameID: int64(nums[0]), Seat: int(nums[1]), UserID: int64(nums[2]), Version: int64(nums[3]),
+		Expires: time.Unix(int64(nums[4]), 0).UTC(), mac: raw[len(raw)-replyMACLen:]}
+	if r.GameID <= 0 || r.UserID <= 0 {
+		return Reply{}, ErrBadReply
+	}
+	return r, nil
+}
+
+// Valid reports whether the parsed reply was signed with secret. It does
+// not look at the expiry (see Expired), so that an expired address can be
+// told apart from a forged one.
+func (r Reply) Valid(secret []byte) bool {
+	return r.mac != nil && hmac.Equal(r.mac, replyMAC(secret, r.payload()))
+}
+
+// Expired reports whether the reply address has expired at now.
+func (r Reply) Expired(now time.Time) bool { return !now.Before(r.Expires) }
+
+// ReplyExpiry is when the reply address of an email sent at now about a
+// decision due at deadline expires: at the deadline or after ReplyTTL,
+// whichever comes first (a zero deadline: ReplyTTL), rounded up to the
+// second.
+func ReplyExpiry(deadline, now time.Time) time.Time {
+	exp := now.Add(ReplyTTL)
+	if !deadline.IsZero() && deadline.Before(exp) {
+		exp = deadline
+	}
+	if t := exp.Truncate(time.Second); t.Before(exp) {
+		exp = t.Add(time.Second)
+	}
+	return exp
+}
+
+// ReplyConfig is how the decision emails take replies: Secret signs the
+// reply addresses (nil: no email carries one), Domain is their domain.
+type ReplyConfig struct {
+	Secret []byte
+	Domain string
+}
+
+// Enabled reports whether reply addresses are made.
+func (c ReplyConfig) Enabled() bool { return c.Secret != nil && c.Domain != "" }
+
+// EnvReplyDomain names the variable of the reply addresses' domain.
+const EnvReplyDomain = "REPLY_DOMAIN"
+
+// LoadReplyDomain reads REPLY_DOMAIN through getenv, defaulting to the
+// domain of the email configuration's From address.
+func LoadReplyDomain(getenv func(string) string, email EmailConfig) string {
+	if d := strings.ToLower(strings.TrimSpace(getenv(EnvReplyDomain))); d != "" {
+		return d
+	}
+	return email.Domain()
+}
