@@ -8,6 +8,7 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"strings"
 	"time"
 
 	smtp "github.com/emersion/go-smtp"
@@ -140,10 +141,18 @@ func (ss *session) Data(r io.Reader) error {
 	return nil
 }
 
-// errorLog passes go-smtp's own messages to the logger.
+// errorLog passes go-smtp's own messages to the logger: a panic it
+// recovered from (it answers the client 421 and goes on) as an error, the
+// rest (connections dropped, bad commands) at debug level.
 type errorLog struct{ l *slog.Logger }
 
-func (e errorLog) Printf(format string, v ...any) {
-	e.l.Debug("inbound smtp", "msg", fmt.Sprintf(format, v...))
+func (e errorLog) Printf(format string, v ...any) { e.log(fmt.Sprintf(format, v...)) }
+func (e errorLog) Println(v ...any)               { e.log(fmt.Sprint(v...)) }
+
+func (e errorLog) log(msg string) {
+	level := slog.LevelDebug
+	if strings.HasPrefix(msg, "panic serving") {
+		level = slog.LevelError
+	}
+	e.l.Log(context.Background(), level, "inbound smtp", "msg", msg)
 }
-func (e errorLog) Println(v ...any) { e.l.Debug("inbound smtp", "msg", fmt.Sprint(v...)) }
