@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"net/http"
 	"path"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -34,8 +35,21 @@ func parsePages(a *assets) (map[string]*page, error) {
 		"when":  when,
 		"date":  date,
 		"dict":  dict,
+		"names": names,
+		"clock": clock,
+		"iso":   iso,
+		"list":  func(xs ...option) []option { return xs },
+		"opt":   func(value, label string) option { return option{value, label} },
+		"deadlines": func(ds []durationOption) []option {
+			out := make([]option, len(ds))
+			for i, d := range ds {
+				out[i] = option{strconv.Itoa(d.Seconds), d.Label}
+			}
+			return out
+		},
 	}
-	base, err := template.New("layout.html").Funcs(funcs).ParseFS(templateFS, "templates/layout.html", "templates/partials.html")
+	base, err := template.New("layout.html").Funcs(funcs).ParseFS(templateFS, "templates/layout.html", "templates/partials.html",
+		"templates/parts/*.html")
 	if err != nil {
 		return nil, err
 	}
@@ -142,6 +156,9 @@ func newField(v view, name, label, typ string, more ...string) field {
 	return f
 }
 
+// option is one choice of a menu.
+type option struct{ Value, Label string }
+
 // dict is the template function that makes a map of its key and value
 // arguments, for a partial that takes several.
 func dict(kv ...any) (map[string]any, error) {
@@ -173,6 +190,28 @@ func date(a *models.Account, t time.Time) string {
 		return ""
 	}
 	return t.In(location(a)).Format("Mon 2 Jan 2006")
+}
+
+// clock formats t in the account's time zone, short: "1 Dec 14:00".
+func clock(a *models.Account, t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return t.In(location(a)).Format("2 Jan 15:04")
+}
+
+// iso formats t for a datetime attribute.
+func iso(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05Z") }
+
+// names joins names for a sentence: "ana", "ana and bob", "ana, bob and eve".
+func names(ns []string) string {
+	switch len(ns) {
+	case 0:
+		return ""
+	case 1:
+		return ns[0]
+	}
+	return strings.Join(ns[:len(ns)-1], ", ") + " and " + ns[len(ns)-1]
 }
 
 // location is the account's time zone; UTC for none or an unknown one.
@@ -235,4 +274,13 @@ var notices = map[string]string{
 	"notify":       "Your notification preferences are saved.",
 	"vacation":     "Your vacation is booked.",
 	"revoked":      "The API token is revoked.",
+	"deleted":      "Your account is deleted. Thank you for playing.",
+	"created":      "Your game is open. It starts when every seat is taken and you press Start.",
+	"created-x":    "Your game is open, but an invitation mail could not be sent; invite again below.",
+	"joined":       "You have a seat in this game.",
+	"left":         "You left the game.",
+	"started":      "The game has started.",
+	"cancelled":    "The game is cancelled.",
+	"invited":      "The invitation is on its way.",
+	"reclaimed":    "Your seat is yours again: the bot has stopped.",
 }

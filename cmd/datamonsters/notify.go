@@ -66,15 +66,18 @@ func startNotifications(ctx context.Context, cfg Config, st *models.Store, srv *
 		hub.Close()
 		sender.Close()
 	}
-	return notifications{stop: stop, sender: sender, email: ecfg}
+	return notifications{stop: stop, sender: sender, email: ecfg, hub: hub, presence: presence}
 }
 
 // notifications is what startNotifications started: stop stops it; the
-// pages send their mail with sender.
+// pages send their mail with sender, and hear of game changes on hub
+// (recording their connections with presence, nil on SQLite).
 type notifications struct {
-	stop   func()
-	sender notifier.Sender
-	email  notifier.EmailConfig
+	stop     func()
+	sender   notifier.Sender
+	email    notifier.EmailConfig
+	hub      *notifier.Hub
+	presence *notifier.Presence
 }
 
 // deriveSecret returns the key for purpose derived from the server's

@@ -13,4 +13,71 @@
   // A new API token is selected, ready to copy.
   var token = document.getElementById("token-value");
   if (token) { token.focus(); token.select(); }
+
+  // A question that takes between min and max options: its button waits
+  // for enough boxes, and no more can be ticked than it takes. (The server
+  // refuses any other answer too.)
+  function limits(root) {
+    var forms = root.querySelectorAll("form.choose");
+    for (var i = 0; i < forms.length; i++) { limit(forms[i]); }
+  }
+  function limit(form) {
+    var min = +form.getAttribute("data-min"), max = +form.getAttribute("data-max");
+    var boxes = form.querySelectorAll("input[type=checkbox][name=choice]");
+    var button = form.querySelector("button[type=submit]");
+    var count = form.querySelector(".count");
+    function update() {
+      var n = 0, j;
+      for (j = 0; j < boxes.length; j++) { if (boxes[j].checked) { n++; } }
+      for (j = 0; j < boxes.length; j++) { boxes[j].disabled = !boxes[j].checked && n >= max; }
+      button.disabled = n < min || n > max;
+      if (count) {
+        count.textContent = n + " chosen" + (n < min ? ", choose " + (min - n) + " more" : "") + ".";
+      }
+    }
+    form.addEventListener("change", update);
+    update();
+  }
+  limits(document);
+
+  // The board follows its game: when the game's live stream says that
+  // something happened, the board is read again and shown in place.
+  var board = document.querySelector("[data-live]");
+  if (!board || !window.EventSource || !window.fetch || !window.DOMParser) { return; }
+  var status = document.createElement("p");
+  status.className = "visually-hidden";
+  status.setAttribute("role", "status");
+  document.body.appendChild(status);
+  var pending = null, lost = false;
+  function refresh() {
+    if (pending) { return; }
+    pending = setTimeout(function () {
+      fetch(location.pathname + location.search, { credentials: "same-origin" }).then(function (r) {
+        if (!r.ok) { throw new Error("status " + r.status); }
+        return r.text();
+      }).then(function (html) {
+        pending = null;
+        var doc = new DOMParser().parseFromString(html, "text/html");
+        var fresh = doc.getElementById("board"), old = document.getElementById("board");
+        if (!fresh || !old || fresh.getAttribute("data-version") === old.getAttribute("data-version")) { return; }
+        var focused = document.activeElement && document.activeElement.id;
+        var ticked = {};
+        var boxes = old.querySelectorAll("input[type=checkbox]:checked");
+        for (var i = 0; i < boxes.length; i++) { ticked[boxes[i].id] = true; }
+        old.replaceWith(fresh);
+        for (var id in ticked) {
+          var b = document.getElementById(id);
+          if (b && !b.closest("#standing")) { b.checked = true; }
+        }
+        limits(fresh);
+        if (focused && document.getElementById(focused)) { document.getElementById(focused).focus(); }
+        var last = fresh.querySelector(".log li:last-child");
+        status.textContent = "The game moved on" + (last ? ": " + last.textContent.replace(/^\S+ \S+ /, "") : ".");
+      }).catch(function () { pending = null; });
+    }, 150);
+  }
+  var stream = new EventSource(board.getAttribute("data-live"));
+  stream.addEventListener("event", refresh);
+  stream.addEventListener("error", function () { lost = true; });
+  stream.addEventListener("open", function () { if (lost) { lost = false; refresh(); } });
 })();
