@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -51,6 +52,18 @@ func (b *tab) boardVersion() int64 {
 	b.t.Helper()
 	s, _ := chromedp.Run(b.ctx, chromedp.Evaluate[string](`(document.getElementById("board") || {getAttribute: () => "0"}).getAttribute("data-version") || "0"`))
 	n, _ := strconv.ParseInt(s, 10, 64)
+	return n
+}
+
+var handPattern = regexp.MustCompile(`Your hand \((\d+)\)`)
+
+// handOf is the number of cards of the hand a board shows.
+func handOf(page string) int {
+	m := handPattern.FindStringSubmatch(page)
+	if m == nil {
+		return 0
+	}
+	n, _ := strconv.Atoi(m[1])
 	return n
 }
 
@@ -132,7 +145,7 @@ func TestBrowserGame(t *testing.T) {
 			if m.Kind == "keep" && !h.keep {
 				who.look("keep")
 			}
-			if !shot && h.moves >= 14 && m.Kind == "" && h.keep {
+			if !shot && h.keep && (strings.HasPrefix(m.Label, "Play") || strings.HasPrefix(m.Label, "Place")) && handOf(who.html()) >= 4 {
 				docShots(t, who, id) // a board with its moves, for the README
 				chromedp.Run(who.ctx, chromedp.Evaluate[chromedp.Void](`window.dmSameDocument = true`))
 				shot = true
@@ -254,7 +267,9 @@ func waitMove(t *testing.T, players []*tab, id int64) (*tab, move) {
 			}
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("game %d: no board offers a move after 15 s (are the boards live?):\n%s\n%s", id, players[0].text(), players[1].text())
+			g, _ := players[0].s.gameState(id)
+			t.Fatalf("game %d at version %d: no board offers a move after 15 s (are the boards live?): %s shows version %d, %s %d:\n%s\n%s",
+				id, g.Version, players[0].name, players[0].boardVersion(), players[1].name, players[1].boardVersion(), players[0].text(), players[1].text())
 		}
 		time.Sleep(50 * time.Millisecond)
 	}

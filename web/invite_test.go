@@ -1,6 +1,7 @@
 package web_test
 
 import (
+	"context"
 	"net/url"
 	"regexp"
 	"strings"
@@ -92,4 +93,49 @@ func TestInvitations(t *testing.T) {
 		ana.send(inv, "email", "ERIN@example.com").mustSee(t, 409, "has an invitation to this game")
 		ana.send(inv, "email", "not an address").mustSee(t, 422, "Enter an email address")
 	})
+}
+
+// TestNewGameSettings: every setting of the new game form reaches the
+// play path as chosen, and a form it refuses comes back with the field at
+// fault marked and nothing created.
+func TestNewGameSettings(t *testing.T) {
+	s := newSite(t, models.SQLite, siteOptions{})
+	ana := s.client()
+	ana.register("ana", "ana password")
+	s.client().register("bob", "bob password")
+	deck := s.makeDeck(s.apiLogin("ana", "ana password"))
+	f := mustForm(t, ana.get("/new-game").mustSee(t, 200, "Your deck", "Pairs and freezes").Body, "Open the game")
+	for _, tc := range []struct {
+		set  []string
+		says string
+	}{
+		{[]string{"players", "2", "invite", "bob, carl@example.com"}, "has room for 1 invited player."},
+		{[]string{"players", "3", "invite", "nobody"}, "Invite: no user"},
+		{[]string{"players", "3", "bots", "3"}, "Bots: 0 to 2"},
+		{[]string{"invite", "x@y@z"}, "is not an email address"},
+		{[]string{"deck", "deck:999"}, "Deck: you have no deck 999"},
+		{[]string{"deck", "something"}, "Choose a deck."},
+	} {
+		r := ana.send(f, tc.set...)
+		r.mustSee(t, 422, tc.says, `aria-invalid="true"`)
+	}
+	if games, _ := s.store.ListGames(context.Background(), models.GameFilter{UserID: s.account("ana").ID, Limit: 10}); len(games) != 0 {
+		t.Fatalf("refused forms created %d games", len(games))
+	}
+	loc := ana.send(f, "players", "3", "mode", "standard", "office", "on", "deck", "deck:"+itoa(deck), "invite", "bob", "bots", "1",
+		"turn_deadline", "3600", "prompt_deadline", "300", "policy", "conceal", "timeout_limit", "5", "on_timeouts", "forfeit",
+		"public", "").mustRedirect(t, "/games/")
+	g, err := s.store.GameNoState(context.Background(), gameIDOf(t, loc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	set := g.SettingsOf()
+	if g.Players != 3 || g.Mode != "standard" || !g.Office || g.Policy != "conceal" || g.Public || set.TurnDeadlineSeconds != 3600 ||
+		set.PromptDeadlineSeconds != 300 || set.TimeoutLimit != 5 || set.OnTimeouts != "forfeit" {
+		t.Fatalf("game %+v, settings %+v", g, set)
+	}
+	if g.Seats[1].Username != "bob" || !g.Seats[1].Invited || g.Seats[2].Bot == "" || !strings.Contains(*g.Seats[0].Deck, "hiring-freeze") {
+		t.Fatalf("seats %+v", g.Seats)
+	}
+	ana.get(loc).mustSee(t, 200, "office variant", "1 hour per turn", "5 minutes per decision", "forfeits", "bot-2 · bot")
 }

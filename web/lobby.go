@@ -185,9 +185,12 @@ func (p *Pages) createGame(c *gin.Context) {
 		f = f.invalid("invite", "“"+bad+"” is neither a username nor an email address.")
 	case invalidAddress(p, addrs) != "":
 		f = f.invalid("invite", "“"+invalidAddress(p, addrs)+"” is not an email address we can write to.")
-	case n.Players > 0 && len(names)+len(addrs)+n.Bots > n.Players-1:
-		f = f.invalid("invite", "Invite at most "+strconv.Itoa(max(n.Players-1-n.Bots, 0))+" players to a game of "+
-			strconv.Itoa(n.Players)+" with "+strconv.Itoa(n.Bots)+" bots.")
+	case len(addrs) > 0 && len(names)+len(addrs)+n.Bots > n.Players-1:
+		// The play path counts the usernames and bots; the addresses are
+		// the pages' own, and take the open seats.
+		room := max(n.Players-1-n.Bots, 0)
+		f = f.invalid("invite", "A game of "+strconv.Itoa(n.Players)+" players with "+strconv.Itoa(n.Bots)+" bots has room for "+
+			strconv.Itoa(room)+map[bool]string{true: " invited player.", false: " invited players."}[room == 1])
 	}
 	n.Invite = names
 	if len(f.Errors) > 0 {

@@ -48,33 +48,42 @@
   status.className = "visually-hidden";
   status.setAttribute("role", "status");
   document.body.appendChild(status);
-  var pending = null, lost = false;
+  var pending = false, again = false, lost = false;
+  // refresh reads the board again; news that comes while it reads makes it
+  // read once more after, and a failed read is tried again.
   function refresh() {
-    if (pending) { return; }
-    pending = setTimeout(function () {
+    if (pending) { again = true; return; }
+    pending = true;
+    setTimeout(function () {
       fetch(location.pathname + location.search, { credentials: "same-origin" }).then(function (r) {
         if (!r.ok) { throw new Error("status " + r.status); }
         return r.text();
       }).then(function (html) {
-        pending = null;
-        var doc = new DOMParser().parseFromString(html, "text/html");
-        var fresh = doc.getElementById("board"), old = document.getElementById("board");
-        if (!fresh || !old || fresh.getAttribute("data-version") === old.getAttribute("data-version")) { return; }
-        var focused = document.activeElement && document.activeElement.id;
-        var ticked = {};
-        var boxes = old.querySelectorAll("input[type=checkbox]:checked");
-        for (var i = 0; i < boxes.length; i++) { ticked[boxes[i].id] = true; }
-        old.replaceWith(fresh);
-        for (var id in ticked) {
-          var b = document.getElementById(id);
-          if (b && !b.closest("#standing")) { b.checked = true; }
-        }
-        limits(fresh);
-        if (focused && document.getElementById(focused)) { document.getElementById(focused).focus(); }
-        var last = fresh.querySelector(".log li:last-child");
-        status.textContent = "The game moved on" + (last ? ": " + last.textContent.replace(/^\S+ \S+ /, "") : ".");
-      }).catch(function () { pending = null; });
+        show(new DOMParser().parseFromString(html, "text/html"));
+        done(0);
+      }).catch(function () { done(2000); });
     }, 150);
+  }
+  function done(wait) {
+    pending = false;
+    if (again || wait) { again = false; setTimeout(refresh, wait); }
+  }
+  function show(doc) {
+    var fresh = doc.getElementById("board"), old = document.getElementById("board");
+    if (!fresh || !old || fresh.getAttribute("data-version") === old.getAttribute("data-version")) { return; }
+    var focused = document.activeElement && document.activeElement.id;
+    var ticked = {};
+    var boxes = old.querySelectorAll("input[type=checkbox]:checked");
+    for (var i = 0; i < boxes.length; i++) { ticked[boxes[i].id] = true; }
+    old.replaceWith(fresh);
+    for (var id in ticked) {
+      var b = document.getElementById(id);
+      if (b && !b.closest("#standing")) { b.checked = true; }
+    }
+    limits(fresh);
+    if (focused && document.getElementById(focused)) { document.getElementById(focused).focus(); }
+    var last = fresh.querySelector(".log li:last-child");
+    status.textContent = "The game moved on" + (last ? ": " + last.textContent.replace(/^\S+ \S+ /, "") : ".");
   }
   var stream = new EventSource(board.getAttribute("data-live"));
   stream.addEventListener("event", refresh);
