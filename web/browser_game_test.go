@@ -140,6 +140,7 @@ func TestBrowserGame(t *testing.T) {
 			}
 			if m.Kind == "discard" && !h.discard {
 				who.axe(axe)
+				who.tabThrough()
 				who.look("discard")
 			}
 			if m.Kind == "keep" && !h.keep {

@@ -14,8 +14,8 @@
   var token = document.getElementById("token-value");
   if (token) { token.focus(); token.select(); }
 
-  // A question that takes between min and max options: its button waits
-  // for enough boxes, and no more can be ticked than it takes. (The server
+  // A question that takes between min and max options: no more boxes can
+  // be ticked than it takes, and it is not sent with too few. (The server
   // refuses any other answer too.)
   function limits(root) {
     var forms = root.querySelectorAll("form.choose");
@@ -24,18 +24,27 @@
   function limit(form) {
     var min = +form.getAttribute("data-min"), max = +form.getAttribute("data-max");
     var boxes = form.querySelectorAll("input[type=checkbox][name=choice]");
-    var button = form.querySelector("button[type=submit]");
     var count = form.querySelector(".count");
+    function ticked() {
+      var n = 0;
+      for (var j = 0; j < boxes.length; j++) { if (boxes[j].checked) { n++; } }
+      return n;
+    }
     function update() {
-      var n = 0, j;
-      for (j = 0; j < boxes.length; j++) { if (boxes[j].checked) { n++; } }
-      for (j = 0; j < boxes.length; j++) { boxes[j].disabled = !boxes[j].checked && n >= max; }
-      button.disabled = n < min || n > max;
+      var n = ticked();
+      for (var j = 0; j < boxes.length; j++) { boxes[j].disabled = !boxes[j].checked && n >= max; }
       if (count) {
         count.textContent = n + " chosen" + (n < min ? ", choose " + (min - n) + " more" : "") + ".";
       }
     }
     form.addEventListener("change", update);
+    form.addEventListener("submit", function (e) {
+      if (ticked() < min) {
+        e.preventDefault();
+        update();
+        boxes[0].focus();
+      }
+    });
     update();
   }
   limits(document);
