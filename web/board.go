@@ -14,6 +14,7 @@ import (
 
 	"github.com/datamonsters/turns/engine"
 	"github.com/datamonsters/turns/models"
+	"github.com/datamonsters/turns/play"
 	"github.com/gin-gonic/gin"
 )
 
@@ -329,10 +330,11 @@ type boardKey struct {
 	zone                  string
 }
 
-// boards are the boards of games in play read lately, by key, so that a
-// board read again (its players', its spectators', after a live update)
-// costs two small queries (the session, the game's reference) and its
-// rendering. Entries are never changed; callers get copies.
+// boards are the boards of games in play read lately, drawn, by key, so
+// that a board read again (its players', its spectators', after a live
+// update) costs the session's query and the game's (play.Service.Read, its
+// state not used) and the page around it. Entries are never changed;
+// callers get copies.
 type boards struct {
 	mu  sync.Mutex
 	max int
@@ -364,65 +366,61 @@ func (b *boards) put(k boardKey, bv *boardView) {
 	b.m[k] = bv
 }
 
-// readBoard is board with options.
+// readBoard is board with options. The game is read from the play path;
+// a board of it already drawn at its version (boards) is taken as it is,
+// without building it from the state again.
 func (p *Pages) readBoard(c *gin.Context, id, uid int64, o boardOptions) (*boardView, error) {
 	if o.whole || o.spectate {
 		return p.readBoardNow(c, id, uid, o)
 	}
-	ref, err := p.ref(c, id, uid)
-	if err != nil {
-		return nil, err
-	}
-	var deadline int64
-	if ref.DeadlineAt != nil {
-		deadline = ref.DeadlineAt.UnixMicro()
-	}
-	k := boardKey{id: id, version: ref.Version, deadline: deadline, seat: ref.Seat, zone: location(account(c)).String()}
-	if bv, ok := p.boards.get(k); ok {
-		cp := *bv
+	zone := location(account(c)).String()
+	var hit *boardView
+	var k boardKey
+	bv, err := p.readBoardWith(c, id, uid, o, func(g *models.Game, seat int) bool {
+		var deadline int64
+		if g.DeadlineAt != nil {
+			deadline = g.DeadlineAt.UnixMicro()
+		}
+		k = boardKey{id: id, version: g.Version, deadline: deadline, seat: seat, zone: zone}
+		hit, _ = p.boards.get(k)
+		return hit == nil
+	})
+	if hit != nil {
+		cp := *hit
 		return &cp, nil
 	}
-	bv, err := p.readBoardNow(c, id, uid, o)
-	if err == nil && bv.Started && bv.Version == k.version && bv.Seat == k.seat && bv.Deadline.Equal(timeOfMicro(deadline, bv.Active)) {
-		var b bytes.Buffer
-		if err := p.pages["game"].t.ExecuteTemplate(&b, "board", view{Data: bv}); err != nil {
+	if err == nil && bv.Started {
+		b := buffers.Get().(*bytes.Buffer)
+		err := p.pages["game"].t.ExecuteTemplate(b, "board", view{Data: bv})
+		bv.HTML = template.HTML(b.String())
+		putBuffer(b)
+		if err != nil {
 			return nil, err
 		}
-		bv.HTML = template.HTML(b.String())
 		cp := *bv
 		p.boards.put(k, &cp)
 	}
 	return bv, err
 }
 
-// ref is what names game id's version as user uid sees it (see
-// play.Service.Ref); for a visitor (uid 0), read from the game itself.
-func (p *Pages) ref(c *gin.Context, id, uid int64) (models.GameRef, error) {
-	if uid != 0 {
-		return p.play.Ref(c.Request.Context(), id, uid)
-	}
-	g, seat, err := p.play.Game(c.Request.Context(), id, 0)
-	if err != nil {
-		return models.GameRef{}, err
-	}
-	return models.GameRef{Version: g.Version, Public: g.Public, Seat: seat, DeadlineAt: g.DeadlineAt}, nil
-}
-
-// timeOfMicro is the deadline a board shows for a stored one of micro
-// microseconds (0: none; a game not in play shows none).
-func timeOfMicro(micro int64, active bool) time.Time {
-	if micro == 0 || !active {
-		return time.Time{}
-	}
-	return time.UnixMicro(micro).UTC()
-}
-
 // readBoardNow reads the board from the play path.
 func (p *Pages) readBoardNow(c *gin.Context, id, uid int64, o boardOptions) (*boardView, error) {
+	return p.readBoardWith(c, id, uid, o, nil)
+}
+
+// readBoardWith is readBoardNow; build, if not nil, says from the game and
+// the reader's seat whether to build the board (false: the caller has it;
+// the result is then nil).
+func (p *Pages) readBoardWith(c *gin.Context, id, uid int64, o boardOptions, build func(g *models.Game, seat int) bool) (*boardView, error) {
 	ctx := c.Request.Context()
 	var bv boardView
 	key := newFormKey()
+	skip := false
 	err := p.play.Read(ctx, id, uid, func(g *models.Game, seat int, st *engine.State) error {
+		if build != nil && st != nil && !build(g, seat) {
+			skip = true
+			return nil
+		}
 		if o.spectate {
 			bv = boardOf(g, engine.Spectator, st, 0, key)
 		} else {
@@ -430,7 +428,7 @@ func (p *Pages) readBoardNow(c *gin.Context, id, uid int64, o boardOptions) (*bo
 		}
 		return nil
 	})
-	if err != nil {
+	if err != nil || skip {
 		return nil, err
 	}
 	if !bv.Started {
@@ -656,10 +654,55 @@ func (p *Pages) latestEvents(ctx context.Context, id, seq int64) ([]loggedEvent,
 	return out, nil
 }
 
+// remember adds the events of a change the pages made to the log kept of
+// game id, when it follows on from it, so that the boards read next need
+// not read them. Only what a board reads of an event is kept (its kind,
+// text and redaction), copied: a change's events are not the pages' to keep.
+func (p *Pages) remember(id int64, res *play.Result) {
+	if res == nil || res.State == nil {
+		return
+	}
+	evs := res.Events()
+	if len(evs) == 0 {
+		return
+	}
+	l := &p.logs
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	have := l.m[id]
+	if len(have) == 0 || have[len(have)-1].Seq != evs[0].Seq-1 {
+		return
+	}
+	out := slices.Clip(have)
+	for _, e := range evs {
+		out = append(out, loggedEvent{Seq: e.Seq, Version: e.Version, At: e.At, Event: readable(e.Event)})
+	}
+	if len(out) > boardEvents {
+		out = out[len(out)-boardEvents:]
+	}
+	l.m[id] = out
+}
+
+// readable is what a board reads of e: its kind, text and redaction, in
+// memory of its own.
+func readable(e engine.Event) engine.Event {
+	out := engine.Event{Kind: e.Kind, Seat: e.Seat, Text: e.Text, Only: slices.Clone(e.Only)}
+	if e.Public != nil {
+		pub := readable(*e.Public)
+		out.Public = &pub
+	}
+	return out
+}
+
 // logHTML draws a log: an ordered list of its events, each with its time
 // (escaped here, since a log runs to hundreds of lines).
 func logHTML(events []eventItem) template.HTML {
 	var b strings.Builder
+	n := 16
+	for _, e := range events {
+		n += 64 + len(e.Text)
+	}
+	b.Grow(n)
 	b.WriteString(`<ol class="log">`)
 	for _, e := range events {
 		b.WriteString("\n" + `<li><time datetime="` + e.ISO + `">` + html.EscapeString(e.Clock) + `</time> ` + html.EscapeString(e.Text) + `</li>`)

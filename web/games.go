@@ -256,6 +256,7 @@ func (p *Pages) reclaim(c *gin.Context) {
 // game's page at next; a refusal shows the page again with it.
 func (p *Pages) changed(c *gin.Context, id int64, res *play.Result, err error, next string) {
 	if err == nil {
+		p.remember(id, res)
 		res.Done()
 		redirect(c, next)
 		return

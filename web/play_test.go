@@ -269,6 +269,9 @@ func TestBoardForms(t *testing.T) {
 		if version() != v+1 {
 			t.Fatalf("a form sent twice moved the game from %d to %d", v, version())
 		}
+		if strings.Contains(c.get(gamePath(id)).Body, `datetime="0001-`) {
+			t.Fatal("the log shows an event without its time")
+		}
 		c.send(end, "key", "another-key").mustSee(t, 409, "The game moved on", "The Market")
 		if version() != v+1 {
 			t.Fatal("a stale form changed the game")

@@ -247,8 +247,9 @@ func (p *Pages) render(c *gin.Context, status int, name string, v view) {
 	if v.Notice == "" {
 		v.Notice = notices[c.Query("done")]
 	}
-	var b bytes.Buffer
-	if err := pg.t.ExecuteTemplate(&b, "layout.html", v); err != nil {
+	b := buffers.Get().(*bytes.Buffer)
+	defer putBuffer(b)
+	if err := pg.t.ExecuteTemplate(b, "layout.html", v); err != nil {
 		p.log.Error("render page", "page", name, "error", err)
 		c.Data(http.StatusInternalServerError, "text/plain; charset=utf-8", []byte("The page could not be shown."))
 		c.Abort()
@@ -256,6 +257,18 @@ func (p *Pages) render(c *gin.Context, status int, name string, v view) {
 	}
 	c.Data(status, "text/html; charset=utf-8", b.Bytes())
 	c.Abort()
+}
+
+// buffers hold the pages being drawn, so that a page does not grow a new
+// buffer to its size every time.
+var buffers = sync.Pool{New: func() any { return bytes.NewBuffer(make([]byte, 0, 64<<10)) }}
+
+// putBuffer gives b back to buffers, unless it grew far beyond a page.
+func putBuffer(b *bytes.Buffer) {
+	if b.Cap() <= 1<<20 {
+		b.Reset()
+		buffers.Put(b)
+	}
 }
 
 // notices are the confirmations a redirect after a form names with
