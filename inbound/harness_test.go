@@ -183,7 +183,7 @@ func newEnv(tb testing.TB, d models.Dialect) *env {
 	e.srv = api.New(st, api.Config{Secret: []byte("0123456789abcdef0123456789abcdef"), Issuer: "dm", Audience: "dm"}, log, nil)
 	e.play = e.srv.Play()
 	e.ob, err = notifier.NewOutbox(notifier.OutboxConfig{Store: st, Sender: sender, Email: ecfg, Hub: notifier.NewHub(0), Logger: log,
-		SignInSecret: []byte("links"), ActionLinks: true, Reply: e.reply, PollInterval: 50 * time.Millisecond})
+		SignInSecret: []byte("links"), Reply: e.reply, PollInterval: 50 * time.Millisecond})
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -3,7 +3,11 @@ package models
 import (
 	"context"
 	"database/sql/driver"
+	"fmt"
 	"strings"
+	"sync/atomic"
+
+	"gorm.io/gorm"
 )
 
 // ExecForTest runs one statement. It exists for tests that fill the
@@ -59,3 +63,25 @@ func CheckArgForTest(v any) (any, error) {
 // ReadOnlyForTest reports whether a statement that failed on a broken
 // connection may run again on another (see readOnly).
 func ReadOnlyForTest(query string) bool { return readOnly(query) }
+
+// CountStatementsForTest counts, from now on, the statements the store
+// sends through GORM (queries, raw statements, creates, updates, deletes)
+// and returns a function that reads the count. A change's own write of the
+// game (one statement on the transaction's connection) and the job queue's
+// inserts do not go through GORM and are not counted. For tests that
+// compare what two routes cost.
+func (s *Store) CountStatementsForTest() func() int64 {
+	var n atomic.Int64
+	name := fmt.Sprintf("count_statements_%d", statementCounters.Add(1))
+	count := func(*gorm.DB) { n.Add(1) }
+	cb := s.db.Callback()
+	cb.Create().After("gorm:create").Register(name, count)
+	cb.Query().After("gorm:query").Register(name, count)
+	cb.Update().After("gorm:update").Register(name, count)
+	cb.Delete().After("gorm:delete").Register(name, count)
+	cb.Row().After("gorm:row").Register(name, count)
+	cb.Raw().After("gorm:raw").Register(name, count)
+	return n.Load
+}
+
+var statementCounters atomic.Int64

@@ -56,7 +56,7 @@ func (o *Outbox) completeDecision(ctx context.Context, a EmailArgs, c *Common, b
 		c.ReplyTo = Reply{GameID: a.GameID, Seat: nb.Seat, UserID: a.UserID, Version: nb.Version,
 			Expires: ReplyExpiry(deadline, now)}.Address(o.cfg.Reply.Secret, o.cfg.Reply.Domain)
 	}
-	if o.cfg.SignInSecret != nil && o.cfg.ActionLinks {
+	if o.cfg.SignInSecret != nil {
 		nb.Lines = make([]Line, len(nb.Lines))
 		for i, l := range (*b).Lines {
 			if l.Whole {

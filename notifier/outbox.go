@@ -60,13 +60,11 @@ type OutboxConfig struct {
 	// List-Unsubscribe out.
 	UnsubscribeSecret []byte
 	// SignInSecret signs the sign-in links of the emails that ask their
-	// recipient to act (see SignInURL); nil links those emails to the game's
-	// page instead.
+	// recipient to act (see SignInURL) and the link of each whole numbered
+	// line of a decision email (ActionURL, which the pages serve at
+	// GamesPath+id+ActionPath); nil links those emails to the game's page
+	// instead, and leaves the lines without links.
 	SignInSecret []byte
-	// ActionLinks gives each whole numbered line of a decision email its
-	// link (ActionURL, signed with SignInSecret), for a server whose pages
-	// serve GamesPath+id+ActionPath; false leaves the lines without links.
-	ActionLinks bool
 	// Reply makes the reply addresses of decision emails (see Reply);
 	// its zero value makes none, and those emails say replies are not read.
 	Reply ReplyConfig

@@ -240,6 +240,18 @@ func (s *Service) Join(ctx context.Context, id, uid int64, deck DeckChoice, rec 
 	if _, _, err := s.visible(ctx, id, uid); err != nil {
 		return nil, err
 	}
+	return s.join(ctx, id, uid, deck, false, rec)
+}
+
+// JoinInvited is Join for a user who holds an invitation to game id made
+// by one of its players (a signed link of the game, checked by the
+// caller): the game may be private.
+func (s *Service) JoinInvited(ctx context.Context, id, uid int64, deck DeckChoice, rec *Record) (*Result, error) {
+	return s.join(ctx, id, uid, deck, true, rec)
+}
+
+// join seats uid in game id; invited: a private game too.
+func (s *Service) join(ctx context.Context, id, uid int64, deck DeckChoice, invited bool, rec *Record) (*Result, error) {
 	d, err := s.resolveDeck(ctx, uid, deck)
 	if err != nil {
 		return nil, err
@@ -248,7 +260,7 @@ func (s *Service) Join(ctx context.Context, id, uid int64, deck DeckChoice, rec 
 	if err != nil {
 		return nil, err
 	}
-	return s.lobby(ctx, id, uid, rec, func(g *models.Game, seat int) error {
+	return s.lobbyOf(ctx, id, uid, invited, rec, func(g *models.Game, seat int) error {
 		if g.Status != models.StatusOpen {
 			return ErrNotOpen
 		}
@@ -362,4 +374,57 @@ func (s *Service) Start(ctx context.Context, id, uid int64, rec *Record) (*Resul
 		g.Status, g.StartedAt = models.StatusActive, &now
 		return s.commit(g, seat, nil, nil, state, events)
 	})
+}
+
+// ResignAll takes user uid out of every game they sit in, as when they
+// delete their account: it cancels the open games they created, leaves
+// the other open games they joined, and resigns every active game. A game
+// that moved on meanwhile (started, ended, resigned already) is left as it
+// is; the first other error stops it.
+func (s *Service) ResignAll(ctx context.Context, uid int64) error {
+	for before := int64(0); ; {
+		open, err := s.store.ListGames(ctx, models.GameFilter{UserID: uid, Status: models.StatusOpen, Before: before, Limit: 101})
+		if err != nil {
+			return err
+		}
+		for _, g := range open {
+			seat := g.SeatOf(uid)
+			switch {
+			case g.CreatedBy == uid:
+				_, err = s.Cancel(ctx, g.ID, uid, nil)
+			case seat >= 0 && g.Seats[seat].Joined:
+				_, err = s.Leave(ctx, g.ID, uid, nil)
+			default:
+				continue // invited, not joined: nothing to give up
+			}
+			if err != nil && !gone(err) {
+				return err
+			}
+		}
+		if len(open) < 101 {
+			break
+		}
+		before = open[len(open)-1].ID
+	}
+	active, err := s.store.ActiveGamesOf(ctx, uid)
+	if err != nil {
+		return err
+	}
+	for _, id := range active {
+		res, err := s.Resign(ctx, id, uid, nil)
+		if err != nil && !gone(err) {
+			return err
+		}
+		res.Done()
+	}
+	return nil
+}
+
+// gone reports whether err says that a game moved past what ResignAll
+// meant to do to it: it started or ended meanwhile, or the seat resigned
+// already.
+func gone(err error) bool {
+	var pe *Error
+	var ill *engine.IllegalActionError
+	return errors.As(err, &ill) || errors.As(err, &pe) && pe.Kind == Conflict || errors.Is(err, models.ErrNotFound)
 }

@@ -136,8 +136,18 @@ func (s *Service) change(ctx context.Context, id, uid int64, rec *Record, fn mut
 // lobby is a change of a game that has not started: fn changes the game
 // and its seats, and the version goes up by one.
 func (s *Service) lobby(ctx context.Context, id, uid int64, rec *Record, fn func(g *models.Game, seat int) error) (*Result, error) {
-	return s.change(ctx, id, uid, rec, func(g *models.Game, seat int) (*models.Change, *Result, error) {
-		if err := fn(g, seat); err != nil {
+	return s.lobbyOf(ctx, id, uid, false, rec, fn)
+}
+
+// lobbyOf is lobby; with invited, the user may change a private game they
+// have no seat in (they hold an invitation to it, which the caller checked).
+func (s *Service) lobbyOf(ctx context.Context, id, uid int64, invited bool, rec *Record, fn func(g *models.Game, seat int) error) (*Result, error) {
+	caller := uid
+	if invited {
+		caller = 0 // the invitation stands for the game's visibility
+	}
+	return s.change(ctx, id, caller, rec, func(g *models.Game, _ int) (*models.Change, *Result, error) {
+		if err := fn(g, seatOf(g, uid)); err != nil {
 			return nil, nil, err
 		}
 		g.Version++

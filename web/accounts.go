@@ -3,6 +3,7 @@ package web
 import (
 	"errors"
 	"net/http"
+	"net/url"
 	"strings"
 	"time"
 
@@ -41,6 +42,7 @@ type signInForm struct {
 type registerView struct {
 	Zones []zoneGroup
 	Zone  string // the selected time zone
+	Next  string // where the new account goes on to; "/" for its games
 }
 
 // registerPage shows the form of a new account (a signed-in user goes to
@@ -50,7 +52,8 @@ func (p *Pages) registerPage(c *gin.Context) {
 		redirect(c, "/")
 		return
 	}
-	p.render(c, http.StatusOK, "register", view{Data: registerView{Zones: zoneGroups, Zone: "UTC"}})
+	f := form{Values: map[string]string{"email": c.Query("email")}}
+	p.render(c, http.StatusOK, "register", view{Form: f, Data: registerView{Zones: zoneGroups, Zone: "UTC", Next: localPath(c.Query("next"))}})
 }
 
 // register creates an account (username, address, password, time zone),
@@ -58,8 +61,9 @@ func (p *Pages) registerPage(c *gin.Context) {
 func (p *Pages) register(c *gin.Context) {
 	f := formOf(c, "username", "email", "time_zone")
 	name, addr, zone, pw := strings.TrimSpace(f.Values["username"]), strings.TrimSpace(f.Values["email"]), f.Values["time_zone"], c.PostForm("password")
+	next := localPath(c.PostForm("next"))
 	again := func(status int, f form) {
-		p.render(c, status, "register", view{Form: f, Data: registerView{Zones: zoneGroups, Zone: zone}})
+		p.render(c, status, "register", view{Form: f, Data: registerView{Zones: zoneGroups, Zone: zone, Next: next}})
 	}
 	if err := p.attempt(c, "register", ""); err != nil {
 		p.fail(c, err)
@@ -100,12 +104,12 @@ func (p *Pages) register(c *gin.Context) {
 		return
 	}
 	a := &models.Account{User: *u, TimeZone: zone}
+	done := "registered"
 	if err := p.sendMail(ctx, verifyWords(a.Email, verifyTTL), a, p.verifyURL(a)); err != nil {
 		p.log.Warn("verification mail", "user_id", u.ID, "error", err)
-		redirect(c, "/?done=registered-x")
-		return
+		done = "registered-x"
 	}
-	redirect(c, "/?done=registered")
+	redirect(c, withDone(next, done))
 }
 
 // loginPage shows the sign-in form, which comes back to the local path
@@ -380,4 +384,16 @@ func validZone(name string) bool {
 	}
 	_, err := time.LoadLocation(name)
 	return err == nil
+}
+
+// withDone adds the notice done (see notices) to the local path next.
+func withDone(next, done string) string {
+	u, err := url.Parse(next)
+	if err != nil {
+		return "/?done=" + done
+	}
+	q := u.Query()
+	q.Set("done", done)
+	u.RawQuery = q.Encode()
+	return u.String()
 }

@@ -10,12 +10,25 @@
 //     (signin.go; the outbox signs them, see notifier.SignInURL);
 //   - the settings (settings.go): address, time zone, notification
 //     preferences, vacations and API tokens, translated to the JSON API's own
-//     routes (apicall.go), so that both doors apply one set of rules;
-//   - the games (games.go): the list of the user's games and each game's
-//     page.
+//     routes (apicall.go), so that both doors apply one set of rules; and
+//     the deletion of the account;
+//   - the lobby (games.go, lobby.go): the user's games, those that wait for
+//     them first, their invitations and the public games with an open seat;
+//     a new game with every setting of the play path; join, leave, start,
+//     cancel;
+//   - invitations by email and shareable join links (invite.go);
+//   - the board (board.go): a game as its reader may see it, with what
+//     their seat may do as forms, each one action applied at once through
+//     the play path at the page's version (moves.go); it follows its game
+//     over the live stream (live.go) and its small script; without script
+//     every action is a form post and a redirect;
+//   - the action links of decision emails (act.go): a page that shows one
+//     action and a button that applies it once.
 //
-// Every page goes through one layout (templates/layout.html) and every
-// error through one mapping (errors.go). State-changing requests from
-// another site are refused (net/http.CrossOriginProtection), and a GET never
+// Every change of a game goes through the play path (package play), whose
+// refusals the pages word; nothing about a game is decided here. Every
+// page goes through one layout (templates/layout.html) and every error
+// through one mapping (errors.go). State-changing requests from another
+// site are refused (net/http.CrossOriginProtection), and a GET never
 // changes anything: a link in an email opens a page whose button posts.
 package web

@@ -5,7 +5,9 @@ import (
 	"net/http"
 	"strconv"
 
+	"github.com/datamonsters/turns/engine"
 	"github.com/datamonsters/turns/models"
+	"github.com/datamonsters/turns/play"
 	"github.com/gin-gonic/gin"
 )
 
@@ -52,14 +54,37 @@ type errorView struct {
 // without its text.
 func problemFor(err error) (int, errorView) {
 	var (
-		pe   *pageError
-		rate *rateLimited
-		ap   *apiProblem
-		mb   *http.MaxBytesError
+		pe    *pageError
+		rate  *rateLimited
+		ap    *apiProblem
+		mb    *http.MaxBytesError
+		stale *play.StaleVersionError
+		ill   *engine.IllegalActionError
+		perr  *play.Error
+		deck  *engine.DeckError
 	)
 	switch {
 	case errors.As(err, &pe):
 		return pe.Status, errorView{pe.Title, pe.Message}
+	case errors.As(err, &stale):
+		return http.StatusConflict, errorView{"The game moved on", "Someone acted since this page was shown; here is the game as it is now. Nothing of yours was applied."}
+	case errors.As(err, &ill): // a *play.BatchError's, or the engine's own
+		return http.StatusUnprocessableEntity, errorView{"That move is not possible", sentence(ill.Error())}
+	case errors.As(err, &deck):
+		why := deck.Reason
+		if deck.Card != "" {
+			why = deck.Card + ": " + why
+		}
+		return http.StatusUnprocessableEntity, errorView{"That deck cannot be played", sentence(why)}
+	case errors.As(err, &perr):
+		status := http.StatusUnprocessableEntity
+		switch perr.Kind {
+		case play.Conflict:
+			status = http.StatusConflict
+		case play.Forbidden:
+			status = http.StatusForbidden
+		}
+		return status, errorView{"That did not work", sentence(perr.Detail)}
 	case errors.As(err, &rate):
 		return http.StatusTooManyRequests, errorView{"Too many attempts",
 			"Wait " + strconv.Itoa(rate.RetryAfter) + " seconds, then try again."}

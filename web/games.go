@@ -1,7 +1,7 @@
 package web
 
 import (
-	"encoding/hex"
+	"errors"
 	"net/http"
 	"net/url"
 	"slices"
@@ -9,22 +9,31 @@ import (
 	"time"
 
 	"github.com/datamonsters/turns/models"
-	"github.com/datamonsters/turns/notifier"
+	"github.com/datamonsters/turns/play"
 	"github.com/gin-gonic/gin"
 )
 
-// gameItem is one game in a list or on its page: what the lobby and the
-// board (still to come) build on.
+// gameItem is one game in a list or at the top of its page.
 type gameItem struct {
-	ID       int64
-	Status   string // in words
-	Public   bool
-	Players  int
-	Seats    []seatItem
-	YourTurn bool      // the game waits for the signed-in user
-	Reclaim  bool      // the service's bot plays the signed-in user's seat since their timeouts
-	Deadline time.Time // when the awaited seats run out of time; zero: none
-	FormKey  string    // the Idempotency-Key of the page's forms
+	ID        int64
+	Status    string // in words
+	Open      bool   // waiting for players
+	Active    bool   // in play
+	Public    bool
+	Players   int
+	Mode      string // in words
+	Seats     []seatItem
+	Creator   string // the creator's username
+	Mine      bool   // the signed-in user created it
+	Seated    bool   // the signed-in user has a seat (joined, or invited)
+	Joined    bool   // the signed-in user joined with a deck
+	Invited   bool   // the signed-in user is invited and has not joined
+	OpenSeats int    // seats nobody holds
+	Ready     bool   // before the start: every seat is taken, the game may start
+	YourTurn  bool   // the game waits for the signed-in user
+	Reclaim   bool   // the service's bot plays the signed-in user's seat since their timeouts
+	Deadline  time.Time
+	FormKey   string // the Idempotency-Key of the page's forms
 }
 
 // seatItem is one seat of a game.
@@ -35,6 +44,7 @@ type seatItem struct {
 	Awaited bool
 	Bot     bool
 	Winner  bool
+	Invited bool // invited, not joined yet
 }
 
 // statusWords says a game's status for people.
@@ -45,102 +55,215 @@ var statusWords = map[string]string{
 	models.StatusCancelled: "Cancelled",
 }
 
+// modeWords names the game modes.
+var modeWords = map[string]string{"standard": "standard game", "fast": "fast game"}
+
 // gameOf describes g as userID (0: nobody signed in) sees it.
 func gameOf(g *models.Game, userID int64) gameItem {
-	it := gameItem{ID: g.ID, Status: statusWords[g.Status], Public: g.Public, Players: g.Players}
+	it := gameItem{ID: g.ID, Status: statusWords[g.Status], Open: g.Status == models.StatusOpen, Active: g.Status == models.StatusActive,
+		Public: g.Public, Players: g.Players, Mode: modeWords[g.Mode], Mine: userID != 0 && g.CreatedBy == userID}
 	if g.DeadlineAt != nil && g.Status == models.StatusActive {
 		it.Deadline = *g.DeadlineAt
 	}
 	winners := g.WinnerSeats()
+	it.Ready = it.Open
 	for _, s := range g.Seats {
+		if !s.Joined {
+			it.Ready = false
+		}
 		you := userID != 0 && s.UserID != nil && *s.UserID == userID
 		it.Seats = append(it.Seats, seatItem{No: s.SeatNo + 1, Name: s.Username, You: you, Awaited: s.Awaited,
-			Bot: s.Bot != "", Winner: slices.Contains(winners, s.SeatNo)})
-		if you && s.Awaited && g.Status == models.StatusActive {
+			Bot: s.Bot != "", Winner: slices.Contains(winners, s.SeatNo), Invited: s.Invited && !s.Joined})
+		if s.UserID != nil && *s.UserID == g.CreatedBy {
+			it.Creator = s.Username
+		}
+		if s.UserID == nil {
+			it.OpenSeats++
+		}
+		if !you {
+			continue
+		}
+		it.Seated, it.Joined = true, s.Joined
+		it.Invited = s.Invited && !s.Joined
+		if s.Awaited && g.Status == models.StatusActive {
 			it.YourTurn = true
 		}
-		if you && s.Bot == models.BotTakeover && g.Status == models.StatusActive {
+		if s.Bot == models.BotTakeover && g.Status == models.StatusActive {
 			it.Reclaim = true
 		}
 	}
 	return it
 }
 
-// homeView is the home page's data: the signed-in user's games, those
-// that wait for them first.
-type homeView struct {
-	Waiting []gameItem
-	Others  []gameItem
+// lobbyView is the front page of a signed-in user: their games, those
+// that wait for them first, then the invitations to answer and the public
+// games with an open seat.
+type lobbyView struct {
+	Waiting  []gameItem // in play, waiting for the user
+	Others   []gameItem // the user's other games
+	Invites  []gameItem // invited, not joined yet
+	Public   []gameItem // public games with an open seat, not the user's
+	Decks    []deckOption
+	FormKey  string
+	NewGame  string // the new game form's path
+	MoreMine bool   // the user has more games than listed
 }
 
+// lobbyGames is how many of the user's games, and of the public games,
+// the lobby lists.
+const lobbyGames = 50
+
 // home is the front page: for a visitor, what the service is and how to
-// join; for a user, their games.
+// join; for a user, the lobby.
 func (p *Pages) home(c *gin.Context) {
 	a := account(c)
 	if a == nil {
 		p.render(c, http.StatusOK, "home", view{})
 		return
 	}
-	games, err := p.store.ListGames(c.Request.Context(), models.GameFilter{UserID: a.ID, Limit: 50})
+	ctx := c.Request.Context()
+	mine, err := p.store.ListGames(ctx, models.GameFilter{UserID: a.ID, Limit: lobbyGames + 1})
 	if err != nil {
 		p.fail(c, err)
 		return
 	}
-	var hv homeView
-	for i := range games {
-		it := gameOf(&games[i], a.ID)
-		if it.YourTurn {
-			hv.Waiting = append(hv.Waiting, it)
-		} else {
-			hv.Others = append(hv.Others, it)
+	open, err := p.store.ListGames(ctx, models.GameFilter{Open: true, Limit: lobbyGames})
+	if err != nil {
+		p.fail(c, err)
+		return
+	}
+	lv := lobbyView{FormKey: newFormKey(), NewGame: newGamePath}
+	if len(mine) > lobbyGames {
+		mine, lv.MoreMine = mine[:lobbyGames], true
+	}
+	for i := range mine {
+		it := gameOf(&mine[i], a.ID)
+		switch {
+		case it.YourTurn:
+			lv.Waiting = append(lv.Waiting, it)
+		case it.Invited && it.Open:
+			lv.Invites = append(lv.Invites, it)
+		default:
+			lv.Others = append(lv.Others, it)
 		}
 	}
-	p.render(c, http.StatusOK, "home", view{Data: hv})
-}
-
-// game is a game's page: for now its status, its players and whose turn
-// it is. A public game's page is open to anyone; another game's only to
-// its players (a visitor is asked to sign in first).
-func (p *Pages) game(c *gin.Context) {
-	id, err := strconv.ParseInt(c.Param("id"), 10, 64)
-	if err != nil || id <= 0 {
-		p.fail(c, errNotFound)
-		return
+	for i := range open {
+		if it := gameOf(&open[i], a.ID); !it.Seated && it.OpenSeats > 0 {
+			lv.Public = append(lv.Public, it)
+		}
 	}
-	g, err := p.store.GameNoState(c.Request.Context(), id)
-	if err != nil {
-		p.fail(c, err)
-		return
-	}
-	a := account(c)
-	var uid int64
-	if a != nil {
-		uid = a.ID
-	}
-	if !g.Public && (a == nil || g.SeatOf(uid) < 0) {
-		if a == nil {
-			redirect(c, "/login?next="+url.QueryEscape(gamePath(id)))
+	if len(lv.Invites)+len(lv.Public) > 0 {
+		if lv.Decks, err = p.deckOptions(c, a.ID); err != nil {
+			p.fail(c, err)
 			return
 		}
+	}
+	p.render(c, http.StatusOK, "home", view{Data: lv})
+}
+
+// gameID is the game id of the request's path; 0 for a malformed one.
+func gameID(c *gin.Context) int64 {
+	id, err := strconv.ParseInt(c.Param("id"), 10, 64)
+	if err != nil || id <= 0 {
+		return 0
+	}
+	return id
+}
+
+// userOf is the id of the request's account, 0 for none.
+func userOf(c *gin.Context) int64 {
+	if a := account(c); a != nil {
+		return a.ID
+	}
+	return 0
+}
+
+// game is a game's page: before the start, its seats and settings, with
+// the forms to join, leave, start or cancel it; then its board. A public
+// game's page is open to anyone, as a spectator's board; another game's
+// only to its players (a visitor is asked to sign in first).
+func (p *Pages) game(c *gin.Context) {
+	id := gameID(c)
+	if id == 0 {
 		p.fail(c, errNotFound)
 		return
 	}
-	it := gameOf(g, uid)
-	it.FormKey = hex.EncodeToString(notifier.NewNonce())
-	p.render(c, http.StatusOK, "game", view{Data: it})
+	bv, err := p.board(c, id, userOf(c), false)
+	if err != nil {
+		p.gameFailed(c, id, err)
+		return
+	}
+	p.render(c, http.StatusOK, "game", view{Data: bv})
+}
+
+// gameLog is a game's whole event log, as its reader may see it.
+func (p *Pages) gameLog(c *gin.Context) {
+	id := gameID(c)
+	if id == 0 {
+		p.fail(c, errNotFound)
+		return
+	}
+	bv, err := p.board(c, id, userOf(c), true)
+	if err != nil {
+		p.gameFailed(c, id, err)
+		return
+	}
+	p.render(c, http.StatusOK, "log", view{Data: bv})
+}
+
+// gameFailed answers a game that cannot be shown: a visitor is asked to
+// sign in (it may be theirs), anyone else gets the error page.
+func (p *Pages) gameFailed(c *gin.Context, id int64, err error) {
+	if errors.Is(err, models.ErrNotFound) && account(c) == nil {
+		redirect(c, "/login?next="+url.QueryEscape(gamePath(id)))
+		return
+	}
+	p.fail(c, err)
+}
+
+// boardAgain shows game id's page again with what went wrong (status and
+// the problem's words), for a move or a lobby form that was refused: the
+// page as it is now, so that the reader sees why.
+func (p *Pages) boardAgain(c *gin.Context, id int64, err error) {
+	status, ev := problemFor(err)
+	if status >= 500 || status == http.StatusNotFound || status == http.StatusTooManyRequests {
+		p.fail(c, err)
+		return
+	}
+	bv, berr := p.board(c, id, userOf(c), false)
+	if berr != nil {
+		p.fail(c, berr)
+		return
+	}
+	p.render(c, status, "game", view{Problem: ev.Title + ". " + ev.Message, Data: bv})
 }
 
 // reclaim takes the signed-in user's seat back from the bot that plays it
 // after their timeouts, and shows the game.
 func (p *Pages) reclaim(c *gin.Context) {
-	id, err := strconv.ParseInt(c.Param("id"), 10, 64)
-	if err != nil || id <= 0 {
+	id := gameID(c)
+	if id == 0 {
 		p.fail(c, errNotFound)
 		return
 	}
-	if err := p.callAPI(c, http.MethodPost, "/v1/games/"+strconv.FormatInt(id, 10)+"/reclaim", nil, nil, c.PostForm("key")); err != nil {
-		p.fail(c, err)
+	uid := account(c).ID
+	res, err := p.play.Reclaim(c.Request.Context(), id, uid, p.formRecord(c, uid, gamePath(id)+"?done=reclaimed"))
+	p.changed(c, id, res, err, gamePath(id)+"?done=reclaimed")
+}
+
+// changed answers a form that made a change through the play path: on
+// success (or a repeat of a form sent before, whose change is done) the
+// game's page at next; a refusal shows the page again with it.
+func (p *Pages) changed(c *gin.Context, id int64, res *play.Result, err error, next string) {
+	if err == nil {
+		p.remember(id, res)
+		res.Done()
+		redirect(c, next)
 		return
 	}
-	redirect(c, gamePath(id)+"?done=reclaimed")
+	if p.repeated(c, err) {
+		redirect(c, next)
+		return
+	}
+	p.boardAgain(c, id, err)
 }

@@ -40,6 +40,7 @@ type site struct {
 	url     string
 	store   *models.Store
 	api     *api.Server
+	pages   *web.Pages
 	clock   *clock
 	mailDir string
 	secret  []byte // signs the links of emails
@@ -81,7 +82,16 @@ var testSecret = []byte("test-secret-0123456789abcdef0123456789")
 func newSite(t testing.TB, d models.Dialect, o siteOptions) *site {
 	t.Helper()
 	clk := &clock{}
-	st := modelstest.Open(t, d, models.Options{Now: clk.Now})
+	var dbURL string // Postgres: the outbox listens for the changes' announcements on it
+	if d == models.Postgres {
+		dbURL = modelstest.SchemaURL(t)
+	}
+	var st *models.Store
+	if dbURL != "" {
+		st = modelstest.OpenURL(t, dbURL, models.Options{Now: clk.Now})
+	} else {
+		st = modelstest.Open(t, d, models.Options{Now: clk.Now})
+	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -105,19 +115,26 @@ func newSite(t testing.TB, d models.Dialect, o siteOptions) *site {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
+	var hub *notifier.Hub
+	var presence *notifier.Presence
 	if o.outbox {
 		if err := notifier.MigrateRiver(ctx, st); err != nil {
 			t.Fatal(err)
 		}
-		hub := notifier.NewHub(0)
+		hub = notifier.NewHub(0)
 		ob, err := notifier.NewOutbox(notifier.OutboxConfig{Store: st, Sender: sender, Email: ecfg, Hub: hub, Logger: log,
 			Now: clk.Now, UnsubscribeSecret: s.unsub, SignInSecret: s.secret, Timeouts: s.api.Play(), Bots: s.api.Play(),
-			PollInterval: 20 * time.Millisecond})
+			PollInterval: 20 * time.Millisecond, DatabaseURL: dbURL})
 		if err != nil {
 			t.Fatal(err)
 		}
 		st.SetOutbox(ob)
-		s.api.SetNotifications(api.Notifications{Outbox: ob, Hub: hub, UnsubscribeSecret: s.unsub})
+		if dbURL != "" { // as serve runs on Postgres: presence rows, and the LISTEN loop
+			presence = notifier.NewPresence(st, notifier.PresenceOptions{Now: clk.Now, Logger: log})
+			go presence.Run(ctx)
+			go ob.Listen(ctx)
+		}
+		s.api.SetNotifications(api.Notifications{Outbox: ob, Hub: hub, Presence: presence, UnsubscribeSecret: s.unsub})
 		if err := ob.Start(ctx); err != nil {
 			t.Fatal(err)
 		}
@@ -128,11 +145,13 @@ func newSite(t testing.TB, d models.Dialect, o siteOptions) *site {
 			hub.Close()
 		})
 	}
-	pages, err := web.New(st, s.api, sender, web.Config{BaseURL: base, Secret: s.secret, MailDomain: ecfg.Domain()}, log, clk.Now)
+	pages, err := web.New(st, s.api, sender, web.Config{BaseURL: base, Secret: s.secret, MailDomain: ecfg.Domain(),
+		Play: s.api.Play(), Hub: hub, Presence: presence}, log, clk.Now)
 	if err != nil {
 		t.Fatal(err)
 	}
 	s.api.SetPages(pages)
+	s.pages = pages
 	srv := &http.Server{Handler: s.api.Handler(), ReadHeaderTimeout: 10 * time.Second}
 	go srv.Serve(ln)
 	t.Cleanup(func() {

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"net/http"
 	"path"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -34,8 +35,21 @@ func parsePages(a *assets) (map[string]*page, error) {
 		"when":  when,
 		"date":  date,
 		"dict":  dict,
+		"names": names,
+		"clock": clock,
+		"iso":   iso,
+		"list":  func(xs ...option) []option { return xs },
+		"opt":   func(value, label string) option { return option{value, label} },
+		"deadlines": func(ds []durationOption) []option {
+			out := make([]option, len(ds))
+			for i, d := range ds {
+				out[i] = option{strconv.Itoa(d.Seconds), d.Label}
+			}
+			return out
+		},
 	}
-	base, err := template.New("layout.html").Funcs(funcs).ParseFS(templateFS, "templates/layout.html", "templates/partials.html")
+	base, err := template.New("layout.html").Funcs(funcs).ParseFS(templateFS, "templates/layout.html", "templates/partials.html",
+		"templates/parts/*.html")
 	if err != nil {
 		return nil, err
 	}
@@ -142,6 +156,9 @@ func newField(v view, name, label, typ string, more ...string) field {
 	return f
 }
 
+// option is one choice of a menu.
+type option struct{ Value, Label string }
+
 // dict is the template function that makes a map of its key and value
 // arguments, for a partial that takes several.
 func dict(kv ...any) (map[string]any, error) {
@@ -173,6 +190,28 @@ func date(a *models.Account, t time.Time) string {
 		return ""
 	}
 	return t.In(location(a)).Format("Mon 2 Jan 2006")
+}
+
+// clock formats t in the account's time zone, short: "1 Dec 14:00".
+func clock(a *models.Account, t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return t.In(location(a)).Format("2 Jan 15:04")
+}
+
+// iso formats t for a datetime attribute.
+func iso(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05Z") }
+
+// names joins names for a sentence: "ana", "ana and bob", "ana, bob and eve".
+func names(ns []string) string {
+	switch len(ns) {
+	case 0:
+		return ""
+	case 1:
+		return ns[0]
+	}
+	return strings.Join(ns[:len(ns)-1], ", ") + " and " + ns[len(ns)-1]
 }
 
 // location is the account's time zone; UTC for none or an unknown one.
@@ -208,8 +247,9 @@ func (p *Pages) render(c *gin.Context, status int, name string, v view) {
 	if v.Notice == "" {
 		v.Notice = notices[c.Query("done")]
 	}
-	var b bytes.Buffer
-	if err := pg.t.ExecuteTemplate(&b, "layout.html", v); err != nil {
+	b := buffers.Get().(*bytes.Buffer)
+	defer putBuffer(b)
+	if err := pg.t.ExecuteTemplate(b, "layout.html", v); err != nil {
 		p.log.Error("render page", "page", name, "error", err)
 		c.Data(http.StatusInternalServerError, "text/plain; charset=utf-8", []byte("The page could not be shown."))
 		c.Abort()
@@ -219,20 +259,42 @@ func (p *Pages) render(c *gin.Context, status int, name string, v view) {
 	c.Abort()
 }
 
+// buffers hold the pages being drawn, so that a page does not grow a new
+// buffer to its size every time.
+var buffers = sync.Pool{New: func() any { return bytes.NewBuffer(make([]byte, 0, 64<<10)) }}
+
+// putBuffer gives b back to buffers, unless it grew far beyond a page.
+func putBuffer(b *bytes.Buffer) {
+	if b.Cap() <= 1<<20 {
+		b.Reset()
+		buffers.Put(b)
+	}
+}
+
 // notices are the confirmations a redirect after a form names with
 // ?done=: fixed texts, so that a link cannot make a page say anything.
 var notices = map[string]string{
-	"registered":   "Welcome! Your account is ready. We sent you a link to verify your address.",
-	"registered-x": "Welcome! Your account is ready. We could not send the verification mail; send it again from the settings.",
-	"signedout":    "You are signed out.",
-	"ended":        "You are signed out everywhere.",
-	"verified":     "Your address is verified.",
-	"reset":        "Your new password is set. Every other sign-in has ended.",
-	"email":        "Your address is changed. We sent a link to verify it.",
-	"email-x":      "Your address is changed. We could not send the verification mail; try again below.",
-	"sent":         "We sent a new verification link.",
-	"time-zone":    "Your time zone is saved.",
-	"notify":       "Your notification preferences are saved.",
-	"vacation":     "Your vacation is booked.",
-	"revoked":      "The API token is revoked.",
+	"registered":     "Welcome! Your account is ready. We sent you a link to verify your address.",
+	"registered-x":   "Welcome! Your account is ready. We could not send the verification mail; send it again from the settings.",
+	"signedout":      "You are signed out.",
+	"ended":          "You are signed out everywhere.",
+	"verified":       "Your address is verified.",
+	"reset":          "Your new password is set. Every other sign-in has ended.",
+	"email":          "Your address is changed. We sent a link to verify it.",
+	"email-x":        "Your address is changed. We could not send the verification mail; try again below.",
+	"sent":           "We sent a new verification link.",
+	"time-zone":      "Your time zone is saved.",
+	"notify":         "Your notification preferences are saved.",
+	"vacation":       "Your vacation is booked.",
+	"vacation-ended": "Your vacation is over: the days you did not use are back in this year's allowance.",
+	"revoked":        "The API token is revoked.",
+	"deleted":        "Your account is deleted. Thank you for playing.",
+	"created":        "Your game is open. It starts when every seat is taken and you press Start.",
+	"created-x":      "Your game is open, but an invitation mail could not be sent; invite again below.",
+	"joined":         "You have a seat in this game.",
+	"left":           "You left the game.",
+	"started":        "The game has started.",
+	"cancelled":      "The game is cancelled.",
+	"invited":        "The invitation is on its way.",
+	"reclaimed":      "Your seat is yours again: the bot has stopped.",
 }

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"context"
 	"encoding/hex"
 	"errors"
 	"net/http"
@@ -31,7 +32,7 @@ type (
 	apiVacations struct {
 		Vacations     []apiVacation `json:"vacations"`
 		AllowanceDays int           `json:"allowance_days"`
-		DaysLeft      float64       `json:"days_left"`
+		DaysLeft      int           `json:"days_left"`
 	}
 	apiToken struct {
 		ID         int64      `json:"id"`
@@ -311,6 +312,22 @@ func (p *Pages) createToken(c *gin.Context) {
 }
 
 // revokeToken revokes one of the user's API tokens (DELETE /v1/tokens/{id}).
+// endVacation ends the signed-in user's current vacation now, or cancels
+// a coming one (DELETE /v1/me/vacations/{id}: the days not used go back to
+// the year's allowance).
+func (p *Pages) endVacation(c *gin.Context) {
+	id, err := strconv.ParseInt(c.Param("id"), 10, 64)
+	if err != nil || id <= 0 {
+		p.fail(c, errNotFound)
+		return
+	}
+	if err := p.callAPI(c, http.MethodDelete, "/v1/me/vacations/"+strconv.FormatInt(id, 10), nil, nil, ""); err != nil {
+		p.settingsFailed(c, "vacations", vacationWords(err), form{})
+		return
+	}
+	redirect(c, "/settings?done=vacation-ended#vacations")
+}
+
 func (p *Pages) revokeToken(c *gin.Context) {
 	id, err := strconv.ParseInt(c.Param("id"), 10, 64)
 	if err != nil || id <= 0 {
@@ -322,4 +339,48 @@ func (p *Pages) revokeToken(c *gin.Context) {
 		return
 	}
 	redirect(c, "/settings?done=revoked#tokens")
+}
+
+// deleteAccount deletes the signed-in user's account, once they have
+// given their password and ticked the box: they resign every game in play,
+// leave the open ones and cancel those they created (play.Service.ResignAll),
+// then everything the account holds is deleted and its name and address
+// taken off (models.Store.DeleteAccount). Password attempts count against
+// the sign-in limit of the account.
+func (p *Pages) deleteAccount(c *gin.Context) {
+	a := account(c)
+	ctx := c.Request.Context()
+	wait, succeeded, err := p.api.LoginAttempt(c, a.Username)
+	if err == nil && wait > 0 {
+		err = &rateLimited{RetryAfter: wait}
+	}
+	if err != nil {
+		p.fail(c, err)
+		return
+	}
+	hash, err := p.store.PasswordHash(ctx, a.ID)
+	if err != nil {
+		p.fail(c, err)
+		return
+	}
+	if !p.api.CheckPassword(hash, c.PostForm("password")) {
+		p.settingsAgain(c, "delete", http.StatusUnauthorized, "", form{}.invalid("password", "That is not your password."))
+		return
+	}
+	succeeded()
+	if c.PostForm("confirm") == "" {
+		p.settingsAgain(c, "delete", http.StatusUnprocessableEntity, "Tick the box that confirms you want your account deleted.", form{})
+		return
+	}
+	ctx = context.WithoutCancel(ctx) // begun, it runs to its end
+	if err := p.play.ResignAll(ctx, a.ID); err != nil {
+		p.fail(c, err)
+		return
+	}
+	if err := p.store.DeleteAccount(ctx, a.ID); err != nil {
+		p.fail(c, err)
+		return
+	}
+	p.clearCookie(c)
+	redirect(c, "/?done=deleted")
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/datamonsters/turns/models"
 	"github.com/datamonsters/turns/notifier"
+	"github.com/datamonsters/turns/play"
 	"github.com/gin-gonic/gin"
 )
 
@@ -31,6 +32,18 @@ type Config struct {
 	// MailDomain is the right-hand side of the Message-IDs of the mail the
 	// pages send (normally notifier.EmailConfig.Domain()); "" is localhost.
 	MailDomain string
+	// Play is the play path (api.Server.Play()): every change of a game
+	// the pages make goes through it, and every board is read from it.
+	// Required.
+	Play *play.Service
+	// Hub is the live stream's hub, on which a board hears that its game
+	// moved (nil: boards do not update by themselves; a reload shows the
+	// news).
+	Hub *notifier.Hub
+	// Presence records the boards' live connections in the database, for
+	// the other processes (Postgres, where a game change announces its
+	// events only to games someone follows); nil with SQLite.
+	Presence *notifier.Presence
 }
 
 // API is what the pages reuse of the JSON API (api.Server implements it):
@@ -50,6 +63,7 @@ type API interface {
 // concurrent use.
 type Pages struct {
 	cfg    Config
+	play   *play.Service
 	store  *models.Store
 	api    API
 	mail   notifier.Sender
@@ -59,14 +73,16 @@ type Pages struct {
 	cop    *http.CrossOriginProtection
 	pages  map[string]*page
 	assets *assets
+	boards boards // the boards read lately
+	logs   logs   // the last events of the games read lately
 }
 
 // New returns the pages. mail sends the verification and reset emails
 // (nil: they cannot be sent, and the pages say so). now is the clock (nil
 // means time.Now); log may be nil.
 func New(store *models.Store, api API, mail notifier.Sender, cfg Config, log *slog.Logger, now func() time.Time) (*Pages, error) {
-	if store == nil || api == nil {
-		return nil, errors.New("web: pages need a store and the API")
+	if store == nil || api == nil || cfg.Play == nil {
+		return nil, errors.New("web: pages need a store, the API and the play path")
 	}
 	if len(cfg.Secret) < 32 {
 		return nil, errors.New("web: the link secret must have at least 32 bytes")
@@ -85,8 +101,8 @@ func New(store *models.Store, api API, mail notifier.Sender, cfg Config, log *sl
 	if log == nil {
 		log = slog.Default()
 	}
-	p := &Pages{cfg: cfg, store: store, api: api, mail: mail, log: log, now: now, secure: base.Scheme == "https",
-		cop: http.NewCrossOriginProtection()}
+	p := &Pages{cfg: cfg, play: cfg.Play, store: store, api: api, mail: mail, log: log, now: now, secure: base.Scheme == "https",
+		cop: http.NewCrossOriginProtection(), boards: boards{max: 2048}, logs: logs{max: 2048}}
 	if err := p.cop.AddTrustedOrigin(base.Scheme + "://" + base.Host); err != nil {
 		return nil, fmt.Errorf("web: BASE_URL: %w", err)
 	}
@@ -123,9 +139,26 @@ func (p *Pages) Routes(r *gin.Engine) {
 	g.GET(notifier.SignInPath, p.signInPage)
 	g.POST(notifier.SignInPath, p.signIn)
 	g.GET(notifier.GamesPath+":id", p.game) // a public game's page needs no account
+	g.GET(notifier.GamesPath+":id/log", p.gameLog)
+	g.GET(notifier.GamesPath+":id/live", p.live)
+	g.GET(notifier.GamesPath+":id"+notifier.ActionPath, p.actPage) // the token is the credential
+	g.POST(notifier.GamesPath+":id"+notifier.ActionPath, p.act)
+	g.GET(invitePath, p.invitePage)
+	g.GET(joinPath, p.joinLinkPage)
 
 	// Signed in.
 	my := g.Group("", p.requireAccount)
+	my.GET(newGamePath, p.newGamePage)
+	my.POST("/games", p.createGame)
+	my.POST(notifier.GamesPath+":id/join", p.join)
+	my.POST(notifier.GamesPath+":id/leave", p.leave)
+	my.POST(notifier.GamesPath+":id/start", p.start)
+	my.POST(notifier.GamesPath+":id/cancel", p.cancel)
+	my.POST(notifier.GamesPath+":id/invite", p.invite)
+	my.POST(notifier.GamesPath+":id/play", p.playAction)
+	my.POST(invitePath, p.acceptInvitation)
+	my.POST(joinPath, p.joinByLink)
+	my.POST("/settings/delete", p.deleteAccount)
 	my.GET(notifier.SettingsPath, p.settings)
 	my.POST("/settings/email", p.changeEmail)
 	my.POST("/settings/verify", p.resendVerification)
@@ -133,6 +166,7 @@ func (p *Pages) Routes(r *gin.Engine) {
 	my.POST("/settings/notifications", p.changePreferences)
 	my.POST("/settings/email-replies", p.changeEmailReplies)
 	my.POST("/settings/vacations", p.startVacation)
+	my.POST("/settings/vacations/:id/end", p.endVacation)
 	my.POST("/settings/tokens", p.createToken)
 	my.POST("/settings/tokens/:id/revoke", p.revokeToken)
 	my.POST("/settings/sessions/end", p.endSessions)

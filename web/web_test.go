@@ -528,6 +528,19 @@ func TestSettings(t *testing.T) {
 			t.Fatalf("the vacation starts %v, want %v", got, wantStart)
 		}
 		c.get("/settings").mustSee(t, 200, "From ", "to the end of "+last.Format("Mon 2 Jan 2006"))
+		// Ended (here: cancelled, it has not begun) from the page.
+		var booked struct {
+			Vacations []struct {
+				ID int64 `json:"id"`
+			}
+		}
+		s.apiCall(http.MethodGet, "/v1/me/vacations", ana.Access, nil, &booked)
+		c.post("/settings/vacations/"+itoa(booked.Vacations[0].ID)+"/end", url.Values{}).mustRedirect(t, "/settings?done=vacation-ended")
+		s.apiCall(http.MethodGet, "/v1/me/vacations", ana.Access, nil, &vs)
+		if len(vs.Vacations) != 0 {
+			t.Fatalf("%d vacations after ending it", len(vs.Vacations))
+		}
+		c.get("/settings?done=vacation-ended").mustSee(t, 200, "Your vacation is over")
 
 		// API tokens: the secret is shown once.
 		c.post("/settings/tokens", url.Values{"key": {key}, "name": {""}, "scope": {"read"}}).mustSee(t, 422, "Name the token")

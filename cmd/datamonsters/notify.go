@@ -38,7 +38,7 @@ func startNotifications(ctx context.Context, cfg Config, st *models.Store, srv *
 	unsub := deriveSecret(cfg.JWTSecret, "datamonsters unsubscribe links")
 	hub := notifier.NewHub(0)
 	ob, err := notifier.NewOutbox(notifier.OutboxConfig{Store: st, Sender: sender, Email: ecfg,
-		Webhook: notifier.NewWebhookClient(wopts), Hub: hub, Logger: log, UnsubscribeSecret: unsub, SignInSecret: links, ActionLinks: true, Reply: reply,
+		Webhook: notifier.NewWebhookClient(wopts), Hub: hub, Logger: log, UnsubscribeSecret: unsub, SignInSecret: links, Reply: reply,
 		Timeouts: srv.Play(), Bots: srv.Play(), DatabaseURL: cfg.DatabaseURL, JobTimeout: cfg.JobTimeout})
 	if err != nil {
 		fatal(err)
@@ -65,17 +65,20 @@ func startNotifications(ctx context.Context, cfg Config, st *models.Store, srv *
 		hub.Close()
 		sender.Close()
 	}
-	return notifications{stop: stop, sender: sender, email: ecfg, outbox: ob, inbound: ic}
+	return notifications{stop: stop, sender: sender, email: ecfg, outbox: ob, inbound: ic, hub: hub, presence: presence}
 }
 
 // notifications is what startNotifications started: stop stops it; the
-// pages send their mail with sender.
+// pages send their mail with sender, and hear of game changes on hub
+// (recording their connections with presence, nil on SQLite).
 type notifications struct {
-	stop    func()
-	sender  notifier.Sender
-	email   notifier.EmailConfig
-	outbox  *notifier.Outbox
-	inbound inboundConfig // how replies come in (see startInbound)
+	stop     func()
+	sender   notifier.Sender
+	email    notifier.EmailConfig
+	outbox   *notifier.Outbox
+	inbound  inboundConfig // how replies come in (see startInbound)
+	hub      *notifier.Hub
+	presence *notifier.Presence
 }
 
 // deriveSecret returns the key for purpose derived from the server's

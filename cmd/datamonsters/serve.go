@@ -39,7 +39,8 @@ func runServe(args []string) int {
 	n := startNotifications(ctx, cfg, st, srv, links, log)
 	defer n.stop()
 	defer startInbound(cfg, n.inbound, st, srv, n, log)()
-	pages, err := web.New(st, srv, n.sender, web.Config{BaseURL: cfg.BaseURL, Secret: links, MailDomain: n.email.Domain()}, log, nil)
+	pages, err := web.New(st, srv, n.sender, web.Config{BaseURL: cfg.BaseURL, Secret: links, MailDomain: n.email.Domain(),
+		Play: srv.Play(), Hub: n.hub, Presence: n.presence}, log, nil)
 	if err != nil {
 		fatal(err)
 	}

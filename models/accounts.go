@@ -1,0 +1,68 @@
+package models
+
+import (
+	"context"
+	"strconv"
+
+	"gorm.io/gorm"
+)
+
+// DeletedUsername is the username an account gets when it is deleted
+// (DeleteAccount): "~deleted-" and its id. No one can register it, since
+// a username starts with a letter or a digit.
+func DeletedUsername(id int64) string { return "~deleted-" + strconv.FormatInt(id, 10) }
+
+// qDeleteAccount are the statements that delete what an account holds
+// besides its games: its password, sign-ins (browser sessions, refresh
+// tokens, API tokens), webhooks and their deliveries, notification
+// preferences and notifications, vacations, decks, live-stream rows, the
+// invitations it sent, its idempotency records and the used sign-in links.
+var qDeleteAccount = []string{
+	`DELETE FROM credentials WHERE user_id = ?`,
+	`DELETE FROM web_sessions WHERE user_id = ?`,
+	`DELETE FROM used_links WHERE user_id = ?`,
+	`DELETE FROM refresh_tokens WHERE user_id = ?`,
+	`DELETE FROM api_tokens WHERE user_id = ?`,
+	`DELETE FROM webhook_deliveries WHERE webhook_id IN (SELECT id FROM webhooks WHERE user_id = ?)`,
+	`DELETE FROM webhooks WHERE user_id = ?`,
+	`DELETE FROM notification_prefs WHERE user_id = ?`,
+	`DELETE FROM notifications WHERE user_id = ?`,
+	`DELETE FROM vacations WHERE user_id = ?`,
+	`DELETE FROM decks WHERE user_id = ?`,
+	`DELETE FROM stream_presence WHERE user_id = ?`,
+	`DELETE FROM email_invitations WHERE invited_by = ?`,
+	`DELETE FROM idempotency_keys WHERE user_id = ?`,
+}
+
+// qAnonymizeUser takes the name, address and settings off a user row and
+// ends its access tokens (a new token generation). The row stays: the
+// games the user played refer to it.
+const qAnonymizeUser = `
+UPDATE users SET username = ?, email = '', display_name = '', notify_email = FALSE, notify_turns = FALSE,
+  time_zone = 'UTC', verified_email = '', token_gen = token_gen + 1, updated_at = ?
+WHERE id = ?`
+
+// DeleteAccount deletes the account of userID, in one transaction: what
+// it holds besides its games (qDeleteAccount) goes, and the user row is
+// anonymized (DeletedUsername, no address), so that nobody can sign in to
+// it again by any route. The games keep their seats and records as they
+// were played (the engine's snapshots and event texts name the player as
+// they were then). The caller takes the user out of their games first
+// (play.Service.ResignAll). ErrNotFound if there is no such user.
+func (s *Store) DeleteAccount(ctx context.Context, userID int64) error {
+	return s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		for _, q := range qDeleteAccount {
+			if err := tx.Exec(q, userID).Error; err != nil {
+				return err
+			}
+		}
+		res := tx.Exec(qAnonymizeUser, DeletedUsername(userID), s.Now(), userID)
+		if res.Error != nil {
+			return res.Error
+		}
+		if res.RowsAffected == 0 {
+			return ErrNotFound
+		}
+		return nil
+	})
+}

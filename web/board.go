@@ -1,0 +1,842 @@
+package web
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"html"
+	"html/template"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/datamonsters/turns/engine"
+	"github.com/datamonsters/turns/models"
+	"github.com/datamonsters/turns/play"
+	"github.com/gin-gonic/gin"
+)
+
+// The board: a game as its reader may see it (engine.View of their seat,
+// a spectator's for anyone else), with what the seat may do now as forms
+// (engine.Moves), and the event log redacted for the reader
+// (engine.Event.For). Everything here words what the engine gives; nothing
+// about the game is decided.
+
+// boardView is a game's page.
+type boardView struct {
+	gameItem
+	Version    int64
+	Seat       int  // the reader's seat; -1 for a spectator
+	Started    bool // the game has a state (it started)
+	Over       bool
+	Turn       int
+	ActiveName string // whose turn it is: "bob’s", "your"
+	Phase      string // the turn's phase, in words
+	Awaited    []string
+	Market     []cardItem
+	Deck       int // cards left in the Challenge Deck
+	Office     bool
+	Shared     int // office variant: cards in the shared Laboratory Deck
+	SharedBin  int
+	Global     []cardItem
+	Players    []playerItem
+	Hand       []cardItem
+	Bin        []cardItem
+	Build      *buildItem
+	Window     *windowItem
+	Prompts    []promptItem
+	Actions    []actionItem
+	Standing   *standingView
+	Voted      bool // the reader voted to end the game
+	Result     *resultView
+	Events     []eventItem
+	Log        template.HTML // Events drawn: an ordered list
+	Earlier    bool          // the log shown starts after the game's first events
+	LastSeq    int64         // the last event shown: where the live stream resumes
+	Live       string        // the live stream's path; "" for none
+	Settings   []string
+	Invites    []invitationItem // before the start: the addresses invited
+	JoinLink   string           // before the start: a link to share for the open seats
+	Decks      []deckOption     // before the start, for the join form
+	Confirm    *confirmView     // the page of an action link of an email
+	FormKey    string
+	CreatedBy  int64
+	CreatedAt  time.Time
+	EventSeq   int64 // the game's last event at the version read
+	// DeadlineText is the deadline in the reader's time zone.
+	DeadlineText string
+	// HTML is the board drawn (the "board" template) when it was read
+	// into the cache of boards; "" otherwise.
+	HTML template.HTML
+}
+
+// cardItem is a card as the board draws it.
+type cardItem struct {
+	ID        string
+	Card      string // the card's id in the catalogue
+	Name      string
+	TypeLine  string // level, type and classes: "Junior Monster · Engineer, Designer"
+	StatsLine string // "TECH 4 · SCI 2 · 1 BDP" for a Tool or a Challenge; "" for others
+	Type      string // "Monster", "Tool", ...
+	Kind      string // the card type's id, for the style
+	Level     string // a Monster's, in words
+	Classes   string // a Monster's, joined
+	Tech, Sci int
+	Points    int
+	Stats     bool // TECH and SCI apply (a Tool, a Challenge)
+	Hard      bool
+	Text      []string // how it plays, a line each
+	Owner     string   // a Global card's owner
+	Claimable bool     // a Market challenge the reader's open build may claim now
+}
+
+// typeWords and levelWords name card types and levels.
+var (
+	typeWords  = map[engine.CardType]string{engine.Monster: "Monster", engine.Tool: "Tool", engine.Hack: "Hack", engine.LabEquipment: "Lab Equipment", engine.Challenge: "Challenge"}
+	levelWords = map[engine.Level]string{engine.Junior: "Junior", engine.Senior: "Senior", engine.Chief: "Chief"}
+	phaseWords = map[engine.Phase]string{engine.PhaseBeginning: "Beginning", engine.PhaseDraw: "Draw", engine.PhaseAction: "Action",
+		engine.PhaseEnd: "End", engine.PhaseOver: "Over"}
+	// eventWords say what an interrupt answers, for the standing answers.
+	eventWords = map[engine.EventKind]string{engine.EvDraw: "draw in their Draw phase", engine.EvPlace: "place a card in their Lab",
+		engine.EvPlayTool: "play a Tool", engine.EvPlayHack: "play a Hack", engine.EvClaim: "claim challenges"}
+)
+
+// cardOf draws c. The view's memory is not kept: every field is copied.
+func cardOf(c engine.CardView) cardItem {
+	it := cardItem{ID: c.ID, Card: c.Card, Name: c.Name, Type: typeWords[c.Type], Kind: strings.ReplaceAll(string(c.Type), "_", "-"),
+		Level: levelWords[c.Level], Tech: c.Tech, Sci: c.Sci, Points: c.Points, Hard: c.Hard,
+		Stats: c.Type == engine.Tool || c.Type == engine.Challenge}
+	if it.Type == "" {
+		it.Type = string(c.Type)
+	}
+	var classes []string
+	for _, cl := range c.Classes {
+		classes = append(classes, string(cl))
+	}
+	it.Classes = strings.Join(classes, ", ")
+	it.TypeLine = it.Type
+	if it.Level != "" {
+		it.TypeLine = it.Level + " " + it.TypeLine
+	}
+	if it.Hard {
+		it.TypeLine += " · hard"
+	}
+	if it.Classes != "" {
+		it.TypeLine += " · " + it.Classes
+	}
+	if it.Stats {
+		it.StatsLine = "TECH " + strconv.Itoa(it.Tech) + " · SCI " + strconv.Itoa(it.Sci)
+		if it.Points != 0 {
+			it.StatsLine += " · " + strconv.Itoa(it.Points) + " BDP"
+		}
+	}
+	if c.Text != "" {
+		it.Text = strings.Split(c.Text, "\n")
+	}
+	return it
+}
+
+// HTML is the card drawn, as the "cards" template lists it: a list item
+// with its name, type line, numbers, text and flags, every text escaped.
+// It depends only on the catalogue's card and the flags, so it is drawn
+// once per card (a card with an owner, in the Global zone, every time).
+func (c cardItem) HTML() template.HTML {
+	key := c.Card + "\x00" + strconv.FormatBool(c.Claimable)
+	if c.Owner == "" {
+		if h, ok := cardHTML.Load(key); ok {
+			return h.(template.HTML)
+		}
+	}
+	var b strings.Builder
+	esc := html.EscapeString
+	b.WriteString(`<li class="card card-` + esc(c.Kind))
+	if c.Claimable {
+		b.WriteString(` claimable`)
+	}
+	b.WriteString(`">` + "\n" + `<span class="card-name">` + esc(c.Name) + `</span>` + "\n" + `<span class="card-type">` + esc(c.TypeLine) + `</span>`)
+	if c.StatsLine != "" {
+		b.WriteString("\n" + `<span class="card-stats">` + esc(c.StatsLine) + `</span>`)
+	}
+	if len(c.Text) > 0 {
+		b.WriteString("\n" + `<span class="card-text">`)
+		for _, line := range c.Text {
+			b.WriteString(`<span>` + esc(line) + `</span>`)
+		}
+		b.WriteString(`</span>`)
+	}
+	if c.Owner != "" {
+		b.WriteString("\n" + `<span class="card-owner">Played by ` + esc(c.Owner) + `</span>`)
+	}
+	if c.Claimable {
+		b.WriteString("\n" + `<span class="card-flag">Your build can claim it</span>`)
+	}
+	b.WriteString("\n</li>")
+	h := template.HTML(b.String())
+	if c.Owner == "" && c.Card != "" {
+		cardHTML.Store(key, h)
+	}
+	return h
+}
+
+// cardHTML holds the cards drawn, by card id and flags.
+var cardHTML sync.Map
+
+func cardsOf(cs []engine.CardView) []cardItem {
+	out := make([]cardItem, len(cs))
+	for i, c := range cs {
+		out[i] = cardOf(c)
+	}
+	return out
+}
+
+// playerItem is a seat at the table.
+type playerItem struct {
+	Seat      int
+	Name      string
+	You       bool
+	Active    bool
+	Awaited   bool
+	Bot       bool
+	Resigned  bool
+	VotedEnd  bool
+	Limited   bool
+	Winner    bool
+	Points    int
+	HandCount int
+	DeckCount int
+	BinCount  int
+	Lab       []cardItem
+	Ranking   []cardItem
+}
+
+// buildItem is the open Software Build.
+type buildItem struct {
+	Owner     string
+	Mine      bool
+	Tools     []cardItem
+	Tech, Sci int
+}
+
+// windowItem is an open interrupt window.
+type windowItem struct {
+	Text     string
+	Waiting  []string
+	Answered []string
+}
+
+// promptItem is a decision the reader owes: one button per option when it
+// takes exactly one, else a box per option, between Min and Max ticked.
+type promptItem struct {
+	ID        string
+	Text      string
+	Kind      string
+	Min, Max  int
+	Single    bool
+	Interrupt bool
+	Options   []optionItem
+	Hint      string // how many to choose, in words
+	Key       string
+}
+
+// optionItem is an option of a prompt.
+type optionItem struct {
+	ID   string
+	Text string
+	Pass bool
+	Key  string // the form's key, for a prompt with a button per option
+}
+
+// actionItem is a turn action the reader may take, as a button.
+type actionItem struct {
+	Text       string
+	Type       string
+	Card       string
+	Challenges []string
+	Primary    bool
+	Key        string
+}
+
+// standingView is the form of the reader's standing answers to interrupt
+// windows: always pass, or play a card of their deck whenever the event
+// it answers is proposed.
+type standingView struct {
+	Pass  bool
+	Plays []standingPlay
+	Key   string
+}
+
+// standingPlay is one box of the standing answers.
+type standingPlay struct {
+	Value   string // "<event>:<card id>"
+	Label   string
+	Checked bool
+}
+
+// resultView is a finished game's outcome.
+type resultView struct {
+	Reason   string // how the game ended, as its last event says
+	Scores   []scoreItem
+	Winners  string
+	TieBreak string // how a tie on points was broken, "" for none
+	Shared   bool   // several seats won
+}
+
+// scoreItem is one seat's final score.
+type scoreItem struct {
+	Name       string
+	Points     int
+	Winner     bool
+	Best       string // the most valuable challenge in their Ranking
+	BestPoints int
+}
+
+// eventItem is one line of the game's log.
+type eventItem struct {
+	Seq   int64
+	Text  string
+	At    time.Time
+	Clock string // At in the reader's time zone, short
+	ISO   string // At for the datetime attribute
+}
+
+// boardEvents is how many events the board of a game in play shows; the
+// log page and a finished game's board show them all, up to logEvents.
+const (
+	boardEvents = 40
+	logEvents   = 5000
+)
+
+// board reads game id as user uid (0: nobody signed in) sees it, from
+// the play path, with its log (whole: every event). A private game of
+// others is models.ErrNotFound.
+func (p *Pages) board(c *gin.Context, id, uid int64, whole bool) (*boardView, error) {
+	return p.readBoard(c, id, uid, boardOptions{whole: whole})
+}
+
+// boardOptions shape a board.
+type boardOptions struct {
+	whole    bool // the whole log
+	spectate bool // the public board, though user uid has a seat
+}
+
+// boardKey names a board as a reader sees it: a game in play at a
+// version and deadline, from a seat, in a time zone. Nothing of a board so
+// named changes: a change of the game is a new version.
+type boardKey struct {
+	id, version, deadline int64
+	seat                  int
+	zone                  string
+}
+
+// boards are the boards of games in play read lately, drawn, by key, so
+// that a board read again (its players', its spectators', after a live
+// update) costs the session's query and the game's (play.Service.Read, its
+// state not used) and the page around it. Entries are never changed;
+// callers get copies.
+type boards struct {
+	mu  sync.Mutex
+	max int
+	m   map[boardKey]*boardView
+}
+
+func (b *boards) get(k boardKey) (*boardView, bool) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	bv, ok := b.m[k]
+	return bv, ok
+}
+
+func (b *boards) put(k boardKey, bv *boardView) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.max <= 0 {
+		return
+	}
+	if b.m == nil {
+		b.m = make(map[boardKey]*boardView)
+	}
+	if len(b.m) >= b.max {
+		for k := range b.m { // drop an arbitrary entry
+			delete(b.m, k)
+			break
+		}
+	}
+	b.m[k] = bv
+}
+
+// readBoard is board with options. The game is read from the play path;
+// a board of it already drawn at its version (boards) is taken as it is,
+// without building it from the state again.
+func (p *Pages) readBoard(c *gin.Context, id, uid int64, o boardOptions) (*boardView, error) {
+	if o.whole || o.spectate {
+		return p.readBoardNow(c, id, uid, o)
+	}
+	zone := location(account(c)).String()
+	var hit *boardView
+	var k boardKey
+	bv, err := p.readBoardWith(c, id, uid, o, func(g *models.Game, seat int) bool {
+		var deadline int64
+		if g.DeadlineAt != nil {
+			deadline = g.DeadlineAt.UnixMicro()
+		}
+		k = boardKey{id: id, version: g.Version, deadline: deadline, seat: seat, zone: zone}
+		hit, _ = p.boards.get(k)
+		return hit == nil
+	})
+	if hit != nil {
+		cp := *hit
+		return &cp, nil
+	}
+	if err == nil && bv.Started {
+		b := buffers.Get().(*bytes.Buffer)
+		err := p.pages["game"].t.ExecuteTemplate(b, "board", view{Data: bv})
+		bv.HTML = template.HTML(b.String())
+		putBuffer(b)
+		if err != nil {
+			return nil, err
+		}
+		cp := *bv
+		p.boards.put(k, &cp)
+	}
+	return bv, err
+}
+
+// readBoardNow reads the board from the play path.
+func (p *Pages) readBoardNow(c *gin.Context, id, uid int64, o boardOptions) (*boardView, error) {
+	return p.readBoardWith(c, id, uid, o, nil)
+}
+
+// readBoardWith is readBoardNow; build, if not nil, says from the game and
+// the reader's seat whether to build the board (false: the caller has it;
+// the result is then nil).
+func (p *Pages) readBoardWith(c *gin.Context, id, uid int64, o boardOptions, build func(g *models.Game, seat int) bool) (*boardView, error) {
+	ctx := c.Request.Context()
+	var bv boardView
+	key := newFormKey()
+	skip := false
+	err := p.play.Read(ctx, id, uid, func(g *models.Game, seat int, st *engine.State) error {
+		if build != nil && st != nil && !build(g, seat) {
+			skip = true
+			return nil
+		}
+		if o.spectate {
+			bv = boardOf(g, engine.Spectator, st, 0, key)
+		} else {
+			bv = boardOf(g, seat, st, uid, key)
+		}
+		return nil
+	})
+	if err != nil || skip {
+		return nil, err
+	}
+	if !bv.Started {
+		return &bv, p.openGameOf(c, &bv, uid)
+	}
+	a := account(c)
+	bv.DeadlineText = when(a, bv.Deadline)
+	var events []loggedEvent
+	if o.whole || bv.Over {
+		var recs []models.EventRecord
+		if recs, err = p.store.EventsAfter(ctx, id, 0, logEvents); err == nil {
+			events = decodeEvents(nil, recs)
+		}
+	} else {
+		events, err = p.latestEvents(ctx, id, bv.EventSeq)
+		bv.Earlier = len(events) > 0 && events[0].Seq > 1
+	}
+	if err != nil {
+		return nil, err
+	}
+	for _, e := range events {
+		if e.Version > bv.Version {
+			break // recorded after the state read: the live stream brings it
+		}
+		bv.LastSeq = e.Seq
+		if v, ok := e.Event.For(bv.Seat); ok && v.Text != "" {
+			bv.Events = append(bv.Events, eventItem{Seq: e.Seq, Text: v.Text, At: e.At, Clock: clock(a, e.At), ISO: iso(e.At)})
+			if v.Kind == "game_over" && bv.Result != nil {
+				bv.Result.Reason = v.Text
+			}
+		}
+	}
+	bv.Log = logHTML(bv.Events)
+	if p.cfg.Hub != nil && !bv.Over {
+		bv.Live = gamePath(id) + "/live?last_event_id=" + strconv.FormatInt(bv.LastSeq, 10)
+	}
+	return &bv, nil
+}
+
+// boardOf builds the board of g for seat (-1: a spectator) from st, its
+// state (nil before the start), as user uid reads it. It keeps nothing of
+// st: the state is lent (play.Service.Read).
+func boardOf(g *models.Game, seat int, st *engine.State, uid int64, key string) boardView {
+	bv := boardView{gameItem: gameOf(g, uid), Version: g.Version, Seat: seat, FormKey: key, CreatedBy: g.CreatedBy, CreatedAt: g.CreatedAt,
+		EventSeq: g.EventSeq}
+	bv.Settings = settingsWords(g)
+	if st == nil {
+		return bv
+	}
+	v := st.View(seat)
+	bv.Started, bv.Over = true, st.Over()
+	bv.Turn, bv.Phase = v.Turn, phaseWords[v.Phase]
+	bv.Deck, bv.Office, bv.Shared, bv.SharedBin = v.ChallengeDeck, v.Office, v.SharedDeck, v.SharedBin
+	name := func(s int) string {
+		if s >= 0 && s < len(v.Players) {
+			return v.Players[s].Name
+		}
+		return "the game"
+	}
+	bv.ActiveName = name(v.Active) + "’s"
+	if v.Active == seat {
+		bv.ActiveName = "your"
+	}
+	for _, s := range v.Awaiting {
+		if s == seat {
+			bv.Awaited = append(bv.Awaited, "you")
+		} else {
+			bv.Awaited = append(bv.Awaited, name(s))
+		}
+	}
+	var moves []engine.Move
+	if seat >= 0 && g.Status == models.StatusActive {
+		moves = v.Moves(engine.Legal(st, seat))
+	}
+	claimable := map[string]bool{}
+	for _, m := range moves {
+		for _, ch := range m.Challenges {
+			claimable[ch] = true
+		}
+	}
+	bv.Market = cardsOf(v.Market)
+	for i := range bv.Market {
+		bv.Market[i].Claimable = claimable[bv.Market[i].ID]
+	}
+	for _, gl := range v.Global {
+		it := cardOf(gl.CardView)
+		it.Owner = name(gl.Owner)
+		bv.Global = append(bv.Global, it)
+	}
+	for i, pv := range v.Players {
+		pi := playerItem{Seat: pv.Seat, Name: pv.Name, You: i == seat, Active: i == v.Active && !bv.Over,
+			Awaited: slices.Contains(v.Awaiting, i), Resigned: pv.Resigned, VotedEnd: pv.VotedEnd, Limited: pv.Limited,
+			Winner: slices.Contains(v.Winners, i), Points: pv.Points, HandCount: pv.HandCount, DeckCount: pv.DeckCount,
+			BinCount: pv.BinCount, Lab: cardsOf(pv.Lab), Ranking: cardsOf(pv.Ranking)}
+		if i < len(g.Seats) {
+			pi.Bot = g.Seats[i].Bot != ""
+		}
+		bv.Players = append(bv.Players, pi)
+	}
+	bv.Hand, bv.Bin = cardsOf(v.Hand), cardsOf(v.Bin)
+	if v.Build != nil {
+		bv.Build = &buildItem{Owner: name(v.Active), Mine: v.Active == seat, Tools: cardsOf(v.Build.Tools), Tech: v.Build.Tech, Sci: v.Build.Sci}
+	}
+	if w := v.Window; w != nil {
+		wi := &windowItem{Text: w.Text}
+		for _, s := range w.Seats {
+			if slices.Contains(w.Answered, s) {
+				wi.Answered = append(wi.Answered, name(s))
+			} else {
+				wi.Waiting = append(wi.Waiting, name(s))
+			}
+		}
+		bv.Window = wi
+	}
+	n := 0
+	formKey := func() string {
+		n++
+		return key + "-" + strconv.Itoa(n)
+	}
+	for _, m := range moves {
+		if m.Type != engine.ActAnswer {
+			bv.Actions = append(bv.Actions, actionItem{Text: m.Text, Type: string(m.Type), Card: m.Card,
+				Challenges: slices.Clone(m.Challenges), Primary: m.Type == engine.ActClaim, Key: formKey()})
+			continue
+		}
+		pi := promptItem{ID: m.Prompt, Text: m.Text, Min: m.Min, Max: m.Max, Single: m.Min == 1 && m.Max == 1, Key: formKey()}
+		for _, pr := range v.Prompts {
+			if pr.ID == m.Prompt {
+				pi.Text, pi.Kind = pr.Text, string(pr.Kind)
+			}
+		}
+		pi.Interrupt = pi.Kind == string(engine.PromptInterrupt)
+		pi.Hint = chooseHint(m.Min, m.Max)
+		for _, o := range m.Options {
+			oi := optionItem{ID: o.ID, Text: o.Text, Pass: o.ID == engine.Pass}
+			if pi.Single {
+				oi.Key = formKey()
+			}
+			pi.Options = append(pi.Options, oi)
+		}
+		bv.Prompts = append(bv.Prompts, pi)
+	}
+	if seat >= 0 && g.Status == models.StatusActive && !v.Players[seat].Resigned {
+		bv.Standing = standingOf(g, seat, v.Standing, formKey())
+		bv.Voted = v.Players[seat].VotedEnd
+	}
+	if bv.Over {
+		bv.Result = resultOf(v)
+	}
+	return bv
+}
+
+// loggedEvent is a stored event of a game, decoded, not redacted.
+type loggedEvent struct {
+	Seq, Version int64
+	At           time.Time
+	Event        engine.Event
+}
+
+// decodeEvents appends the events of recs to out; a body that does not
+// decode is left out.
+func decodeEvents(out []loggedEvent, recs []models.EventRecord) []loggedEvent {
+	for _, r := range recs {
+		var ev engine.Event
+		if json.Unmarshal([]byte(r.Body), &ev) == nil {
+			out = append(out, loggedEvent{Seq: r.Seq, Version: r.Version, At: r.CreatedAt, Event: ev})
+		}
+	}
+	return out
+}
+
+// logs keeps the last events of the games read lately, decoded, so that
+// a board read again reads and decodes only the events recorded since.
+// Entries are never changed (a longer log replaces one).
+type logs struct {
+	mu  sync.Mutex
+	max int
+	m   map[int64][]loggedEvent
+}
+
+// latestEvents returns the last boardEvents events of game id, oldest
+// first, up to seq at least (the game's last event as read; the log kept
+// is current without a query when it has it).
+func (p *Pages) latestEvents(ctx context.Context, id, seq int64) ([]loggedEvent, error) {
+	l := &p.logs
+	l.mu.Lock()
+	have := l.m[id]
+	l.mu.Unlock()
+	if len(have) > 0 && have[len(have)-1].Seq >= seq {
+		return have, nil
+	}
+	var recs []models.EventRecord
+	var err error
+	if len(have) == 0 {
+		recs, err = p.store.LatestEvents(ctx, id, boardEvents)
+	} else {
+		recs, err = p.store.EventsAfter(ctx, id, have[len(have)-1].Seq, logEvents)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if len(recs) == 0 {
+		return have, nil
+	}
+	out := decodeEvents(slices.Clip(have), recs)
+	if len(out) > boardEvents {
+		out = out[len(out)-boardEvents:]
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.m == nil {
+		l.m = make(map[int64][]loggedEvent)
+	}
+	if cur := l.m[id]; len(cur) == 0 || cur[len(cur)-1].Seq < out[len(out)-1].Seq {
+		if _, ok := l.m[id]; !ok && len(l.m) >= l.max {
+			for k := range l.m { // drop an arbitrary entry
+				delete(l.m, k)
+				break
+			}
+		}
+		l.m[id] = out
+	}
+	return out, nil
+}
+
+// remember adds the events of a change the pages made to the log kept of
+// game id, when it follows on from it, so that the boards read next need
+// not read them. Only what a board reads of an event is kept (its kind,
+// text and redaction), copied: a change's events are not the pages' to keep.
+func (p *Pages) remember(id int64, res *play.Result) {
+	if res == nil || res.State == nil {
+		return
+	}
+	evs := res.Events()
+	if len(evs) == 0 {
+		return
+	}
+	l := &p.logs
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	have := l.m[id]
+	if len(have) == 0 || have[len(have)-1].Seq != evs[0].Seq-1 {
+		return
+	}
+	out := slices.Clip(have)
+	for _, e := range evs {
+		out = append(out, loggedEvent{Seq: e.Seq, Version: e.Version, At: e.At, Event: readable(e.Event)})
+	}
+	if len(out) > boardEvents {
+		out = out[len(out)-boardEvents:]
+	}
+	l.m[id] = out
+}
+
+// readable is what a board reads of e: its kind, text and redaction, in
+// memory of its own.
+func readable(e engine.Event) engine.Event {
+	out := engine.Event{Kind: e.Kind, Seat: e.Seat, Text: e.Text, Only: slices.Clone(e.Only)}
+	if e.Public != nil {
+		pub := readable(*e.Public)
+		out.Public = &pub
+	}
+	return out
+}
+
+// logHTML draws a log: an ordered list of its events, each with its time
+// (escaped here, since a log runs to hundreds of lines).
+func logHTML(events []eventItem) template.HTML {
+	var b strings.Builder
+	n := 16
+	for _, e := range events {
+		n += 64 + len(e.Text)
+	}
+	b.Grow(n)
+	b.WriteString(`<ol class="log">`)
+	for _, e := range events {
+		b.WriteString("\n" + `<li><time datetime="` + e.ISO + `">` + html.EscapeString(e.Clock) + `</time> ` + html.EscapeString(e.Text) + `</li>`)
+	}
+	b.WriteString("\n</ol>")
+	return template.HTML(b.String())
+}
+
+// chooseHint says how many options a prompt takes.
+func chooseHint(lo, hi int) string {
+	switch {
+	case lo == hi:
+		return "Choose exactly " + strconv.Itoa(lo) + "."
+	case lo == 0:
+		return "Choose up to " + strconv.Itoa(hi) + "."
+	}
+	return "Choose " + strconv.Itoa(lo) + " to " + strconv.Itoa(hi) + "."
+}
+
+// standingOf is the form of seat's standing answers: a box per interrupt
+// of the seat's deck and event it answers, ticked as cur has it.
+func standingOf(g *models.Game, seat int, cur *engine.Standing, key string) *standingView {
+	sv := &standingView{Key: key}
+	if cur != nil {
+		sv.Pass = cur.Pass
+	}
+	var d engine.Deck
+	if s := g.Seats[seat].Deck; s == nil || json.Unmarshal([]byte(*s), &d) != nil {
+		return sv
+	}
+	cat := engine.Standard()
+	seen := map[string]bool{}
+	for _, id := range d.CardIDs() {
+		c := cat.Card(id)
+		if c == nil || seen[id] || !c.Has(engine.KwInterrupt) {
+			continue
+		}
+		seen[id] = true
+		for _, e := range c.Effects {
+			if e.Trigger != engine.OnInterrupt {
+				continue
+			}
+			sp := standingPlay{Value: string(e.Answers) + ":" + c.ID,
+				Label: "Play " + c.Name + " whenever an opponent is about to " + eventWords[e.Answers]}
+			if cur != nil {
+				sp.Checked = slices.Contains(cur.Plays, engine.StandingPlay{On: e.Answers, Card: c.ID})
+			}
+			sv.Plays = append(sv.Plays, sp)
+		}
+	}
+	return sv
+}
+
+// resultOf is the outcome of a finished game: the scores, the winners,
+// and how a tie on points was broken (the rule: the most valuable single
+// challenge; still tied, a shared win).
+func resultOf(v *engine.View) *resultView {
+	rv := &resultView{Shared: len(v.Winners) > 1}
+	top := -1 << 31
+	var names []string
+	for i, pv := range v.Players {
+		si := scoreItem{Name: pv.Name, Points: pv.Points, Winner: slices.Contains(v.Winners, i)}
+		for _, c := range pv.Ranking {
+			if c.Points > si.BestPoints {
+				si.Best, si.BestPoints = c.Name, c.Points
+			}
+		}
+		if si.Winner {
+			names = append(names, pv.Name)
+			top = max(top, pv.Points)
+		}
+		rv.Scores = append(rv.Scores, si)
+	}
+	rv.Winners = strings.Join(names, " and ")
+	tied := 0
+	for _, s := range rv.Scores {
+		if s.Points == top {
+			tied++
+		}
+	}
+	switch {
+	case len(names) == 0:
+	case tied > len(names):
+		w := rv.Scores[slices.IndexFunc(rv.Scores, func(s scoreItem) bool { return s.Winner })]
+		rv.TieBreak = "Tied on " + strconv.Itoa(top) + " Big Data Points: the tie goes to the most valuable challenge, " +
+			w.Best + " (" + strconv.Itoa(w.BestPoints) + " BDP)."
+	case rv.Shared:
+		rv.TieBreak = "Tied on " + strconv.Itoa(top) + " Big Data Points and on the most valuable challenge: a shared win."
+	}
+	return rv
+}
+
+// settingsWords says a game's settings, a phrase each.
+func settingsWords(g *models.Game) []string {
+	set := g.SettingsOf()
+	out := []string{strconv.Itoa(g.Players) + " players", modeWords[g.Mode]}
+	if g.Office {
+		out = append(out, "office variant (one shared Laboratory Deck)")
+	}
+	if g.Policy == string(engine.Conceal) {
+		out = append(out, "interrupt windows ask every player whose deck could answer")
+	} else {
+		out = append(out, "interrupt windows ask only players holding an answer")
+	}
+	out = append(out, durationWords(set.TurnDeadlineSeconds)+" per turn", durationWords(set.PromptDeadlineSeconds)+" per decision")
+	switch {
+	case set.TimeoutLimit == 0:
+		out = append(out, "no limit on timeouts")
+	case set.OnTimeouts == "forfeit":
+		out = append(out, "a player who runs out of time "+strconv.Itoa(set.TimeoutLimit)+" times in a row forfeits")
+	default:
+		out = append(out, "after "+strconv.Itoa(set.TimeoutLimit)+" timeouts in a row a bot plays the seat")
+	}
+	if g.Public {
+		out = append(out, "public: anyone may join or watch")
+	} else {
+		out = append(out, "private: by invitation")
+	}
+	return out
+}
+
+// durationWords says a deadline of secs seconds.
+func durationWords(secs int) string {
+	for _, o := range deadlineOptions {
+		if o.Seconds == secs {
+			return o.Label
+		}
+	}
+	d := time.Duration(secs) * time.Second
+	switch {
+	case d%(24*time.Hour) == 0:
+		return strconv.Itoa(int(d/(24*time.Hour))) + " days"
+	case d%time.Hour == 0:
+		return strconv.Itoa(int(d/time.Hour)) + " hours"
+	}
+	return strconv.Itoa(int(d/time.Minute)) + " minutes"
+}
