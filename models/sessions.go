@@ -140,13 +140,22 @@ func (s *Store) EndSessions(ctx context.Context, userID int64) (int64, error) {
 }
 
 // ResetPassword stores a new password hash for the user and ends all of
-// their sign-ins, in one transaction: every browser session, and every
-// refresh token of the API (access tokens run out within their short
-// lifetime; personal API tokens stay). ErrNotFound if there is no such
-// user.
+// their sign-ins, in one transaction, as ChangePassword does: every
+// browser session, every access token (the token generation moves on) and
+// every refresh token of the API; personal API tokens stay. The user's row
+// is locked first, as a refresh rotation locks it, so that no rotation
+// running meanwhile leaves a live refresh token. ErrNotFound if there is
+// no such user.
 func (s *Store) ResetPassword(ctx context.Context, userID int64, passwordHash string) error {
 	now := s.Now()
 	return s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		var u User
+		if err := tx.Raw(`SELECT * FROM users WHERE id = ?`+s.lockUser(), userID).Scan(&u).Error; err != nil {
+			return err
+		}
+		if u.ID == 0 {
+			return ErrNotFound
+		}
 		res := tx.Exec(`UPDATE credentials SET password_hash = ?, updated_at = ? WHERE user_id = ?`, passwordHash, now, userID)
 		if res.Error != nil {
 			return res.Error
@@ -154,11 +163,21 @@ func (s *Store) ResetPassword(ctx context.Context, userID int64, passwordHash st
 		if res.RowsAffected == 0 {
 			return ErrNotFound
 		}
-		if err := tx.Exec(`DELETE FROM web_sessions WHERE user_id = ?`, userID).Error; err != nil {
-			return err
-		}
-		return tx.Exec(`UPDATE refresh_tokens SET revoked_at = ? WHERE user_id = ? AND revoked_at IS NULL`, now, userID).Error
+		return endSignIns(tx, userID, now)
 	})
+}
+
+// endSignIns ends every sign-in of the user but their personal API
+// tokens, in the caller's transaction: browser sessions, access tokens
+// (the generation moves on) and refresh tokens.
+func endSignIns(tx *gorm.DB, userID int64, now time.Time) error {
+	if err := tx.Exec(`DELETE FROM web_sessions WHERE user_id = ?`, userID).Error; err != nil {
+		return err
+	}
+	if err := tx.Exec(qEndAccessTokens, userID).Error; err != nil {
+		return err
+	}
+	return tx.Exec(qRevokeUserRefresh, now, userID).Error
 }
 
 // usedLink is a row of used_links.

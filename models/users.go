@@ -270,9 +270,9 @@ func (s *Store) RevokeRefreshFamily(ctx context.Context, hash []byte) (userID in
 
 // ChangePassword replaces the user's password hash oldHash, the one the
 // current password was checked against, with newHash; ends the user's
-// access tokens issued so far and revokes all the user's refresh tokens;
-// and returns the user's new token generation, for the caller's new
-// session. A hash that is no longer oldHash (the password changed
+// browser sessions and access tokens issued so far and revokes all the
+// user's refresh tokens (endSignIns); and returns the user's new token
+// generation, for the caller's new session. A hash that is no longer oldHash (the password changed
 // meanwhile) gives ErrConflict and changes nothing; an unknown user
 // ErrNotFound.
 func (s *Store) ChangePassword(ctx context.Context, userID int64, oldHash, newHash string) (gen int64, err error) {
@@ -292,11 +292,8 @@ func (s *Store) ChangePassword(ctx context.Context, userID int64, oldHash, newHa
 		if res.RowsAffected == 0 {
 			return fmt.Errorf("password of user %d changed meanwhile: %w", userID, ErrConflict)
 		}
-		if err := tx.Exec(qEndAccessTokens, userID).Error; err != nil {
-			return err
-		}
 		gen = u.TokenGen + 1
-		return tx.Exec(qRevokeUserRefresh, now, userID).Error
+		return endSignIns(tx, userID, now)
 	})
 	return gen, err
 }

@@ -175,6 +175,7 @@ func TestPasswordResetEndsEverySession(t *testing.T) {
 		verify(t, s, "ana")
 		phone.login("ana", "old password")
 		var refresh struct {
+			AccessToken  string `json:"access_token"`
 			RefreshToken string `json:"refresh_token"`
 		}
 		s.apiCall(http.MethodPost, "/v1/auth/login", "", map[string]string{"username": "ana", "password": "old password"}, &refresh)
@@ -203,10 +204,32 @@ func TestPasswordResetEndsEverySession(t *testing.T) {
 		if r, err := http.DefaultClient.Do(req); err != nil || r.StatusCode != 401 {
 			t.Fatalf("the API's refresh token after the reset: %v %v", r.Status, err)
 		}
+		if code := apiStatus(t, s, refresh.AccessToken); code != 401 {
+			t.Fatalf("the API's access token after the reset: %d", code)
+		}
 		// The link worked once.
 		other.get(link).mustSee(t, 400, "This link is not valid")
 		other.post("/reset/new", url.Values{"t": {tok}, "password": {"third password"}, "confirm": {"third password"}}).mustSee(t, 400)
 		laptop.post("/login", url.Values{"username": {"ana"}, "password": {"old password"}}).mustSee(t, 401)
+		laptop.login("ana", "new password")
+	})
+}
+
+// TestAPIPasswordChangeEndsBrowserSessions: a password changed through the
+// API ends the browser sessions of the account too.
+func TestAPIPasswordChangeEndsBrowserSessions(t *testing.T) {
+	eachDB(t, func(t *testing.T, d models.Dialect) {
+		s := newSite(t, d, siteOptions{})
+		laptop := s.client()
+		laptop.register("ana", "old password")
+		ana := s.apiLogin("ana", "old password")
+		if code := s.apiCall(http.MethodPost, "/v1/me/password", ana.Access,
+			map[string]string{"current_password": "old password", "new_password": "new password"}, nil); code != http.StatusOK {
+			t.Fatalf("the password change: %d", code)
+		}
+		if laptop.signedIn() {
+			t.Fatal("a browser session from before the API's password change is still signed in")
+		}
 		laptop.login("ana", "new password")
 	})
 }
