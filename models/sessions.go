@@ -132,11 +132,21 @@ func (s *Store) EndSession(ctx context.Context, hash []byte) error {
 	return s.db.WithContext(ctx).Exec(`DELETE FROM web_sessions WHERE token_hash = ?`, hash).Error
 }
 
-// EndSessions deletes every browser session of the user and returns how
-// many there were.
-func (s *Store) EndSessions(ctx context.Context, userID int64) (int64, error) {
-	res := s.db.WithContext(ctx).Exec(`DELETE FROM web_sessions WHERE user_id = ?`, userID)
-	return res.RowsAffected, res.Error
+// EndSessions signs the user out everywhere: it ends every sign-in of
+// theirs but their personal API tokens (endSignIns: browser sessions, the
+// API's access and refresh tokens), in one transaction with the user's
+// row locked, as a password change does.
+func (s *Store) EndSessions(ctx context.Context, userID int64) error {
+	return s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		var u User
+		if err := tx.Raw(`SELECT * FROM users WHERE id = ?`+s.lockUser(), userID).Scan(&u).Error; err != nil {
+			return err
+		}
+		if u.ID == 0 {
+			return ErrNotFound
+		}
+		return endSignIns(tx, userID, s.Now())
+	})
 }
 
 // ResetPassword stores a new password hash for the user and ends all of

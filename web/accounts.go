@@ -177,9 +177,10 @@ func (p *Pages) endSession(c *gin.Context) {
 	p.clearCookie(c)
 }
 
-// endSessions signs the user out everywhere: every session of theirs ends.
+// endSessions signs the user out everywhere: every session of theirs
+// ends, in browsers and in API clients (but their personal API tokens).
 func (p *Pages) endSessions(c *gin.Context) {
-	if _, err := p.store.EndSessions(c.Request.Context(), account(c).ID); err != nil {
+	if err := p.store.EndSessions(c.Request.Context(), account(c).ID); err != nil {
 		p.fail(c, err)
 		return
 	}

@@ -234,6 +234,35 @@ func TestAPIPasswordChangeEndsBrowserSessions(t *testing.T) {
 	})
 }
 
+// TestSignOutEverywhereEndsAPISessions: "sign out everywhere" on the
+// settings page ends the account's API sessions too (access and refresh
+// tokens), not only its browser sessions.
+func TestSignOutEverywhereEndsAPISessions(t *testing.T) {
+	eachDB(t, func(t *testing.T, d models.Dialect) {
+		s := newSite(t, d, siteOptions{})
+		laptop, phone := s.client(), s.client()
+		laptop.register("ana", "a password")
+		phone.login("ana", "a password")
+		var api struct {
+			AccessToken  string `json:"access_token"`
+			RefreshToken string `json:"refresh_token"`
+		}
+		s.apiCall(http.MethodPost, "/v1/auth/login", "", map[string]string{"username": "ana", "password": "a password"}, &api)
+		laptop.post("/settings/sessions/end", url.Values{}).mustRedirect(t, "/login?done=ended")
+		if phone.signedIn() || laptop.signedIn() {
+			t.Fatal("a browser is still signed in")
+		}
+		if code := apiStatus(t, s, api.AccessToken); code != 401 {
+			t.Fatalf("the API's access token: %d", code)
+		}
+		req, _ := http.NewRequest(http.MethodPost, s.url+"/v1/auth/refresh", strings.NewReader(`{"refresh_token":"`+api.RefreshToken+`"}`))
+		req.Header.Set("Content-Type", "application/json")
+		if r, err := http.DefaultClient.Do(req); err != nil || r.StatusCode != 401 {
+			t.Fatalf("the API's refresh token: %v %v", r.Status, err)
+		}
+	})
+}
+
 func TestResetLinksGoOnlyToVerifiedAddresses(t *testing.T) {
 	s := newSite(t, models.SQLite, siteOptions{})
 	s.client().register("ana", "old password")
