@@ -314,13 +314,18 @@ type GameRef struct {
 // GameRef returns the game's version, visibility and deadline and
 // userID's seat in it, and the user's token generation, with one small
 // query; ErrNotFound if there is no such game or user (then TokenGen is
-// still the user's, or -1).
+// still the user's, or -1). userID 0 is a reader signed in nowhere: the
+// game's alone, with no seat and TokenGen -1.
 func (s *Store) GameRef(ctx context.Context, id, userID int64) (GameRef, error) {
 	r := GameRef{Seat: -1, TokenGen: -1}
 	var version *int64
 	var public *bool
 	var seat *int
-	row := s.db.WithContext(ctx).Raw(qGameRef, id, userID).Row()
+	q, args := qGameRef, []any{id, userID}
+	if userID == 0 {
+		q, args = qGameRefVisitor, []any{id}
+	}
+	row := s.db.WithContext(ctx).Raw(q, args...).Row()
 	if err := row.Scan(&version, &public, &r.DeadlineAt, &seat, &r.TokenGen); err != nil {
 		if errors.Is(err, sql.ErrNoRows) {
 			return r, fmt.Errorf("user %d: %w", userID, ErrNotFound)

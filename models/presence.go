@@ -10,12 +10,17 @@ import (
 
 // EnterStream records that connection connID of process processID streams
 // to userID until expires (or refreshes the row if it is there): the
-// user's notifications, or with a gameID the events of that game.
+// user's notifications, or with a gameID the events of that game (userID 0:
+// a spectator signed in nowhere, stored without a user).
 func (s *Store) EnterStream(ctx context.Context, connID, processID string, userID int64, gameID *int64, expires time.Time) error {
+	var user *int64 // none for a reader signed in nowhere (userID 0)
+	if userID != 0 {
+		user = &userID
+	}
 	return s.db.WithContext(ctx).Exec(`
 INSERT INTO stream_presence (conn_id, process_id, user_id, game_id, expires_at) VALUES (?, ?, ?, ?, ?)
 ON CONFLICT (conn_id) DO UPDATE SET expires_at = excluded.expires_at`,
-		connID, processID, userID, gameID, presenceTime(expires)).Error
+		connID, processID, user, gameID, presenceTime(expires)).Error
 }
 
 // AwaitRunning waits, up to limit, until every transaction that was running

@@ -111,6 +111,11 @@ SELECT g.version, g.public, g.deadline_at, s.seat_no, u.token_gen
 FROM users u LEFT JOIN games g ON g.id = ? LEFT JOIN seats s ON s.game_id = g.id AND s.user_id = u.id
 WHERE u.id = ?`
 
+// qGameRefVisitor is qGameRef for a reader signed in nowhere (the same
+// columns: no seat, token generation -1).
+const qGameRefVisitor = `
+SELECT g.version, g.public, g.deadline_at, NULL, -1 FROM games g WHERE g.id = ?`
+
 // qGameState reads the snapshot of a game at a version.
 const qGameState = `
 SELECT state FROM games WHERE id = ? AND version = ?`

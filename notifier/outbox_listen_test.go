@@ -123,6 +123,27 @@ func TestStreamAcrossProcesses(t *testing.T) {
 	}
 }
 
+// TestSpectatorStreamAcrossProcesses: a spectator signed in nowhere, on
+// the process that works no jobs, follows a game (a presence row without a
+// user) and receives its public events through NOTIFY.
+func TestSpectatorStreamAcrossProcesses(t *testing.T) {
+	p := startTwoProcesses(t)
+	ctx := context.Background()
+	g := p.e.createGame(t)
+	sub := p.hubB.Subscribe(GameSeatTopic(g.ID, -1))
+	defer sub.Close()
+	presence := NewPresence(p.stB, PresenceOptions{})
+	leave, err := presence.EnterGame(ctx, 0, g.ID)
+	defer leave()
+	if err != nil {
+		t.Fatalf("a spectator's presence: %v", err)
+	}
+	p.e.start(t, g.ID)
+	if ev := recvWithin(t, sub, "the spectator's game stream"); ev.Type != "event" || ev.ID != "1" {
+		t.Fatalf("got %+v", ev)
+	}
+}
+
 // TestStreamLargeAcrossProcesses: a notification far larger than a NOTIFY
 // payload may be reaches the subscribers of both processes whole, because
 // the payload names it and each process reads it.

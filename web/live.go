@@ -52,10 +52,11 @@ func (p *Pages) live(c *gin.Context) {
 	}
 	sub := hub.Subscribe(notifier.GameSeatTopic(id, seat))
 	defer func() { sub.Close() }()
-	if pr := p.cfg.Presence; pr != nil && uid != 0 {
+	if pr := p.cfg.Presence; pr != nil {
 		// On Postgres a change announces its events only to games that
-		// someone follows (a presence row); then those already committed
-		// are in the backlog read next.
+		// someone follows (a presence row; a spectator signed in nowhere
+		// has one without a user); then those already committed are in the
+		// backlog read next.
 		leave, err := pr.EnterGame(ctx, uid, id)
 		defer leave()
 		if err != nil {

@@ -1,0 +1,102 @@
+package web_test
+
+import (
+	"bufio"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/datamonsters/turns/models"
+)
+
+// TestSpectatorBoardIsLive: a visitor signed in nowhere who watches a
+// public game gets its stored events when the live stream opens and then
+// each move as it is made, on both databases (on Postgres the change must
+// see that someone follows the game, though nobody signed in does).
+func TestSpectatorBoardIsLive(t *testing.T) {
+	eachDB(t, func(t *testing.T, d models.Dialect) {
+		s := newSite(t, d, siteOptions{outbox: true})
+		ana, bob := s.client(), s.client()
+		ana.register("ana", "ana password")
+		bob.register("bob", "bob password")
+		decks := []int64{s.makeDeck(s.apiLogin("ana", "ana password")), s.makeDeck(s.apiLogin("bob", "bob password"))}
+		id := openGame(t, ana, bob, decks)
+
+		req, err := http.NewRequest(http.MethodGet, s.url+gamePath(id)+"/live", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Accept", "text/event-stream")
+		r, err := (&http.Client{Timeout: 30 * time.Second}).Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer r.Body.Close()
+		if r.StatusCode != http.StatusOK {
+			b, _ := io.ReadAll(r.Body)
+			t.Fatalf("the visitor's live stream: status %d: %s", r.StatusCode, b)
+		}
+		ids := make(chan int64, 64)
+		go func() {
+			defer close(ids)
+			sc := bufio.NewScanner(r.Body)
+			for sc.Scan() {
+				if v, ok := strings.CutPrefix(sc.Text(), "id: "); ok {
+					if n, err := strconv.ParseInt(v, 10, 64); err == nil {
+						ids <- n
+					}
+				}
+			}
+		}()
+		next := func(what string) int64 {
+			t.Helper()
+			select {
+			case n, ok := <-ids:
+				if !ok {
+					t.Fatalf("%s: the stream ended", what)
+				}
+				return n
+			case <-time.After(10 * time.Second):
+				t.Fatalf("%s: nothing within 10 s", what)
+			}
+			return 0
+		}
+		if n := next("the backlog"); n != 1 {
+			t.Fatalf("the backlog starts at event %d", n)
+		}
+		last := int64(1)
+		for drained := false; !drained; { // the rest of the backlog, which comes at once
+			select {
+			case n, ok := <-ids:
+				if !ok {
+					t.Fatal("the stream ended after the backlog")
+				}
+				last = n
+			case <-time.After(time.Second):
+				drained = true
+			}
+		}
+		// One move by whoever has one; its events come live.
+		moved := false
+		for _, c := range []*client{ana, bob} {
+			page := c.get(gamePath(id)).mustSee(t, 200)
+			forms := formsOf(t, page.Body)
+			if m, ok := pick(forms, turnOf(page.Body)); ok {
+				if r := c.sendMove(forms[m.Form], m); r.Status != http.StatusSeeOther {
+					t.Fatalf("%q: status %d", m.Label, r.Status)
+				}
+				moved = true
+				break
+			}
+		}
+		if !moved {
+			t.Fatal("nobody has a move")
+		}
+		if n := next("the move, live"); n <= last {
+			t.Fatalf("after event %d the stream sent %d", last, n)
+		}
+	})
+}
