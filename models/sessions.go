@@ -2,6 +2,8 @@ package models
 
 import (
 	"context"
+	"database/sql"
+	"errors"
 	"fmt"
 	"time"
 
@@ -107,17 +109,19 @@ func (s *Store) CreateSession(ctx context.Context, userID int64, hash []byte, ex
 // hash, and when the session expires; ErrNotFound for an unknown, ended or
 // expired session.
 func (s *Store) SessionAccount(ctx context.Context, hash []byte) (*Account, time.Time, error) {
-	var row struct {
-		Account
-		SessionExpiresAt time.Time
-	}
-	if err := s.db.WithContext(ctx).Raw(qSessionAccount, hash, s.Now()).Scan(&row).Error; err != nil {
-		return nil, time.Time{}, err
-	}
-	if row.ID == 0 {
+	// Every page read asks this: the row is scanned by hand, not through
+	// GORM's reflection.
+	var a Account
+	var expires time.Time
+	err := s.db.WithContext(ctx).Raw(qSessionAccount, hash, s.Now()).Row().Scan(&a.ID, &a.Username, &a.Email,
+		&a.DisplayName, &a.NotifyEmail, &a.NotifyTurns, &a.CreatedAt, &a.UpdatedAt, &a.TimeZone, &a.VerifiedEmail, &expires)
+	if errors.Is(err, sql.ErrNoRows) {
 		return nil, time.Time{}, ErrNotFound
 	}
-	return &row.Account, row.SessionExpiresAt, nil
+	if err != nil {
+		return nil, time.Time{}, err
+	}
+	return &a, expires, nil
 }
 
 // ExtendSession moves the expiry of the session stored under hash.
