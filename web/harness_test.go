@@ -74,6 +74,8 @@ type siteOptions struct {
 	base   string // BASE_URL to configure instead of the server's address (for cookie flags)
 	logins int    // the login rate limit's burst; 0: 1000 (none to speak of)
 	proxy  bool   // believe X-Forwarded-For from 127.0.0.1 (clients of other addresses)
+	// readers is Config.Readers (0: the default).
+	readers int
 }
 
 var testSecret = []byte("test-secret-0123456789abcdef0123456789")
@@ -146,7 +148,7 @@ func newSite(t testing.TB, d models.Dialect, o siteOptions) *site {
 		})
 	}
 	pages, err := web.New(st, s.api, sender, web.Config{BaseURL: base, Secret: s.secret, MailDomain: ecfg.Domain(),
-		Play: s.api.Play(), Hub: hub, Presence: presence}, log, clk.Now)
+		Play: s.api.Play(), Hub: hub, Presence: presence, Readers: o.readers}, log, clk.Now)
 	if err != nil {
 		t.Fatal(err)
 	}

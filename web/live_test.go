@@ -15,10 +15,11 @@ import (
 // TestSpectatorBoardIsLive: a visitor signed in nowhere who watches a
 // public game gets its stored events when the live stream opens and then
 // each move as it is made, on both databases (on Postgres the change must
-// see that someone follows the game, though nobody signed in does).
+// see that someone follows the game, though nobody signed in does). The
+// stream takes none of the turns page reads wait for.
 func TestSpectatorBoardIsLive(t *testing.T) {
 	eachDB(t, func(t *testing.T, d models.Dialect) {
-		s := newSite(t, d, siteOptions{outbox: true})
+		s := newSite(t, d, siteOptions{outbox: true, readers: 1})
 		ana, bob := s.client(), s.client()
 		ana.register("ana", "ana password")
 		bob.register("bob", "bob password")
@@ -64,6 +65,9 @@ func TestSpectatorBoardIsLive(t *testing.T) {
 			}
 			return 0
 		}
+		// A live stream takes no reader's turn: with one turn, the board
+		// still opens while the stream stays open.
+		s.client().get(gamePath(id)).mustSee(t, 200, "You are watching")
 		if n := next("the backlog"); n != 1 {
 			t.Fatalf("the backlog starts at event %d", n)
 		}

@@ -6,7 +6,9 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
+	"runtime"
 	"strings"
+	"sync/atomic"
 	"time"
 	_ "time/tzdata" // time zones load on machines without a zoneinfo folder
 
@@ -44,6 +46,13 @@ type Config struct {
 	// the other processes (Postgres, where a game change announces its
 	// events only to games someone follows); nil with SQLite.
 	Presence *notifier.Presence
+	// Readers is how many page reads (GET and HEAD, the live streams
+	// aside) are served at once; more wait their turn, first come first
+	// served. 0 means twice GOMAXPROCS. A read is mostly CPU (a session
+	// and a game from the database, a board rendered): past that many, more
+	// at once only take turns on the cores, and the unlucky ones wait
+	// longest.
+	Readers int
 }
 
 // API is what the pages reuse of the JSON API (api.Server implements it):
@@ -73,8 +82,10 @@ type Pages struct {
 	cop    *http.CrossOriginProtection
 	pages  map[string]*page
 	assets *assets
-	boards boards // the boards read lately
-	logs   logs   // the last events of the games read lately
+	boards boards        // the boards read lately
+	logs   logs          // the last events of the games read lately
+	turns  chan struct{} // a token per page read being served (Config.Readers)
+	queued atomic.Int64  // page reads waiting for a turn
 }
 
 // New returns the pages. mail sends the verification and reset emails
@@ -95,6 +106,9 @@ func New(store *models.Store, api API, mail notifier.Sender, cfg Config, log *sl
 	if cfg.SessionTTL <= 0 {
 		cfg.SessionTTL = 30 * 24 * time.Hour
 	}
+	if cfg.Readers <= 0 {
+		cfg.Readers = 2 * runtime.GOMAXPROCS(0)
+	}
 	if now == nil {
 		now = time.Now
 	}
@@ -102,7 +116,8 @@ func New(store *models.Store, api API, mail notifier.Sender, cfg Config, log *sl
 		log = slog.Default()
 	}
 	p := &Pages{cfg: cfg, play: cfg.Play, store: store, api: api, mail: mail, log: log, now: now, secure: base.Scheme == "https",
-		cop: http.NewCrossOriginProtection(), boards: boards{max: 2048}, logs: logs{max: 2048}}
+		cop: http.NewCrossOriginProtection(), boards: boards{max: 2048}, logs: logs{max: 2048},
+		turns: make(chan struct{}, cfg.Readers)}
 	if err := p.cop.AddTrustedOrigin(base.Scheme + "://" + base.Host); err != nil {
 		return nil, fmt.Errorf("web: BASE_URL: %w", err)
 	}
@@ -120,7 +135,11 @@ func (p *Pages) Routes(r *gin.Engine) {
 	r.GET(assetPrefix+":file", p.asset)
 	r.HEAD(assetPrefix+":file", p.asset)
 
-	g := r.Group("", p.recover, p.headers, p.crossOrigin, p.session)
+	base := r.Group("", p.recover, p.headers, p.crossOrigin)
+	// A board's live stream lasts as long as the page is open: it takes no
+	// reader's turn.
+	base.GET(notifier.GamesPath+":id/live", p.session, p.live)
+	g := base.Group("", p.inTurn, p.session)
 
 	// Anyone: accounts, and the links of emails (each GET shows a page
 	// whose button posts).
@@ -140,7 +159,6 @@ func (p *Pages) Routes(r *gin.Engine) {
 	g.POST(notifier.SignInPath, p.signIn)
 	g.GET(notifier.GamesPath+":id", p.game) // a public game's page needs no account
 	g.GET(notifier.GamesPath+":id/log", p.gameLog)
-	g.GET(notifier.GamesPath+":id/live", p.live)
 	g.GET(notifier.GamesPath+":id"+notifier.ActionPath, p.actPage) // the token is the credential
 	g.POST(notifier.GamesPath+":id"+notifier.ActionPath, p.act)
 	g.GET(invitePath, p.invitePage)
@@ -187,6 +205,28 @@ func (p *Pages) MethodNotAllowed(c *gin.Context) {
 	setHeaders(c)
 	p.loadSession(c)
 	p.fail(c, errMethod)
+}
+
+// inTurn serves a page read when one of the Config.Readers turns is free,
+// in the order the reads came (a channel's waiting senders are served
+// first in, first out); a reader who leaves while waiting is served
+// nothing. Forms (POST) do not wait: they hash passwords or wait on a
+// game's lock, and a page read should not queue behind them.
+func (p *Pages) inTurn(c *gin.Context) {
+	if m := c.Request.Method; m != http.MethodGet && m != http.MethodHead {
+		return
+	}
+	p.queued.Add(1)
+	select {
+	case p.turns <- struct{}{}:
+		p.queued.Add(-1)
+	case <-c.Request.Context().Done():
+		p.queued.Add(-1)
+		c.AbortWithStatus(http.StatusServiceUnavailable) // nobody reads it
+		return
+	}
+	defer func() { <-p.turns }()
+	c.Next()
 }
 
 // recover turns a panic in a page into the error page.
