@@ -180,6 +180,19 @@ func (c cardItem) HTML() template.HTML {
 	return h
 }
 
+// cardList draws cards as a list: each card's HTML, in one call of the
+// template rather than one per card.
+func cardList(cards []cardItem) template.HTML {
+	var b strings.Builder
+	b.WriteString(`<ul class="cards">`)
+	for _, c := range cards {
+		b.WriteString("\n")
+		b.WriteString(string(c.HTML()))
+	}
+	b.WriteString("\n</ul>")
+	return template.HTML(b.String())
+}
+
 // cardHTML holds the cards drawn, by card id and flags.
 var cardHTML sync.Map
 
@@ -244,18 +257,37 @@ type promptItem struct {
 type optionItem struct {
 	ID   string
 	Text string
-	Pass bool
-	Key  string // the form's key, for a prompt with a button per option
+	// Form is the option as a button of its own (moveForm), for a prompt
+	// that takes one option; "" for a prompt of several choices.
+	Form template.HTML
 }
 
-// actionItem is a turn action the reader may take, as a button.
+// actionItem is a turn action the reader may take, as a button: Form is
+// the list item with its form (moveForm).
 type actionItem struct {
-	Text       string
-	Type       string
-	Card       string
-	Challenges []string
-	Primary    bool
-	Key        string
+	Form template.HTML
+}
+
+// moveForm draws a move as the board lists it: a list item with a form
+// that posts to game id's play route at the page's version, its hidden
+// fields (fields: name, value, name, value...), and its button. Values and
+// texts are escaped; attrs (escaped by the caller) go into the form's tag.
+// The moves are the board's longest list, so they are drawn here, not by
+// the template (as cards are).
+func moveForm(id, version int64, attrs string, fields []string, text string, secondary bool) template.HTML {
+	var b strings.Builder
+	esc := html.EscapeString
+	b.WriteString(`<li><form method="post" action="/games/` + strconv.FormatInt(id, 10) + `/play"` + attrs +
+		`><input type="hidden" name="v" value="` + strconv.FormatInt(version, 10) + `">`)
+	for i := 0; i+1 < len(fields); i += 2 {
+		b.WriteString(`<input type="hidden" name="` + esc(fields[i]) + `" value="` + esc(fields[i+1]) + `">`)
+	}
+	b.WriteString("\n" + `<button type="submit"`)
+	if secondary {
+		b.WriteString(` class="secondary"`)
+	}
+	b.WriteString(`>` + esc(text) + `</button></form></li>`)
+	return template.HTML(b.String())
 }
 
 // standingView is the form of the reader's standing answers to interrupt
@@ -550,8 +582,14 @@ func boardOf(g *models.Game, seat int, st *engine.State, uid int64, key string) 
 	}
 	for _, m := range moves {
 		if m.Type != engine.ActAnswer {
-			bv.Actions = append(bv.Actions, actionItem{Text: m.Text, Type: string(m.Type), Card: m.Card,
-				Challenges: slices.Clone(m.Challenges), Primary: m.Type == engine.ActClaim, Key: formKey()})
+			fields := []string{"key", formKey(), "type", string(m.Type)}
+			if m.Card != "" {
+				fields = append(fields, "card", m.Card)
+			}
+			for _, ch := range m.Challenges {
+				fields = append(fields, "challenge", ch)
+			}
+			bv.Actions = append(bv.Actions, actionItem{Form: moveForm(g.ID, g.Version, "", fields, m.Text, m.Type != engine.ActClaim)})
 			continue
 		}
 		pi := promptItem{ID: m.Prompt, Text: m.Text, Min: m.Min, Max: m.Max, Single: m.Min == 1 && m.Max == 1, Key: formKey()}
@@ -563,9 +601,10 @@ func boardOf(g *models.Game, seat int, st *engine.State, uid int64, key string) 
 		pi.Interrupt = pi.Kind == string(engine.PromptInterrupt)
 		pi.Hint = chooseHint(m.Min, m.Max)
 		for _, o := range m.Options {
-			oi := optionItem{ID: o.ID, Text: o.Text, Pass: o.ID == engine.Pass}
+			oi := optionItem{ID: o.ID, Text: o.Text}
 			if pi.Single {
-				oi.Key = formKey()
+				oi.Form = moveForm(g.ID, g.Version, ` data-kind="`+html.EscapeString(pi.Kind)+`"`,
+					[]string{"key", formKey(), "type", "answer", "prompt", pi.ID, "choice", o.ID}, o.Text, o.ID == engine.Pass)
 			}
 			pi.Options = append(pi.Options, oi)
 		}

@@ -36,6 +36,7 @@ func parsePages(a *assets) (map[string]*page, error) {
 		"date":  date,
 		"dict":  dict,
 		"names": names,
+		"cards": cardList,
 		"clock": clock,
 		"iso":   iso,
 		"list":  func(xs ...option) []option { return xs },
