@@ -207,28 +207,6 @@ func (p *Pages) MethodNotAllowed(c *gin.Context) {
 	p.fail(c, errMethod)
 }
 
-// inTurn serves a page read when one of the Config.Readers turns is free,
-// in the order the reads came (a channel's waiting senders are served
-// first in, first out); a reader who leaves while waiting is served
-// nothing. Forms (POST) do not wait: they hash passwords or wait on a
-// game's lock, and a page read should not queue behind them.
-func (p *Pages) inTurn(c *gin.Context) {
-	if m := c.Request.Method; m != http.MethodGet && m != http.MethodHead {
-		return
-	}
-	p.queued.Add(1)
-	select {
-	case p.turns <- struct{}{}:
-		p.queued.Add(-1)
-	case <-c.Request.Context().Done():
-		p.queued.Add(-1)
-		c.AbortWithStatus(http.StatusServiceUnavailable) // nobody reads it
-		return
-	}
-	defer func() { <-p.turns }()
-	c.Next()
-}
-
 // recover turns a panic in a page into the error page.
 func (p *Pages) recover(c *gin.Context) {
 	defer func() {
