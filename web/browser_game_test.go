@@ -116,6 +116,7 @@ func TestBrowserGame(t *testing.T) {
 
 	var h happened
 	live, spectated, standing, shot := false, false, false, false
+	var watching int64 // the game the spectator watches
 	for game := 1; game <= 3 && !h.all(); game++ {
 		id := openGameInBrowser(t, ana, bob, decks, game == 1, axe)
 		players := []*tab{ana, bob}
@@ -187,11 +188,20 @@ func TestBrowserGame(t *testing.T) {
 			if h.moves == 12 && !spectated {
 				spectate(t, s, eve, id, axe)
 				ana.look("board")
+				chromedp.Run(eve.ctx, chromedp.Evaluate[chromedp.Void](`window.dmSameDocument = true`))
 				spectated = true
+				watching = id
 			}
 		}
 		for _, p := range players {
 			p.waitText("Final scores")
+		}
+		if watching == id {
+			// The visitor's board followed the game to its end by itself.
+			eve.waitText("Final scores")
+			if same, _ := chromedp.Run(eve.ctx, chromedp.Evaluate[bool](`window.dmSameDocument === true`)); !same {
+				t.Fatal("the spectator's board was loaded again, not live")
+			}
 		}
 		ana.see("Over")
 		ana.axe(axe)
