@@ -2,6 +2,7 @@ package web_test
 
 import (
 	"bufio"
+	"context"
 	"io"
 	"net/http"
 	"strconv"
@@ -103,4 +104,28 @@ func TestSpectatorBoardIsLive(t *testing.T) {
 			t.Fatalf("after event %d the stream sent %d", last, n)
 		}
 	})
+}
+
+// TestPrivateGameLiveIsClosed: the live stream of a private game is not
+// found for a visitor signed in nowhere, nor for an account without a seat.
+func TestPrivateGameLiveIsClosed(t *testing.T) {
+	s := newSite(t, models.SQLite, siteOptions{outbox: true})
+	ana, eve := s.client(), s.client()
+	ana.register("ana", "ana password")
+	eve.register("eve", "eve password")
+	deck := s.makeDeck(s.apiLogin("ana", "ana password"))
+	f := mustForm(t, ana.get("/new-game").mustSee(t, 200, "A new game").Body, "Open the game")
+	delete(f.Fields, "public")
+	id := gameIDOf(t, ana.send(f, "players", "2", "mode", "fast", "deck", "deck:"+itoa(deck)).mustRedirect(t, "/games/"))
+	if g, err := s.store.Game(context.Background(), id); err != nil || g.Public {
+		t.Fatalf("the game: %v, public %v", err, g != nil && g.Public)
+	}
+	for who, c := range map[string]*client{"a visitor": s.client(), "an account without a seat": eve} {
+		if r := c.get(gamePath(id) + "/live"); r.Status != http.StatusNotFound {
+			t.Errorf("%s: the private game's live stream answers %d", who, r.Status)
+		}
+		if r := c.get(gamePath(id)); r.Status == http.StatusOK {
+			t.Errorf("%s: the private game's page answers 200", who)
+		}
+	}
 }
