@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/datamonsters/turns/engine"
 	"github.com/datamonsters/turns/models"
 	"github.com/datamonsters/turns/play"
 	"github.com/riverqueue/river"
@@ -322,8 +323,28 @@ func TestClockTakeover(t *testing.T) {
 						game, _ := e.st.Game(ctx, g.ID)
 						return game.Status == models.StatusOver
 					})
-					if _, forfeits := seats.counts(); forfeits < 2 {
-						t.Fatalf("%d forfeits", forfeits)
+					// Two seats resigned by the clock's forfeits, none went
+					// to a bot. The state says so; the wrapper's count is only
+					// a lower bound (it misses a forfeit whose call failed
+					// after the change committed, then ran again as a no-op,
+					// or whose read after it failed: seen once under load).
+					game, _ := e.st.Game(ctx, g.ID)
+					data, err := game.Snapshot()
+					if err != nil {
+						t.Fatal(err)
+					}
+					st, err := engine.Unmarshal(data)
+					if err != nil {
+						t.Fatal(err)
+					}
+					resigned := 0
+					for _, p := range st.Players {
+						if p.Resigned {
+							resigned++
+						}
+					}
+					if _, forfeits := seats.counts(); resigned != 2 || forfeits == 0 || len(botSeatsOf(game)) != 0 {
+						t.Fatalf("%d seats resigned, %d forfeits counted, bot seats %v", resigned, forfeits, botSeatsOf(game))
 					}
 					return
 				}
