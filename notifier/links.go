@@ -161,11 +161,15 @@ func SignInURL(baseURL string, secret []byte, userID, gameID int64, deadline, no
 }
 
 // linkExpiry is when a link of an email sent at now about a decision due
-// at deadline expires: at the deadline or after SignInTTL, whichever comes
-// first (a zero deadline: SignInTTL), rounded up to the second a token
-// keeps, so that it never expires before the deadline.
-func linkExpiry(deadline, now time.Time) time.Time {
-	exp := now.Add(SignInTTL)
+// at deadline expires (decisionExpiry with SignInTTL).
+func linkExpiry(deadline, now time.Time) time.Time { return decisionExpiry(deadline, now, SignInTTL) }
+
+// decisionExpiry is when something of an email sent at now about a
+// decision due at deadline expires: at the deadline or after ttl,
+// whichever comes first (a zero deadline: ttl), rounded up to the second a
+// token keeps, so that it never expires before the deadline.
+func decisionExpiry(deadline, now time.Time, ttl time.Duration) time.Time {
+	exp := now.Add(ttl)
 	if !deadline.IsZero() && deadline.Before(exp) {
 		exp = deadline
 	}

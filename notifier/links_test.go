@@ -145,3 +145,22 @@ func TestActionURL(t *testing.T) {
 		t.Fatal("an action link passes for a sign-in link")
 	}
 }
+
+// TestReplyExpiry: a reply address expires at the deadline or after
+// ReplyTTL, whichever comes first, rounded up to the second.
+func TestReplyExpiry(t *testing.T) {
+	t.Parallel()
+	now := time.Date(2026, 12, 1, 10, 0, 0, 500_000_000, time.UTC)
+	for _, tc := range []struct {
+		deadline, want time.Time
+	}{
+		{time.Time{}, now.Add(ReplyTTL).Truncate(time.Second).Add(time.Second)},
+		{now.Add(3 * time.Hour), now.Add(3 * time.Hour).Truncate(time.Second).Add(time.Second)},
+		{now.Add(90 * 24 * time.Hour), now.Add(ReplyTTL).Truncate(time.Second).Add(time.Second)},
+		{now.Add(2 * time.Hour).Truncate(time.Second), now.Add(2 * time.Hour).Truncate(time.Second)},
+	} {
+		if got := ReplyExpiry(tc.deadline, now); !got.Equal(tc.want) {
+			t.Errorf("deadline %v: expires %v, want %v", tc.deadline, got, tc.want)
+		}
+	}
+}

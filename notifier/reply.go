@@ -121,16 +121,7 @@ func (r Reply) Expired(now time.Time) bool { return !now.Before(r.Expires) }
 // decision due at deadline expires: at the deadline or after ReplyTTL,
 // whichever comes first (a zero deadline: ReplyTTL), rounded up to the
 // second.
-func ReplyExpiry(deadline, now time.Time) time.Time {
-	exp := now.Add(ReplyTTL)
-	if !deadline.IsZero() && deadline.Before(exp) {
-		exp = deadline
-	}
-	if t := exp.Truncate(time.Second); t.Before(exp) {
-		exp = t.Add(time.Second)
-	}
-	return exp
-}
+func ReplyExpiry(deadline, now time.Time) time.Time { return decisionExpiry(deadline, now, ReplyTTL) }
 
 // ReplyConfig is how the decision emails take replies: Secret signs the
 // reply addresses (nil: no email carries one), Domain is their domain.
