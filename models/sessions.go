@@ -142,12 +142,8 @@ func (s *Store) EndSession(ctx context.Context, hash []byte) error {
 // row locked, as a password change does.
 func (s *Store) EndSessions(ctx context.Context, userID int64) error {
 	return s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		var u User
-		if err := tx.Raw(`SELECT * FROM users WHERE id = ?`+s.lockUser(), userID).Scan(&u).Error; err != nil {
+		if _, err := s.lockedUser(tx, userID); err != nil {
 			return err
-		}
-		if u.ID == 0 {
-			return ErrNotFound
 		}
 		return endSignIns(tx, userID, s.Now())
 	})
@@ -163,12 +159,8 @@ func (s *Store) EndSessions(ctx context.Context, userID int64) error {
 func (s *Store) ResetPassword(ctx context.Context, userID int64, passwordHash string) error {
 	now := s.Now()
 	return s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		var u User
-		if err := tx.Raw(`SELECT * FROM users WHERE id = ?`+s.lockUser(), userID).Scan(&u).Error; err != nil {
+		if _, err := s.lockedUser(tx, userID); err != nil {
 			return err
-		}
-		if u.ID == 0 {
-			return ErrNotFound
 		}
 		res := tx.Exec(`UPDATE credentials SET password_hash = ?, updated_at = ? WHERE user_id = ?`, passwordHash, now, userID)
 		if res.Error != nil {

@@ -155,6 +155,19 @@ func (s *Store) lockUser() string {
 	return ""
 }
 
+// lockedUser reads user userID in transaction tx with its row locked
+// (lockUser); ErrNotFound if there is no such user.
+func (s *Store) lockedUser(tx *gorm.DB, userID int64) (User, error) {
+	var u User
+	if err := tx.Raw(`SELECT * FROM users WHERE id = ?`+s.lockUser(), userID).Scan(&u).Error; err != nil {
+		return u, err
+	}
+	if u.ID == 0 {
+		return u, ErrNotFound
+	}
+	return u, nil
+}
+
 // UpdateProfile writes the user's email, display name and notification
 // preferences (all of them, zero values included).
 func (s *Store) UpdateProfile(ctx context.Context, u *User) error {
@@ -278,12 +291,9 @@ func (s *Store) RevokeRefreshFamily(ctx context.Context, hash []byte) (userID in
 func (s *Store) ChangePassword(ctx context.Context, userID int64, oldHash, newHash string) (gen int64, err error) {
 	now := s.Now()
 	err = s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		var u User
-		if err := tx.Raw(`SELECT * FROM users WHERE id = ?`+s.lockUser(), userID).Scan(&u).Error; err != nil {
+		u, err := s.lockedUser(tx, userID)
+		if err != nil {
 			return err
-		}
-		if u.ID == 0 {
-			return ErrNotFound
 		}
 		res := tx.Exec(qSetPassword, newHash, now, userID, oldHash)
 		if res.Error != nil {
