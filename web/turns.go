@@ -29,7 +29,7 @@ func (p *Pages) inTurn(c *gin.Context) {
 		c.AbortWithStatus(http.StatusServiceUnavailable) // nobody reads it
 		return
 	}
-	held := &heldWriter{ResponseWriter: c.Writer, status: http.StatusOK}
+	held := &heldWriter{ResponseWriter: c.Writer, status: http.StatusOK, body: buffers.Get().(*bytes.Buffer)}
 	c.Writer = held
 	drawn := false
 	defer func() {
@@ -38,6 +38,7 @@ func (p *Pages) inTurn(c *gin.Context) {
 		if drawn { // after a panic the page recovering from it is drawn anew
 			held.send()
 		}
+		putBuffer(held.body)
 	}()
 	c.Next()
 	drawn = true
@@ -48,8 +49,8 @@ func (p *Pages) inTurn(c *gin.Context) {
 type heldWriter struct {
 	gin.ResponseWriter
 	status  int
-	written bool // the status is final: the body started
-	body    bytes.Buffer
+	written bool          // the status is final: the body started
+	body    *bytes.Buffer // from buffers, as the pages drawn are
 }
 
 // WriteHeader sets the status until the body starts (as gin's writer does;
