@@ -121,12 +121,9 @@ func ParseLink(token string) (Link, error) {
 	l := Link{Purpose: LinkPurpose(raw[1])}
 	rest := raw[2 : len(raw)-16]
 	var nums [3]uint64
-	for i := range nums {
-		v, n := binary.Uvarint(rest)
-		if n <= 0 || v > 1<<62 {
-			return Link{}, ErrBadLink
-		}
-		nums[i], rest = v, rest[n:]
+	rest, ok := readUvarints(rest, nums[:])
+	if !ok {
+		return Link{}, ErrBadLink
 	}
 	if len(rest) < 1 || int(rest[0]) != len(rest)-1 {
 		return Link{}, ErrBadLink
@@ -229,4 +226,18 @@ func WithSignIn(d Data, baseURL string, secret []byte, userID int64, now time.Ti
 		return v
 	}
 	return d
+}
+
+// readUvarints reads len(nums) uvarints of at most 2^62 from b into nums and
+// returns the bytes after them; ok is false when one is missing or larger
+// (the numbers of link tokens and reply addresses).
+func readUvarints(b []byte, nums []uint64) (rest []byte, ok bool) {
+	for i := range nums {
+		v, n := binary.Uvarint(b)
+		if n <= 0 || v > 1<<62 {
+			return nil, false
+		}
+		nums[i], b = v, b[n:]
+	}
+	return b, true
 }

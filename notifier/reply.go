@@ -89,12 +89,9 @@ func ParseReplyAddress(addr string) (Reply, error) {
 	}
 	rest := raw[1 : len(raw)-replyMACLen]
 	var nums [5]uint64
-	for i := range nums {
-		v, n := binary.Uvarint(rest)
-		if n <= 0 || v > 1<<62 {
-			return Reply{}, ErrBadReply
-		}
-		nums[i], rest = v, rest[n:]
+	rest, ok := readUvarints(rest, nums[:])
+	if !ok {
+		return Reply{}, ErrBadReply
 	}
 	if len(rest) != 0 || nums[1] > 64 {
 		return Reply{}, ErrBadReply
