@@ -1,7 +1,6 @@
 package api_test
 
 import (
-	"bufio"
 	"context"
 	"crypto/hmac"
 	"crypto/sha256"
@@ -26,6 +25,7 @@ import (
 	"github.com/datamonsters/turns/api"
 	"github.com/datamonsters/turns/engine"
 	"github.com/datamonsters/turns/engine/bot"
+	"github.com/datamonsters/turns/internal/ssetest"
 	"github.com/datamonsters/turns/models"
 	"github.com/datamonsters/turns/models/modelstest"
 	"github.com/datamonsters/turns/notifier"
@@ -442,7 +442,7 @@ func testWebhooksDeliverSignRetryAndDisable(t *testing.T, e *notifyEnv) {
 }
 
 // sseEvent is one parsed Server-Sent Event.
-type sseEvent struct{ ID, Type, Data string }
+type sseEvent = ssetest.Event
 
 // openStream connects to an SSE route and returns a channel of events.
 func (e *notifyEnv) openStream(t *testing.T, path, token, lastID string) (<-chan sseEvent, func()) {
@@ -472,31 +472,7 @@ func (e *notifyEnv) dialStream(ctx context.Context, path, token, lastID string) 
 		res.Body.Close()
 		return nil, fmt.Errorf("stream: %d %s", res.StatusCode, res.Header.Get("Content-Type"))
 	}
-	ch := make(chan sseEvent, 100)
-	go func() {
-		defer close(ch)
-		defer res.Body.Close()
-		sc := bufio.NewScanner(res.Body)
-		sc.Buffer(make([]byte, 1<<20), 1<<20)
-		var ev sseEvent
-		for sc.Scan() {
-			line := sc.Text()
-			switch {
-			case line == "":
-				if ev.Data != "" {
-					ch <- ev
-				}
-				ev = sseEvent{}
-			case strings.HasPrefix(line, "id: "):
-				ev.ID = line[4:]
-			case strings.HasPrefix(line, "event: "):
-				ev.Type = line[7:]
-			case strings.HasPrefix(line, "data: "):
-				ev.Data += line[6:]
-			}
-		}
-	}()
-	return ch, nil
+	return ssetest.Read(res.Body), nil
 }
 
 func next(t *testing.T, ch <-chan sseEvent) sseEvent {

@@ -1,15 +1,14 @@
 package web_test
 
 import (
-	"bufio"
 	"context"
 	"io"
 	"net/http"
 	"strconv"
-	"strings"
 	"testing"
 	"time"
 
+	"github.com/datamonsters/turns/internal/ssetest"
 	"github.com/datamonsters/turns/models"
 )
 
@@ -41,26 +40,15 @@ func TestSpectatorBoardIsLive(t *testing.T) {
 			b, _ := io.ReadAll(r.Body)
 			t.Fatalf("the visitor's live stream: status %d: %s", r.StatusCode, b)
 		}
-		ids := make(chan int64, 64)
-		go func() {
-			defer close(ids)
-			sc := bufio.NewScanner(r.Body)
-			for sc.Scan() {
-				if v, ok := strings.CutPrefix(sc.Text(), "id: "); ok {
-					if n, err := strconv.ParseInt(v, 10, 64); err == nil {
-						ids <- n
-					}
-				}
-			}
-		}()
+		events := ssetest.Read(r.Body)
 		next := func(what string) int64 {
 			t.Helper()
 			select {
-			case n, ok := <-ids:
+			case ev, ok := <-events:
 				if !ok {
 					t.Fatalf("%s: the stream ended", what)
 				}
-				return n
+				return idOf(t, ev)
 			case <-time.After(10 * time.Second):
 				t.Fatalf("%s: nothing within 10 s", what)
 			}
@@ -75,11 +63,11 @@ func TestSpectatorBoardIsLive(t *testing.T) {
 		last := int64(1)
 		for drained := false; !drained; { // the rest of the backlog, which comes at once
 			select {
-			case n, ok := <-ids:
+			case ev, ok := <-events:
 				if !ok {
 					t.Fatal("the stream ended after the backlog")
 				}
-				last = n
+				last = idOf(t, ev)
 			case <-time.After(time.Second):
 				drained = true
 			}
@@ -104,6 +92,16 @@ func TestSpectatorBoardIsLive(t *testing.T) {
 			t.Fatalf("after event %d the stream sent %d", last, n)
 		}
 	})
+}
+
+// idOf is the number of a game stream's event (its id).
+func idOf(t *testing.T, ev ssetest.Event) int64 {
+	t.Helper()
+	n, err := strconv.ParseInt(ev.ID, 10, 64)
+	if err != nil {
+		t.Fatalf("event %+v: %v", ev, err)
+	}
+	return n
 }
 
 // TestPrivateGameLiveIsClosed: the live stream of a private game is not
