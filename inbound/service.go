@@ -604,7 +604,7 @@ func (a *answer) now(g *models.Game, st *engine.State) {
 		a.data.Prompts = append(a.data.Prompts, q)
 	}
 	a.data.Deadline = deadline
-	a.data.Board = notifier.NewBoard(v, g.Version, engine.Numbered(v.Moves(engine.Legal(st, seat))))
+	a.data.Board = notifier.SeatBoard(st, v, seat, g.Version)
 }
 
 // write records the message as handled and writes its answer's email job,

@@ -71,10 +71,10 @@ type Line struct {
 	URL    string `json:",omitempty"` // the line's one-click link (ActionURL, whole lines), set as the email is sent; "" hides it
 }
 
-// NewBoard builds the board of seat from its view v of the game at
+// newBoard builds the board of seat from its view v of the game at
 // version, with lines, the numbered moves at that version
 // (engine.Numbered(v.Moves(engine.Legal(st, seat)))).
-func NewBoard(v *engine.View, version int64, lines []engine.Line) *Board {
+func newBoard(v *engine.View, version int64, lines []engine.Line) *Board {
 	b := &Board{Seat: v.Seat, Version: version, ChallengeDeck: v.ChallengeDeck}
 	b.Market = make([]Challenge, 0, len(v.Market))
 	for _, c := range v.Market {
@@ -116,11 +116,11 @@ func NewBoard(v *engine.View, version int64, lines []engine.Line) *Board {
 	return b
 }
 
-// SeatBoard builds the board of seat from st at the game's version: its
-// view and its numbered moves.
-func SeatBoard(st *engine.State, seat int, version int64) *Board {
-	v := st.View(seat)
-	return NewBoard(v, version, engine.Numbered(v.Moves(engine.Legal(st, seat))))
+// SeatBoard builds the board of seat from st at the game's version: v,
+// the seat's view of st (st.View(seat), which the caller has already),
+// and the seat's legal moves, numbered.
+func SeatBoard(st *engine.State, v *engine.View, seat int, version int64) *Board {
+	return newBoard(v, version, engine.Numbered(v.Moves(engine.Legal(st, seat))))
 }
 
 // typeNames are the rulebook's names of the card types.

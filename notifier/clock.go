@@ -155,7 +155,7 @@ func (o *Outbox) remind(ctx context.Context, tx models.OutboxTx, a ReminderArgs,
 		ps := engine.PromptsFor(st, seat)
 		v := st.View(seat)
 		d := &DeadlineReminder{Prompt: len(ps) > 0, Prompts: promptsOut(ps, a.Deadline), Deadline: a.Deadline, Hand: Hand(v),
-			Board: NewBoard(v, g.Version, engine.Numbered(v.Moves(engine.Legal(st, seat))))}
+			Board: SeatBoard(st, v, seat, g.Version)}
 		notes = append(notes, note{userID: uid, kind: KindDeadlineReminder, data: d, common: &d.Common,
 			key: k + "." + string(KindDeadlineReminder) + ".u" + strconv.FormatInt(uid, 10)})
 	}

@@ -91,7 +91,7 @@ func (o *Outbox) gameChanged(ctx context.Context, tx models.OutboxTx, c models.G
 			d := &GameStarted{Players: seatNames(g), FirstPlayer: seatName(g, st.Active), YourTurn: st.Active == seat && !over}
 			if d.YourTurn {
 				d.Deadline = deadline
-				d.Hand, d.Board = hand, NewBoard(view, g.Version, engine.Numbered(view.Moves(engine.Legal(st, seat))))
+				d.Hand, d.Board = hand, SeatBoard(st, view, seat, g.Version)
 			}
 			notes = append(notes, note{userID: uid, kind: KindGameStarted, data: d, common: &d.Common})
 		}
@@ -153,7 +153,7 @@ func (o *Outbox) gameChanged(ctx context.Context, tx models.OutboxTx, c models.G
 		switch {
 		case turnStarted && st.Active == seat && !started:
 			d := &YourTurn{Turn: view.Turn, Since: since, Hand: hand, Prompts: promptsOut(engine.PromptsFor(st, seat), deadline),
-				Deadline: deadline, Board: NewBoard(view, g.Version, engine.Numbered(view.Moves(engine.Legal(st, seat))))}
+				Deadline: deadline, Board: SeatBoard(st, view, seat, g.Version)}
 			notes = append(notes, note{userID: uid, kind: KindYourTurn, data: d, common: &d.Common})
 		case len(fresh) == 0 && st.Active == seat && !started && !awaitedIn(c.PrevSeats, seat) &&
 			slices.Contains(engine.Awaiting(st), seat):
@@ -161,12 +161,12 @@ func (o *Outbox) gameChanged(ctx context.Context, tx models.OutboxTx, c models.G
 			// interrupt window of another seat closed): without this email a
 			// player who plays by email would not know.
 			d := &YourTurn{Turn: view.Turn, Since: since, Hand: hand, Deadline: deadline,
-				Board: NewBoard(view, g.Version, engine.Numbered(view.Moves(engine.Legal(st, seat))))}
+				Board: SeatBoard(st, view, seat, g.Version)}
 			notes = append(notes, note{userID: uid, kind: KindYourTurn, data: d, common: &d.Common})
 		case len(fresh) > 0:
 			d := &PromptWaiting{TurnOf: seatName(g, st.Active), Turn: view.Turn, Since: since,
 				Prompts: promptsOut(fresh, deadline), Hand: hand, Deadline: deadline,
-				Board: NewBoard(view, g.Version, engine.Numbered(view.Moves(engine.Legal(st, seat))))}
+				Board: SeatBoard(st, view, seat, g.Version)}
 			notes = append(notes, note{userID: uid, kind: KindPromptWaiting, data: d, common: &d.Common})
 		}
 	}
