@@ -149,10 +149,6 @@ func (p *Pages) act(c *gin.Context) {
 	uid := l.Account.ID
 	key := actionKey(l)
 	back := actionPath(id, version, num, t)
-	if _, err := p.store.IdempotencyRecord(c.Request.Context(), uid, key); err == nil {
-		redirect(c, back) // confirmed before: the page says so
-		return
-	}
 	_, actions, err := p.actionLine(c, id, uid, version, num)
 	if err == nil {
 		var res *play.Result
@@ -165,6 +161,16 @@ func (p *Pages) act(c *gin.Context) {
 			redirect(c, back)
 			return
 		}
+	}
+	// Confirmed before (a repeat, or a copy sent at once, such as a double
+	// click, that applied it while this one read the line): the action moved
+	// the game on, so the line is stale, and the record answers, as
+	// models.ErrKeyStored makes it answer a failure inside the change. The
+	// record is looked for only on a failure: a first confirmation costs
+	// nothing more.
+	if _, recErr := p.store.IdempotencyRecord(c.Request.Context(), uid, key); recErr == nil {
+		redirect(c, back)
+		return
 	}
 	p.actionAnswer(c, t, v, n, err)
 }
