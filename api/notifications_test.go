@@ -38,12 +38,13 @@ import (
 // While holding, it reads each message whole and then waits to answer
 // until released.
 type mailSink struct {
-	host string
-	port int
-	mu   sync.Mutex
-	msgs []sunkMail
-	hold chan struct{} // non-nil: holding; closed on release
-	held int           // messages that arrived while holding
+	host  string
+	port  int
+	mu    sync.Mutex
+	msgs  []sunkMail
+	hold  chan struct{} // non-nil: holding; closed on release
+	held  int           // messages that arrived while holding
+	conns int           // connections opened so far
 	// busy counts, per recipient, the RCPTs still to refuse with a
 	// temporary error that names the address, as a real server does.
 	busy map[string]int
@@ -54,6 +55,7 @@ type sunkMail struct {
 	Header mail.Header
 	Body   string
 	At     time.Time // when the whole message had arrived
+	Conn   int       // its connection, numbered from 1 in the order they opened
 }
 
 // holdReplies makes the sink wait to answer the messages that arrive from
@@ -99,7 +101,19 @@ func startMailSink(t testing.TB) *mailSink {
 	return s
 }
 
-func (s *mailSink) NewSession(*smtp.Conn) (smtp.Session, error) { return &sinkSession{sink: s}, nil }
+func (s *mailSink) NewSession(*smtp.Conn) (smtp.Session, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.conns++
+	return &sinkSession{sink: s, conn: s.conns}, nil
+}
+
+// connCount is how many connections have opened so far.
+func (s *mailSink) connCount() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.conns
+}
 
 func (s *mailSink) all() []sunkMail {
 	s.mu.Lock()
@@ -109,6 +123,7 @@ func (s *mailSink) all() []sunkMail {
 
 type sinkSession struct {
 	sink *mailSink
+	conn int
 	to   []string
 }
 
@@ -131,8 +146,11 @@ func (ss *sinkSession) Data(r io.Reader) error {
 	if err != nil {
 		return err
 	}
-	body, _ := io.ReadAll(m.Body)
-	got := sunkMail{To: ss.to, Header: m.Header, Body: string(body), At: time.Now()}
+	body, err := io.ReadAll(m.Body)
+	if err != nil {
+		return err // cut off: a real server does not take it either
+	}
+	got := sunkMail{To: ss.to, Header: m.Header, Body: string(body), At: time.Now(), Conn: ss.conn}
 	ss.sink.mu.Lock()
 	hold := ss.sink.hold
 	if hold != nil {

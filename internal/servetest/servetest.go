@@ -89,6 +89,7 @@ type Server struct {
 	Base   string  // "http://" + Addr
 	Stderr *Buffer // its logs
 	cmd    *exec.Cmd
+	exited chan error // gets the process's exit once
 }
 
 // Start runs `datamonsters serve` with the environment env (the whole of
@@ -115,6 +116,7 @@ func Start(t testing.TB, env []string) *Server {
 		t.Fatal(err)
 	}
 	exited := make(chan error, 1)
+	s.exited = exited
 	go func() { exited <- s.cmd.Wait() }()
 	t.Cleanup(func() {
 		s.cmd.Process.Signal(syscall.SIGTERM)
@@ -146,10 +148,13 @@ func Start(t testing.TB, env []string) *Server {
 	}
 }
 
-// Kill ends the process with SIGKILL: no shutdown, no deferred work.
+// Kill ends the process with SIGKILL: no shutdown, no deferred work. It
+// returns once the process is gone, so nothing it writes comes later.
 func (s *Server) Kill(t testing.TB) {
 	t.Helper()
 	if err := s.cmd.Process.Kill(); err != nil {
 		t.Fatal(err)
 	}
+	err := <-s.exited
+	s.exited <- err // for the cleanup's wait
 }
