@@ -28,10 +28,11 @@ func (l Line) Whole() bool { return l.Action.Type != "" }
 
 // Numbered numbers moves (Moves of one seat) as lines: first each open
 // prompt's options, prompt after prompt, then the turn actions, in the
-// order Legal gives them. The same moves always give the same numbers, so
-// a number written into an email at a version names the same line at that
-// version.
+// order Legal gives them, each worded once (Distinct). The same moves
+// always give the same numbers, so a number written into an email at a
+// version names the same line at that version.
 func Numbered(moves []Move) []Line {
+	moves = Distinct(moves)
 	n := 0
 	for _, m := range moves {
 		if m.Type == ActAnswer {

@@ -1,9 +1,13 @@
 package engine_test
 
 import (
+	"encoding/json"
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/datamonsters/turns/engine"
@@ -13,7 +17,8 @@ import (
 // numbered from 1 without a gap, prompts' options first; a whole line is
 // an action Apply accepts; a run of options of a prompt that takes several
 // makes one answer that Apply accepts exactly when its count is within the
-// prompt's min and max; and the lines' texts are the moves' own.
+// prompt's min and max; the lines' texts are the moves' own; and no two
+// turn actions read alike.
 func TestNumberedLines(t *testing.T) {
 	r := rand.New(rand.NewPCG(11, 12))
 	positions, options := 0, 0
@@ -23,7 +28,12 @@ func TestNumberedLines(t *testing.T) {
 			lines := engine.Numbered(moves)
 			positions++
 			turn := false
+			said := map[string]bool{}
 			for i, l := range lines {
+				if l.Prompt == "" && said[l.Text] {
+					t.Fatalf("two lines read %q", l.Text)
+				}
+				said[l.Text] = l.Prompt == ""
 				if l.N != i+1 {
 					t.Fatalf("line %d numbered %d", i+1, l.N)
 				}
@@ -114,4 +124,106 @@ func TestChooseRefusals(t *testing.T) {
 			t.Errorf("%v: %v, want a LineError naming %d", c.numbers, err, c.n)
 		}
 	}
+}
+
+// TestDistinctDropsOnlyTwins: over thousands of positions, Distinct keeps
+// every answer and the first of each wording, in order; and each turn
+// action it leaves out does exactly what its kept twin does: the two
+// states and event lists after them are the same once the two actions'
+// card ids are swapped, so the copy a person was not offered was no
+// other choice.
+func TestDistinctDropsOnlyTwins(t *testing.T) {
+	dropped := 0
+	playPositions(t, 40, func(s *engine.State) {
+		for _, seat := range engine.Awaiting(s) {
+			moves := engine.Moves(s, seat)
+			kept := engine.Distinct(moves)
+			j := 0
+			for i, m := range moves {
+				twin := slices.IndexFunc(moves[:i], func(e engine.Move) bool {
+					return m.Type != engine.ActAnswer && e.Type == m.Type && e.Text == m.Text
+				})
+				if twin < 0 {
+					if j >= len(kept) || !slices.Equal(kept[j].Choices, m.Choices) || kept[j].Text != m.Text || kept[j].Card != m.Card {
+						t.Fatalf("move %d (%s) is not kept in order: %v", i, m.Text, kept)
+					}
+					j++
+					continue
+				}
+				dropped++
+				a, b := s.Clone(), s.Clone()
+				evA, errA := engine.Apply(a, seat, m.Action)
+				evB, errB := engine.Apply(b, seat, moves[twin].Action)
+				if errA != nil || errB != nil {
+					t.Fatalf("%s: %v, %v", m.Text, errA, errB)
+				}
+				pairs := idPairs(t, m.Action, moves[twin].Action)
+				if got, want := swapIDs(t, a, evA, pairs), swapIDs(t, b, evB, nil); got != want {
+					t.Fatalf("%q left out, but it does not do what its twin does:\n%s\n%s", m.Text, got, want)
+				}
+			}
+			if j != len(kept) {
+				t.Fatalf("Distinct kept %d moves, %d expected", len(kept), j)
+			}
+		}
+	})
+	if dropped == 0 {
+		t.Fatal("no position had two moves worded alike: the test shows nothing")
+	}
+	t.Logf("%d moves left out, each its twin's equal", dropped)
+}
+
+// idPairs pairs the card ids of two actions of one type, in order.
+func idPairs(t *testing.T, a, b engine.Action) [][2]string {
+	t.Helper()
+	if len(a.Challenges) != len(b.Challenges) || (a.Card == "") != (b.Card == "") {
+		t.Fatalf("%v and %v are worded alike but name different numbers of cards", a, b)
+	}
+	var out [][2]string
+	if a.Card != "" && a.Card != b.Card {
+		out = append(out, [2]string{a.Card, b.Card})
+	}
+	for i := range a.Challenges {
+		if a.Challenges[i] != b.Challenges[i] {
+			out = append(out, [2]string{a.Challenges[i], b.Challenges[i]})
+		}
+	}
+	return out
+}
+
+// swapIDs is the JSON of s and events with each pair's two ids swapped,
+// and each hand in one order: a hand is a set (taking a card from it
+// moves its last card into the gap).
+func swapIDs(t *testing.T, s *engine.State, events []engine.Event, pairs [][2]string) string {
+	t.Helper()
+	js, err := json.Marshal(struct {
+		State  *engine.State
+		Events []engine.Event
+	}{s, events})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := string(js)
+	for i, p := range pairs {
+		hold := `"\u0000swap` + strconv.Itoa(i) + `"`
+		x, y := strconv.Quote(p[0]), strconv.Quote(p[1])
+		out = strings.ReplaceAll(out, x, hold)
+		out = strings.ReplaceAll(out, y, x)
+		out = strings.ReplaceAll(out, hold, y)
+	}
+	var v map[string]any
+	if err := json.Unmarshal([]byte(out), &v); err != nil {
+		t.Fatal(err)
+	}
+	players, _ := v["State"].(map[string]any)["players"].([]any)
+	for _, p := range players {
+		if hand, ok := p.(map[string]any)["hand"].([]any); ok {
+			slices.SortFunc(hand, func(a, b any) int { return strings.Compare(fmt.Sprint(a), fmt.Sprint(b)) })
+		}
+	}
+	js, err = json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(js)
 }

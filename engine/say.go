@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -172,6 +173,30 @@ func (v *View) Moves(legal []Action) []Move {
 				out[i].Min, out[i].Max, out[i].Options = p.Min, p.Max, p.Options
 			}
 		}
+	}
+	return out
+}
+
+// Distinct is moves without each turn action worded as an earlier one:
+// two copies of a card in hand place alike, so a person is offered one.
+// Which copy goes is the first one Legal lists. An answer is kept whole:
+// a prompt's options stay apart (two copies may both be discarded). The
+// result is a new slice when anything is left out, moves itself when not.
+func Distinct(moves []Move) []Move {
+	var out []Move
+	for i, m := range moves {
+		twin := m.Type != ActAnswer && slices.ContainsFunc(moves[:i], func(e Move) bool {
+			return e.Type == m.Type && e.Text == m.Text
+		})
+		switch {
+		case twin && out == nil:
+			out = append(make([]Move, 0, len(moves)-1), moves[:i]...)
+		case !twin && out != nil:
+			out = append(out, m)
+		}
+	}
+	if out == nil {
+		return moves
 	}
 	return out
 }

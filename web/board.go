@@ -580,7 +580,7 @@ func boardOf(g *models.Game, seat int, st *engine.State, uid int64, key string) 
 		n++
 		return key + "-" + strconv.Itoa(n)
 	}
-	for _, m := range moves {
+	for _, m := range engine.Distinct(moves) {
 		if m.Type != engine.ActAnswer {
 			fields := []string{"key", formKey(), "type", string(m.Type)}
 			if m.Card != "" {

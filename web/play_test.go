@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/datamonsters/turns/engine"
 	"github.com/datamonsters/turns/models"
 )
 
@@ -280,9 +281,25 @@ func TestBoardForms(t *testing.T) {
 			c.send(end, append([]string{"key", "k-" + bad[0] + bad[1]}, bad...)...).mustSee(t, 422)
 		}
 		// Turns pass until someone must discard several cards of a hand.
+		// No two buttons of a turn say the same: of two copies of a card
+		// in hand, the board offers one (engine.Distinct).
+		twins := 0
 		for range 12 {
 			c = awaited()
 			page := c.get(gamePath(id)).Body
+			labels := map[string]bool{}
+			for _, f := range formsOf(t, page) {
+				if typ := f.Fields.Get("type"); typ != "" && typ != "answer" && strings.HasSuffix(f.Action, "/play") {
+					if labels[f.Button] {
+						t.Fatalf("two buttons read %q:\n%s", f.Button, clip(page))
+					}
+					labels[f.Button] = true
+				}
+			}
+			_, st := s.gameState(id)
+			for _, seat := range engine.Awaiting(st) {
+				twins += len(engine.Moves(st, seat)) - len(engine.Distinct(engine.Moves(st, seat)))
+			}
 			if strings.Contains(page, `class="prompt choose"`) {
 				break
 			}
@@ -317,6 +334,8 @@ func TestBoardForms(t *testing.T) {
 		if version() != before {
 			t.Fatal("a refused choice changed the game")
 		}
+
+		t.Logf("%d moves were a copy of another", twins)
 
 		// Visitors: the game above is private.
 		s.client().get(gamePath(id)).mustRedirect(t, "/login?next=")
