@@ -378,3 +378,23 @@ func TestReclaimSeat(t *testing.T) {
 	c.send(back).mustRedirect(t, gamePath(g.ID)) // sent again: done already
 	c.send(back, "key", "another").mustSee(t, 409, "the bot took nothing over")
 }
+
+// TestFinalScoresSayHowTheGameEnded: when a player resigns, the other's
+// board says the game is over, why, and who won, each once.
+func TestFinalScoresSayHowTheGameEnded(t *testing.T) {
+	s := newSite(t, models.SQLite, siteOptions{})
+	ana, bob := s.client(), s.client()
+	ana.register("ana", "ana password")
+	bob.register("bob", "bob password")
+	id := s.startGame(s.apiLogin("ana", "ana password"), s.apiLogin("bob", "bob password"))
+	bob.send(mustForm(t, bob.get(gamePath(id)).Body, "Resign"), "confirm", "yes").mustRedirect(t, gamePath(id))
+	page := ana.get(gamePath(id)).mustSee(t, 200, "Final scores", "It ended because only one player is left.").Body
+	result := page[strings.Index(page, `id="result-title"`):]
+	result = result[:strings.Index(result, "</section>")]
+	if n := strings.Count(result, "ana"); n != 2 { // the winner line and the table
+		t.Fatalf("the result box names ana %d times:\n%s", n, result)
+	}
+	if !strings.Contains(result, "The winner is <strong>ana</strong>") || strings.Contains(result, "Winner:") {
+		t.Fatalf("the result box:\n%s", result)
+	}
+}
