@@ -6,3 +6,6 @@ func NewLegacyGame(setup Setup) (*State, []Event, error) {
 	setup.Secret = Secret{}
 	return newGame(setup)
 }
+
+// CopiesAlike is PromptKind.copiesAlike.
+func CopiesAlike(k PromptKind) bool { return k.copiesAlike() }

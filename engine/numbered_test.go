@@ -18,7 +18,8 @@ import (
 // an action Apply accepts; a run of options of a prompt that takes several
 // makes one answer that Apply accepts exactly when its count is within the
 // prompt's min and max; the lines' texts are the moves' own; and no two
-// turn actions read alike.
+// turn actions, nor two options of a prompt that takes one of copies
+// alike (a discard, an interrupt), read alike.
 func TestNumberedLines(t *testing.T) {
 	r := rand.New(rand.NewPCG(11, 12))
 	positions, options := 0, 0
@@ -29,11 +30,15 @@ func TestNumberedLines(t *testing.T) {
 			positions++
 			turn := false
 			said := map[string]bool{}
+			alike := map[string]bool{"": true} // turn actions, and prompts whose copies are one choice
+			for _, m := range moves {
+				alike[m.Prompt] = m.Type != engine.ActAnswer || engine.CopiesAlike(m.Kind)
+			}
 			for i, l := range lines {
-				if l.Prompt == "" && said[l.Text] {
+				if l.Whole() && alike[l.Prompt] && said[l.Prompt+"\x00"+l.Text] {
 					t.Fatalf("two lines read %q", l.Text)
 				}
-				said[l.Text] = l.Prompt == ""
+				said[l.Prompt+"\x00"+l.Text] = l.Whole()
 				if l.N != i+1 {
 					t.Fatalf("line %d numbered %d", i+1, l.N)
 				}
@@ -127,13 +132,14 @@ func TestChooseRefusals(t *testing.T) {
 }
 
 // TestDistinctDropsOnlyTwins: over thousands of positions, Distinct keeps
-// every answer and the first of each wording, in order; and each turn
-// action it leaves out does exactly what its kept twin does: the two
-// states and event lists after them are the same once the two actions'
-// card ids are swapped, so the copy a person was not offered was no
-// other choice.
+// every answer and the first turn action of each wording, in order, with
+// every option of a prompt that takes several and the first option of
+// each wording of one that takes one; and each action or option it leaves
+// out does exactly what its kept twin does: the two states and event
+// lists after them are the same once the two's card ids are swapped, so
+// the copy a person was not offered was no other choice.
 func TestDistinctDropsOnlyTwins(t *testing.T) {
-	dropped := 0
+	dropped, options := 0, map[engine.PromptKind]int{}
 	playPositions(t, 40, func(s *engine.State) {
 		for _, seat := range engine.Awaiting(s) {
 			moves := engine.Moves(s, seat)
@@ -144,33 +150,73 @@ func TestDistinctDropsOnlyTwins(t *testing.T) {
 					return m.Type != engine.ActAnswer && e.Type == m.Type && e.Text == m.Text
 				})
 				if twin < 0 {
-					if j >= len(kept) || !slices.Equal(kept[j].Choices, m.Choices) || kept[j].Text != m.Text || kept[j].Card != m.Card {
+					if j >= len(kept) || kept[j].Prompt != m.Prompt || kept[j].Text != m.Text || kept[j].Card != m.Card {
 						t.Fatalf("move %d (%s) is not kept in order: %v", i, m.Text, kept)
+					}
+					if m.Type == engine.ActAnswer {
+						for k, n := range checkOptions(t, s, seat, m, kept[j].Options) {
+							options[k] += n
+						}
 					}
 					j++
 					continue
 				}
 				dropped++
-				a, b := s.Clone(), s.Clone()
-				evA, errA := engine.Apply(a, seat, m.Action)
-				evB, errB := engine.Apply(b, seat, moves[twin].Action)
-				if errA != nil || errB != nil {
-					t.Fatalf("%s: %v, %v", m.Text, errA, errB)
-				}
-				pairs := idPairs(t, m.Action, moves[twin].Action)
-				if got, want := swapIDs(t, a, evA, pairs), swapIDs(t, b, evB, nil); got != want {
-					t.Fatalf("%q left out, but it does not do what its twin does:\n%s\n%s", m.Text, got, want)
-				}
+				sameDoing(t, s, seat, m.Text, m.Action, moves[twin].Action, idPairs(t, m.Action, moves[twin].Action))
 			}
 			if j != len(kept) {
 				t.Fatalf("Distinct kept %d moves, %d expected", len(kept), j)
 			}
 		}
 	})
-	if dropped == 0 {
-		t.Fatal("no position had two moves worded alike: the test shows nothing")
+	if dropped == 0 || options[engine.PromptDiscard] == 0 || options[engine.PromptInterrupt] == 0 {
+		t.Fatalf("%d turn actions and %v options left out: the test shows too little", dropped, options)
 	}
-	t.Logf("%d moves left out, each its twin's equal", dropped)
+	t.Logf("%d turn actions and %v options left out, each its twin's equal", dropped, options)
+}
+
+// checkOptions checks the options Distinct kept of the prompt m: all of
+// them when it takes several; else the first of each wording, each one
+// left out doing what its kept twin does. It returns how many it left out.
+func checkOptions(t *testing.T, s *engine.State, seat int, m engine.Move, kept []engine.Option) map[engine.PromptKind]int {
+	t.Helper()
+	var want []engine.Option
+	dropped := map[engine.PromptKind]int{}
+	for i, o := range m.Options {
+		twin := -1
+		if m.Max == 1 && engine.CopiesAlike(m.Kind) {
+			twin = slices.IndexFunc(m.Options[:i], func(e engine.Option) bool { return e.Text == o.Text })
+		}
+		if twin < 0 {
+			want = append(want, o)
+			continue
+		}
+		dropped[m.Kind]++
+		k := m.Options[twin]
+		answer := func(id string) engine.Action {
+			return engine.Action{Type: engine.ActAnswer, Prompt: m.Prompt, Choices: []string{id}}
+		}
+		sameDoing(t, s, seat, o.Text, answer(o.ID), answer(k.ID), [][2]string{{o.ID, k.ID}})
+	}
+	if !slices.Equal(kept, want) {
+		t.Fatalf("prompt %s (%d to %d): kept %v, want %v", m.Prompt, m.Min, m.Max, kept, want)
+	}
+	return dropped
+}
+
+// sameDoing fails unless actions a and b, applied to copies of s, leave
+// the same state and events once the ids of pairs are swapped.
+func sameDoing(t *testing.T, s *engine.State, seat int, text string, a, b engine.Action, pairs [][2]string) {
+	t.Helper()
+	sa, sb := s.Clone(), s.Clone()
+	evA, errA := engine.Apply(sa, seat, a)
+	evB, errB := engine.Apply(sb, seat, b)
+	if errA != nil || errB != nil {
+		t.Fatalf("%s: %v, %v", text, errA, errB)
+	}
+	if got, want := swapIDs(t, sa, evA, pairs), swapIDs(t, sb, evB, nil); got != want {
+		t.Fatalf("%q left out, but it does not do what its twin does:\n%s\n%s", text, got, want)
+	}
 }
 
 // idPairs pairs the card ids of two actions of one type, in order.

@@ -141,10 +141,11 @@ type Move struct {
 	// Action is what to submit. An answer names its prompt and no choices:
 	// the seat fills Choices with Min to Max distinct ids of Options.
 	Action
-	Text    string   // what the action does, worded for the seat
-	Min     int      // answer: the fewest choices
-	Max     int      // answer: the most choices
-	Options []Option // answer: the prompt's options, each with its text
+	Text    string     // what the action does, worded for the seat
+	Kind    PromptKind // answer: the prompt's kind
+	Min     int        // answer: the fewest choices
+	Max     int        // answer: the most choices
+	Options []Option   // answer: the prompt's options, each with its text
 }
 
 // Moves is Legal(s, seat) in words for the seat, with each open prompt's
@@ -170,7 +171,7 @@ func (v *View) Moves(legal []Action) []Move {
 		out[i] = Move{Action: a, Text: v.Text(a)}
 		if a.Type == ActAnswer {
 			if p := v.prompt(a.Prompt); p != nil {
-				out[i].Min, out[i].Max, out[i].Options = p.Min, p.Max, p.Options
+				out[i].Kind, out[i].Min, out[i].Max, out[i].Options = p.Kind, p.Min, p.Max, p.Options
 			}
 		}
 	}
@@ -179,12 +180,26 @@ func (v *View) Moves(legal []Action) []Move {
 
 // Distinct is moves without each turn action worded as an earlier one:
 // two copies of a card in hand place alike, so a person is offered one.
-// Which copy goes is the first one Legal lists. An answer is kept whole:
-// a prompt's options stay apart (two copies may both be discarded). The
-// result is a new slice when anything is left out, moves itself when not.
+// Of a prompt that takes one card of the hand, to discard or to play as an
+// interrupt, an option worded as an earlier one goes too. Which copy
+// stays is the first one Legal lists. Other prompts keep every option:
+// two copies may both be discarded; which of two copies a look takes sets
+// the order the rest go under the deck; of two copies in a Lab, one may
+// have used its ability this turn. moves is not changed; the
+// result shares what it does not leave out.
 func Distinct(moves []Move) []Move {
 	var out []Move
 	for i, m := range moves {
+		if m.Type == ActAnswer && m.Max == 1 && m.Kind.copiesAlike() {
+			if opts := distinctOptions(m.Options); len(opts) < len(m.Options) {
+				if out == nil {
+					out = append(make([]Move, 0, len(moves)), moves[:i]...)
+				}
+				m.Options = opts
+				out = append(out, m)
+				continue
+			}
+		}
 		twin := m.Type != ActAnswer && slices.ContainsFunc(moves[:i], func(e Move) bool {
 			return e.Type == m.Type && e.Text == m.Text
 		})
@@ -197,6 +212,31 @@ func Distinct(moves []Move) []Move {
 	}
 	if out == nil {
 		return moves
+	}
+	return out
+}
+
+// copiesAlike reports whether, in a prompt of kind k that takes one
+// option, two copies of a card are one choice (see Distinct).
+func (k PromptKind) copiesAlike() bool {
+	return k == PromptDiscard || k == PromptInterrupt
+}
+
+// distinctOptions is opts without each option worded as an earlier one;
+// opts itself when none is.
+func distinctOptions(opts []Option) []Option {
+	var out []Option
+	for i, o := range opts {
+		twin := slices.ContainsFunc(opts[:i], func(e Option) bool { return e.Text == o.Text })
+		switch {
+		case twin && out == nil:
+			out = append(make([]Option, 0, len(opts)-1), opts[:i]...)
+		case !twin && out != nil:
+			out = append(out, o)
+		}
+	}
+	if out == nil {
+		return opts
 	}
 	return out
 }
