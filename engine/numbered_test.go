@@ -143,7 +143,11 @@ func TestDistinctDropsOnlyTwins(t *testing.T) {
 	playPositions(t, 40, func(s *engine.State) {
 		for _, seat := range engine.Awaiting(s) {
 			moves := engine.Moves(s, seat)
+			before := fmt.Sprint(moves)
 			kept := engine.Distinct(moves)
+			if fmt.Sprint(moves) != before {
+				t.Fatal("Distinct changed the moves it was given")
+			}
 			j := 0
 			for i, m := range moves {
 				twin := slices.IndexFunc(moves[:i], func(e engine.Move) bool {

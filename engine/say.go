@@ -185,33 +185,22 @@ func (v *View) Moves(legal []Action) []Move {
 // stays is the first one Legal lists. Other prompts keep every option:
 // two copies may both be discarded; which of two copies a look takes sets
 // the order the rest go under the deck; of two copies in a Lab, one may
-// have used its ability this turn. moves is not changed; the
-// result shares what it does not leave out.
+// have used its ability this turn. moves is not changed.
 func Distinct(moves []Move) []Move {
-	var out []Move
-	for i, m := range moves {
-		if m.Type == ActAnswer && m.Max == 1 && m.Kind.copiesAlike() {
-			if opts := distinctOptions(m.Options); len(opts) < len(m.Options) {
-				if out == nil {
-					out = append(make([]Move, 0, len(moves)), moves[:i]...)
-				}
-				m.Options = opts
-				out = append(out, m)
-				continue
-			}
+	out := withoutTwins(moves, func(a, b Move) bool { return a.Type != ActAnswer && a.Type == b.Type && a.Text == b.Text })
+	own := len(out) < len(moves) // out is a new slice
+	for i, m := range out {
+		if m.Type != ActAnswer || m.Max != 1 || !m.Kind.copiesAlike() {
+			continue
 		}
-		twin := m.Type != ActAnswer && slices.ContainsFunc(moves[:i], func(e Move) bool {
-			return e.Type == m.Type && e.Text == m.Text
-		})
-		switch {
-		case twin && out == nil:
-			out = append(make([]Move, 0, len(moves)-1), moves[:i]...)
-		case !twin && out != nil:
-			out = append(out, m)
+		opts := withoutTwins(m.Options, func(a, b Option) bool { return a.Text == b.Text })
+		if len(opts) == len(m.Options) {
+			continue
 		}
-	}
-	if out == nil {
-		return moves
+		if !own {
+			out, own = slices.Clone(moves), true // moves is not changed
+		}
+		out[i].Options = opts
 	}
 	return out
 }
@@ -222,21 +211,21 @@ func (k PromptKind) copiesAlike() bool {
 	return k == PromptDiscard || k == PromptInterrupt
 }
 
-// distinctOptions is opts without each option worded as an earlier one;
-// opts itself when none is.
-func distinctOptions(opts []Option) []Option {
-	var out []Option
-	for i, o := range opts {
-		twin := slices.ContainsFunc(opts[:i], func(e Option) bool { return e.Text == o.Text })
+// withoutTwins is xs without each element alike (twin(later, earlier))
+// to an earlier one: xs itself when none is, else a new slice.
+func withoutTwins[T any](xs []T, twin func(later, earlier T) bool) []T {
+	var out []T
+	for i, x := range xs {
+		dup := slices.ContainsFunc(xs[:i], func(e T) bool { return twin(x, e) })
 		switch {
-		case twin && out == nil:
-			out = append(make([]Option, 0, len(opts)-1), opts[:i]...)
-		case !twin && out != nil:
-			out = append(out, o)
+		case dup && out == nil:
+			out = append(make([]T, 0, len(xs)-1), xs[:i]...)
+		case !dup && out != nil:
+			out = append(out, x)
 		}
 	}
 	if out == nil {
-		return opts
+		return xs
 	}
 	return out
 }
