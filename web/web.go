@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 	_ "time/tzdata" // time zones load on machines without a zoneinfo folder
+	"unicode/utf8"
 
 	"github.com/datamonsters/turns/models"
 	"github.com/datamonsters/turns/notifier"
@@ -135,7 +136,7 @@ func (p *Pages) Routes(r *gin.Engine) {
 	r.GET(assetPrefix+":file", p.asset)
 	r.HEAD(assetPrefix+":file", p.asset)
 
-	base := r.Group("", p.recover, p.headers, p.crossOrigin)
+	base := r.Group("", p.recover, p.headers, p.crossOrigin, p.storable)
 	// A board's live stream lasts as long as the page is open: it takes no
 	// reader's turn.
 	base.GET(notifier.GamesPath+":id/live", p.session, p.live)
@@ -251,6 +252,42 @@ func (p *Pages) crossOrigin(c *gin.Context) {
 	}
 	c.Next()
 }
+
+// storable refuses, before any handler reads it, a request whose query or
+// form holds a name or value that a database cannot store as sent: one
+// with a NUL character, which Postgres refuses in text (SQLite would keep
+// it), or with bytes that are not UTF-8. The page names the field; the
+// API's decode refuses the same in a JSON body.
+func (p *Pages) storable(c *gin.Context) {
+	r := c.Request
+	if r.Method == http.MethodPost {
+		// A body that is no form is the handlers' to meet, as before: they
+		// read its fields as empty.
+		_ = r.ParseMultipartForm(32 << 20)
+	} else {
+		_ = r.ParseForm()
+	}
+	for name, values := range r.Form {
+		bad := !storableText(name)
+		for _, v := range values {
+			bad = bad || !storableText(v)
+		}
+		if !bad {
+			continue
+		}
+		field := "A field’s name"
+		if storableText(name) {
+			field = "The field “" + name + "”"
+		}
+		p.fail(c, &pageError{http.StatusUnprocessableEntity, "That cannot be kept",
+			field + " holds a character this service cannot keep: a NUL, or bytes that are not UTF-8 text. Nothing was changed."})
+		return
+	}
+	c.Next()
+}
+
+// storableText reports whether s is UTF-8 without a NUL character.
+func storableText(s string) bool { return utf8.ValidString(s) && !strings.ContainsRune(s, 0) }
 
 // localPath returns next if it is a path on this site ("/games/3"), else
 // "/": a sign-in never sends anyone to another site. Backslashes and
