@@ -177,12 +177,6 @@ func badText(s []byte) string {
 	return ""
 }
 
-// storable reports whether a string that does not come from JSON (a
-// header) is one the databases store as sent: UTF-8 without NUL.
-func storable(s string) bool {
-	return utf8.ValidString(s) && strings.IndexByte(s, 0) < 0
-}
-
 // jsonError turns a decoding error into a client error that names the field.
 func jsonError(err error) error {
 	var (

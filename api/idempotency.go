@@ -95,7 +95,7 @@ func (s *Server) idempotencyKey(c *gin.Context, sc idemScope) (string, []byte, e
 	if len(key) > 128 {
 		return "", nil, badRequest("Idempotency-Key: at most 128 characters")
 	}
-	if !storable(key) {
+	if !models.Storable(key) {
 		return "", nil, badRequest("Idempotency-Key: UTF-8 text without NUL")
 	}
 	if sc.subject != "" {

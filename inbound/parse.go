@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/datamonsters/turns/models"
 	"io"
 	"mime"
 	"net/mail"
@@ -37,13 +38,15 @@ type Mail struct {
 	Text        string // the text the reply was written in: the text part, or the HTML part as text
 	HTMLOnly    bool   // Text came from the HTML part
 	ReturnEmpty bool   // the Return-Path header is "<>"
+
+	rawID string // MessageID as sent, before MakeStorable: what tells messages apart
 }
 
 // Parse reads raw as a MIME message: its headers, and its text (the first
 // text/plain part that is not an attachment, or else the first text/html
 // part rendered as text; charsets are decoded). Malformed headers give an
 // error wrapping ErrMalformed; a body that cannot be read leaves Text
-// empty.
+// empty. Every text it returns is storable (models.MakeStorable).
 func Parse(raw []byte) (*Mail, error) {
 	r, err := gomail.CreateReader(bytes.NewReader(raw))
 	if r == nil {
@@ -107,6 +110,18 @@ func Parse(raw []byte) (*Mail, error) {
 	}
 	if strings.TrimSpace(m.Text) == "" && htmlText != "" {
 		m.Text, m.HTMLOnly = htmlText, true
+	}
+	// What a message says is kept, logged and quoted back in answers: a
+	// NUL or bytes that are not UTF-8 become U+FFFD, so that no text of a
+	// sender can make the store refuse the answer.
+	m.rawID = m.MessageID
+	for _, s := range []*string{&m.From, &m.FromName, &m.MessageID, &m.Subject, &m.AutoReply, &m.Text} {
+		*s = models.MakeStorable(*s)
+	}
+	for _, ids := range [][]string{m.To, m.InReplyTo, m.References} {
+		for i := range ids {
+			ids[i] = models.MakeStorable(ids[i])
+		}
 	}
 	return m, nil
 }

@@ -248,8 +248,8 @@ func (s *Service) ours(m *Mail) bool {
 // it has none.
 func idHash(m *Mail, raw []byte) []byte {
 	h := sha256.New()
-	if m.MessageID != "" {
-		h.Write([]byte("id:" + m.MessageID))
+	if m.rawID != "" {
+		h.Write([]byte("id:" + m.rawID))
 	} else {
 		h.Write([]byte("raw:"))
 		h.Write(raw)

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/glebarez/sqlite"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -174,4 +175,22 @@ func uniqueViolation(err error) bool {
 		return pg.Code == "23505"
 	}
 	return err != nil && strings.Contains(err.Error(), "UNIQUE constraint failed")
+}
+
+// Storable reports whether s is text that both databases keep as sent:
+// UTF-8 without a NUL character (Postgres refuses NUL in text, and bytes
+// that are not UTF-8; SQLite would keep both). Every front door refuses
+// other text before it reaches the store.
+func Storable(s string) bool {
+	return utf8.ValidString(s) && strings.IndexByte(s, 0) < 0
+}
+
+// MakeStorable is s with each NUL, and each run of bytes that are not
+// UTF-8, replaced by U+FFFD: text from outside (an email) that the service
+// keeps or quotes back, whatever it held.
+func MakeStorable(s string) string {
+	if Storable(s) {
+		return s
+	}
+	return strings.ReplaceAll(strings.ToValidUTF8(s, "\uFFFD"), "\x00", "\uFFFD")
 }

@@ -11,7 +11,6 @@ import (
 	"sync/atomic"
 	"time"
 	_ "time/tzdata" // time zones load on machines without a zoneinfo folder
-	"unicode/utf8"
 
 	"github.com/datamonsters/turns/models"
 	"github.com/datamonsters/turns/notifier"
@@ -268,15 +267,15 @@ func (p *Pages) storable(c *gin.Context) {
 		_ = r.ParseForm()
 	}
 	for name, values := range r.Form {
-		bad := !storableText(name)
+		bad := !models.Storable(name)
 		for _, v := range values {
-			bad = bad || !storableText(v)
+			bad = bad || !models.Storable(v)
 		}
 		if !bad {
 			continue
 		}
 		field := "A field’s name"
-		if storableText(name) {
+		if models.Storable(name) {
 			field = "The field “" + name + "”"
 		}
 		p.fail(c, &pageError{http.StatusUnprocessableEntity, "That cannot be kept",
@@ -285,9 +284,6 @@ func (p *Pages) storable(c *gin.Context) {
 	}
 	c.Next()
 }
-
-// storableText reports whether s is UTF-8 without a NUL character.
-func storableText(s string) bool { return utf8.ValidString(s) && !strings.ContainsRune(s, 0) }
 
 // localPath returns next if it is a path on this site ("/games/3"), else
 // "/": a sign-in never sends anyone to another site. Backslashes and
