@@ -250,6 +250,10 @@ func (s *Server) redeliver(c *gin.Context) {
 		return
 	}
 	did := c.Param("delivery")
+	if !models.Storable(did) {
+		writeError(c, errNotFound) // no delivery has such an id, on either database
+		return
+	}
 	// The job queue writes through its own connection, outside the store's
 	// transaction: the record is written once the job is queued.
 	s.idempotent(c, idemScope{outside: true}, func(st *models.Store) (response, error) {
