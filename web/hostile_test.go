@@ -128,7 +128,7 @@ func TestHostileForms(t *testing.T) {
 			t.Fatalf("ana's account: %v", err)
 		}
 		// A refusal names the field and keeps nothing, on both databases.
-		bob.post("/settings/tokens", url.Values{"name": {"zqxj\x00token"}, "scope": {"read"}}).mustSee(t, 422, "The field “name”")
+		bob.post("/settings/tokens", url.Values{"name": {"zqxj\x00token"}, "scope": {"read"}}).mustSee(t, 422, "The field “name”", `<span class="who">(bob)</span>`)
 		bob.post("/login", url.Values{"username": {"bob\xff"}, "password": {"bob password"}}).mustSee(t, 422, "The field “username”")
 		if strings.Contains(bob.get("/settings").mustSee(t, 200).Body, "zqxj") {
 			t.Fatal("a refused token was made")

@@ -278,6 +278,7 @@ func (p *Pages) storable(c *gin.Context) {
 		if models.Storable(name) {
 			field = "The field “" + name + "”"
 		}
+		p.loadSession(c) // the page's header shows who is signed in
 		p.fail(c, &pageError{http.StatusUnprocessableEntity, "That cannot be kept",
 			field + " holds a character this service cannot keep: a NUL, or bytes that are not UTF-8 text. Nothing was changed."})
 		return
