@@ -4,12 +4,12 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"github.com/datamonsters/turns/models"
 	"io"
 	"mime"
 	"net/mail"
 	"strings"
 
+	"github.com/datamonsters/turns/models"
 	_ "github.com/emersion/go-message/charset" // decode the charsets mail clients use
 	gomail "github.com/emersion/go-message/mail"
 )
