@@ -263,6 +263,17 @@ func TestBoardForms(t *testing.T) {
 			return nil
 		}
 		c := awaited()
+		// The player card of the seat whose turn it is says so, in the
+		// reader's words.
+		for _, w := range webs {
+			want, not := `class="badge">their turn<`, `class="badge">your turn<`
+			if w == c {
+				want, not = not, want
+			}
+			if page := w.get(gamePath(id)).mustSee(t, 200, want).Body; strings.Contains(page, not) {
+				t.Fatalf("a board says both %q and %q", want, not)
+			}
+		}
 		end := mustForm(t, c.get(gamePath(id)).mustSee(t, 200, "Your move").Body, "End your turn")
 		v := version()
 		c.send(end).mustRedirect(t, gamePath(id))
