@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"crypto/sha256"
+	"encoding/binary"
 	"fmt"
 	"slices"
 	"strconv"
@@ -33,15 +35,7 @@ func (l Line) Whole() bool { return l.Action.Type != "" }
 // version names the same line at that version.
 func Numbered(moves []Move) []Line {
 	moves = Distinct(moves)
-	n := 0
-	for _, m := range moves {
-		if m.Type == ActAnswer {
-			n += len(m.Options)
-		} else {
-			n++
-		}
-	}
-	out := make([]Line, 0, n)
+	out := make([]Line, 0, lineCount(moves))
 	for _, m := range moves {
 		if m.Type != ActAnswer {
 			continue
@@ -60,6 +54,41 @@ func Numbered(moves []Move) []Line {
 		}
 	}
 	return out
+}
+
+// Digest is a short hash of lines: their numbers, texts and actions. An
+// email's reply address and links carry the digest of its lines, so that a
+// number is taken only while it names the line the email showed: at the
+// email's version the same lines have the same digest, unless the way the
+// service numbers or words them changed in between. It is never 0.
+func Digest(lines []Line) uint32 {
+	h := sha256.New()
+	for _, l := range lines {
+		fmt.Fprintf(h, "%d\x00%s\x00%s\x00%s\x00%s\x00", l.N, l.Text, l.Prompt, l.Option, l.Action)
+	}
+	d := binary.BigEndian.Uint32(h.Sum(nil))
+	return max(d, 1)
+}
+
+// NumberedAsBefore reports whether Numbered gives moves the numbers it
+// gave before it left out moves worded alike (Distinct): whether an email
+// written then, which carries no Digest, still names these lines.
+func NumberedAsBefore(moves []Move) bool {
+	return lineCount(Distinct(moves)) == lineCount(moves)
+}
+
+// lineCount is how many lines moves make: an option each, a turn action
+// each.
+func lineCount(moves []Move) int {
+	n := 0
+	for _, m := range moves {
+		if m.Type == ActAnswer {
+			n += len(m.Options)
+		} else {
+			n++
+		}
+	}
+	return n
 }
 
 // LineError says why a choice of numbered lines is not an action: which

@@ -277,3 +277,63 @@ func swapIDs(t *testing.T, s *engine.State, events []engine.Event, pairs [][2]st
 	}
 	return string(js)
 }
+
+// TestDigestAndNumberedAsBefore: over thousands of positions, the digest
+// of a seat's lines is the same each time they are numbered and never 0,
+// and changes when a line's number, text or action does; and
+// NumberedAsBefore holds exactly when the lines read as the numbering
+// before Distinct read them (prompt options, then turn actions, each
+// move once).
+func TestDigestAndNumberedAsBefore(t *testing.T) {
+	asBefore, otherwise := 0, 0
+	playPositions(t, 40, func(s *engine.State) {
+		for _, seat := range engine.Awaiting(s) {
+			moves := engine.Moves(s, seat)
+			lines := engine.Numbered(moves)
+			d := engine.Digest(lines)
+			if d == 0 || d != engine.Digest(engine.Numbered(engine.Moves(s, seat))) {
+				t.Fatalf("digest %d, then %d", d, engine.Digest(engine.Numbered(engine.Moves(s, seat))))
+			}
+			for i := range lines {
+				for _, change := range []func(*engine.Line){
+					func(l *engine.Line) { l.N++ },
+					func(l *engine.Line) { l.Text += "." },
+					func(l *engine.Line) { l.Action.Type += "x" },
+				} {
+					other := slices.Clone(lines)
+					change(&other[i])
+					if engine.Digest(other) == d {
+						t.Fatalf("line %d changed, the digest did not", i+1)
+					}
+				}
+			}
+			var old []string // the numbering before Distinct
+			for _, m := range moves {
+				if m.Type == engine.ActAnswer {
+					for _, o := range m.Options {
+						old = append(old, o.Text)
+					}
+				}
+			}
+			for _, m := range moves {
+				if m.Type != engine.ActAnswer {
+					old = append(old, m.Text)
+				}
+			}
+			var now []string
+			for _, l := range lines {
+				now = append(now, l.Text)
+			}
+			if same := slices.Equal(old, now); same != engine.NumberedAsBefore(moves) {
+				t.Fatalf("NumberedAsBefore says %v; the lines were %q, are %q", !same, old, now)
+			} else if same {
+				asBefore++
+			} else {
+				otherwise++
+			}
+		}
+	})
+	if asBefore == 0 || otherwise == 0 {
+		t.Fatalf("%d positions numbered as before, %d otherwise: the test shows too little", asBefore, otherwise)
+	}
+}

@@ -198,15 +198,16 @@ func (e *env) choose(t *testing.T, id int64, seat int, u *models.User, em *sent,
 					return fmt.Errorf("the HTML part lacks line %d %q", l.N, l.Text)
 				}
 				// Each whole line has its link, signed for the line at the version.
+				digest := engine.Digest(lines)
 				m := regexp.MustCompile(`/games/` + strconv.FormatInt(id, 10) + `/act\?v=` + strconv.FormatInt(ver, 10) +
-					`&n=` + strconv.Itoa(l.N) + `&t=([A-Za-z0-9_%-]+)`).FindStringSubmatch(em.Text)
+					`&n=` + strconv.Itoa(l.N) + `&d=` + strconv.FormatUint(uint64(digest), 10) + `&t=([A-Za-z0-9_%-]+)`).FindStringSubmatch(em.Text)
 				if m == nil != !l.Whole() {
 					return fmt.Errorf("line %d (whole %v): link %v", l.N, l.Whole(), m)
 				}
 				if m != nil {
 					tok, _ := url.QueryUnescape(m[1])
 					lk, err := notifier.ParseLink(tok)
-					if err != nil || !lk.Valid([]byte("links"), notifier.LinkAction, notifier.ActionBound(ver, l.N)) || lk.UserID != u.ID {
+					if err != nil || !lk.Valid([]byte("links"), notifier.LinkAction, notifier.ActionBound(ver, l.N, digest)) || lk.UserID != u.ID {
 						return fmt.Errorf("line %d: link token %q: %v", l.N, tok, err)
 					}
 				}

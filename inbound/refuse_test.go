@@ -176,6 +176,11 @@ func testRefusals(t *testing.T, d models.Dialect) {
 		}, u.Email, toOwner, "mail loop", u},
 		{"a line that is no command", func() replyMsg { return replyTo(u, em, "Please place my best card") }, u.Email, toOwner, "no line", u},
 		{"a number the list lacks", func() replyMsg { return replyTo(u, em, "99") }, u.Email, toOwner, "there is no line 99", u},
+		{"a list numbered otherwise since", func() replyMsg {
+			m := replyTo(u, em, "1")
+			m.To = mod(func(c *notifier.Reply) { c.Lines = map[bool]uint32{true: 2, false: 1}[c.Lines == 1] })
+			return m
+		}, u.Email, toOwner, "numbered differently", u},
 		// Text no database stores: the answer quotes what it could not read.
 		{"a NUL in the command", func() replyMsg { return replyTo(u, em, "place gl\x00itchy") }, u.Email, toOwner, "gl\uFFFDitchy", u},
 		{"bytes that are not UTF-8", func() replyMsg { return replyTo(u, em, "caf\xe9 \xff\xfe") }, u.Email, toOwner, "caf\uFFFD", u},

@@ -390,7 +390,12 @@ func (a *answer) play(ctx context.Context) (Result, error) {
 			}
 		}
 		v := at.View(r.Seat)
-		lines := engine.Numbered(v.Moves(engine.Legal(at, r.Seat)))
+		moves := v.Moves(engine.Legal(at, r.Seat))
+		lines := engine.Numbered(moves)
+		if r.Lines != 0 && engine.Digest(lines) != r.Lines || r.Lines == 0 && !engine.NumberedAsBefore(moves) {
+			notActive = "The moves are numbered differently since the email you answered was written, so its numbers may not name the moves it showed; nothing was played. Answer the newest email, or open the game."
+			return nil
+		}
 		res := &Resolver{Lines: lines, Hand: v.Hand, Catalog: engine.Standard()}
 		if v.Standing != nil {
 			res.Standing = *v.Standing

@@ -21,6 +21,9 @@ type Board struct {
 	Seats         []BoardSeat
 	Build         *BoardBuild // the open Software Build; nil: none
 	Lines         []Line      // what the recipient may do, numbered; empty: nothing now
+	// Digest is engine.Digest of the lines, which the reply address and
+	// the links carry; 0 in a board queued before digests.
+	Digest uint32 `json:",omitempty"`
 }
 
 // Challenge is a challenge in the Market.
@@ -109,7 +112,7 @@ func newBoard(v *engine.View, version int64, lines []engine.Line) *Board {
 		}
 		b.Build = bb
 	}
-	b.Lines = make([]Line, len(lines))
+	b.Lines, b.Digest = make([]Line, len(lines)), engine.Digest(lines)
 	for i, l := range lines {
 		b.Lines[i] = Line{N: l.N, Text: l.Text, Prompt: l.Prompt != "", Whole: l.Whole()}
 	}

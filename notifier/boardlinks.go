@@ -54,13 +54,13 @@ func (o *Outbox) completeDecision(ctx context.Context, a EmailArgs, c *Common, b
 	now := o.now()
 	if o.cfg.Reply.Enabled() && set.RepliesOn() {
 		c.ReplyTo = Reply{GameID: a.GameID, Seat: nb.Seat, UserID: a.UserID, Version: nb.Version,
-			Expires: ReplyExpiry(deadline, now)}.Address(o.cfg.Reply.Secret, o.cfg.Reply.Domain)
+			Expires: ReplyExpiry(deadline, now), Lines: nb.Digest}.Address(o.cfg.Reply.Secret, o.cfg.Reply.Domain)
 	}
 	if o.cfg.SignInSecret != nil {
 		nb.Lines = make([]Line, len(nb.Lines))
 		for i, l := range (*b).Lines {
 			if l.Whole {
-				l.URL = ActionURL(o.cfg.Email.BaseURL, o.cfg.SignInSecret, a.UserID, a.GameID, nb.Version, l.N, deadline, now)
+				l.URL = ActionURL(o.cfg.Email.BaseURL, o.cfg.SignInSecret, a.UserID, a.GameID, nb.Version, l.N, nb.Digest, deadline, now)
 			}
 			nb.Lines[i] = l
 		}

@@ -178,23 +178,32 @@ func decisionExpiry(deadline, now time.Time, ttl time.Duration) time.Time {
 
 // ActionURL returns the link of line n of what user may do in game at
 // version, as the email written for that version numbers it
-// (engine.Numbered): GameURL + ActionPath + "?v=" version + "&n=" n +
-// "&t=" a token of purpose LinkAction bound to the version and number
-// (ActionBound), with a nonce, expiring as a sign-in link does. The page
-// it opens shows the action and changes nothing; only its confirmation,
-// a POST, acts. Nothing is stored.
-func ActionURL(baseURL string, secret []byte, userID, gameID, version int64, n int, deadline, now time.Time) string {
+// (engine.Numbered, whose lines have the digest digest): GameURL +
+// ActionPath + "?v=" version + "&n=" n + "&d=" digest + "&t=" a token of
+// purpose LinkAction bound to the three (ActionBound), with a nonce,
+// expiring as a sign-in link does. The page it opens shows the action and
+// changes nothing; only its confirmation, a POST, acts. Nothing is stored.
+func ActionURL(baseURL string, secret []byte, userID, gameID, version int64, n int, digest uint32, deadline, now time.Time) string {
 	tok := Link{Purpose: LinkAction, UserID: userID, GameID: gameID, Expires: linkExpiry(deadline, now), Nonce: NewNonce()}.
-		Sign(secret, ActionBound(version, n))
-	return GameURL(baseURL, gameID) + ActionPath + "?v=" + strconv.FormatInt(version, 10) + "&n=" + strconv.Itoa(n) +
-		"&t=" + url.QueryEscape(tok)
+		Sign(secret, ActionBound(version, n, digest))
+	u := GameURL(baseURL, gameID) + ActionPath + "?v=" + strconv.FormatInt(version, 10) + "&n=" + strconv.Itoa(n)
+	if digest != 0 {
+		u += "&d=" + strconv.FormatUint(uint64(digest), 10)
+	}
+	return u + "&t=" + url.QueryEscape(tok)
 }
 
 // ActionBound is what the token of an action link is bound to: the
-// version of the game the email was written for and the line's number, so
-// that a token taken from one link cannot be put on another.
-func ActionBound(version int64, n int) []byte {
-	return []byte("v" + strconv.FormatInt(version, 10) + ".n" + strconv.Itoa(n))
+// version of the game the email was written for, the line's number and
+// the digest of the email's lines (0: a link made before digests, bound
+// to the first two only), so that a token taken from one link cannot be
+// put on another.
+func ActionBound(version int64, n int, digest uint32) []byte {
+	b := "v" + strconv.FormatInt(version, 10) + ".n" + strconv.Itoa(n)
+	if digest != 0 {
+		b += ".d" + strconv.FormatUint(uint64(digest), 10)
+	}
+	return []byte(b)
 }
 
 // WithSignIn returns d with its game link replaced by a sign-in link for

@@ -117,31 +117,33 @@ func TestWithSignIn(t *testing.T) {
 	}
 }
 
-// TestActionURL: an action link names its game, version and line; its
-// token holds only for that version and line, for the link's purpose, and
-// expires as a sign-in link does.
+// TestActionURL: an action link names its game, version, line and the
+// digest of its email's lines; its token holds only for those three, for
+// the link's purpose, and expires as a sign-in link does.
 func TestActionURL(t *testing.T) {
 	t.Parallel()
 	secret := []byte("link secret")
 	now := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
 	deadline := now.Add(5 * time.Hour)
-	u, err := url.Parse(ActionURL("https://dm.example/", secret, 3, 9, 41, 2, deadline, now))
-	if err != nil || u.Host != "dm.example" || u.Path != "/games/9"+ActionPath || u.Query().Get("v") != "41" || u.Query().Get("n") != "2" {
+	u, err := url.Parse(ActionURL("https://dm.example/", secret, 3, 9, 41, 2, 77, deadline, now))
+	if err != nil || u.Host != "dm.example" || u.Path != "/games/9"+ActionPath || u.Query().Get("v") != "41" || u.Query().Get("n") != "2" ||
+		u.Query().Get("d") != "77" {
 		t.Fatalf("URL %v, %v", u, err)
 	}
 	l, err := ParseLink(u.Query().Get("t"))
 	if err != nil || l.UserID != 3 || l.GameID != 9 || !l.Expires.Equal(deadline) || len(l.Nonce) != 12 {
 		t.Fatalf("link %+v, %v", l, err)
 	}
-	if !l.Valid(secret, LinkAction, ActionBound(41, 2)) {
+	if !l.Valid(secret, LinkAction, ActionBound(41, 2, 77)) {
 		t.Fatal("the link is not valid for its version and line")
 	}
-	for _, b := range [][]byte{ActionBound(41, 3), ActionBound(42, 2), ActionBound(4, 12), nil} {
+	for _, b := range [][]byte{ActionBound(41, 3, 77), ActionBound(42, 2, 77), ActionBound(4, 12, 77), ActionBound(41, 2, 78),
+		ActionBound(41, 2, 0), ActionBound(41, 27, 7), nil} {
 		if l.Valid(secret, LinkAction, b) {
 			t.Fatalf("the link holds for %q too", b)
 		}
 	}
-	if l.Valid(secret, LinkSignIn, ActionBound(41, 2)) {
+	if l.Valid(secret, LinkSignIn, ActionBound(41, 2, 77)) {
 		t.Fatal("an action link passes for a sign-in link")
 	}
 }

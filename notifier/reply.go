@@ -29,6 +29,9 @@ type Reply struct {
 	UserID  int64
 	Version int64     // the game's version the email was written for
 	Expires time.Time // to the second
+	// Lines is the digest of the email's numbered lines (engine.Digest);
+	// 0 in an address made before digests.
+	Lines uint32
 
 	mac []byte // as parsed; see Valid
 }
@@ -37,13 +40,23 @@ type Reply struct {
 // the local part of an address may be folded to one case on its way.
 var b32 = base32.NewEncoding("abcdefghijklmnopqrstuvwxyz234567").WithPadding(base32.NoPadding)
 
+// payload is the token without its MAC: a format byte, then the numbers
+// as uvarints; format 2 ends with the 4 bytes of Lines, format 1 (an
+// address made before digests) has none.
 func (r Reply) payload() []byte {
 	b := []byte{1}
+	if r.Lines != 0 {
+		b[0] = 2
+	}
 	b = binary.AppendUvarint(b, uint64(r.GameID))
 	b = binary.AppendUvarint(b, uint64(r.Seat))
 	b = binary.AppendUvarint(b, uint64(r.UserID))
 	b = binary.AppendUvarint(b, uint64(r.Version))
-	return binary.AppendUvarint(b, uint64(max(r.Expires.Unix(), 0)))
+	b = binary.AppendUvarint(b, uint64(max(r.Expires.Unix(), 0)))
+	if r.Lines != 0 {
+		b = binary.BigEndian.AppendUint32(b, r.Lines)
+	}
+	return b
 }
 
 // replyMACLen is the length of the token's truncated HMAC: 96 bits, so
@@ -84,7 +97,7 @@ func ParseReplyAddress(addr string) (Reply, error) {
 		return Reply{}, ErrBadReply
 	}
 	raw, err := b32.DecodeString(local[len(ReplyPrefix):])
-	if err != nil || len(raw) < 1+5+replyMACLen || raw[0] != 1 {
+	if err != nil || len(raw) < 1+5+replyMACLen || raw[0] != 1 && raw[0] != 2 {
 		return Reply{}, ErrBadReply
 	}
 	rest := raw[1 : len(raw)-replyMACLen]
@@ -93,11 +106,18 @@ func ParseReplyAddress(addr string) (Reply, error) {
 	if !ok {
 		return Reply{}, ErrBadReply
 	}
-	if len(rest) != 0 || nums[1] > 64 {
+	var lines uint32
+	if raw[0] == 2 {
+		if len(rest) != 4 {
+			return Reply{}, ErrBadReply
+		}
+		lines, rest = binary.BigEndian.Uint32(rest), nil
+	}
+	if len(rest) != 0 || nums[1] > 64 || raw[0] == 2 && lines == 0 {
 		return Reply{}, ErrBadReply
 	}
 	r := Reply{GameID: int64(nums[0]), Seat: int(nums[1]), UserID: int64(nums[2]), Version: int64(nums[3]),
-		Expires: time.Unix(int64(nums[4]), 0).UTC(), mac: raw[len(raw)-replyMACLen:]}
+		Expires: time.Unix(int64(nums[4]), 0).UTC(), Lines: lines, mac: raw[len(raw)-replyMACLen:]}
 	if r.GameID <= 0 || r.UserID <= 0 {
 		return Reply{}, ErrBadReply
 	}

@@ -3,6 +3,7 @@ package notifier
 import (
 	"encoding/binary"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 )
@@ -30,8 +31,29 @@ func TestParseReplyAddress(t *testing.T) {
 	}
 	short := binary.AppendUvarint([]byte{1}, 42) // one number of five
 	extra := append(r.payload(), 9)              // a number too many
+	// Format 2 carries the digest of the email's lines: it round-trips,
+	// and is signed with the rest.
+	d := r
+	d.Lines = 0xdeadbeef
+	da := d.Address(secret, "dm.example")
+	if got, err := ParseReplyAddress(da); err != nil || !got.Valid(secret) || got.GameID != 42 || got.Seat != 2 || got.UserID != 7 ||
+		got.Version != 19 || !got.Expires.Equal(r.Expires) || got.Lines != 0xdeadbeef {
+		t.Fatalf("%q: %+v, %v", da, got, err)
+	}
+	if local := strings.Split(da, "@")[0]; len(local) > 64 {
+		t.Fatalf("the local part %q has %d octets, over 64", local, len(local))
+	}
+	moved := d
+	moved.Lines = 0xdeadbeee
+	swapped := ReplyPrefix + b32.EncodeToString(append(moved.payload(), replyMAC(secret, d.payload())...)) + "@dm.example"
+	if got, err := ParseReplyAddress(swapped); err != nil || got.Valid(secret) {
+		t.Fatalf("another digest under the MAC of the first: %+v, %v", got, err)
+	}
+	withoutDigest := d.payload()
+	withoutDigest = withoutDigest[:len(withoutDigest)-4] // format 2 with no digest
+	zero := append(d.payload()[:len(d.payload())-4:len(d.payload())-4], 0, 0, 0, 0)
 	bad := []string{"", "play-@dm.example", addr[:len(ReplyPrefix)+10] + "@dm.example", tokenOf(huge), tokenOf(short),
-		tokenOf(extra), "someone@dm.example"}
+		tokenOf(extra), "someone@dm.example", tokenOf(withoutDigest), tokenOf(zero), tokenOf(append(d.payload(), 1))}
 	for _, b := range bad {
 		if got, err := ParseReplyAddress(b); !errors.Is(err, ErrBadReply) {
 			t.Errorf("%q: %+v, %v", b, got, err)

@@ -44,10 +44,10 @@ type confirmView struct {
 	Yours     bool   // the browser is signed in as the recipient
 	Other     string // the browser is signed in as someone else
 	Token     string
-	V         int64
-	N         int
-	Current   int64 // the game's version now
-	Problem   string
+	actionRef
+	Current int64  // the game's version now
+	Title   string // the heading of a line that cannot be confirmed ("stale" and no Current); "" for "The game moved on"
+	Problem string
 }
 
 // Errors of action links.
@@ -58,52 +58,80 @@ var (
 		"An action link works until the game's deadline, for a week at most. Open the game to see what you may do now."}
 )
 
-// actionLink checks the action link of game id named by t, v and n (from
-// the query or the form): a *pageError for one that is malformed, forged,
-// for another game, or expired.
-func (p *Pages) actionLink(c *gin.Context, id int64, t, v, n string) (checkedLink, int64, int, error) {
+// actionRef is what an action link names: line N of the lines numbered at
+// version V, whose digest is D (engine.Digest; 0 for a link made before
+// digests).
+type actionRef struct {
+	V int64
+	N int
+	D uint32
+}
+
+// actionLink checks the action link of game id named by t, v, n and d
+// (from the query or the form): a *pageError for one that is malformed,
+// forged, for another game, or expired.
+func (p *Pages) actionLink(c *gin.Context, id int64, t, v, n, d string) (checkedLink, actionRef, error) {
 	version, err1 := strconv.ParseInt(v, 10, 64)
 	num, err2 := strconv.Atoi(n)
-	if err1 != nil || err2 != nil || version <= 0 || num <= 0 {
-		return checkedLink{}, 0, 0, errActionLink
+	digest, err3 := uint64(0), error(nil)
+	if d != "" {
+		digest, err3 = strconv.ParseUint(d, 10, 32)
 	}
+	if err1 != nil || err2 != nil || err3 != nil || version <= 0 || num <= 0 || d != "" && digest == 0 {
+		return checkedLink{}, actionRef{}, errActionLink
+	}
+	ref := actionRef{V: version, N: num, D: uint32(digest)}
 	l, err := p.checkLink(c, t, notifier.LinkAction, func(*models.Account) ([]byte, error) {
-		return notifier.ActionBound(version, num), nil
+		return notifier.ActionBound(ref.V, ref.N, ref.D), nil
 	})
 	switch {
 	case err != nil:
-		return l, 0, 0, err
+		return l, actionRef{}, err
 	case l.State == linkInvalid || l.GameID != id || len(l.Nonce) == 0:
-		return l, 0, 0, errActionLink
+		return l, actionRef{}, errActionLink
 	case l.State == linkExpired:
-		return l, 0, 0, errActionExpired
+		return l, actionRef{}, errActionExpired
 	}
-	return l, version, num, nil
+	return l, ref, nil
 }
 
 // actionKey is the idempotency key of an action link: one per link.
 func actionKey(l checkedLink) string { return webKey("act:" + hex.EncodeToString(l.Nonce)) }
 
 // actionPath is the path of the action link.
-func actionPath(id, v int64, n int, token string) string {
-	return gamePath(id) + notifier.ActionPath + "?v=" + strconv.FormatInt(v, 10) + "&n=" + strconv.Itoa(n) + "&t=" + url.QueryEscape(token)
+func actionPath(id int64, ref actionRef, token string) string {
+	p := gamePath(id) + notifier.ActionPath + "?v=" + strconv.FormatInt(ref.V, 10) + "&n=" + strconv.Itoa(ref.N)
+	if ref.D != 0 {
+		p += "&d=" + strconv.FormatUint(uint64(ref.D), 10)
+	}
+	return p + "&t=" + url.QueryEscape(token)
 }
 
 // errNoLine: the link's number names no line of the version it is bound
 // to (a link made for someone else's list).
 var errNoLine = &pageError{http.StatusConflict, "Nothing to confirm", "This link names no action you may take in this game now."}
 
-// actionLine reads line n of what user uid may do in game id, if the game
-// is still at version v: the line, the actions choosing it alone submits
+// errListChanged: the lines at the link's version are not the lines its
+// email showed, since the service numbers or words them differently now.
+var errListChanged = &pageError{http.StatusConflict, "This email’s list is out of date",
+	"The moves are numbered differently since this email was written, so its link may not name the move it showed. Nothing was played. Open the game to see what you may do."}
+
+// actionLine reads line ref.N of what user uid may do in game id, if the
+// game is still at version ref.V and its lines are the ones the link's
+// email showed: the line, the actions choosing it alone submits
 // (engine.Choose) and, for an option of a prompt, the prompt's question
 // and hint. At another version it gives *play.StaleVersionError.
-func (p *Pages) actionLine(c *gin.Context, id, uid, v int64, n int) (cv confirmView, actions []engine.Action, err error) {
+func (p *Pages) actionLine(c *gin.Context, id, uid int64, ref actionRef) (cv confirmView, actions []engine.Action, err error) {
+	n := ref.N
 	err = p.play.Read(c.Request.Context(), id, uid, func(g *models.Game, seat int, st *engine.State) error {
-		if g.Version != v || st == nil || seat < 0 {
+		if g.Version != ref.V || st == nil || seat < 0 {
 			return &play.StaleVersionError{Current: g.Version}
 		}
 		moves := st.View(seat).Moves(engine.Legal(st, seat))
 		lines := engine.Numbered(moves)
+		if ref.D != 0 && engine.Digest(lines) != ref.D || ref.D == 0 && !engine.NumberedAsBefore(moves) {
+			return errListChanged
+		}
 		if n > len(lines) {
 			return errNoLine
 		}
@@ -134,28 +162,28 @@ func (p *Pages) actionLine(c *gin.Context, id, uid, v int64, n int) (cv confirmV
 // actPage shows what an action link does, on the board, and the button
 // that confirms it. It changes nothing.
 func (p *Pages) actPage(c *gin.Context) {
-	p.actionAnswer(c, c.Query("t"), c.Query("v"), c.Query("n"), nil)
+	p.actionAnswer(c, c.Query("t"), c.Query("v"), c.Query("n"), c.Query("d"), nil)
 }
 
 // act confirms an action link: the action is applied once.
 func (p *Pages) act(c *gin.Context) {
 	id := gameID(c)
-	t, v, n := c.PostForm("t"), c.PostForm("v"), c.PostForm("n")
-	l, version, num, err := p.actionLink(c, id, t, v, n)
+	t, v, n, d := c.PostForm("t"), c.PostForm("v"), c.PostForm("n"), c.PostForm("d")
+	l, ref, err := p.actionLink(c, id, t, v, n, d)
 	if err != nil {
 		p.fail(c, err)
 		return
 	}
 	uid := l.Account.ID
 	key := actionKey(l)
-	back := actionPath(id, version, num, t)
-	_, actions, err := p.actionLine(c, id, uid, version, num)
+	back := actionPath(id, ref, t)
+	_, actions, err := p.actionLine(c, id, uid, ref)
 	if err == nil {
 		var res *play.Result
 		rec := &play.Record{Key: models.Key{UserID: uid, Key: key}, Make: func(*play.Result) (*models.Idempotency, error) {
 			return &models.Idempotency{UserID: uid, Key: key, RequestHash: l.Nonce, Status: http.StatusSeeOther, Response: []byte(back)}, nil
 		}}
-		res, err = p.play.Submit(c.Request.Context(), id, uid, &version, actions, rec)
+		res, err = p.play.Submit(c.Request.Context(), id, uid, &ref.V, actions, rec)
 		if err == nil || errors.Is(err, models.ErrConflict) {
 			res.Done()
 			redirect(c, back)
@@ -172,24 +200,24 @@ func (p *Pages) act(c *gin.Context) {
 		redirect(c, back)
 		return
 	}
-	p.actionAnswer(c, t, v, n, err)
+	p.actionAnswer(c, t, v, n, d, err)
 }
 
 // actionAnswer renders the page of an action link, with what its
 // confirmation ran into (applyErr; nil for none).
-func (p *Pages) actionAnswer(c *gin.Context, t, v, n string, applyErr error) {
+func (p *Pages) actionAnswer(c *gin.Context, t, v, n, d string, applyErr error) {
 	id := gameID(c)
 	if id == 0 {
 		p.fail(c, errNotFound)
 		return
 	}
-	l, version, num, err := p.actionLink(c, id, t, v, n)
+	l, ref, err := p.actionLink(c, id, t, v, n, d)
 	if err != nil {
 		p.fail(c, err)
 		return
 	}
 	uid := l.Account.ID
-	cv := confirmView{State: "ok", Recipient: l.Account.Username, Token: t, V: version, N: num}
+	cv := confirmView{State: "ok", Recipient: l.Account.Username, Token: t, actionRef: ref}
 	if a := account(c); a != nil && a.ID == uid {
 		cv.Yours = true
 	} else if a != nil {
@@ -199,21 +227,21 @@ func (p *Pages) actionAnswer(c *gin.Context, t, v, n string, applyErr error) {
 	if _, err := p.store.IdempotencyRecord(c.Request.Context(), uid, actionKey(l)); err == nil {
 		cv.State = "done"
 	} else {
-		line, _, err := p.actionLine(c, id, uid, version, num)
+		line, _, err := p.actionLine(c, id, uid, ref)
 		var stale *play.StaleVersionError
 		switch {
 		case errors.As(err, &stale):
 			cv.State, cv.Current, status = "stale", stale.Current, http.StatusConflict
 		case err != nil:
-			status, ev := problemFor(err)
-			if status >= 500 || status == http.StatusNotFound {
+			st, ev := problemFor(err)
+			if st >= 500 || st == http.StatusNotFound {
 				p.fail(c, err)
 				return
 			}
-			cv.State, cv.Problem = "stale", ev.Message
+			cv.State, cv.Title, cv.Problem, status = "stale", ev.Title, ev.Message, st
 		default:
 			line.State = cmp.Or(line.State, "ok")
-			line.Recipient, line.Yours, line.Other, line.Token, line.V, line.N = cv.Recipient, cv.Yours, cv.Other, t, version, num
+			line.Recipient, line.Yours, line.Other, line.Token, line.actionRef = cv.Recipient, cv.Yours, cv.Other, t, ref
 			cv = line
 		}
 	}

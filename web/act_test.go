@@ -39,10 +39,12 @@ func (s *site) actionLink(id int64, prefix string) (link string, uid int64, name
 	s.t.Helper()
 	g, st := s.gameState(id)
 	seat := engine.Awaiting(st)[0]
-	for _, l := range engine.Numbered(engine.Moves(st, seat)) {
+	lines := engine.Numbered(engine.Moves(st, seat))
+	for _, l := range lines {
 		if strings.HasPrefix(l.Text, prefix) {
 			uid = *g.Seats[seat].UserID
-			return notifier.ActionURL(s.url, s.secret, uid, id, g.Version, l.N, *g.DeadlineAt, s.clock.Now()), uid, g.Seats[seat].Username, g.Version
+			return notifier.ActionURL(s.url, s.secret, uid, id, g.Version, l.N, engine.Digest(lines), *g.DeadlineAt, s.clock.Now()),
+				uid, g.Seats[seat].Username, g.Version
 		}
 	}
 	s.t.Fatalf("seat %d has no move %q…", seat, prefix)
@@ -94,10 +96,10 @@ func TestActionLinks(t *testing.T) {
 
 		// A link of the version before: the game moved on, and its
 		// confirmation changes nothing.
-		stale := mustPathOf(t, notifier.ActionURL(s.url, s.secret, uid, id, v, 1, s.clock.Now().Add(time.Hour), s.clock.Now()))
+		stale := mustPathOf(t, notifier.ActionURL(s.url, s.secret, uid, id, v, 1, 1, s.clock.Now().Add(time.Hour), s.clock.Now()))
 		anon.get(stale).mustSee(t, 409, "The game moved on", "The Market")
 		q, _ := url.ParseQuery(strings.SplitN(stale, "?", 2)[1])
-		anon.post(gamePath(id)+"/act", url.Values{"t": {q.Get("t")}, "v": {q.Get("v")}, "n": {q.Get("n")}}).mustSee(t, 409, "The game moved on")
+		anon.post(gamePath(id)+"/act", url.Values{"t": {q.Get("t")}, "v": {q.Get("v")}, "n": {q.Get("n")}, "d": {q.Get("d")}}).mustSee(t, 409, "The game moved on")
 		if version() != v+1 {
 			t.Fatalf("a stale confirmation moved the game to version %d", version())
 		}
@@ -138,17 +140,24 @@ func TestActionLinks(t *testing.T) {
 			gamePath(id+1) + "/act?v=" + q3.Get("v") + "&n=" + q3.Get("n") + "&t=" + url.QueryEscape(tok),
 			gamePath(id) + "/act?v=x&n=1&t=" + url.QueryEscape(tok),
 			gamePath(id) + "/act?v=1&n=1&t=nonsense",
+			// The digest of its email's lines is signed too: neither
+			// another one nor none at all passes.
+			gamePath(id) + "/act?v=" + q3.Get("v") + "&n=" + q3.Get("n") + "&d=1&t=" + url.QueryEscape(tok),
+			gamePath(id) + "/act?v=" + q3.Get("v") + "&n=" + q3.Get("n") + "&t=" + url.QueryEscape(tok),
+			gamePath(id) + "/act?v=" + q3.Get("v") + "&n=" + q3.Get("n") + "&d=0&t=" + url.QueryEscape(tok),
+			gamePath(id) + "/act?v=" + q3.Get("v") + "&n=" + q3.Get("n") + "&d=4294967296&t=" + url.QueryEscape(tok),
 		} {
 			if strings.HasSuffix(bad, "n=2&t="+url.QueryEscape(tok)) && q3.Get("n") == "2" {
 				continue
 			}
 			anon.get(bad).mustSee(t, 400, "This link is not valid")
 			bq, _ := url.ParseQuery(strings.SplitN(bad, "?", 2)[1])
-			anon.post(strings.SplitN(bad, "?", 2)[0], url.Values{"t": {bq.Get("t")}, "v": {bq.Get("v")}, "n": {bq.Get("n")}}).mustSee(t, 400, "This link is not valid")
+			anon.post(strings.SplitN(bad, "?", 2)[0], url.Values{"t": {bq.Get("t")}, "v": {bq.Get("v")}, "n": {bq.Get("n")}, "d": {bq.Get("d")}}).
+				mustSee(t, 400, "This link is not valid")
 		}
 		s.clock.Add(8 * 24 * time.Hour)
 		anon.get(p3).mustSee(t, 410, "This link expired")
-		anon.post(gamePath(id)+"/act", url.Values{"t": {tok}, "v": {q3.Get("v")}, "n": {q3.Get("n")}}).mustSee(t, 410, "This link expired")
+		anon.post(gamePath(id)+"/act", url.Values{"t": {tok}, "v": {q3.Get("v")}, "n": {q3.Get("n")}, "d": {q3.Get("d")}}).mustSee(t, 410, "This link expired")
 		if version() != before {
 			t.Fatalf("refused links moved the game from version %d to %d", before, version())
 		}
@@ -163,4 +172,39 @@ func mustPathOf(t testing.TB, link string) string {
 		t.Fatal(err)
 	}
 	return u.RequestURI()
+}
+
+// TestActionLinkOfAnotherList: an action link carries the digest of its
+// email's lines. One whose digest is not that of the lines at its version
+// (the service numbers them otherwise since) is refused with the reason,
+// and so is its confirmation; one made before links carried a digest is
+// taken only while the lines are numbered as they were then.
+func TestActionLinkOfAnotherList(t *testing.T) {
+	s := newSite(t, models.SQLite, siteOptions{})
+	for _, n := range []string{"ana", "bob"} {
+		s.client().register(n, n+" password")
+	}
+	id := s.startGame(s.apiLogin("ana", "ana password"), s.apiLogin("bob", "bob password"))
+	g, st := s.gameState(id)
+	seat := engine.Awaiting(st)[0]
+	moves := engine.Moves(st, seat)
+	lines := engine.Numbered(moves)
+	link := func(d uint32) string {
+		return mustPathOf(t, notifier.ActionURL(s.url, s.secret, *g.Seats[seat].UserID, id, g.Version, 1, d, *g.DeadlineAt, s.clock.Now()))
+	}
+	anon := s.client()
+	other := max(engine.Digest(lines)+1, 1)
+	anon.get(link(other)).mustSee(t, 409, "This email’s list is out of date", "Nothing was played")
+	q, _ := url.ParseQuery(strings.SplitN(link(other), "?", 2)[1])
+	anon.post(gamePath(id)+"/act", url.Values{"t": {q.Get("t")}, "v": {q.Get("v")}, "n": {q.Get("n")}, "d": {q.Get("d")}}).
+		mustSee(t, 409, "This email’s list is out of date")
+	if engine.NumberedAsBefore(moves) {
+		anon.get(link(0)).mustSee(t, 200, "Confirm your move")
+	} else {
+		anon.get(link(0)).mustSee(t, 409, "This email’s list is out of date")
+	}
+	anon.get(link(engine.Digest(lines))).mustSee(t, 200, "Confirm your move")
+	if now, _ := s.gameState(id); now.Version != g.Version {
+		t.Fatalf("refused links moved the game from version %d to %d", g.Version, now.Version)
+	}
 }
