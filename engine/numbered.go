@@ -33,8 +33,24 @@ func (l Line) Whole() bool { return l.Action.Type != "" }
 // order Legal gives them, each worded once (Distinct). The same moves
 // always give the same numbers, so a number written into an email at a
 // version names the same line at that version.
-func Numbered(moves []Move) []Line {
-	moves = Distinct(moves)
+func Numbered(moves []Move) []Line { return number(Distinct(moves)) }
+
+// NumberedFor is Numbered(moves), and whether those are the lines an email
+// carrying digest showed: lines with that Digest, or, for an email made
+// before emails carried one (digest 0), lines numbered as they were then,
+// when Distinct left nothing out. A reply or a link whose lines are others
+// may name other moves, and is refused.
+func NumberedFor(moves []Move, digest uint32) ([]Line, bool) {
+	d := Distinct(moves)
+	lines := number(d)
+	if digest == 0 {
+		return lines, lineCount(d) == lineCount(moves)
+	}
+	return lines, Digest(lines) == digest
+}
+
+// number numbers moves as Numbered does, each move on its own lines.
+func number(moves []Move) []Line {
 	out := make([]Line, 0, lineCount(moves))
 	for _, m := range moves {
 		if m.Type != ActAnswer {
@@ -68,13 +84,6 @@ func Digest(lines []Line) uint32 {
 	}
 	d := binary.BigEndian.Uint32(h.Sum(nil))
 	return max(d, 1)
-}
-
-// NumberedAsBefore reports whether Numbered gives moves the numbers it
-// gave before it left out moves worded alike (Distinct): whether an email
-// written then, which carries no Digest, still names these lines.
-func NumberedAsBefore(moves []Move) bool {
-	return lineCount(Distinct(moves)) == lineCount(moves)
 }
 
 // lineCount is how many lines moves make: an option each, a turn action

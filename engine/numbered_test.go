@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -278,13 +279,14 @@ func swapIDs(t *testing.T, s *engine.State, events []engine.Event, pairs [][2]st
 	return string(js)
 }
 
-// TestDigestAndNumberedAsBefore: over thousands of positions, the digest
-// of a seat's lines is the same each time they are numbered and never 0,
-// and changes when a line's number, text or action does; and
-// NumberedAsBefore holds exactly when the lines read as the numbering
-// before Distinct read them (prompt options, then turn actions, each
-// move once).
-func TestDigestAndNumberedAsBefore(t *testing.T) {
+// TestDigestAndNumberedFor: over thousands of positions, the digest of a
+// seat's lines is the same each time they are numbered and never 0, and
+// changes when a line's number, text or action does; NumberedFor gives
+// Numbered's lines, takes their digest and no other; and it takes an
+// email without a digest exactly when the lines read as the numbering
+// before Distinct read them (prompt options, then turn actions, each move
+// once).
+func TestDigestAndNumberedFor(t *testing.T) {
 	asBefore, otherwise := 0, 0
 	playPositions(t, 40, func(s *engine.State) {
 		for _, seat := range engine.Awaiting(s) {
@@ -324,8 +326,14 @@ func TestDigestAndNumberedAsBefore(t *testing.T) {
 			for _, l := range lines {
 				now = append(now, l.Text)
 			}
-			if same := slices.Equal(old, now); same != engine.NumberedAsBefore(moves) {
-				t.Fatalf("NumberedAsBefore says %v; the lines were %q, are %q", !same, old, now)
+			for _, digest := range []uint32{d, max(d+1, 1)} {
+				got, ok := engine.NumberedFor(moves, digest)
+				if !reflect.DeepEqual(got, lines) || ok != (digest == d) {
+					t.Fatalf("NumberedFor(digest %d) takes it: %v; lines %v, Numbered %v", digest, ok, got, lines)
+				}
+			}
+			if _, same := engine.NumberedFor(moves, 0); same != slices.Equal(old, now) {
+				t.Fatalf("NumberedFor(0) says %v; the lines were %q, are %q", same, old, now)
 			} else if same {
 				asBefore++
 			} else {

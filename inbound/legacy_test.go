@@ -35,7 +35,7 @@ func TestReplyAddressWithoutDigest(t *testing.T) {
 		err = e.play.Read(context.Background(), id, 0, func(g *models.Game, _ int, st *engine.State) error {
 			seat = engine.Awaiting(st)[0]
 			u = map[bool]*models.User{true: ana, false: ben}[*g.Seats[seat].UserID == ana.ID]
-			same = engine.NumberedAsBefore(engine.Moves(st, seat))
+			_, same = engine.NumberedFor(engine.Moves(st, seat), 0)
 			return nil
 		})
 		if err != nil {

@@ -390,9 +390,8 @@ func (a *answer) play(ctx context.Context) (Result, error) {
 			}
 		}
 		v := at.View(r.Seat)
-		moves := v.Moves(engine.Legal(at, r.Seat))
-		lines := engine.Numbered(moves)
-		if r.Lines != 0 && engine.Digest(lines) != r.Lines || r.Lines == 0 && !engine.NumberedAsBefore(moves) {
+		lines, same := engine.NumberedFor(v.Moves(engine.Legal(at, r.Seat)), r.Lines)
+		if !same {
 			notActive = "The moves are numbered differently since the email you answered was written, so its numbers may not name the moves it showed; nothing was played. Answer the newest email, or open the game."
 			return nil
 		}

@@ -128,8 +128,8 @@ func (p *Pages) actionLine(c *gin.Context, id, uid int64, ref actionRef) (cv con
 			return &play.StaleVersionError{Current: g.Version}
 		}
 		moves := st.View(seat).Moves(engine.Legal(st, seat))
-		lines := engine.Numbered(moves)
-		if ref.D != 0 && engine.Digest(lines) != ref.D || ref.D == 0 && !engine.NumberedAsBefore(moves) {
+		lines, same := engine.NumberedFor(moves, ref.D)
+		if !same {
 			return errListChanged
 		}
 		if n > len(lines) {

@@ -198,7 +198,7 @@ func TestActionLinkOfAnotherList(t *testing.T) {
 	q, _ := url.ParseQuery(strings.SplitN(link(other), "?", 2)[1])
 	anon.post(gamePath(id)+"/act", url.Values{"t": {q.Get("t")}, "v": {q.Get("v")}, "n": {q.Get("n")}, "d": {q.Get("d")}}).
 		mustSee(t, 409, "This email’s list is out of date")
-	if engine.NumberedAsBefore(moves) {
+	if _, same := engine.NumberedFor(moves, 0); same {
 		anon.get(link(0)).mustSee(t, 200, "Confirm your move")
 	} else {
 		anon.get(link(0)).mustSee(t, 409, "This email’s list is out of date")
