@@ -186,11 +186,17 @@ func decisionExpiry(deadline, now time.Time, ttl time.Duration) time.Time {
 func ActionURL(baseURL string, secret []byte, userID, gameID, version int64, n int, digest uint32, deadline, now time.Time) string {
 	tok := Link{Purpose: LinkAction, UserID: userID, GameID: gameID, Expires: linkExpiry(deadline, now), Nonce: NewNonce()}.
 		Sign(secret, ActionBound(version, n, digest))
-	u := GameURL(baseURL, gameID) + ActionPath + "?v=" + strconv.FormatInt(version, 10) + "&n=" + strconv.Itoa(n)
+	return GameURL(baseURL, gameID) + ActionPath + ActionQuery(version, n, digest, tok)
+}
+
+// ActionQuery is the query of an action link: "?v=" version + "&n=" n +
+// "&d=" digest (none for 0, a link made before digests) + "&t=" token.
+func ActionQuery(version int64, n int, digest uint32, token string) string {
+	q := "?v=" + strconv.FormatInt(version, 10) + "&n=" + strconv.Itoa(n)
 	if digest != 0 {
-		u += "&d=" + strconv.FormatUint(uint64(digest), 10)
+		q += "&d=" + strconv.FormatUint(uint64(digest), 10)
 	}
-	return u + "&t=" + url.QueryEscape(tok)
+	return q + "&t=" + url.QueryEscape(token)
 }
 
 // ActionBound is what the token of an action link is bound to: the

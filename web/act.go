@@ -5,7 +5,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"net/http"
-	"net/url"
 	"slices"
 	"strconv"
 
@@ -100,11 +99,7 @@ func actionKey(l checkedLink) string { return webKey("act:" + hex.EncodeToString
 
 // actionPath is the path of the action link.
 func actionPath(id int64, ref actionRef, token string) string {
-	p := gamePath(id) + notifier.ActionPath + "?v=" + strconv.FormatInt(ref.V, 10) + "&n=" + strconv.Itoa(ref.N)
-	if ref.D != 0 {
-		p += "&d=" + strconv.FormatUint(uint64(ref.D), 10)
-	}
-	return p + "&t=" + url.QueryEscape(token)
+	return gamePath(id) + notifier.ActionPath + notifier.ActionQuery(ref.V, ref.N, ref.D, token)
 }
 
 // errNoLine: the link's number names no line of the version it is bound
