@@ -633,6 +633,11 @@ func TestFullGameNotifications(t *testing.T) {
 		if strings.Contains(m.Header.Get("Message-Id"), ".game_over.") && !strings.Contains(m.Body, "ana") {
 			t.Fatalf("game over mail without the scores:\n%s", m.Body)
 		}
+		// It says how the game ended once, in the phrase of the event's
+		// reason, not the event's whole sentence.
+		if strings.Contains(m.Header.Get("Message-Id"), ".game_over.") && strings.Contains(m.Body, "is over: The game is over") {
+			t.Fatalf("game over mail says it twice:\n%s", m.Body)
+		}
 	}
 	t.Logf("%d actions, %d interrupt answers, %d emails: %v", out.actions, out.interrupts, len(mails), kinds)
 }

@@ -3,6 +3,7 @@ package engine
 import (
 	"slices"
 	"strconv"
+	"strings"
 )
 
 // TaskKind names a step of work waiting on the stack.
@@ -419,8 +420,26 @@ func (g *game) finish(reason string) {
 	s.Winners = s.winners(scores)
 	g.emit(func() Event {
 		return Event{Kind: "game_over", Seat: -1, Scores: scores, Seats: s.Winners,
-			Text: "The game is over (" + reason + "). Winner: " + s.seatList(s.Winners) + "."}
+			Text: gameOverOpen + reason + gameOverWinner + s.seatList(s.Winners) + "."}
 	})
+}
+
+// How a game_over event's text names its reason: "The game is over (" +
+// reason + "). Winner: " + the winners + ".".
+const gameOverOpen, gameOverWinner = "The game is over (", "). Winner: "
+
+// EndReason is how the game ended, as its game_over event e says ("the
+// last challenge was won"), for a front door that names the winners
+// itself; "" for another event. Events are kept as they were logged (the
+// replay compares them), so the reason is read from the text, in the
+// shape finish writes it.
+func EndReason(e Event) string {
+	rest, ok := strings.CutPrefix(e.Text, gameOverOpen)
+	i := strings.LastIndex(rest, gameOverWinner)
+	if e.Kind != "game_over" || !ok || i <= 0 {
+		return ""
+	}
+	return rest[:i]
 }
 
 // returnHeld puts cards held by a task back into a Recycle Bin, so that no

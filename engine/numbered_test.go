@@ -345,3 +345,47 @@ func TestDigestAndNumberedFor(t *testing.T) {
 		t.Fatalf("%d positions numbered as before, %d otherwise: the test shows too little", asBefore, otherwise)
 	}
 }
+
+// TestEndReason: the reason of a game_over event, read back from its
+// text, is the one the game ended for (a seat resigning, all voting to end
+// it); other events have none.
+func TestEndReason(t *testing.T) {
+	a, b := propDecks(t)
+	newGame := func() *engine.State {
+		s, _, err := engine.NewGame(engine.Setup{Seed: 7, Mode: engine.ModeFast, Players: []engine.SeatSetup{{Name: "Ana", Deck: a}, {Name: "Bob", Deck: b}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	reasonOf := func(events []engine.Event) string {
+		t.Helper()
+		for _, e := range events {
+			if e.Kind == "game_over" {
+				return engine.EndReason(e)
+			} else if r := engine.EndReason(e); r != "" {
+				t.Fatalf("a %s event has the reason %q", e.Kind, r)
+			}
+		}
+		t.Fatal("no game_over event")
+		return ""
+	}
+	s := newGame()
+	events, err := engine.Apply(s, 1, engine.Action{Type: engine.ActResign})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := reasonOf(events); r != "only one player is left" {
+		t.Fatalf("resigned: %q", r)
+	}
+	s = newGame()
+	if _, err := engine.Apply(s, 0, engine.Action{Type: engine.ActVoteEnd}); err != nil {
+		t.Fatal(err)
+	}
+	if events, err = engine.Apply(s, 1, engine.Action{Type: engine.ActVoteEnd}); err != nil {
+		t.Fatal(err)
+	}
+	if r := reasonOf(events); r != "all players agreed to end it" {
+		t.Fatalf("voted: %q", r)
+	}
+}

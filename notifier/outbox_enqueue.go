@@ -232,7 +232,7 @@ func (o *Outbox) gameOver(g *models.Game, st *engine.State, view *engine.View, e
 	reason := ""
 	for _, e := range events {
 		if e.ev.Kind == "game_over" {
-			reason = e.ev.Text
+			reason = cmp.Or(engine.EndReason(e.ev), e.ev.Text)
 		}
 	}
 	winners := g.WinnerSeats()

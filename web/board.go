@@ -489,7 +489,7 @@ func (p *Pages) readBoardWith(c *gin.Context, id, uid int64, o boardOptions, bui
 		if v, ok := e.Event.For(bv.Seat); ok && v.Text != "" {
 			bv.Events = append(bv.Events, eventItem{Seq: e.Seq, Text: v.Text, At: e.At, Clock: clock(a, e.At), ISO: iso(e.At)})
 			if v.Kind == "game_over" && bv.Result != nil {
-				bv.Result.Reason = endedBecause(v.Text)
+				bv.Result.Reason = endedBecause(v)
 			}
 		}
 	}
@@ -795,16 +795,14 @@ func standingOf(g *models.Game, seat int, cur *engine.Standing, key string) *sta
 	return sv
 }
 
-// endedBecause is the reason a game_over event's text gives ("The game is
-// over (the last challenge was won). Winner: ana."), as a sentence of its
-// own: the result box names the winners itself. A text in another shape
-// is kept whole.
-func endedBecause(text string) string {
-	rest, ok := strings.CutPrefix(text, "The game is over (")
-	if i := strings.LastIndex(rest, "). Winner: "); ok && i > 0 {
-		return "It ended because " + rest[:i] + "."
+// endedBecause is how a game ended, as its game_over event e says
+// (engine.EndReason), in a sentence of its own: the result box names the
+// winners itself.
+func endedBecause(e engine.Event) string {
+	if r := engine.EndReason(e); r != "" {
+		return "It ended because " + r + "."
 	}
-	return text
+	return e.Text
 }
 
 // resultOf is the outcome of a finished game: the scores, the winners,
