@@ -301,6 +301,25 @@ func (s *Service) Leave(ctx context.Context, id, uid int64, rec *Record) (*Resul
 	})
 }
 
+// Decline turns down user uid's invitation to game id before the start:
+// the invited seat becomes an open seat. A seat already joined is left with
+// Leave instead; a user with no invitation to the game is ErrNotPlayer.
+func (s *Service) Decline(ctx context.Context, id, uid int64, rec *Record) (*Result, error) {
+	return s.lobby(ctx, id, uid, rec, func(g *models.Game, seat int) error {
+		switch {
+		case seat < 0 || !g.Seats[seat].Invited:
+			return forbidden("not_invited", "you hold no invitation to this game")
+		case g.Status != models.StatusOpen:
+			return ErrNotOpen
+		case g.Seats[seat].Joined:
+			return conflict("already_joined", "you already sit in seat %d: leave the game instead", seat)
+		}
+		st := &g.Seats[seat]
+		st.Invited, st.UserID, st.Username = false, nil, ""
+		return nil
+	})
+}
+
 // Cancel cancels a game that has not started; only its creator may.
 func (s *Service) Cancel(ctx context.Context, id, uid int64, rec *Record) (*Result, error) {
 	return s.lobby(ctx, id, uid, rec, func(g *models.Game, seat int) error {
