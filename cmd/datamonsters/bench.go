@@ -90,7 +90,7 @@ func runBench(args []string) int {
 		if *outbox {
 			defer startNotifications(ctx, cfg, st, as, nil, log).stop()
 		}
-		srv := &http.Server{Handler: as.Handler()}
+		srv := &http.Server{Handler: withBenchStats(as.Handler())}
 		go srv.Serve(ln)
 		defer srv.Close()
 		base = "http://" + ln.Addr().String()
@@ -110,7 +110,10 @@ func runBench(args []string) int {
 		}
 	}
 	b := &bench{base: base, run: fmt.Sprintf("%x", time.Now().UnixNano()%0xffffff),
-		http: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 4 * *clients}}}
+		http: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 4 * *clients}}, whose: "server alone"}
+	if *target == "" {
+		b.whose = "server and clients in one process"
+	}
 	fmt.Printf("%d clients over HTTP on loopback to %s; %s per phase\n", *clients, base, *dur)
 
 	tables := make([]*table, *clients)
@@ -128,6 +131,7 @@ func runBench(args []string) int {
 		lat := make([][]time.Duration, *clients)
 		var actions, rejected atomic.Int64
 		deadline := time.Now().Add(*dur)
+		cost := b.meter()
 		start := time.Now()
 		parallel(*clients, func(i int) {
 			t := tables[i]
@@ -144,12 +148,14 @@ func runBench(args []string) int {
 		elapsed := time.Since(start)
 		if !turns {
 			report("POST /v1/games/{id}/actions (accepted, one action each)", lat, elapsed)
+			cost.report(actions.Load(), "accepted action")
 			continue
 		}
 		report("POST /v1/games/{id}/actions (accepted, a turn's actions each)", lat, elapsed)
 		n := len(flat(lat))
 		fmt.Printf("  accepted actions: %d in %.1fs = %.0f/s; %.1f actions per submission; %d batches rejected and resent shorter\n",
 			actions.Load(), elapsed.Seconds(), float64(actions.Load())/elapsed.Seconds(), float64(actions.Load())/float64(max(n, 1)), rejected.Load())
+		cost.report(actions.Load(), "accepted action")
 	}
 
 	if phases["get"] {
@@ -167,6 +173,7 @@ func benchGets(b *bench, tables []*table, dur time.Duration) {
 	clients := len(tables)
 	lat := make([][]time.Duration, clients)
 	deadline := time.Now().Add(dur)
+	cost := b.meter()
 	start := time.Now()
 	parallel(clients, func(i int) {
 		t := tables[i]
@@ -177,6 +184,7 @@ func benchGets(b *bench, tables []*table, dur time.Duration) {
 		}
 	})
 	report("GET /v1/games/{id}", lat, time.Since(start))
+	cost.report(int64(len(flat(lat))), "request")
 }
 
 // benchLate is phase 3: the cost of a submission late in a game against
@@ -215,6 +223,7 @@ func benchLate(b *bench, clients, longTurn int, dur time.Duration) {
 type bench struct {
 	base, run string
 	http      *http.Client
+	whose     string // whose cost the stats endpoint tells (see costMeter)
 }
 
 // table is one client's game: two players driven by one client.
