@@ -38,7 +38,9 @@ type Reply struct {
 
 // b32 is the token's alphabet: lower-case letters and digits only, since
 // the local part of an address may be folded to one case on its way.
-var b32 = base32.NewEncoding("abcdefghijklmnopqrstuvwxyz234567").WithPadding(base32.NoPadding)
+var b32 = base32.NewEncoding(b32alphabet).WithPadding(base32.NoPadding)
+
+const b32alphabet = "abcdefghijklmnopqrstuvwxyz234567"
 
 // payload is the token without its MAC: a format byte, then the numbers
 // as uvarints; format 2 ends with the 4 bytes of Lines, format 1 (an
@@ -96,8 +98,11 @@ func ParseReplyAddress(addr string) (Reply, error) {
 	if !strings.HasPrefix(local, ReplyPrefix) || len(local) > 64 {
 		return Reply{}, ErrBadReply
 	}
-	raw, err := b32.DecodeString(local[len(ReplyPrefix):])
-	if err != nil || len(raw) < 1+5+replyMACLen || raw[0] != 1 && raw[0] != 2 {
+	tok := local[len(ReplyPrefix):]
+	raw, err := b32.DecodeString(tok)
+	// Decoding ignores the last character's unused low bits, so that up to
+	// 32 spellings read alike: only the one Token writes is taken.
+	if err != nil || b32.EncodeToString(raw) != tok || len(raw) < 1+5+replyMACLen || raw[0] != 1 && raw[0] != 2 {
 		return Reply{}, ErrBadReply
 	}
 	rest := raw[1 : len(raw)-replyMACLen]
