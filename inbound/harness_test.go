@@ -156,6 +156,7 @@ type env struct {
 	http   *httptest.Server
 	secret string // INBOUND_SECRET
 	reply  notifier.ReplyConfig
+	email  notifier.EmailConfig
 	users  []*models.User
 }
 
@@ -174,6 +175,7 @@ func newEnv(tb testing.TB, d models.Dialect) *env {
 	p, _ := strconv.Atoi(port)
 	ecfg := notifier.EmailConfig{Host: host, Port: p, TLS: notifier.TLSNone, BaseURL: "https://dm.example", Timeout: 5 * time.Second,
 		From: mail.Address{Name: "Data Monsters", Address: "turns@dm.example"}, MaxIdleConns: 8}
+	e.email = ecfg
 	sender, err := notifier.NewSMTPSender(ecfg, nil)
 	if err != nil {
 		tb.Fatal(err)
@@ -197,7 +199,8 @@ func newEnv(tb testing.TB, d models.Dialect) *env {
 		e.ob.Stop(sctx)
 	})
 	e.in, err = inbound.New(inbound.Config{Play: e.play, Outbox: e.ob, Reply: e.reply, Email: ecfg, Logger: log,
-		Rate: models.RateLimit{Burst: 1000, Every: time.Millisecond}})
+		Rate: models.RateLimit{Burst: 1000, Every: time.Millisecond}, Refusals: models.RateLimit{Burst: 1000, Every: time.Millisecond},
+		RefusalsPerSender: models.RateLimit{Burst: 1000, Every: time.Millisecond}})
 	if err != nil {
 		tb.Fatal(err)
 	}

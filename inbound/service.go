@@ -73,6 +73,13 @@ type Config struct {
 	// Rate limits the replies of one address (zero: 30 at once, one more
 	// every 2 seconds).
 	Rate models.RateLimit
+	// Refusals limits the answers to refused replies: per decision (a
+	// reply address's game, seat, user and version) and per sender, so
+	// that an auto-responder without auto-reply headers does not trade
+	// mail with the service for ever (zero: 3 per decision, one more every
+	// 20 minutes; 5 per sender, one more every 12 minutes). A refusal past
+	// them is recorded and logged, not answered.
+	Refusals, RefusalsPerSender models.RateLimit
 	// MaxReceived is the most Received headers a message may carry before
 	// it is taken for a loop (zero: 30).
 	MaxReceived int
@@ -97,6 +104,12 @@ func New(cfg Config) (*Service, error) {
 	}
 	if cfg.Rate.Burst <= 0 {
 		cfg.Rate = models.RateLimit{Burst: 30, Every: 2 * time.Second}
+	}
+	if cfg.Refusals.Burst <= 0 {
+		cfg.Refusals = models.RateLimit{Burst: 3, Every: 20 * time.Minute}
+	}
+	if cfg.RefusalsPerSender.Burst <= 0 {
+		cfg.RefusalsPerSender = models.RateLimit{Burst: 5, Every: 12 * time.Minute}
 	}
 	if cfg.MaxReceived <= 0 {
 		cfg.MaxReceived = 30
@@ -258,9 +271,32 @@ func idHash(m *Mail, raw []byte) []byte {
 }
 
 func (s *Service) rateKey(from string) []byte {
+	return s.key("inbound reply from " + strings.ToLower(from))
+}
+
+// key is the keyed hash of name, for the rate limit table, which holds no
+// address or id in the clear.
+func (s *Service) key(name string) []byte {
 	mac := hmac.New(sha256.New, s.cfg.RateKey)
-	mac.Write([]byte("inbound reply from " + strings.ToLower(from)))
+	mac.Write([]byte(name))
 	return mac.Sum(nil)
+}
+
+// mayRefuse takes a refusal answer to the reply r from the sender from,
+// and reports whether one is left, for the decision and for the sender.
+func (s *Service) mayRefuse(ctx context.Context, r notifier.Reply, from string) (bool, error) {
+	now := s.now()
+	decision := fmt.Sprintf("inbound refusals of game %d seat %d user %d version %d", r.GameID, r.Seat, r.UserID, r.Version)
+	for _, b := range []struct {
+		key   []byte
+		limit models.RateLimit
+	}{{s.key(decision), s.cfg.Refusals}, {s.key("inbound refusals to " + strings.ToLower(from)), s.cfg.RefusalsPerSender}} {
+		wait, err := s.cfg.Play.Store().TakeRate(ctx, b.key, b.limit, now)
+		if err != nil || wait > 0 {
+			return false, err
+		}
+	}
+	return true, nil
 }
 
 // checkDKIM verifies the message's DKIM signatures when it carries any,
@@ -535,6 +571,18 @@ func (a *answer) refuse(ctx context.Context, reason, line string) (Result, error
 	version, err := a.current(ctx)
 	if err != nil {
 		return Result{}, err
+	}
+	if ok, err := a.s.mayRefuse(ctx, a.reply, a.user.Email); err != nil {
+		return Result{}, err
+	} else if !ok {
+		// Most likely an auto-responder without auto-reply headers, which
+		// would answer the answer: silence ends the exchange.
+		a.log.Warn("inbound: reply refused and not answered: too many refusals for this decision or sender", "reason", reason)
+		if _, err := a.s.cfg.Play.Store().RecordInbound(ctx, models.InboundMessage{IDHash: a.hash, UserID: a.user.ID,
+			GameID: a.reply.GameID, Outcome: string(Refused), ReceivedAt: a.s.now()}); err != nil {
+			return Result{}, err
+		}
+		return Result{Outcome: Refused, Reason: reason, GameID: a.reply.GameID, Version: version}, nil
 	}
 	if err := a.write(ctx, Refused); err != nil {
 		return Result{}, err

@@ -9,7 +9,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/datamonsters/turns/inbound"
 	"github.com/datamonsters/turns/models"
+	"github.com/datamonsters/turns/notifier"
 )
 
 // smtpDialog runs an SMTP session over TCP with the server at addr, as a
@@ -91,5 +93,88 @@ func TestDataEndAfterStrayCR(t *testing.T) {
 		if got, err := smtpDialog(e.smtp, u.Email, em.ReplyTo, []byte(data), 5*time.Second); err != nil || !strings.HasPrefix(got, "250") {
 			t.Fatalf("%q: %q, %v", body, got, err)
 		}
+	}
+}
+
+// TestAutoResponderAnsweredAFewTimes: an auto-responder that sends none
+// of the auto-reply headers answers each answer it gets with the same
+// text. The service answers its first refusals, then stays silent: at
+// most 3 refusals per decision, and at most 5 per sender an hour, whatever
+// the reply address. The counts are in the database: a second server on
+// it (or the same one restarted) goes on from them.
+func TestAutoResponderAnsweredAFewTimes(t *testing.T) {
+	e := newEnv(t, models.SQLite)
+	ana, ben := e.user("ana"), e.user("ben")
+	id := e.game(ana, ben)
+	g, _ := e.st.GameNoState(context.Background(), id)
+	u := ana
+	if g.Seats[1].Awaited {
+		u = ben
+	}
+	em := e.latest(u)
+	before := e.version(id)
+	answered := 0
+	auto := func(in *inbound.Service, to string) inbound.Result {
+		t.Helper()
+		raw := replyMsg{From: u.Email, To: to, Subject: "Out of office", Body: "I am away until Monday and will answer your message then."}.raw()
+		res, err := in.Receive(context.Background(), inbound.Envelope{MailFrom: u.Email, HasReturnPath: true, Rcpt: []string{to}, Raw: raw})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Outcome != inbound.Refused {
+			t.Fatalf("outcome %s, want refused", res.Outcome)
+		}
+		if res.Answered {
+			answered++
+		}
+		return res
+	}
+	server := func() *inbound.Service { // with the default limits of refusals
+		in, err := inbound.New(inbound.Config{Play: e.play, Outbox: e.ob, Reply: e.reply, Email: e.email,
+			Rate: models.RateLimit{Burst: 1000, Every: time.Millisecond}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return in
+	}
+	first, second := server(), server()
+	for range 6 {
+		auto(first, em.ReplyTo)
+	}
+	if answered != 3 {
+		t.Fatalf("%d of 6 refusals of one decision answered, want 3", answered)
+	}
+	if res := auto(second, em.ReplyTo); res.Answered {
+		t.Fatal("a second server answered a fourth refusal of the decision")
+	}
+	// Other decisions' addresses (as each answer carries a fresh one): two
+	// more answers reach the sender's five in the hour, then none.
+	for v := range 6 {
+		r, err := notifier.ParseReplyAddress(em.ReplyTo)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fresh := notifier.Reply{GameID: r.GameID, Seat: r.Seat, UserID: r.UserID, Version: r.Version + int64(v) + 1, Expires: r.Expires,
+			Lines: r.Lines}
+		auto(second, fresh.Address(e.reply.Secret, e.reply.Domain))
+	}
+	if answered != 5 {
+		t.Fatalf("%d refusals answered in all, want 5 (the sender's hour)", answered)
+	}
+	e.settle()
+	if n := len(e.sink.to(u.Email)); n == 0 {
+		t.Fatal("no email at all")
+	}
+	refusals := 0
+	for _, m := range e.sink.to(u.Email) {
+		if strings.Contains(m.Subject, "nothing was played") {
+			refusals++
+		}
+	}
+	if refusals != 5 {
+		t.Fatalf("%d refusal emails sent, want 5", refusals)
+	}
+	if v := e.version(id); v != before {
+		t.Fatalf("the game moved from version %d to %d", before, v)
 	}
 }
