@@ -159,7 +159,8 @@ var events = map[string]engine.EventKind{
 // separated by lines, commas and semicolons; a number is a line of the
 // list answered, "1-3" is lines 1, 2 and 3; a part with no number, no
 // word of the language and no card name is skipped. Anything else that
-// is not a command, and a text with no command, is a *CommandError.
+// is not a command, and a text with no command, is a *CommandError; the
+// reading is then returned too, with what was skipped up to the fault.
 func ReadCommands(text string) (*Reading, error) {
 	rd := &Reading{}
 	read := 0
@@ -170,10 +171,10 @@ func ReadCommands(text string) (*Reading, error) {
 			continue
 		}
 		if read++; read > MaxCommandLines {
-			return nil, &CommandError{Reason: fmt.Sprintf("a reply holds at most %d lines of commands", MaxCommandLines)}
+			return rd, &CommandError{Reason: fmt.Sprintf("a reply holds at most %d lines of commands", MaxCommandLines)}
 		}
 		if len([]rune(line)) > maxLineRunes {
-			return nil, &CommandError{Command: clip(line), Line: i + 1, Reason: fmt.Sprintf("a line holds at most %d characters", maxLineRunes)}
+			return rd, &CommandError{Command: clip(line), Line: i + 1, Reason: fmt.Sprintf("a line holds at most %d characters", maxLineRunes)}
 		}
 		for _, part := range strings.FieldsFunc(line, func(r rune) bool { return r == ',' || r == ';' }) {
 			part = strings.TrimSpace(part)
@@ -186,7 +187,7 @@ func ReadCommands(text string) (*Reading, error) {
 			}
 			got, err := rd.part(part, i+1)
 			if err != nil {
-				return nil, err
+				return rd, err
 			}
 			if got.control != NoControl {
 				controls++
@@ -200,9 +201,9 @@ func ReadCommands(text string) (*Reading, error) {
 	}
 	switch {
 	case controls > 0 && (controls > 1 || len(rd.Commands) > 0):
-		return nil, &CommandError{Reason: fmt.Sprintf("%q goes alone in a reply, without moves", rd.Control)}
+		return rd, &CommandError{Reason: fmt.Sprintf("%q goes alone in a reply, without moves", rd.Control)}
 	case controls == 0 && len(rd.Commands) == 0 && !rd.Help && !rd.Board:
-		return nil, &CommandError{Reason: "the reply holds no command: write your moves (their numbers, or their words) above the quoted email, or \"help\""}
+		return rd, &CommandError{Reason: "the reply holds no command: write your moves (their numbers, or their words) above the quoted email, or \"help\""}
 	}
 	return rd, nil
 }

@@ -240,6 +240,9 @@ func (r *resolver) apply(act engine.Action, cmd Command, lines []engine.Line) er
 		return r.fail(cmd, nil, "the game is over by then (it ended at step %d)", r.ended)
 	}
 	text := r.c.View(r.seat).Text(act)
+	if act.Type == engine.ActStanding {
+		text = standingText(act.Standing)
+	}
 	if _, err := engine.Apply(r.c, r.seat, act); err != nil {
 		if lines == nil {
 			lines, _ = r.stepLines()
@@ -442,6 +445,25 @@ func (r *resolver) standing(cmd Command) (engine.Action, error) {
 	return engine.Action{Type: engine.ActStanding, Standing: &st}, nil
 }
 
+// standingText words the standing answers st sets.
+func standingText(st *engine.Standing) string {
+	var parts []string
+	if st.Pass {
+		parts = append(parts, "always pass")
+	}
+	for _, sp := range st.Plays {
+		name := sp.Card
+		if c := engine.Standard().Card(sp.Card); c != nil {
+			name = c.Name
+		}
+		parts = append(parts, "play "+name+" when "+string(sp.On))
+	}
+	if len(parts) == 0 {
+		return "Clear your standing interrupt answers"
+	}
+	return "Set your standing interrupt answers: " + strings.Join(parts, "; ")
+}
+
 // hackNamed returns the catalogue id of the card the words name: a card
 // of the hand first, then any Hack of the catalogue.
 func hackNamed(hand []engine.CardView, w []string) (string, error) {
@@ -488,6 +510,11 @@ func (r *resolver) fail(cmd Command, lines []engine.Line, format string, a ...an
 	}
 	return &CommandError{Step: r.step(), Command: cmd.Text, Line: cmd.Line, Reason: fmt.Sprintf(format, a...), Moves: moves}
 }
+
+// NameStarts reports whether the words w name name: its words start with
+// them, whole but the last, which may be cut short ("running a start"
+// names "Running a Startup"). Case and accents do not matter.
+func NameStarts(name string, w []string) bool { return prefixWords(words(fold(name)), w) }
 
 // prefixWords reports whether text starts with w: every word equal but
 // the last, which may be a prefix.
