@@ -265,8 +265,8 @@ type ReplyAnswer struct {
 	// thanks, a mail app's line), skipped.
 	Skipped []string
 	// Help is the command language in short, when the reply asked for it.
-	Help  string
-	Taken bool // the reply answered a decision that was already taken
+	Help    string
+	Taken   bool   // the reply answered a decision that was already taken
 	Next    string // what happens next ("It is still your turn.", "Ben's turn.")
 	Since   []string
 	Hand    []Card
