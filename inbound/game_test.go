@@ -96,7 +96,7 @@ func playByEmail(t *testing.T, e *env, send func(from, to string, raw []byte)) {
 		var em *sent
 		var ver int64 = -1
 		for _, m := range e.sink.to(u.Email) {
-			if m.ReplyTo == "" || replied[m.MessageID] {
+			if !m.decision() || replied[m.MessageID] {
 				continue
 			}
 			r, err := notifier.ParseReplyAddress(m.ReplyTo)

@@ -124,6 +124,14 @@ func readSent(raw []byte) sent {
 	return m
 }
 
+// decision reports whether m asks its recipient a decision: its reply
+// address names the list of moves it numbers (every other email of a game
+// has a General one).
+func (m sent) decision() bool {
+	r, err := notifier.ParseReplyAddress(m.ReplyTo)
+	return m.ReplyTo != "" && err == nil && !r.General
+}
+
 func (s *sink) all() []sent {
 	s.mu.Lock()
 	defer s.mu.Unlock()

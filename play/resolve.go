@@ -21,7 +21,8 @@ type Plan struct {
 // another, each against st as the moves before it leave it: st is the
 // game at the version the commands were written for, and is not changed.
 // A number names a line of lines (the numbered list of the email
-// answered, or engine.Numbered at st); words name a move legal at their
+// answered, or engine.Numbered at st; nil: none, numbers are refused);
+// words name a move legal at their
 // step, so that a claim may follow the plays that make it legal. Where an
 // interrupt window would open, the other seats are taken to pass (when
 // one plays a card instead, the engine holds the rest and plays it only
@@ -190,6 +191,9 @@ func (r *resolver) next(cmds []Command) (int, error) {
 // list answered, options of one question given together being one answer
 // (engine.Choose). Each move is applied at its own step.
 func (r *resolver) numbers(cmds []Command) (int, error) {
+	if r.lines == nil {
+		return 0, r.fail(cmds[0], nil, "the email you answered numbers no moves: name them in words (\"place glitchy\", \"end\"), or answer the email that lists them")
+	}
 	run := 0
 	for run < len(cmds) && cmds[run].kind == cmdNumber {
 		run++
