@@ -55,17 +55,20 @@ func (e *RateLimitError) Error() string { return "rate limited" }
 
 // Problem is an RFC 9457 problem detail.
 type Problem struct {
-	Type           string `json:"type"`
-	Title          string `json:"title"`
-	Status         int    `json:"status"`
-	Detail         string `json:"detail"`
-	Code           string `json:"code"`
-	RequestID      string `json:"request_id,omitempty"`
-	Index          *int   `json:"index,omitempty"`           // illegal_action: the failing action
-	Reason         string `json:"reason,omitempty"`          // illegal_action: the engine's code
-	Card           string `json:"card,omitempty"`            // invalid_deck: the card at fault
-	Rule           string `json:"rule,omitempty"`            // invalid_deck: the rule broken
-	CurrentVersion *int64 `json:"current_version,omitempty"` // stale_version
+	Type           string   `json:"type"`
+	Title          string   `json:"title"`
+	Status         int      `json:"status"`
+	Detail         string   `json:"detail"`
+	Code           string   `json:"code"`
+	RequestID      string   `json:"request_id,omitempty"`
+	Index          *int     `json:"index,omitempty"`           // illegal_action: the failing action
+	Reason         string   `json:"reason,omitempty"`          // illegal_action: the engine's code
+	Card           string   `json:"card,omitempty"`            // invalid_deck: the card at fault
+	Rule           string   `json:"rule,omitempty"`            // invalid_deck: the rule broken
+	CurrentVersion *int64   `json:"current_version,omitempty"` // stale_version
+	Step           *int     `json:"step,omitempty"`            // command_refused: the move of the plan at fault, from 1
+	Command        string   `json:"command,omitempty"`         // command_refused: the command at fault
+	Moves          []string `json:"moves,omitempty"`           // command_refused: the moves at that step, in words
 }
 
 // playStatus and playTitle are the status and title of each kind of
@@ -92,6 +95,7 @@ func problemFor(err error) Problem {
 		deckErr  *engine.DeckError
 		rateErr  *RateLimitError
 		maxBytes *http.MaxBytesError
+		command  *play.CommandError
 	)
 	p := Problem{Status: http.StatusInternalServerError, Code: "internal", Title: "Internal error",
 		Detail: "the server failed to handle the request; it has been logged"}
@@ -104,6 +108,17 @@ func problemFor(err error) Problem {
 		cur := stale.Current
 		p = Problem{Status: http.StatusConflict, Code: "stale_version", Title: "Stale version",
 			Detail: fmt.Sprintf("the game is at version %d; reload and resubmit", cur), CurrentVersion: &cur}
+	case errors.As(err, &command):
+		p = Problem{Status: http.StatusUnprocessableEntity, Code: "command_refused", Title: "Command refused",
+			Detail: command.Error(), Command: command.Command, Moves: command.Moves}
+		if command.Line > 0 {
+			idx := command.Line - 1
+			p.Index = &idx
+		}
+		if command.Step > 0 {
+			step := command.Step
+			p.Step = &step
+		}
 	case errors.As(err, &batch) && errors.As(err, &illegal):
 		idx := batch.Index
 		p = Problem{Status: http.StatusUnprocessableEntity, Code: "illegal_action", Title: "Illegal action",

@@ -439,6 +439,17 @@ func (s *Server) submitActions(c *gin.Context) {
 		writeError(c, err)
 		return
 	}
+	switch {
+	case len(req.Actions) > 0 && len(req.Commands) > 0:
+		writeError(c, invalid("actions, commands: send one of them, not both"))
+		return
+	case len(req.Commands) > 0:
+		s.mutateGame(c, s.gameCall(c, func(ctx context.Context, id, uid int64, rec *play.Record) (*play.Result, error) {
+			res, _, err := s.play.SubmitCommands(ctx, id, uid, expected, req.Commands, rec)
+			return res, err
+		}), s.submitOut)
+		return
+	}
 	if err := checkActionLimits(req.Actions); err != nil {
 		writeError(c, err)
 		return

@@ -301,6 +301,7 @@ type standingPlayInput struct {
 type submitRequest struct {
 	ExpectedVersion *int64        `json:"expected_version"`
 	Actions         []actionInput `json:"actions"`
+	Commands        []string      `json:"commands"`
 }
 
 type submitResponse struct {

@@ -1,9 +1,11 @@
 package engine
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 )
 
 // Apply validates action a by seat and, if it is legal, applies it to s and
@@ -51,11 +53,13 @@ func (g *game) run(seat int, a Action) {
 }
 
 // ApplyBatch applies a seat's actions in order, all or nothing, to a copy of
-// s. If an action leaves the seat waiting (an interrupt window, a prompt),
-// the actions after it are queued in the state and resumed by the engine
-// when the seat can act again; if one of them has become illegal by then the
-// queue is dropped with a private "queue_dropped" event saying why. On error
-// it returns s itself, the index of the failing action and the error.
+// s. If an action leaves the seat waiting (an interrupt window, a prompt
+// that the next action does not answer), the actions after it are queued
+// in the state and resumed by the engine when the seat can act again: all
+// of them, if each still applies in turn, with one private
+// "queue_resumed" event; else none, with a private "queue_dropped" event
+// that says which stopped and why. On error it returns s itself, the index
+// of the failing action and the error.
 //
 // A batch may end the game part-way (a claim of the last challenge, the
 // last vote to end): end_turn actions after that are accepted and do
@@ -84,14 +88,35 @@ func ApplyBatch(s *State, seat int, actions []Action) (*State, []Event, int, err
 			ended = i
 			continue
 		}
-		if i+1 < len(actions) && (len(c.Prompts) > 0 || len(c.Stack) > 0) {
-			c.Queue = &Queued{Seat: seat, Actions: slices.Clone(actions[i+1:])}
+		if i+1 < len(actions) && waits(c, seat, actions[i+1]) {
+			c.Queue = queue(c, seat, actions[i+1:])
 			events = append(events, Event{Kind: "queued", Seat: seat, N: len(actions) - i - 1, Only: []int{seat},
 				Text: fmt.Sprintf("%s wait for the game to continue.", plural(len(actions)-i-1, "action"))})
 			break
 		}
 	}
 	return c, events, -1, nil
+}
+
+// waits reports whether seat's next action a must wait: the game is in
+// the middle of something (a window, an effect), and a is not the answer
+// to a prompt of the seat's that is open now.
+func waits(s *State, seat int, a Action) bool {
+	if len(s.Prompts) == 0 && len(s.Stack) == 0 {
+		return false
+	}
+	return a.Type != ActAnswer || !slices.ContainsFunc(s.Prompts, func(p Prompt) bool { return p.ID == a.Prompt && p.Seat == seat })
+}
+
+// queue holds actions of seat until the game goes on, each worded for the
+// seat as it stands now.
+func queue(s *State, seat int, actions []Action) *Queued {
+	v := s.View(seat)
+	q := &Queued{Seat: seat, Actions: cloneActions(actions), Texts: make([]string, len(actions))}
+	for i, a := range actions {
+		q.Texts[i] = v.Text(a)
+	}
+	return q
 }
 
 // idle reports whether the game waits only for the active player's action.
@@ -485,7 +510,11 @@ func (g *game) resign(seat int) {
 	g.push(Task{Kind: TaskNext, Seat: seat})
 }
 
-// drainQueue resumes queued actions once their seat can act again.
+// drainQueue resumes queued actions once their seat can act again: the
+// whole rest of the batch, if every action of it still applies in turn
+// (up to a window that holds the rest again), with one "queue_resumed"
+// event that names them; else none of them, with a "queue_dropped" event
+// that names the one that stopped, why, and the rest.
 func (g *game) drainQueue() {
 	s := g.s
 	for s.Queue != nil {
@@ -494,31 +523,93 @@ func (g *game) drainQueue() {
 			s.Queue = nil
 			return
 		}
-		if len(s.Prompts) > 0 || len(s.Stack) > 0 {
+		if waits(s, q.Seat, q.Actions[0]) {
 			return
 		}
-		a := q.Actions[0]
-		err := check(s, q.Seat, a, explain)
-		if err == nil && s.Active != q.Seat {
-			err = illegal(ErrNotYourTurn, "your turn ended before the queued actions could run")
+		// The rest runs on a copy, which becomes the state only if all of
+		// it applies; the copy draws on from the same random streams.
+		c := s.Clone()
+		c.rnd, c.Queue = s.rnd, nil
+		run := game{s: c, silent: g.silent}
+		ran := 0
+		var failed error
+		for i, a := range q.Actions {
+			if i > 0 && waits(c, q.Seat, a) {
+				c.Queue = &Queued{Seat: q.Seat, Actions: q.Actions[i:], Texts: q.Texts[min(i, len(q.Texts)):]}
+				break
+			}
+			if c.Over() {
+				if a.Type == ActEndTurn {
+					ran++
+					continue
+				}
+				failed = illegal(ErrGameOver, "the game ended before it")
+				break
+			}
+			failed = check(c, q.Seat, a, explain)
+			if failed == nil && a.Type != ActAnswer && c.Active != q.Seat {
+				failed = illegal(ErrNotYourTurn, "your turn ended before it could run")
+			}
+			if failed != nil {
+				break
+			}
+			run.apply(q.Seat, a)
+			run.loop()
+			ran++
 		}
-		if err != nil {
+		text := func(i int) string {
+			if i < len(q.Texts) && q.Texts[i] != "" {
+				return q.Texts[i]
+			}
+			return s.View(q.Seat).Text(q.Actions[i])
+		}
+		if failed != nil {
 			s.Queue = nil
 			g.emit(func() Event {
-				return Event{Kind: "queue_dropped", Seat: q.Seat, N: len(q.Actions), Only: []int{q.Seat},
-					Text: fmt.Sprintf("Your %s were dropped: %s (%s).", plural(len(q.Actions), "queued action"), a, err)}
+				msg := fmt.Sprintf("Your planned move %q was not played: %s.", text(ran), queueReason(failed))
+				if n := len(q.Actions); n > 1 {
+					all := make([]string, n)
+					for i := range all {
+						all[i] = text(i)
+					}
+					msg = fmt.Sprintf("Your %d planned moves were not played, since %q no longer goes: %s. They were: %s.",
+						n, text(ran), queueReason(failed), strings.Join(all, "; "))
+				}
+				return Event{Kind: "queue_dropped", Seat: q.Seat, N: len(q.Actions), Only: []int{q.Seat}, Text: msg}
 			})
 			return
 		}
-		if q.Actions = q.Actions[1:]; len(q.Actions) == 0 {
-			s.Queue = nil
-		}
 		g.emit(func() Event {
-			return Event{Kind: "queue_resumed", Seat: q.Seat, Only: []int{q.Seat}, Text: fmt.Sprintf("Your queued action %s runs.", a)}
+			texts := make([]string, ran)
+			for i := range texts {
+				texts[i] = text(i)
+			}
+			what := "Your planned moves go on: "
+			if ran == 1 {
+				what = "Your planned move goes on: "
+			}
+			return Event{Kind: "queue_resumed", Seat: q.Seat, N: ran, Only: []int{q.Seat}, Text: what + strings.Join(texts, "; ") + "."}
 		})
-		g.apply(q.Seat, a)
-		g.loop()
+		g.events = append(g.events, run.events...)
+		*s = *c
 	}
+}
+
+// queueReason says in words why a queued action no longer applies: the
+// rule's reason, but for a card or question that is gone, which the reason
+// would name by its id.
+func queueReason(err error) string {
+	var ill *IllegalActionError
+	if !errors.As(err, &ill) {
+		return err.Error()
+	}
+	switch ill.Code {
+	case ErrNoCard.Code:
+		return "the card is no longer where it was"
+	case ErrNoPrompt.Code:
+		return "that question is no longer open"
+	}
+	return ill.Reason
 }
 
 // Card types each play action takes, and the event it proposes.

@@ -25,7 +25,7 @@ func TestCloneCoversFields(t *testing.T) {
 		{engine.Global{}, 2},
 		{engine.Inst{}, 2},
 		{engine.Build{}, 3},
-		{engine.Queued{}, 2},
+		{engine.Queued{}, 3},
 		{engine.Task{}, 13},
 		{engine.Proposal{}, 13},
 		{engine.Window{}, 3},

@@ -113,6 +113,10 @@ type Build struct {
 type Queued struct {
 	Seat    int      `json:"seat"`
 	Actions []Action `json:"actions"`
+	// Texts words each action for the seat as it was queued (View.Text):
+	// the events that resume or drop them name them so, not by their ids.
+	// Empty in a queue stored before texts.
+	Texts []string `json:"texts,omitempty"`
 }
 
 // State is a whole game. It is plain data: it serializes to JSON and back
@@ -312,7 +316,7 @@ func (s *State) Clone() *State {
 	}
 	if s.Queue != nil {
 		q := *s.Queue
-		q.Actions = cloneActions(q.Actions)
+		q.Actions, q.Texts = cloneActions(q.Actions), slices.Clone(q.Texts)
 		out.Queue = &q
 	}
 	out.Winners = slices.Clone(s.Winners)

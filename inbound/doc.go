@@ -9,7 +9,7 @@
 // /v1/inbound/email), and both go into Service.Receive: it drops automatic
 // messages, bounces and loops, checks the address's signature and expiry,
 // the sender and the seat, reads the MIME message (Parse), cuts the quoted
-// original and signatures (Cut), reads the commands (Resolver) against the
+// original and signatures (Cut), reads the commands (play.ReadCommands, play.Resolve) against the
 // lines of the email at its version (engine.Numbered), submits them as one
 // batch through play.Service.Submit, and writes the answer to the outbox,
 // in the game's thread. docs/email.md describes the command language and

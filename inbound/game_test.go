@@ -16,10 +16,10 @@ import (
 
 	"github.com/datamonsters/turns/engine"
 	"github.com/datamonsters/turns/engine/bot"
-	"github.com/datamonsters/turns/inbound"
 	"github.com/datamonsters/turns/models"
 	"github.com/datamonsters/turns/models/modelstest"
 	"github.com/datamonsters/turns/notifier"
+	"github.com/datamonsters/turns/play"
 )
 
 // forms counts the kinds of replies a game by email wrote.
@@ -96,7 +96,7 @@ func playByEmail(t *testing.T, e *env, send func(from, to string, raw []byte)) {
 		var em *sent
 		var ver int64 = -1
 		for _, m := range e.sink.to(u.Email) {
-			if m.ReplyTo == "" || replied[m.MessageID] {
+			if !m.decision() || replied[m.MessageID] {
 				continue
 			}
 			r, err := notifier.ParseReplyAddress(m.ReplyTo)
@@ -226,7 +226,6 @@ func (e *env) choose(t *testing.T, id int64, seat int, u *models.User, em *sent,
 		}
 		b := bot.NewGreedy(rand.New(rand.NewPCG(uint64(id), uint64(step))))
 		a := b.Choose(v, legal)
-		res := &inbound.Resolver{Lines: lines, Hand: v.Hand, Catalog: engine.Standard()}
 		switch {
 		case a.Type == engine.ActAnswer:
 			p := v.Prompts[slices.IndexFunc(v.Prompts, func(p engine.Prompt) bool { return p.ID == a.Prompt })]
@@ -277,8 +276,10 @@ func (e *env) choose(t *testing.T, id int64, seat int, u *models.User, em *sent,
 					// By name, when the name is enough: "place glitchy".
 					w := strings.Fields(strings.ToLower(strings.NewReplacer("(", "", ")", "", ",", "", ":", "").Replace(lines[i].Text)))
 					if len(w) > 2 {
-						if items, err := res.Read(strings.Join(w[:3], " ")); err == nil && len(items) == 1 && items[0].N == lines[i].N {
-							cmd = strings.Join(w[:3], " ")
+						if rd, err := play.ReadCommands(strings.Join(w[:3], " ")); err == nil {
+							if plan, err := play.Resolve(sim, seat, lines, rd); err == nil && len(plan.Actions) == 1 && reflect.DeepEqual(plan.Actions[0], lines[i].Action) {
+								cmd = strings.Join(w[:3], " ")
+							}
 						}
 					}
 				}

@@ -124,6 +124,14 @@ func readSent(raw []byte) sent {
 	return m
 }
 
+// decision reports whether m asks its recipient a decision: its reply
+// address names the list of moves it numbers (every other email of a game
+// has a General one).
+func (m sent) decision() bool {
+	r, err := notifier.ParseReplyAddress(m.ReplyTo)
+	return m.ReplyTo != "" && err == nil && !r.General
+}
+
 func (s *sink) all() []sent {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -156,6 +164,7 @@ type env struct {
 	http   *httptest.Server
 	secret string // INBOUND_SECRET
 	reply  notifier.ReplyConfig
+	email  notifier.EmailConfig
 	users  []*models.User
 }
 
@@ -174,6 +183,7 @@ func newEnv(tb testing.TB, d models.Dialect) *env {
 	p, _ := strconv.Atoi(port)
 	ecfg := notifier.EmailConfig{Host: host, Port: p, TLS: notifier.TLSNone, BaseURL: "https://dm.example", Timeout: 5 * time.Second,
 		From: mail.Address{Name: "Data Monsters", Address: "turns@dm.example"}, MaxIdleConns: 8}
+	e.email = ecfg
 	sender, err := notifier.NewSMTPSender(ecfg, nil)
 	if err != nil {
 		tb.Fatal(err)
@@ -197,7 +207,8 @@ func newEnv(tb testing.TB, d models.Dialect) *env {
 		e.ob.Stop(sctx)
 	})
 	e.in, err = inbound.New(inbound.Config{Play: e.play, Outbox: e.ob, Reply: e.reply, Email: ecfg, Logger: log,
-		Rate: models.RateLimit{Burst: 1000, Every: time.Millisecond}})
+		Rate: models.RateLimit{Burst: 1000, Every: time.Millisecond}, Refusals: models.RateLimit{Burst: 1000, Every: time.Millisecond},
+		RefusalsPerSender: models.RateLimit{Burst: 1000, Every: time.Millisecond}})
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -1,13 +1,9 @@
 package inbound_test
 
 import (
-	"errors"
-	"reflect"
-	"slices"
 	"strings"
 	"testing"
 
-	"github.com/datamonsters/turns/engine"
 	"github.com/datamonsters/turns/inbound"
 )
 
@@ -87,143 +83,6 @@ func TestParseCharsets(t *testing.T) {
 	if m.From != "ana@example.com" || m.FromName != "Ana Löwe" || m.Subject != "Re: türn" || strings.TrimSpace(m.Text) != "place glîtchy" || m.HTMLOnly {
 		t.Fatalf("%+v", m)
 	}
-}
-
-// lines is a numbered list as engine.Numbered gives one: a discard prompt
-// taking 2 of 3, an interrupt window, then the turn's actions.
-var lines = []engine.Line{
-	{N: 1, Text: "Discard Data Lake (TECH 0, SCI 2)", Prompt: "p1", Option: "c1"},
-	{N: 2, Text: "Discard Glitchy (Junior)", Prompt: "p1", Option: "c2"},
-	{N: 3, Text: "Discard Overfit Goblin", Prompt: "p1", Option: "c3"},
-	{N: 4, Text: "Pass", Prompt: "p2", Option: engine.Pass, Action: engine.Action{Type: engine.ActAnswer, Prompt: "p2", Choices: []string{engine.Pass}}},
-	{N: 5, Text: "Place Glitchy (Junior) in your Lab", Action: engine.Action{Type: engine.ActPlace, Card: "i1"}},
-	{N: 6, Text: "Place Glîtchy (Senior): replaces your Glitchy (Junior)", Action: engine.Action{Type: engine.ActPlace, Card: "i2"}},
-	{N: 7, Text: "Play Pipeline Runner, starting a Software Build", Action: engine.Action{Type: engine.ActPlayTool, Card: "i3"}},
-	{N: 8, Text: "Claim Cache Invalidation with your build (TECH 4, SCI 2)", Action: engine.Action{Type: engine.ActClaim, Challenges: []string{"m1"}}},
-	{N: 9, Text: "End your turn", Action: engine.Action{Type: engine.ActEndTurn}},
-}
-
-func TestCommands(t *testing.T) {
-	t.Parallel()
-	place := func(c string) engine.Action { return engine.Action{Type: engine.ActPlace, Card: c} }
-	end := engine.Action{Type: engine.ActEndTurn}
-	discard := func(cs ...string) engine.Action {
-		return engine.Action{Type: engine.ActAnswer, Prompt: "p1", Choices: cs}
-	}
-	pass := engine.Action{Type: engine.ActAnswer, Prompt: "p2", Choices: []string{engine.Pass}}
-	for _, tc := range []struct {
-		body string
-		want []engine.Action
-		err  string // in the error, when the reply is refused
-	}{
-		{body: "5", want: []engine.Action{place("i1")}},
-		{body: "5 7 9", want: []engine.Action{place("i1"), lines[6].Action, end}},
-		{body: "5\n7\nend", want: []engine.Action{place("i1"), lines[6].Action, end}},
-		{body: "5, 7, end", want: []engine.Action{place("i1"), lines[6].Action, end}},
-		{body: "discard 1 3", want: []engine.Action{discard("c1", "c3")}},
-		{body: "1 3\npass", want: []engine.Action{discard("c1", "c3"), pass}},
-		{body: "PASS", want: []engine.Action{pass}},
-		{body: "play pipeline runner", want: []engine.Action{lines[6].Action}},
-		{body: "Play Pipe", want: []engine.Action{lines[6].Action}},
-		{body: "claim cache invalidation", want: []engine.Action{lines[7].Action}},
-		{body: "CLAIM CACHE", want: []engine.Action{lines[7].Action}},
-		{body: "place glitchy junior", want: []engine.Action{place("i1")}},
-		{body: "place glitchy senior", want: []engine.Action{place("i2")}},
-		{body: "place glîtchy sénior end", want: []engine.Action{place("i2"), end}},
-		{body: "discard overfit goblin, discard data lake", want: []engine.Action{discard("c3", "c1")}},
-		{body: "5\nend\n\nAna", want: []engine.Action{place("i1"), end}},
-		{body: "always pass", want: []engine.Action{{Type: engine.ActStanding, Standing: &engine.Standing{Pass: true}}}},
-		{body: "place glitchy", err: `could be lines 5 or 6`},
-		{body: "place unicorn", err: `no line of the email's list reads "place unicorn"`},
-		{body: "12", err: "there is no line 12"},
-		{body: "5 5", err: "chosen twice"},
-		{body: "1 5 2", err: "give the options of one question together"},
-		{body: "Thanks!", err: "no line"},
-		{body: "", err: "holds no command"},
-		{body: "play null pointer when lunch", err: `after "when" name an event`},
-	} {
-		r := &inbound.Resolver{Lines: lines, Catalog: engine.Standard()}
-		items, err := r.Read(tc.body)
-		var acts []engine.Action
-		if err == nil {
-			acts, err = r.Actions(items)
-		}
-		if tc.err != "" {
-			var ce *inbound.CommandError
-			if err == nil || !strings.Contains(err.Error(), tc.err) || !errors.As(err, &ce) {
-				t.Errorf("%q: error %v, want %q", tc.body, err, tc.err)
-			}
-			continue
-		}
-		if err != nil {
-			t.Errorf("%q: %v", tc.body, err)
-			continue
-		}
-		if !slices.EqualFunc(acts, tc.want, func(a, b engine.Action) bool { return reflect.DeepEqual(a, b) }) {
-			t.Errorf("%q: %v, want %v", tc.body, acts, tc.want)
-		}
-	}
-}
-
-// TestStandingPlay: "play <card> when <event>" names a Hack of the hand
-// or the catalogue and adds to the standing answers the seat has.
-func TestStandingPlay(t *testing.T) {
-	t.Parallel()
-	cat := engine.Standard()
-	var hack *engine.Card
-	for _, c := range cat.Cards() {
-		if c.Type == engine.Hack && strings.Contains(engine.CardText(c), "Interrupt") {
-			hack = c
-			break
-		}
-	}
-	if hack == nil {
-		t.Skip("no interrupt Hack in the catalogue")
-	}
-	r := &inbound.Resolver{Lines: lines, Catalog: cat, Standing: engine.Standing{Pass: true}}
-	items, err := r.Read("play " + strings.ToLower(hack.Name) + " when claim")
-	if err != nil {
-		t.Fatal(err)
-	}
-	acts, err := r.Actions(items)
-	if err != nil || len(acts) != 1 || acts[0].Type != engine.ActStanding {
-		t.Fatalf("%v %v", acts, err)
-	}
-	st := acts[0].Standing
-	if !st.Pass || len(st.Plays) != 1 || st.Plays[0] != (engine.StandingPlay{On: engine.EvClaim, Card: hack.ID}) {
-		t.Fatalf("standing %+v", st)
-	}
-}
-
-// FuzzCommands: any body gives items or a *CommandError, never a panic,
-// and every item names a line of the list or a standing answer.
-func FuzzCommands(f *testing.F) {
-	for _, s := range []string{"1", "1 4 end", "discard 2 5", "place glitchy", "always pass", "play null pointer when claim",
-		"pass\n\nAna", "none", "5,,,;;7", strings.Repeat("1 ", 400), "\x00\xff", "claim ćache"} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, body string) {
-		r := &inbound.Resolver{Lines: lines, Catalog: engine.Standard()}
-		items, err := r.Read(body)
-		if err != nil {
-			var ce *inbound.CommandError
-			if !errors.As(err, &ce) {
-				t.Fatalf("error %T %v", err, err)
-			}
-			return
-		}
-		for _, it := range items {
-			if it.Standing == nil && it.Answer == nil && it.N == 0 {
-				t.Fatalf("item %+v names nothing", it)
-			}
-		}
-		if _, err := r.Actions(items); err != nil {
-			var ce *inbound.CommandError
-			if !errors.As(err, &ce) {
-				t.Fatalf("error %T %v", err, err)
-			}
-		}
-	})
 }
 
 // FuzzCut: any body, cut or parsed as a message, gives text, never a

@@ -30,7 +30,7 @@ func (e *env) latest(u *models.User) sent {
 	e.settle()
 	ms := e.sink.to(u.Email)
 	for i := len(ms) - 1; i >= 0; i-- {
-		if ms[i].ReplyTo != "" {
+		if ms[i].decision() {
 			return ms[i]
 		}
 	}

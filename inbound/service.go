@@ -33,6 +33,7 @@ const (
 	Refused   Outcome = "refused"   // nothing was played; the answer, if any, says why
 	Dropped   Outcome = "dropped"   // an automatic message or a loop: nothing played, nothing answered
 	Duplicate Outcome = "duplicate" // a message already handled, delivered again: nothing more
+	Answered  Outcome = "answered"  // it asked for help or the board: answered, nothing played
 )
 
 // Result is what Receive did with a message: its outcome, the reason
@@ -73,6 +74,13 @@ type Config struct {
 	// Rate limits the replies of one address (zero: 30 at once, one more
 	// every 2 seconds).
 	Rate models.RateLimit
+	// Refusals limits the answers to refused replies: per decision (a
+	// reply address's game, seat, user and version) and per sender, so
+	// that an auto-responder without auto-reply headers does not trade
+	// mail with the service for ever (zero: 3 per decision, one more every
+	// 20 minutes; 5 per sender, one more every 12 minutes). A refusal past
+	// them is recorded and logged, not answered.
+	Refusals, RefusalsPerSender models.RateLimit
 	// MaxReceived is the most Received headers a message may carry before
 	// it is taken for a loop (zero: 30).
 	MaxReceived int
@@ -97,6 +105,12 @@ func New(cfg Config) (*Service, error) {
 	}
 	if cfg.Rate.Burst <= 0 {
 		cfg.Rate = models.RateLimit{Burst: 30, Every: 2 * time.Second}
+	}
+	if cfg.Refusals.Burst <= 0 {
+		cfg.Refusals = models.RateLimit{Burst: 3, Every: 20 * time.Minute}
+	}
+	if cfg.RefusalsPerSender.Burst <= 0 {
+		cfg.RefusalsPerSender = models.RateLimit{Burst: 5, Every: 12 * time.Minute}
 	}
 	if cfg.MaxReceived <= 0 {
 		cfg.MaxReceived = 30
@@ -258,9 +272,32 @@ func idHash(m *Mail, raw []byte) []byte {
 }
 
 func (s *Service) rateKey(from string) []byte {
+	return s.key("inbound reply from " + strings.ToLower(from))
+}
+
+// key is the keyed hash of name, for the rate limit table, which holds no
+// address or id in the clear.
+func (s *Service) key(name string) []byte {
 	mac := hmac.New(sha256.New, s.cfg.RateKey)
-	mac.Write([]byte("inbound reply from " + strings.ToLower(from)))
+	mac.Write([]byte(name))
 	return mac.Sum(nil)
+}
+
+// mayRefuse takes a refusal answer to the reply r from the sender from,
+// and reports whether one is left, for the decision and for the sender.
+func (s *Service) mayRefuse(ctx context.Context, r notifier.Reply, from string) (bool, error) {
+	now := s.now()
+	decision := fmt.Sprintf("inbound refusals of game %d seat %d user %d version %d", r.GameID, r.Seat, r.UserID, r.Version)
+	for _, b := range []struct {
+		key   []byte
+		limit models.RateLimit
+	}{{s.key(decision), s.cfg.Refusals}, {s.key("inbound refusals to " + strings.ToLower(from)), s.cfg.RefusalsPerSender}} {
+		wait, err := s.cfg.Play.Store().TakeRate(ctx, b.key, b.limit, now)
+		if err != nil || wait > 0 {
+			return false, err
+		}
+	}
+	return true, nil
 }
 
 // checkDKIM verifies the message's DKIM signatures when it carries any,
@@ -299,8 +336,9 @@ type answer struct {
 	mail  *Mail
 	log   *slog.Logger
 
-	user *models.User
-	data notifier.ReplyAnswer
+	user  *models.User
+	data  notifier.ReplyAnswer
+	board bool // the reply asked for the board: shown even to a seat that waits
 }
 
 // handle checks the reply's sender and seat, plays its commands and
@@ -359,16 +397,38 @@ func orNone(s string) string {
 	return s
 }
 
-// play resolves the reply's commands against the lines of the email it
-// answers and submits them.
+// play reads the reply's commands: moves are resolved against the game
+// at the email's version, one after another, and submitted as one batch;
+// help and board are answered, a control (resign, vote end, join,
+// decline) is carried out.
 func (a *answer) play(ctx context.Context) (Result, error) {
 	s, r := a.s, a.reply
 	p := s.cfg.Play
+	rd, err := play.ReadCommands(Cut(a.mail.Text))
+	if rd != nil {
+		a.data.Skipped = rd.Skipped
+	}
+	var ce *play.CommandError
+	if errors.As(err, &ce) {
+		return a.refuseCommands(ctx, ce)
+	}
+	if err != nil {
+		return Result{}, err
+	}
+	if rd.Help {
+		a.data.Help = HelpText
+	}
+	a.board = rd.Board
+	if rd.Control != play.NoControl {
+		return a.control(ctx, rd)
+	}
+	if !rd.Moves() {
+		return a.info(ctx)
+	}
 	var actions []engine.Action
 	var texts []string
-	var refusal *CommandError
 	var notYours, notActive string
-	err := p.Read(ctx, r.GameID, r.UserID, func(g *models.Game, seat int, cur *engine.State) error {
+	err = p.Read(ctx, r.GameID, r.UserID, func(g *models.Game, seat int, cur *engine.State) error {
 		switch {
 		case seat != r.Seat || r.Seat >= len(g.Seats) || g.Seats[r.Seat].UserID == nil || *g.Seats[r.Seat].UserID != r.UserID:
 			notYours = fmt.Sprintf("Seat %d of game %d is not yours; nothing was played.", r.Seat+1, r.GameID)
@@ -389,29 +449,23 @@ func (a *answer) play(ctx context.Context) (Result, error) {
 				return nil
 			}
 		}
-		v := at.View(r.Seat)
-		lines, same := engine.NumberedFor(v.Moves(engine.Legal(at, r.Seat)), r.Lines)
-		if !same {
-			notActive = "The moves are numbered differently since the email you answered was written, so its numbers may not name the moves it showed; nothing was played. Answer the newest email, or open the game."
-			return nil
+		var lines []engine.Line
+		if !r.General {
+			var same bool
+			lines, same = engine.NumberedFor(at.View(r.Seat).Moves(engine.Legal(at, r.Seat)), r.Lines)
+			if !same {
+				notActive = "The moves are numbered differently since the email you answered was written, so its numbers may not name the moves it showed; nothing was played. Answer the newest email, or open the game."
+				return nil
+			}
 		}
-		res := &Resolver{Lines: lines, Hand: v.Hand, Catalog: engine.Standard()}
-		if v.Standing != nil {
-			res.Standing = *v.Standing
-		}
-		items, err := res.Read(Cut(a.mail.Text))
-		if err == nil {
-			actions, err = res.Actions(items)
-		}
+		plan, err := play.Resolve(at, r.Seat, lines, rd)
 		if err != nil {
-			if !errors.As(err, &refusal) {
+			if !errors.As(err, &ce) {
 				return err
 			}
 			return nil
 		}
-		for _, act := range actions {
-			texts = append(texts, describe(v, act))
-		}
+		actions, texts = plan.Actions, plan.Texts
 		return nil
 	})
 	switch {
@@ -423,8 +477,8 @@ func (a *answer) play(ctx context.Context) (Result, error) {
 		return a.refuse(ctx, notYours, "")
 	case notActive != "":
 		return a.refuse(ctx, notActive, "")
-	case refusal != nil:
-		return a.refuse(ctx, refusal.Reason+".", refusal.Line)
+	case ce != nil:
+		return a.refuseCommands(ctx, ce)
 	}
 	rec := &play.Record{Key: models.Key{UserID: r.UserID, Key: "email:" + hex.EncodeToString(a.hash[:16])},
 		Make: func(*play.Result) (*models.Idempotency, error) {
@@ -468,27 +522,121 @@ func (a *answer) play(ctx context.Context) (Result, error) {
 	return Result{}, err
 }
 
-// describe words an action for the view's seat.
-func describe(v *engine.View, act engine.Action) string {
-	if act.Type == engine.ActStanding && act.Standing != nil {
-		var parts []string
-		if act.Standing.Pass {
-			parts = append(parts, "always pass")
-		}
-		cat := engine.Standard()
-		for _, sp := range act.Standing.Plays {
-			name := sp.Card
-			if c := cat.Card(sp.Card); c != nil {
-				name = c.Name
-			}
-			parts = append(parts, "play "+name+" when "+string(sp.On))
-		}
-		if len(parts) == 0 {
-			return "Clear your standing interrupt answers"
-		}
-		return "Set your standing interrupt answers: " + strings.Join(parts, "; ")
+// HelpText is the command language in short, as an answer to "help".
+const HelpText = `How to answer by email: write above the quoted email, one command a line (or between commas).
+  3              the move of line 3 of the email; 1-3 is lines 1, 2 and 3
+  place glitchy  a move by its words: play super app, claim spam filter, end, pass
+                 (a whole turn: each command is read after the moves before it)
+  discard 2 5    the options 2 and 5 of a question; none: no option
+  always pass    pass every interrupt window from now on
+  hiring freeze when place   play that Hack whenever a Monster is placed
+                 (events: draw, place, tool, hack, claim)
+  board          the board as it is now; help: this text
+  resign         leave the game; vote end: vote to end it as it stands
+  join           take your seat in a game you are invited to (join running a startup: with that deck); decline: turn it down`
+
+// refuseCommands answers a reply whose commands are not played: which
+// command, at which step, why, and the moves of that step.
+func (a *answer) refuseCommands(ctx context.Context, ce *play.CommandError) (Result, error) {
+	reason := ce.Reason
+	if ce.Step > 0 {
+		reason = fmt.Sprintf("At step %d of your reply: %s", ce.Step, ce.Reason)
 	}
-	return v.Text(act)
+	a.data.Moves = ce.Moves
+	return a.refuse(ctx, strings.TrimSuffix(reason, ".")+". Nothing was played.", ce.Command)
+}
+
+// info answers a reply that asks only for help or the board.
+func (a *answer) info(ctx context.Context) (Result, error) {
+	version, err := a.current(ctx)
+	if err != nil {
+		return Result{}, err
+	}
+	if err := a.write(ctx, Answered); err != nil {
+		return Result{}, err
+	}
+	return Result{Outcome: Answered, GameID: a.reply.GameID, Version: version, Answered: true}, nil
+}
+
+// control carries out a command that stands alone: resign, vote end, or,
+// on an invitation, join or decline.
+func (a *answer) control(ctx context.Context, rd *play.Reading) (Result, error) {
+	p, r := a.s.cfg.Play, a.reply
+	key := "email:" + hex.EncodeToString(a.hash[:16])
+	rec := &play.Record{Key: models.Key{UserID: r.UserID, Key: key}, Make: func(*play.Result) (*models.Idempotency, error) {
+		return &models.Idempotency{UserID: r.UserID, Key: key, RequestHash: a.hash, Status: 200, Response: []byte("[]")}, nil
+	}}
+	var res *play.Result
+	var err error
+	var did string
+	switch rd.Control {
+	case play.ControlResign:
+		did = "You resigned from the game."
+		res, err = p.Resign(ctx, r.GameID, r.UserID, rec)
+	case play.ControlVoteEnd:
+		did = "You voted to end the game as it stands."
+		res, err = p.VoteEnd(ctx, r.GameID, r.UserID, rec)
+	case play.ControlDecline:
+		did = "You declined the invitation."
+		res, err = p.Decline(ctx, r.GameID, r.UserID, rec)
+	case play.ControlJoin:
+		deck, ok := prebuiltNamed(rd.Deck)
+		if !ok {
+			return a.refuse(ctx, fmt.Sprintf("No prebuilt deck is named %q; the decks are %s. Nothing was done.", strings.Join(rd.Deck, " "), deckNames()), "")
+		}
+		did = "You joined the game with the deck " + deck.Name + "."
+		res, err = p.JoinInvited(ctx, r.GameID, r.UserID, play.DeckChoice{Prebuilt: deck.ID}, rec)
+	}
+	var perr *play.Error
+	switch {
+	case err == nil:
+		defer res.Done()
+		return a.applied(ctx, res, []string{did})
+	case errors.Is(err, models.ErrConflict), errors.Is(err, models.ErrKeyStored):
+		return a.appliedBefore(ctx, []string{did})
+	case errors.As(err, &perr):
+		return a.refuse(ctx, capitalize(perr.Detail)+"; nothing was done.", "")
+	case errors.Is(err, models.ErrNotFound):
+		return a.refuse(ctx, fmt.Sprintf("Game %d is not one of yours; nothing was done.", r.GameID), "")
+	}
+	return Result{}, err
+}
+
+// prebuiltNamed is the prebuilt deck the words name (its name or id, the
+// last word maybe cut short); no words: the first one.
+func prebuiltNamed(w []string) (engine.Deck, bool) {
+	decks := engine.Standard().Decks()
+	if len(decks) == 0 {
+		return engine.Deck{}, false
+	}
+	if len(w) == 0 {
+		return decks[0], true
+	}
+	var found []engine.Deck
+	for _, d := range decks {
+		if play.NameStarts(d.Name, w) || play.NameStarts(strings.ReplaceAll(d.ID, "-", " "), w) {
+			found = append(found, d)
+		}
+	}
+	if len(found) != 1 {
+		return engine.Deck{}, false
+	}
+	return found[0], true
+}
+
+func deckNames() string {
+	var names []string
+	for _, d := range engine.Standard().Decks() {
+		names = append(names, strconv.Quote(strings.ToLower(d.Name)))
+	}
+	return strings.Join(names, ", ")
+}
+
+func capitalize(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
 }
 
 // applied answers a reply whose moves were played: what was applied, what
@@ -536,6 +684,18 @@ func (a *answer) refuse(ctx context.Context, reason, line string) (Result, error
 	if err != nil {
 		return Result{}, err
 	}
+	if ok, err := a.s.mayRefuse(ctx, a.reply, a.user.Email); err != nil {
+		return Result{}, err
+	} else if !ok {
+		// Most likely an auto-responder without auto-reply headers, which
+		// would answer the answer: silence ends the exchange.
+		a.log.Warn("inbound: reply refused and not answered: too many refusals for this decision or sender", "reason", reason)
+		if _, err := a.s.cfg.Play.Store().RecordInbound(ctx, models.InboundMessage{IDHash: a.hash, UserID: a.user.ID,
+			GameID: a.reply.GameID, Outcome: string(Refused), ReceivedAt: a.s.now()}); err != nil {
+			return Result{}, err
+		}
+		return Result{Outcome: Refused, Reason: reason, GameID: a.reply.GameID, Version: version}, nil
+	}
 	if err := a.write(ctx, Refused); err != nil {
 		return Result{}, err
 	}
@@ -549,7 +709,7 @@ func (a *answer) current(ctx context.Context) (int64, error) {
 	var version int64
 	err := a.s.cfg.Play.Read(ctx, a.reply.GameID, a.reply.UserID, func(g *models.Game, seat int, st *engine.State) error {
 		version = g.Version
-		if seat == a.reply.Seat && st != nil {
+		if seat == a.reply.Seat {
 			a.now(g, st)
 		}
 		return nil
@@ -564,6 +724,14 @@ func (a *answer) current(ctx context.Context) (int64, error) {
 // prompts and fresh board when it has something to do.
 func (a *answer) now(g *models.Game, st *engine.State) {
 	seat := a.reply.Seat
+	if st == nil {
+		a.data.Next = "The game is " + g.Status + "."
+		if g.Status == models.StatusOpen {
+			a.data.Next = "The game has not started yet."
+		}
+		a.data.Board, a.data.Hand, a.data.Prompts, a.data.Deadline = nil, nil, nil, time.Time{}
+		return
+	}
 	v := st.View(seat)
 	name := func(i int) string {
 		if i >= 0 && i < len(g.Seats) {
@@ -595,7 +763,7 @@ func (a *answer) now(g *models.Game, st *engine.State) {
 	default:
 		a.data.Next = "It is " + name(st.Active) + "'s turn."
 	}
-	if st.Over() || !slices.Contains(awaiting, seat) {
+	if !a.board && (st.Over() || !slices.Contains(awaiting, seat)) {
 		a.data.Board, a.data.Hand, a.data.Prompts, a.data.Deadline = nil, nil, nil, time.Time{}
 		return
 	}

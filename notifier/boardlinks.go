@@ -3,6 +3,7 @@ package notifier
 import (
 	"context"
 	"errors"
+	"reflect"
 	"sync"
 	"time"
 
@@ -86,4 +87,46 @@ func Zone(name string) *time.Location {
 	}
 	zones.Store(name, l)
 	return l
+}
+
+// generalReplyTo is the reply address of an email of game a.GameID that
+// numbers no moves (General): its recipient may answer it with help,
+// board, resign, join and the words of moves. It is "" when replies are
+// off for the recipient, or the game holds no seat of theirs.
+func (o *Outbox) generalReplyTo(ctx context.Context, a EmailArgs) (string, error) {
+	if !o.cfg.Reply.Enabled() {
+		return "", nil
+	}
+	set, err := o.store.MailSettingsOf(ctx, a.UserID, a.GameID)
+	if errors.Is(err, models.ErrNotFound) {
+		return "", nil
+	}
+	if err != nil || !set.RepliesOn() {
+		return "", err
+	}
+	g, err := o.store.GameNoState(ctx, a.GameID)
+	if errors.Is(err, models.ErrNotFound) {
+		return "", nil
+	}
+	if err != nil {
+		return "", err
+	}
+	seat := g.SeatOf(a.UserID)
+	if seat < 0 {
+		return "", nil
+	}
+	r := Reply{GameID: a.GameID, Seat: seat, UserID: a.UserID, Version: g.Version, Expires: ReplyExpiry(time.Time{}, o.now()), General: true}
+	return r.Address(o.cfg.Reply.Secret, o.cfg.Reply.Domain), nil
+}
+
+// withReplyTo is d with its reply address set to addr ("" leaves d as it
+// is), whatever kind of email d is.
+func withReplyTo(d Data, addr string) Data {
+	if addr == "" {
+		return d
+	}
+	v := reflect.New(reflect.TypeOf(d)).Elem()
+	v.Set(reflect.ValueOf(d))
+	v.FieldByName("Common").FieldByName("ReplyTo").SetString(addr)
+	return v.Interface().(Data)
 }

@@ -30,22 +30,32 @@ type Reply struct {
 	Version int64     // the game's version the email was written for
 	Expires time.Time // to the second
 	// Lines is the digest of the email's numbered lines (engine.Digest);
-	// 0 in an address made before digests.
+	// 0 in an address made before digests, and in a General one.
 	Lines uint32
+	// General is the address of an email that numbers no moves (an
+	// invitation, a game's news, an answer to a waiting player): a reply
+	// to it may hold the commands that need no list (help, board, resign,
+	// join, words of moves), never numbers.
+	General bool
 
 	mac []byte // as parsed; see Valid
 }
 
 // b32 is the token's alphabet: lower-case letters and digits only, since
 // the local part of an address may be folded to one case on its way.
-var b32 = base32.NewEncoding("abcdefghijklmnopqrstuvwxyz234567").WithPadding(base32.NoPadding)
+var b32 = base32.NewEncoding(b32alphabet).WithPadding(base32.NoPadding)
+
+const b32alphabet = "abcdefghijklmnopqrstuvwxyz234567"
 
 // payload is the token without its MAC: a format byte, then the numbers
 // as uvarints; format 2 ends with the 4 bytes of Lines, format 1 (an
-// address made before digests) has none.
+// address made before digests) and format 3 (a General address) have none.
 func (r Reply) payload() []byte {
 	b := []byte{1}
-	if r.Lines != 0 {
+	switch {
+	case r.General:
+		b[0] = 3
+	case r.Lines != 0:
 		b[0] = 2
 	}
 	b = binary.AppendUvarint(b, uint64(r.GameID))
@@ -53,7 +63,7 @@ func (r Reply) payload() []byte {
 	b = binary.AppendUvarint(b, uint64(r.UserID))
 	b = binary.AppendUvarint(b, uint64(r.Version))
 	b = binary.AppendUvarint(b, uint64(max(r.Expires.Unix(), 0)))
-	if r.Lines != 0 {
+	if r.Lines != 0 && !r.General {
 		b = binary.BigEndian.AppendUint32(b, r.Lines)
 	}
 	return b
@@ -96,8 +106,11 @@ func ParseReplyAddress(addr string) (Reply, error) {
 	if !strings.HasPrefix(local, ReplyPrefix) || len(local) > 64 {
 		return Reply{}, ErrBadReply
 	}
-	raw, err := b32.DecodeString(local[len(ReplyPrefix):])
-	if err != nil || len(raw) < 1+5+replyMACLen || raw[0] != 1 && raw[0] != 2 {
+	tok := local[len(ReplyPrefix):]
+	raw, err := b32.DecodeString(tok)
+	// Decoding ignores the last character's unused low bits, so that up to
+	// 32 spellings read alike: only the one Token writes is taken.
+	if err != nil || b32.EncodeToString(raw) != tok || len(raw) < 1+5+replyMACLen || raw[0] < 1 || raw[0] > 3 {
 		return Reply{}, ErrBadReply
 	}
 	rest := raw[1 : len(raw)-replyMACLen]
@@ -117,7 +130,7 @@ func ParseReplyAddress(addr string) (Reply, error) {
 		return Reply{}, ErrBadReply
 	}
 	r := Reply{GameID: int64(nums[0]), Seat: int(nums[1]), UserID: int64(nums[2]), Version: int64(nums[3]),
-		Expires: time.Unix(int64(nums[4]), 0).UTC(), Lines: lines, mac: raw[len(raw)-replyMACLen:]}
+		Expires: time.Unix(int64(nums[4]), 0).UTC(), Lines: lines, General: raw[0] == 3, mac: raw[len(raw)-replyMACLen:]}
 	if r.GameID <= 0 || r.UserID <= 0 {
 		return Reply{}, ErrBadReply
 	}

@@ -60,3 +60,37 @@ func TestParseReplyAddress(t *testing.T) {
 		}
 	}
 }
+
+// TestReplyAddressOneSpelling: a reply address has one spelling (but for
+// case): the last character's unused bits must be zero, so that two
+// addresses never play the same move. Every other last character is
+// refused, as malformed or as a signature that does not match.
+func TestReplyAddressOneSpelling(t *testing.T) {
+	secret := []byte("reply secret")
+	for _, r := range []Reply{
+		{GameID: 42, Seat: 1, UserID: 7, Version: 19, Expires: time.Unix(1_800_000_000, 0).UTC(), Lines: 0xdeadbeef},
+		{GameID: 3, Seat: 0, UserID: 5, Version: 2, Expires: time.Unix(1_800_000_000, 0).UTC()},
+		{GameID: 900, Seat: 3, UserID: 12345, Version: 4000, Expires: time.Unix(1_900_000_000, 0).UTC(), Lines: 1},
+	} {
+		tok := r.Token(secret)
+		if got, err := ParseReplyAddress(ReplyPrefix + strings.ToUpper(tok) + "@dm.example"); err != nil || !got.Valid(secret) {
+			t.Fatalf("upper case %q: %v", tok, err)
+		}
+		last := strings.IndexByte(b32alphabet, tok[len(tok)-1])
+		others := 0
+		for i := range len(b32alphabet) {
+			if i == last {
+				continue
+			}
+			alt := tok[:len(tok)-1] + b32alphabet[i:i+1]
+			got, err := ParseReplyAddress(ReplyPrefix + alt + "@dm.example")
+			if err == nil && got.Valid(secret) {
+				t.Errorf("%q (the address %q with its last character changed) is taken as %+v", alt, tok, got)
+			}
+			others++
+		}
+		if others != 31 {
+			t.Fatalf("%d other last characters", others)
+		}
+	}
+}

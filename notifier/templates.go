@@ -258,6 +258,14 @@ type ReplyAnswer struct {
 	// number and the engine's reason; "" when the moves were applied.
 	Refused string
 	Line    string // the reply's line at fault, as written; "" for none
+	// Moves are what the recipient could do at the step of the reply that
+	// was refused, in words; empty: not told.
+	Moves []string
+	// Skipped are the parts of the reply read as no command (a greeting,
+	// thanks, a mail app's line), skipped.
+	Skipped []string
+	// Help is the command language in short, when the reply asked for it.
+	Help    string
 	Taken   bool   // the reply answered a decision that was already taken
 	Next    string // what happens next ("It is still your turn.", "Ben's turn.")
 	Since   []string

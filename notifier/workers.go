@@ -123,6 +123,14 @@ func (w *emailWorker) Work(ctx context.Context, job *river.Job[EmailArgs]) error
 	if err != nil {
 		return err
 	}
+	if d.base().ReplyTo == "" && a.GameID != 0 {
+		// Any email of a game takes the commands that need no list.
+		addr, err := w.o.generalReplyTo(ctx, a)
+		if err != nil {
+			return err
+		}
+		d = withReplyTo(d, addr)
+	}
 
 	msg, err := Compose(w.o.cfg.Email.Domain(), Address{Name: a.Name, Email: a.Email}, d, a.Key)
 	if err != nil {

@@ -46,6 +46,58 @@ func (s *Service) Submit(ctx context.Context, id, uid int64, expected *int64, ac
 	})
 }
 
+// SubmitCommands is Submit for a batch written in the command language
+// (ReadCommands), one command an element: resolved one after another at
+// the version expected (Resolve; numbers name engine.Numbered's lines at
+// it), then applied as one batch. An element that is no command, or a
+// command that stands alone (help, board, resign, join...: the API has
+// their own operations), is a *CommandError; so is a command that
+// resolves to no move at its step. The plan is returned with the result.
+func (s *Service) SubmitCommands(ctx context.Context, id, uid int64, expected int64, commands []string, rec *Record) (*Result, *Plan, error) {
+	if len(commands) == 0 || len(commands) > MaxBatch {
+		return nil, nil, invalid("commands: 1 to %d commands", MaxBatch)
+	}
+	for i, c := range commands {
+		if strings.ContainsAny(c, "\n\r") {
+			return nil, nil, &CommandError{Command: clip(c), Line: i + 1, Reason: "a command holds one line"}
+		}
+	}
+	rd, err := ReadCommands(strings.Join(commands, "\n"))
+	switch {
+	case err != nil:
+		return nil, nil, err
+	case len(rd.Skipped) > 0:
+		i := slices.IndexFunc(commands, func(c string) bool { return strings.Contains(c, strings.TrimSuffix(rd.Skipped[0], "…")) })
+		return nil, nil, &CommandError{Command: rd.Skipped[0], Line: i + 1, Reason: "not a command"}
+	case rd.Control != NoControl || rd.Help || rd.Board:
+		return nil, nil, &CommandError{Reason: "help, board, resign, vote end, join and decline are not moves: the API has their own operations"}
+	}
+	var plan *Plan
+	res, err := s.change(ctx, id, uid, rec, func(g *models.Game, seat int) (*models.Change, *Result, error) {
+		if err := playing(g, seat); err != nil {
+			return nil, nil, err
+		}
+		prev, err := s.takeState(g)
+		if err != nil {
+			return nil, nil, err
+		}
+		if expected != g.Version {
+			s.states.put(g.ID, g.Version, prev)
+			return nil, nil, &StaleVersionError{Current: g.Version}
+		}
+		lines := engine.Numbered(prev.View(seat).Moves(engine.Legal(prev, seat)))
+		if plan, err = Resolve(prev, seat, lines, rd); err != nil {
+			s.states.put(g.ID, g.Version, prev)
+			return nil, nil, err
+		}
+		return s.play(g, prev, seat, plan.Actions)
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	return res, plan, nil
+}
+
 // playing refuses a change by seat of g unless the seat is a player's
 // and the game is running.
 func playing(g *models.Game, seat int) error {

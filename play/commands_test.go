@@ -1,0 +1,204 @@
+package play_test
+
+import (
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/datamonsters/turns/engine"
+	"github.com/datamonsters/turns/play"
+	"github.com/datamonsters/turns/play/commandtest"
+)
+
+// position is the table's game.
+func position(t testing.TB) *engine.State {
+	t.Helper()
+	res, err := engine.RunScenario([]byte(commandtest.Position))
+	if err != nil || res.Failed() {
+		t.Fatalf("the table's position: %v %v", err, res)
+	}
+	return res.State
+}
+
+// resolve reads and resolves text for Ana, numbers naming the lines of
+// the position.
+func resolve(st *engine.State, text string) (*play.Reading, *play.Plan, error) {
+	rd, err := play.ReadCommands(text)
+	if err != nil {
+		return nil, nil, err
+	}
+	lines := engine.Numbered(engine.Moves(st, 0))
+	plan, err := play.Resolve(st, 0, lines, rd)
+	return rd, plan, err
+}
+
+// TestCommandTable runs the command language's table: each text plays
+// exactly its moves, skips exactly its chatter, or is refused at its step
+// with its reason, and the position is never changed.
+func TestCommandTable(t *testing.T) {
+	t.Parallel()
+	st := position(t)
+	hash := st.Hash()
+	for _, tc := range commandtest.Cases {
+		rd, plan, err := resolve(st, tc.Text)
+		if tc.Err != "" {
+			var ce *play.CommandError
+			if !errors.As(err, &ce) || !strings.Contains(ce.Reason, tc.Err) || ce.Step != tc.Step {
+				t.Errorf("%s: %q: error %#v, want step %d %q", tc.Name, tc.Text, err, tc.Step, tc.Err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("%s: %q: %v", tc.Name, tc.Text, err)
+			continue
+		}
+		if !slices.Equal(plan.Texts, tc.Played) {
+			t.Errorf("%s: %q plays\n  %s\nwant\n  %s", tc.Name, tc.Text, strings.Join(plan.Texts, "\n  "), strings.Join(tc.Played, "\n  "))
+		}
+		if !slices.Equal(rd.Skipped, tc.Skipped) {
+			t.Errorf("%s: %q skips %q, want %q", tc.Name, tc.Text, rd.Skipped, tc.Skipped)
+		}
+		// The plan applies as one batch to the position, as the play path
+		// submits it.
+		if _, _, i, err := engine.ApplyBatch(st, 0, plan.Actions); err != nil {
+			t.Errorf("%s: the plan fails at action %d: %v", tc.Name, i, err)
+		}
+	}
+	if st.Hash() != hash {
+		t.Fatal("resolving changed the position")
+	}
+}
+
+// TestRefusalListsTheStepsMoves: a refusal at a later step lists the
+// moves of that step, in words, and never a card the seat has not seen:
+// Growth Hacking Script draws a card, which no word may name.
+func TestRefusalListsTheStepsMoves(t *testing.T) {
+	t.Parallel()
+	st := position(t)
+	_, _, err := resolve(st, "play frontend framework\nplay open source library\nclaim spam filter")
+	var ce *play.CommandError
+	if !errors.As(err, &ce) || ce.Step != 3 || ce.Command != "claim spam filter" {
+		t.Fatalf("%#v", err)
+	}
+	if !slices.Contains(ce.Moves, "Play Rapid Prototype (TECH 1, SCI 2) into your build (TECH 4, SCI 1 so far)") ||
+		slices.ContainsFunc(ce.Moves, func(m string) bool { return strings.Contains(m, "Frontend") || strings.HasPrefix(m, "Claim") }) {
+		t.Fatalf("the moves at step 3: %q", ce.Moves)
+	}
+	// A card drawn in the plan is not named: the deck's top card is Data
+	// Lake, which a plan that draws must not reveal.
+	res, err := engine.RunScenario([]byte(`
+players:
+  - {name: Ana, hand: [growth-hacking-script, rapid-prototype], lab: [glitchy-junior], deck: [data-lake, proof-of-concept]}
+  - {name: Ben}
+market: [landing-page]
+challenge_deck: [spam-filter]
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, text := range []string{"play growth hacking\nplay data lake", "play growth hacking\nplay proof"} {
+		_, _, err = resolve(res.State, text)
+		if !errors.As(err, &ce) || ce.Step != 2 || !strings.Contains(ce.Reason, "no move at this step reads") {
+			t.Fatalf("%q: %#v", text, err)
+		}
+		if slices.ContainsFunc(ce.Moves, func(m string) bool { return strings.Contains(m, "Data Lake") }) ||
+			!slices.Contains(ce.Moves, "(and 1 with cards you have not seen yet)") {
+			t.Fatalf("%q: the moves at step 2 tell the drawn card: %q", text, ce.Moves)
+		}
+	}
+}
+
+// TestPlanThroughAWindow: a place that Ben may answer with Hiring Freeze
+// opens a window in the middle of the plan; the words after it resolve as
+// if Ben passes, and the play path's batch holds them until he answers.
+func TestPlanThroughAWindow(t *testing.T) {
+	t.Parallel()
+	res, err := engine.RunScenario([]byte(`
+players:
+  - {name: Ana, hand: [glitchy-junior, rapid-prototype, open-source-library, frontend-framework]}
+  - {name: Ben, hand: [hiring-freeze]}
+market: [landing-page]
+challenge_deck: [spam-filter]
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, plan, err := resolve(res.State, "place glitchy\nplay front\nplay rapid\nplay open\nclaim landing page\nend")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(plan.Actions) != 6 {
+		t.Fatalf("%q", plan.Texts)
+	}
+	next, events, _, err := engine.ApplyBatch(res.State, 0, plan.Actions)
+	if err != nil || next.Queue == nil || len(next.Queue.Actions) != 5 || !slices.ContainsFunc(events, func(e engine.Event) bool { return e.Kind == "queued" }) {
+		t.Fatalf("the batch: %v, queue %+v", err, next.Queue)
+	}
+	p := next.Prompts[0]
+	if _, err := engine.Apply(next, 1, engine.Action{Type: engine.ActAnswer, Prompt: p.ID, Choices: []string{engine.Pass}}); err != nil {
+		t.Fatal(err)
+	}
+	if next.Queue != nil || len(next.Players[0].Ranking) != 1 || next.Active != 1 {
+		t.Fatalf("after Ben passes: queue %+v, ranking %v, active %d", next.Queue, next.Players[0].Ranking, next.Active)
+	}
+}
+
+// TestOwnPromptAnsweredInThePlan: a move that asks the seat a question is
+// answered by the next command, by the words of an option.
+func TestOwnPromptAnsweredInThePlan(t *testing.T) {
+	t.Parallel()
+	st := position(t)
+	_, plan, err := resolve(st, "place glitchy junior\nkeep\nend")
+	var ce *play.CommandError
+	if err == nil || !errors.As(err, &ce) || ce.Step != 2 {
+		t.Fatalf("\"keep\" alone names no option: %v %v", plan, err)
+	}
+	lines := ce.Moves
+	if len(lines) != 2 {
+		t.Fatalf("the question's options: %q", lines)
+	}
+	_, plan, err = resolve(st, "place glitchy junior\n"+strings.ToLower(lines[1])+"\nend")
+	if err != nil || len(plan.Actions) != 3 || plan.Actions[1].Type != engine.ActAnswer {
+		t.Fatalf("%v %v", plan, err)
+	}
+	next, _, _, err := engine.ApplyBatch(st, 0, plan.Actions)
+	if err != nil || next.Queue != nil || next.Active != 1 {
+		t.Fatalf("the answer in the batch was queued behind its own question: %v, queue %+v, active %d", err, next.Queue, next.Active)
+	}
+}
+
+// FuzzCommands: any text gives a plan or a *CommandError, never a panic;
+// a plan applies as a batch; the position is never changed.
+func FuzzCommands(f *testing.F) {
+	for _, tc := range commandtest.Cases {
+		f.Add(tc.Text)
+	}
+	for _, s := range []string{"1 4 end", "discard 2 5", "none", "5,,,;;7", strings.Repeat("1 ", 400), "\x00\xff", "claim ćache",
+		"1-999", "0", "00003", "join", "resign\n1", "help", "board, 3", "vote end", "x when draw", "9999999999999999999"} {
+		f.Add(s)
+	}
+	st := position(f)
+	hash := st.Hash()
+	f.Fuzz(func(t *testing.T, text string) {
+		_, plan, err := resolve(st, text)
+		if err != nil {
+			var ce *play.CommandError
+			if !errors.As(err, &ce) {
+				t.Fatalf("error %T %v", err, err)
+			}
+			return
+		}
+		if len(plan.Actions) != len(plan.Texts) {
+			t.Fatalf("%d actions, %d texts", len(plan.Actions), len(plan.Texts))
+		}
+		if len(plan.Actions) > 0 {
+			if _, _, i, err := engine.ApplyBatch(st, 0, plan.Actions); err != nil {
+				t.Fatalf("%q: the plan fails at %d: %v", text, i, err)
+			}
+		}
+		if st.Hash() != hash {
+			t.Fatal("resolving changed the position")
+		}
+	})
+}

@@ -1,0 +1,87 @@
+// Package commandtest holds the table of the command language's tests:
+// a position and, for each text of commands, what it must play or why it
+// is refused. The play path's own tests and the API's tests of command
+// batches run the same table, each door its own way.
+package commandtest
+
+// Position is the table's game, a scenario position: Ana (seat 0) is in
+// her Action phase with two Glitchys in hand (a Junior, which asks which
+// of two stays, and a Senior, which replaces the Junior of her Lab, whose
+// Glitchy adds 1 TECH to her builds), three Tools that together cover
+// Landing Page, and Hiring Freeze; Ben holds no interrupt, so no window
+// opens. Her lines: 1 and 2 place the Glitchys, 3 to 5 play the Tools in
+// that order, 6 ends the turn.
+const Position = `
+name: the command language's table
+players:
+  - name: Ana
+    hand: [glitchy-junior, glitchy-senior, frontend-framework, rapid-prototype, open-source-library, hiring-freeze]
+    lab: [glitchy-junior]
+    deck: [data-lake, proof-of-concept, design-system]
+  - name: Ben
+    hand: [open-source-library]
+    deck: [rapid-prototype, data-lake]
+market: [landing-page, spam-filter, todo-app]
+challenge_deck: [sales-dashboard, booking-system]
+`
+
+// Case is one text of commands. Played are the texts of the moves it
+// plays, in order (the engine's words for the seat at each step); or else
+// Step and Err say where and why it is refused (Step 0: the text itself).
+// Skipped are the parts an email reply skips as no command; the API, where
+// each command is one element of a list, refuses them instead (Strict).
+type Case struct {
+	Name    string
+	Text    string
+	Played  []string
+	Skipped []string
+	Step    int
+	Err     string
+}
+
+// Cases are the table's rows.
+var Cases = []Case{
+	{Name: "a claim named after the plays that make it legal", Text: "play frontend framework\nplay rapid prototype\nplay open source library\nclaim landing page\nend",
+		Played: []string{"Play Frontend Framework (TECH 2, SCI 0), starting a Software Build",
+			"Play Rapid Prototype (TECH 1, SCI 2) into your build (TECH 3, SCI 0 so far)",
+			"Play Open Source Library (TECH 1, SCI 1) into your build (TECH 4, SCI 2 so far)",
+			"Claim Landing Page (TECH 4, SCI 2, 1 BDP) with your build (TECH 5, SCI 3)", "End your turn"}},
+	{Name: "the same in one line, commas between", Text: "play front, play rapid, play open, claim landing, end",
+		Played: []string{"Play Frontend Framework (TECH 2, SCI 0), starting a Software Build",
+			"Play Rapid Prototype (TECH 1, SCI 2) into your build (TECH 3, SCI 0 so far)",
+			"Play Open Source Library (TECH 1, SCI 1) into your build (TECH 4, SCI 2 so far)",
+			"Claim Landing Page (TECH 4, SCI 2, 1 BDP) with your build (TECH 5, SCI 3)", "End your turn"}},
+	{Name: "a command that fails at step 3 names step 3", Text: "play frontend framework\nplay open source library\nclaim spam filter\nend",
+		Step: 3, Err: `no move at this step reads "claim spam filter"`},
+	{Name: "a claim that the build does not cover yet", Text: "play frontend framework\nclaim landing page",
+		Step: 2, Err: `no move at this step reads "claim landing page"`},
+	{Name: "nothing after the end of the turn", Text: "end\nplay rapid prototype", Step: 2, Err: "nothing waits for you at this step: it is Ben's turn"},
+	{Name: "a range is its lines", Text: "3-4", Played: []string{"Play Frontend Framework (TECH 2, SCI 0), starting a Software Build",
+		"Play Rapid Prototype (TECH 1, SCI 2) into your build (TECH 3, SCI 0 so far)"}},
+	{Name: "a range going down is refused", Text: "5-4", Err: "the range 5-4 goes down"},
+	{Name: "a negative number is refused, not read as 1", Text: "-1", Err: `"-1" is not a line's number`},
+	{Name: "a decimal is refused, not read as 1 and 5", Text: "1.5", Err: `"1.5" is not a line's number`},
+	{Name: "a number after a sentence's end", Text: "4.", Played: []string{"Play Rapid Prototype (TECH 1, SCI 2), starting a Software Build"}},
+	{Name: "chatty lines skipped", Text: "Hi,\nplay rapid prototype\nend\nThanks! Good luck\nSent with Proton Mail secure email.\nVon Outlook für Android gesendet",
+		Played:  []string{"Play Rapid Prototype (TECH 1, SCI 2), starting a Software Build", "End your turn, abandoning your build of 1 Tool"},
+		Skipped: []string{"Hi", "Thanks! Good luck", "Sent with Proton Mail secure email.", "Von Outlook für Android gesendet"}},
+	{Name: "an ambiguous line refuses the reply", Text: "place glitchy\nend", Step: 1, Err: `"place glitchy" could be lines 1 or 2`},
+	{Name: "a line with a verb that names nothing", Text: "please place my best card", Step: 1, Err: `no line of the email's list reads "please place my best card"`},
+	{Name: "a line with a card name is no chatter", Text: "end\nI love Glitchy", Step: 2, Err: "nothing waits for you at this step"},
+	{Name: "only chatter", Text: "Thanks!", Err: "holds no command"},
+	{Name: "numbers name the list, words the step", Text: "2\nplay front, end", Played: []string{"Place Glitchy (Senior): replaces your Glitchy (Junior)",
+		"Play Frontend Framework (TECH 2, SCI 0), starting a Software Build", "End your turn, abandoning your build of 1 Tool"}},
+	{Name: "a move and end on one line", Text: "place glitchy senior end", Played: []string{"Place Glitchy (Senior): replaces your Glitchy (Junior)", "End your turn"}},
+	{Name: "a number no line has", Text: "42", Step: 1, Err: "there is no line 42"},
+	{Name: "a standing answer", Text: "always pass", Played: []string{"Set your standing interrupt answers: always pass"}},
+	{Name: "a standing play named by the card", Text: "hiring freeze when place", Played: []string{"Set your standing interrupt answers: play Hiring Freeze when place"}},
+	{Name: "a standing play named with play", Text: "always pass\nplay hiring freeze when place",
+		Played: []string{"Set your standing interrupt answers: always pass", "Set your standing interrupt answers: always pass; play Hiring Freeze when place"}},
+	{Name: "accents and case do not matter, the last word may be cut", Text: "PLACE Glîtchy SÉN end",
+		Played: []string{"Place Glitchy (Senior): replaces your Glitchy (Junior)", "End your turn"}},
+	{Name: "a line chosen twice", Text: "3 3", Step: 1, Err: "chosen twice"},
+	{Name: "a signature after the commands", Text: "4\nend\n\nAna", Played: []string{"Play Rapid Prototype (TECH 1, SCI 2), starting a Software Build",
+		"End your turn, abandoning your build of 1 Tool"}, Skipped: []string{"Ana"}},
+	{Name: "nothing at all", Text: "", Err: "holds no command"},
+	{Name: "a standing play for no event", Text: "play hiring freeze when lunch", Err: `after "when" name an event`},
+}

@@ -1,0 +1,546 @@
+package play
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/datamonsters/turns/engine"
+)
+
+// Plan is commands resolved into actions: what to submit, in order, and
+// each action worded for the seat at its step.
+type Plan struct {
+	Actions []engine.Action
+	Texts   []string
+}
+
+// Resolve turns the commands of rd into the actions of seat, one after
+// another, each against st as the moves before it leave it: st is the
+// game at the version the commands were written for, and is not changed.
+// A number names a line of lines (the numbered list of the email
+// answered, or engine.Numbered at st; nil: none, numbers are refused);
+// words name a move legal at their
+// step, so that a claim may follow the plays that make it legal. Where an
+// interrupt window would open, the other seats are taken to pass (when
+// one plays a card instead, the engine holds the rest and plays it only
+// if all of it still applies). Words never name a card the seat did not
+// see in st (a card a move would draw, a challenge it would reveal), so
+// what a plan is refused for tells nothing hidden. A command that matches
+// no move at its step, or whose move the engine refuses, is a
+// *CommandError naming the step, the command and the moves there.
+//
+// Resolve is a pure function of its arguments: a scripted player may call
+// it with a state of its own.
+func Resolve(st *engine.State, seat int, lines []engine.Line, rd *Reading) (*Plan, error) {
+	r := &resolver{c: st.Clone(), seat: seat, lines: lines, known: knownCards(st.View(seat)), plan: &Plan{}}
+	cmds := rd.Commands
+	for len(cmds) > 0 {
+		n, err := r.next(cmds)
+		if err != nil {
+			return nil, err
+		}
+		cmds = cmds[n:]
+	}
+	return r.plan, nil
+}
+
+// resolver is a plan being resolved: c is the game as the moves so far
+// leave it.
+type resolver struct {
+	c      *engine.State
+	seat   int
+	lines  []engine.Line
+	known  map[string]bool
+	plan   *Plan
+	ended  int // the step that ended the game, 0 while it goes on
+	hidden int // how many moves the last stepLines left out
+}
+
+// knownCards are the instance ids of the cards a view shows: those the
+// seat may name.
+func knownCards(v *engine.View) map[string]bool {
+	known := map[string]bool{}
+	add := func(cs []engine.CardView) {
+		for _, c := range cs {
+			known[c.ID] = true
+		}
+	}
+	add(v.Hand)
+	add(v.Bin)
+	add(v.Market)
+	for _, p := range v.Players {
+		add(p.Lab)
+		add(p.Ranking)
+	}
+	for _, g := range v.Global {
+		known[g.ID] = true
+	}
+	if v.Build != nil {
+		add(v.Build.Tools)
+	}
+	for _, p := range v.Prompts {
+		for _, o := range p.Options {
+			known[o.ID] = true
+		}
+	}
+	return known
+}
+
+// step is the number of the move being resolved.
+func (r *resolver) step() int { return len(r.plan.Actions) + 1 }
+
+// next resolves and applies the moves of the first commands of cmds, and
+// returns how many commands it used.
+func (r *resolver) next(cmds []Command) (int, error) {
+	cmd := cmds[0]
+	if cmd.kind == cmdStanding {
+		act, err := r.standing(cmd)
+		if err != nil {
+			return 0, err
+		}
+		return 1, r.apply(act, cmd, nil)
+	}
+	r.waitOut()
+	if r.c.Over() {
+		if cmd.kind == cmdEnd {
+			// A turn written before its outcome was known ends with "end".
+			r.plan.Actions = append(r.plan.Actions, engine.Action{Type: engine.ActEndTurn})
+			r.plan.Texts = append(r.plan.Texts, "End your turn (the game is over)")
+			return 1, nil
+		}
+		return 0, r.fail(cmd, nil, "the game is over by then (it ended at step %d)", r.ended)
+	}
+	if cmd.kind == cmdNumber {
+		return r.numbers(cmds)
+	}
+	lines, hidden := r.stepLines()
+	if len(lines) == 0 && hidden == 0 {
+		return 0, r.fail(cmd, nil, "nothing waits for you at this step: it is %s", r.whose())
+	}
+	var act engine.Action
+	used := 1
+	switch cmd.kind {
+	case cmdEnd:
+		l, err := r.only(lines, func(l engine.Line) bool { return l.Action.Type == engine.ActEndTurn }, "ending your turn")
+		if err != nil {
+			return 0, r.fail(cmd, lines, "%s", err)
+		}
+		act = l.Action
+	case cmdPass:
+		l, err := r.only(lines, func(l engine.Line) bool { return l.Prompt != "" && l.Option == engine.Pass }, "passing (no interrupt window waits for you)")
+		if err != nil {
+			return 0, r.fail(cmd, lines, "%s", err)
+		}
+		act = l.Action
+	case cmdNone:
+		var prompts []string
+		for _, l := range lines {
+			if l.Prompt != "" && !l.Whole() && !slices.Contains(prompts, l.Prompt) {
+				prompts = append(prompts, l.Prompt)
+			}
+		}
+		if len(prompts) != 1 {
+			return 0, r.fail(cmd, lines, "\"none\" answers a question that takes several options, and %d such questions wait for you", len(prompts))
+		}
+		act = engine.Action{Type: engine.ActAnswer, Prompt: prompts[0], Choices: []string{}}
+	case cmdWords:
+		l, err := r.named(lines, cmd.words)
+		if err != nil && len(cmd.words) > 1 && cmd.words[len(cmd.words)-1] == "end" {
+			// "place glitchy end": the move, then the end of the turn.
+			if l2, err2 := r.named(lines, cmd.words[:len(cmd.words)-1]); err2 == nil {
+				if err := r.apply(l2.Action, cmd, lines); err != nil {
+					return 0, err
+				}
+				return r.next(append([]Command{{Text: cmd.Text, Line: cmd.Line, kind: cmdEnd}}, cmds[1:]...))
+			}
+		}
+		if err != nil {
+			return 0, r.fail(cmd, lines, "%s", err)
+		}
+		if l.Whole() {
+			act = l.Action
+			break
+		}
+		// Options of one question named one after another are one answer:
+		// "discard data lake, discard overfit goblin".
+		nums := []int{l.N}
+		for _, more := range cmds[1:] {
+			if more.kind != cmdWords {
+				break
+			}
+			m, err := r.named(lines, more.words)
+			if err != nil || m.Whole() || m.Prompt != l.Prompt {
+				break
+			}
+			nums = append(nums, m.N)
+			used++
+		}
+		acts, err := engine.Choose(lines, nums)
+		if err != nil {
+			return 0, r.fail(cmd, lines, "%s", err)
+		}
+		act = acts[0]
+	}
+	return used, r.apply(act, cmd, lines)
+}
+
+// numbers resolves a run of numbers at the head of cmds: lines of the
+// list answered, options of one question given together being one answer
+// (engine.Choose). Each move is applied at its own step.
+func (r *resolver) numbers(cmds []Command) (int, error) {
+	if r.lines == nil {
+		return 0, r.fail(cmds[0], nil, "the email you answered numbers no moves: name them in words (\"place glitchy\", \"end\"), or answer the email that lists them")
+	}
+	run := 0
+	for run < len(cmds) && cmds[run].kind == cmdNumber {
+		run++
+	}
+	nums := make([]int, run)
+	for i := range nums {
+		nums[i] = cmds[i].n
+	}
+	acts, err := engine.Choose(r.lines, nums)
+	if err != nil {
+		at := cmds[0]
+		var le *engine.LineError
+		if errors.As(err, &le) && le.N != 0 {
+			at = cmds[slices.Index(nums, le.N)]
+		}
+		return 0, &CommandError{Step: r.step(), Command: at.Text, Line: at.Line, Reason: err.Error()}
+	}
+	// Which numbers made each action, as Choose gathers them.
+	i := 0
+	for k, act := range acts {
+		if k > 0 {
+			r.waitOut()
+			if r.c.Over() && act.Type != engine.ActEndTurn {
+				return 0, r.fail(cmds[i], nil, "the game is over by then (it ended at step %d)", r.ended)
+			}
+		}
+		if err := r.apply(act, cmds[i], nil); err != nil {
+			return 0, err
+		}
+		i++
+		for act.Type == engine.ActAnswer && !r.lines[nums[i-1]-1].Whole() && i < run && !r.lines[nums[i]-1].Whole() &&
+			r.lines[nums[i]-1].Prompt == act.Prompt {
+			i++
+		}
+	}
+	return run, nil
+}
+
+// apply applies act of cmd at the plan's next step; lines are the moves
+// of that step, for the refusal (nil: worked out now).
+func (r *resolver) apply(act engine.Action, cmd Command, lines []engine.Line) error {
+	if r.c.Over() {
+		if act.Type == engine.ActEndTurn {
+			r.plan.Actions = append(r.plan.Actions, act)
+			r.plan.Texts = append(r.plan.Texts, "End your turn (the game is over)")
+			return nil
+		}
+		return r.fail(cmd, nil, "the game is over by then (it ended at step %d)", r.ended)
+	}
+	text := r.c.View(r.seat).Text(act)
+	if act.Type == engine.ActStanding {
+		text = standingText(act.Standing)
+	}
+	if _, err := engine.Apply(r.c, r.seat, act); err != nil {
+		if lines == nil {
+			lines, _ = r.stepLines()
+		}
+		var ill *engine.IllegalActionError
+		reason := err.Error()
+		if errors.As(err, &ill) {
+			reason = ill.Reason
+		}
+		return r.fail(cmd, lines, "%s is not possible at this step: %s", text, reason)
+	}
+	r.plan.Actions = append(r.plan.Actions, act)
+	r.plan.Texts = append(r.plan.Texts, text)
+	if r.c.Over() && r.ended == 0 {
+		r.ended = len(r.plan.Actions)
+	}
+	return nil
+}
+
+// waitOut takes the game on to where the seat acts again, or to its end:
+// the other seats answer their prompts (an interrupt window) as a timeout
+// would, by passing.
+func (r *resolver) waitOut() {
+	for range 64 {
+		if r.c.Over() || len(engine.Legal(r.c, r.seat)) > 0 {
+			return
+		}
+		i := slices.IndexFunc(r.c.Prompts, func(p engine.Prompt) bool { return p.Seat != r.seat })
+		if i < 0 {
+			return
+		}
+		p := r.c.Prompts[i]
+		if _, err := engine.Apply(r.c, p.Seat, engine.Action{Type: engine.ActAnswer, Prompt: p.ID, Choices: p.Default()}); err != nil {
+			return
+		}
+		if r.c.Over() && r.ended == 0 {
+			r.ended = len(r.plan.Actions)
+		}
+	}
+}
+
+// stepLines numbers the seat's moves at this step as an email would,
+// without those that name a card the seat has not seen: it may not name
+// them. hidden counts those left out.
+func (r *resolver) stepLines() (lines []engine.Line, hidden int) {
+	v := r.c.View(r.seat)
+	all := engine.Numbered(v.Moves(engine.Legal(r.c, r.seat)))
+	cards := map[string]bool{} // option ids that are cards
+	for _, p := range v.Prompts {
+		for _, o := range p.Options {
+			if o.Card != "" {
+				cards[o.ID] = true
+			}
+		}
+	}
+	for _, l := range all {
+		seen := (l.Action.Card == "" || r.known[l.Action.Card]) && !slices.ContainsFunc(l.Action.Challenges, func(id string) bool { return !r.known[id] }) &&
+			(!cards[l.Option] || r.known[l.Option])
+		if !seen {
+			hidden++
+			continue
+		}
+		lines = append(lines, l)
+	}
+	r.hidden = hidden
+	return lines, hidden
+}
+
+// whose says whom the game waits for, as the seat sees it.
+func (r *resolver) whose() string {
+	v := r.c.View(r.seat)
+	if v.Active >= 0 && v.Active < len(v.Players) && v.Active != r.seat {
+		return v.Players[v.Active].Name + "'s turn"
+	}
+	return "not your turn"
+}
+
+// only returns the one line that is picks, or an error that says what is
+// not among the moves.
+func (r *resolver) only(lines []engine.Line, is func(engine.Line) bool, what string) (engine.Line, error) {
+	var found []engine.Line
+	for _, l := range lines {
+		if is(l) {
+			found = append(found, l)
+		}
+	}
+	switch len(found) {
+	case 1:
+		return found[0], nil
+	case 0:
+		return engine.Line{}, fmt.Errorf("%s is not among your moves at this step", what)
+	}
+	return engine.Line{}, r.several("", found)
+}
+
+// named returns the one line that the words name: a claim names its
+// challenges ("claim landing page and spam filter"); any line is named
+// by the words it starts with (whole words, the last one may be cut
+// short), or past its first word (the verb).
+func (r *resolver) named(lines []engine.Line, w []string) (engine.Line, error) {
+	phrase := strings.Join(w, " ")
+	if w[0] == "claim" && len(w) > 1 {
+		if found := r.claims(lines, w[1:]); len(found) == 1 {
+			return found[0], nil
+		} else if len(found) > 1 {
+			return engine.Line{}, r.several(phrase, found)
+		}
+	}
+	var found []engine.Line
+	for _, l := range lines {
+		t := words(fold(l.Text))
+		if prefixWords(t, w) || len(t) > 1 && !verbs[w[0]] && prefixWords(t[1:], w) {
+			found = append(found, l)
+		}
+	}
+	switch len(found) {
+	case 1:
+		return found[0], nil
+	case 0:
+		if r.step() == 1 {
+			return engine.Line{}, fmt.Errorf("no line of the email's list reads %q", phrase)
+		}
+		return engine.Line{}, fmt.Errorf("no move at this step reads %q", phrase)
+	}
+	return engine.Line{}, r.several(phrase, found)
+}
+
+// claims returns the claim lines whose challenges are exactly those the
+// words name, split by "and".
+func (r *resolver) claims(lines []engine.Line, w []string) []engine.Line {
+	var names [][]string
+	for part := range strings.SplitSeq(strings.Join(w, " "), " and ") {
+		if f := strings.Fields(part); len(f) > 0 {
+			names = append(names, f)
+		}
+	}
+	market := map[string][]string{} // instance id -> the words of its name
+	for _, c := range r.c.View(r.seat).Market {
+		market[c.ID] = words(fold(c.Name))
+	}
+	var out []engine.Line
+	for _, l := range lines {
+		if l.Action.Type != engine.ActClaim || len(l.Action.Challenges) != len(names) {
+			continue
+		}
+		left := slices.Clone(l.Action.Challenges)
+		for _, n := range names {
+			i := slices.IndexFunc(left, func(id string) bool { return prefixWords(market[id], n) })
+			if i < 0 {
+				break
+			}
+			left = slices.Delete(left, i, i+1)
+		}
+		if len(left) == 0 {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// several is the error of words that name more than one line.
+func (r *resolver) several(phrase string, found []engine.Line) error {
+	what := "that"
+	if phrase != "" {
+		what = strconv.Quote(phrase)
+	}
+	if r.step() == 1 {
+		ns := make([]string, len(found))
+		for i, l := range found {
+			ns[i] = strconv.Itoa(l.N)
+		}
+		return fmt.Errorf("%s could be lines %s: give the number, or more of the name", what, joinOr(ns))
+	}
+	texts := make([]string, len(found))
+	for i, l := range found {
+		texts[i] = strconv.Quote(l.Text)
+	}
+	return fmt.Errorf("%s could be %s: give more of the name", what, joinOr(texts))
+}
+
+// standing resolves a standing answer: "always pass", or a Hack to play
+// when an event is proposed, added to the seat's standing answers as the
+// moves so far leave them.
+func (r *resolver) standing(cmd Command) (engine.Action, error) {
+	v := r.c.View(r.seat)
+	var st engine.Standing
+	if v.Standing != nil {
+		st = *v.Standing
+		st.Plays = slices.Clone(st.Plays)
+	}
+	if len(cmd.words) == 0 {
+		st.Pass = true
+		return engine.Action{Type: engine.ActStanding, Standing: &st}, nil
+	}
+	card, err := hackNamed(v.Hand, cmd.words)
+	if err != nil {
+		return engine.Action{}, r.fail(cmd, nil, "%s", err)
+	}
+	st.Plays = append(st.Plays, engine.StandingPlay{On: cmd.on, Card: card})
+	return engine.Action{Type: engine.ActStanding, Standing: &st}, nil
+}
+
+// standingText words the standing answers st sets.
+func standingText(st *engine.Standing) string {
+	var parts []string
+	if st.Pass {
+		parts = append(parts, "always pass")
+	}
+	for _, sp := range st.Plays {
+		name := sp.Card
+		if c := engine.Standard().Card(sp.Card); c != nil {
+			name = c.Name
+		}
+		parts = append(parts, "play "+name+" when "+string(sp.On))
+	}
+	if len(parts) == 0 {
+		return "Clear your standing interrupt answers"
+	}
+	return "Set your standing interrupt answers: " + strings.Join(parts, "; ")
+}
+
+// hackNamed returns the catalogue id of the card the words name: a card
+// of the hand first, then any Hack of the catalogue.
+func hackNamed(hand []engine.CardView, w []string) (string, error) {
+	phrase := strings.Join(w, " ")
+	match := func(name string) bool { return prefixWords(words(fold(name)), w) }
+	var ids []string
+	for _, c := range hand {
+		if match(c.Name) && !slices.Contains(ids, c.Card) {
+			ids = append(ids, c.Card)
+		}
+	}
+	if len(ids) == 0 {
+		for _, c := range engine.Standard().Cards() {
+			if c.Type == engine.Hack && match(c.Name) && !slices.Contains(ids, c.ID) {
+				ids = append(ids, c.ID)
+			}
+		}
+	}
+	switch len(ids) {
+	case 1:
+		return ids[0], nil
+	case 0:
+		return "", fmt.Errorf("no Hack is named %q", phrase)
+	}
+	return "", fmt.Errorf("%q names %d cards: give more of the name", phrase, len(ids))
+}
+
+// fail is the refusal of cmd at the plan's next step, with the moves of
+// that step (nil: worked out now).
+func (r *resolver) fail(cmd Command, lines []engine.Line, format string, a ...any) error {
+	hidden := r.hidden
+	switch {
+	case lines == nil && r.c.Over():
+		hidden = 0
+	case lines == nil:
+		lines, hidden = r.stepLines()
+	}
+	moves := make([]string, 0, len(lines)+1)
+	for _, l := range lines {
+		moves = append(moves, l.Text)
+	}
+	if hidden > 0 {
+		moves = append(moves, fmt.Sprintf("(and %d with cards you have not seen yet)", hidden))
+	}
+	return &CommandError{Step: r.step(), Command: cmd.Text, Line: cmd.Line, Reason: fmt.Sprintf(format, a...), Moves: moves}
+}
+
+// NameStarts reports whether the words w name name: its words start with
+// them, whole but the last, which may be cut short ("running a start"
+// names "Running a Startup"). Case and accents do not matter.
+func NameStarts(name string, w []string) bool { return prefixWords(words(fold(name)), w) }
+
+// prefixWords reports whether text starts with w: every word equal but
+// the last, which may be a prefix.
+func prefixWords(text, w []string) bool {
+	if len(w) == 0 || len(w) > len(text) {
+		return false
+	}
+	for i, x := range w {
+		if i == len(w)-1 {
+			return strings.HasPrefix(text[i], x)
+		}
+		if text[i] != x {
+			return false
+		}
+	}
+	return true
+}
+
+// joinOr writes "a, b or c".
+func joinOr(items []string) string {
+	if len(items) < 2 {
+		return strings.Join(items, "")
+	}
+	return strings.Join(items[:len(items)-1], ", ") + " or " + items[len(items)-1]
+}
