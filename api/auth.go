@@ -94,19 +94,28 @@ type claims struct {
 	// Gen is the user's token generation when the token was issued (see
 	// models.User.TokenGen); absent means 0.
 	Gen int64 `json:"gen,omitempty"`
+	// Session names the login session the token was issued for: the
+	// family of its refresh tokens, so that a logout ends this session's
+	// access tokens and no other's (see models.Store.AccessCheck). Absent
+	// for a token of no session (issued before sessions were named, or for
+	// the pages' calls, CallAs): the generation alone ends it.
+	Session string `json:"sid,omitempty"`
 	jwt.RegisteredClaims
 }
 
 // issueAccess returns a signed HS256 access token for the user, of the
-// user's current token generation u.TokenGen. It must have been read
-// before the credential the token is issued for was checked: whatever ends
-// the user's access tokens after that read ends this one too.
-func (s *Server) issueAccess(u *models.User) (string, time.Time, error) {
+// user's current token generation u.TokenGen, in the login session
+// session (its refresh token family; "" for none). The generation must
+// have been read before the credential the token is issued for was
+// checked: whatever ends the user's access tokens after that read ends
+// this one too.
+func (s *Server) issueAccess(u *models.User, session string) (string, time.Time, error) {
 	now := s.now()
 	exp := now.Add(s.cfg.AccessTTL)
 	tok := jwt.NewWithClaims(jwt.SigningMethodHS256, claims{
 		Username: u.Username,
 		Gen:      u.TokenGen,
+		Session:  session,
 		RegisteredClaims: jwt.RegisteredClaims{
 			Subject:   strconv.FormatInt(u.ID, 10),
 			Issuer:    s.cfg.Issuer,
@@ -120,14 +129,16 @@ func (s *Server) issueAccess(u *models.User) (string, time.Time, error) {
 }
 
 // errTokenEnded is an access token of an earlier generation than its
-// user's: a logout or a password change came after it.
+// user's (a password change, "sign out everywhere" or a refresh token's
+// reuse came after it), or of a session that has ended (a logout).
 var errTokenEnded = newError(http.StatusUnauthorized, "unauthorized", "Unauthorized",
 	"the access token was ended by a logout or a password change; refresh it or log in again")
 
 // parseAccess verifies an access token: HS256 only, signature, exp, iss and
 // aud (verifyAccess), and that it is of its user's current token
-// generation, read from the database each time, so that a logout or a
-// password change on any replica ends it at once. It returns the user id;
+// generation and its session is live, both read from the database each
+// time (models.Store.AccessCheck), so that a logout of its session, or a
+// password change, on any replica ends it at once. It returns the user id;
 // errUnauthorized or errTokenEnded for a token that is no good, or the
 // store's error.
 func (s *Server) parseAccess(ctx context.Context, token string) (int64, error) {
@@ -135,14 +146,14 @@ func (s *Server) parseAccess(ctx context.Context, token string) (int64, error) {
 	if err != nil {
 		return 0, errUnauthorized
 	}
-	gen, err := s.store.TokenGeneration(ctx, v.userID)
+	gen, live, err := s.store.AccessCheck(ctx, v.userID, v.session)
 	if errors.Is(err, models.ErrNotFound) {
 		gen, err = -1, nil // no such user: no generation is current
 	}
 	if err != nil {
 		return 0, err
 	}
-	return v.userID, v.check(gen)
+	return v.userID, v.check(gen, live)
 }
 
 // verifyAccess is parseAccess without the generation's check: what the
@@ -172,7 +183,7 @@ func (s *Server) verifyAccess(token string) (verifiedToken, error) {
 	if err != nil || id <= 0 || c.Gen < 0 {
 		return verifiedToken{}, errors.New("bad subject or generation")
 	}
-	v := verifiedToken{userID: id, gen: c.Gen, exp: c.ExpiresAt.Time}
+	v := verifiedToken{userID: id, gen: c.Gen, session: c.Session, exp: c.ExpiresAt.Time}
 	if c.NotBefore == nil { // a token good from some time on is verified each time
 		s.verified.put(token, v)
 	}
@@ -181,18 +192,20 @@ func (s *Server) verifyAccess(token string) (verifiedToken, error) {
 
 // verifiedToken is an access token verifyAccess has verified.
 type verifiedToken struct {
-	userID int64
-	gen    int64 // the token generation it carries
-	exp    time.Time
+	userID  int64
+	gen     int64  // the token generation it carries
+	session string // the session it names; "" for none
+	exp     time.Time
 }
 
 // check is errTokenEnded unless the token is of generation current, its
-// user's; errUnauthorized if current is -1, for a user that does not exist.
-func (v verifiedToken) check(current int64) error {
+// user's, and its session is live; errUnauthorized if current is -1, for
+// a user that does not exist.
+func (v verifiedToken) check(current int64, live bool) error {
 	switch {
 	case current < 0:
 		return errUnauthorized
-	case v.gen != current:
+	case v.gen != current || !live:
 		return errTokenEnded
 	}
 	return nil
@@ -200,16 +213,27 @@ func (v verifiedToken) check(current int64) error {
 
 // checkLater, for a route authenticated with authenticateLater, checks the
 // generation of the request's access token against current, the user's
-// generation as the route's first query read it (models.GameRef.TokenGen):
-// errTokenEnded if it is not. It is nil for a request made with an API
-// token, which has no generation, and for one authenticate has checked.
-func checkLater(c *gin.Context, current int64) error {
+// generation as the route's first query read it (models.GameRef.TokenGen),
+// and that its session is live (models.GameRef.SessionLive, read for
+// laterSession): errTokenEnded if not. It is nil for a request made with
+// an API token, which has no generation, and for one authenticate has
+// checked.
+func checkLater(c *gin.Context, current int64, live bool) error {
 	v, ok := c.Get(ctxAccess)
 	if !ok {
 		return nil
 	}
 	c.Set(ctxAccessChecked, true)
-	return v.(verifiedToken).check(current)
+	return v.(verifiedToken).check(current, live)
+}
+
+// laterSession is the session the access token of a request authenticated
+// with authenticateLater names, for its first query to read along; "" for
+// none (an API token, or a token of no session).
+func laterSession(c *gin.Context) string {
+	v, _ := c.Get(ctxAccess)
+	vt, _ := v.(verifiedToken)
+	return vt.session
 }
 
 // limit is one of the server's attempt limits: its name, which keys its

@@ -183,9 +183,9 @@ func (s *Server) visibleJSON(c *gin.Context, prepare func(g *models.Game, seat i
 		writeError(c, err)
 		return
 	}
-	ref, err := s.play.Ref(c.Request.Context(), id, userID(c))
+	ref, err := s.play.Ref(c.Request.Context(), id, userID(c), laterSession(c))
 	if err == nil || errors.Is(err, models.ErrNotFound) { // the token's generation first (see authenticateLater)
-		if ended := checkLater(c, ref.TokenGen); ended != nil {
+		if ended := checkLater(c, ref.TokenGen, ref.SessionLive); ended != nil {
 			err = ended
 		}
 	}

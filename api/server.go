@@ -222,6 +222,7 @@ func (s *Server) routes(r *gin.Engine) {
 	session := v1.Group("", s.authenticate, s.require(scopeAccount))
 	session.PATCH("/me", s.updateMe)
 	session.POST("/me/password", s.changePassword)
+	session.POST("/me/logout-everywhere", s.logoutEverywhere)
 	session.GET("/me/notification-preferences", s.getPreferences)
 	session.PUT("/me/notification-preferences", s.updatePreferences)
 	session.GET("/me/vacations", s.listVacations)

@@ -105,7 +105,7 @@ func (s *Server) CallAs(w http.ResponseWriter, r *http.Request, userID int64) {
 		u, err := s.store.UserByID(r.Context(), userID)
 		var tok string
 		if err == nil {
-			tok, _, err = s.issueAccess(u)
+			tok, _, err = s.issueAccess(u, "")
 		}
 		if err != nil {
 			http.Error(w, "access token", http.StatusInternalServerError)
