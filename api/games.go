@@ -445,7 +445,10 @@ func (s *Server) submitActions(c *gin.Context) {
 	}
 	actions := make([]engine.Action, len(req.Actions))
 	for i, a := range req.Actions {
-		actions[i] = actionIn(a)
+		if a.described() {
+			deprecated(c, descriptiveFieldsSunset)
+		}
+		actions[i] = actionIn(a.actionInput)
 	}
 	s.mutateGame(c, s.gameCall(c, func(ctx context.Context, id, uid int64, rec *play.Record) (*play.Result, error) {
 		return s.play.Submit(ctx, id, uid, &expected, actions, rec)
