@@ -45,18 +45,8 @@ func deprecatedHeaders(t *testing.T, what string, r *resp, want bool) {
 // a request of the current form none.
 func TestLegalEntriesSentBack(t *testing.T) {
 	eachDB(t, func(t *testing.T, e *env) {
-		ana, bob := e.register("ana"), e.register("bob")
-		var d struct {
-			ID int64 `json:"id"`
-		}
-		e.must(201, req{Method: "POST", Path: "/v1/decks", Token: bob.Access, Body: interrupter}).decode(t, &d)
-		var g game
-		e.must(201, req{Method: "POST", Path: "/v1/games", Token: ana.Access, Body: map[string]any{
-			"players": 2, "mode": "fast", "policy": "holders", "deck": map[string]string{"prebuilt": "running-a-startup"}}}).decode(t, &g)
-		e.must(200, req{Method: "POST", Path: fmt.Sprintf("/v1/games/%d/join", g.ID), Token: bob.Access,
-			Body: map[string]any{"deck": map[string]any{"deck_id": d.ID}}})
-		e.must(200, req{Method: "POST", Path: fmt.Sprintf("/v1/games/%d/start", g.ID), Token: ana.Access})
-		q := &queueGame{t: t, e: e, id: g.ID, ana: ana, bob: bob}
+		q := interruptGame(t, e)
+		ana, bob, g := q.ana, q.bob, game{ID: q.id}
 		_, tools := q.ready()
 
 		// ana's Tool and end of turn, as listed.
