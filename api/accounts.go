@@ -63,7 +63,7 @@ func (s *Server) register(c *gin.Context) {
 		writeError(c, invalid("display_name: at most 64 characters"))
 		return
 	}
-	if err := s.take(c.Request.Context(), attempt{s.limits.register, clientAddress(c)}); err != nil {
+	if _, err := s.take(c, attempt{s.limits.register, clientAddress(c)}); err != nil {
 		writeError(c, err)
 		return
 	}
@@ -98,8 +98,8 @@ func (s *Server) login(c *gin.Context) {
 		return
 	}
 	ctx := c.Request.Context()
-	attempts := s.loginAttempts(c, req.Username)
-	if err := s.take(ctx, attempts...); err != nil {
+	took, err := s.take(c, s.loginAttempts(c, req.Username)...)
+	if err != nil {
 		writeError(c, err)
 		return
 	}
@@ -121,7 +121,7 @@ func (s *Server) login(c *gin.Context) {
 		writeError(c, err)
 		return
 	}
-	s.give(ctx, attempts...)
+	s.give(c, took)
 	s.idempotent(c, idemScope{subject: "user:" + req.Username}, func(st *models.Store) (response, error) {
 		return s.session(c.Request.Context(), st, http.StatusOK, u)
 	})
@@ -254,8 +254,8 @@ func (s *Server) changePassword(c *gin.Context) {
 		writeError(c, err)
 		return
 	}
-	attempts := s.loginAttempts(c, u.Username)
-	if err := s.take(ctx, attempts...); err != nil {
+	took, err := s.take(c, s.loginAttempts(c, u.Username)...)
+	if err != nil {
 		writeError(c, err)
 		return
 	}
@@ -267,7 +267,7 @@ func (s *Server) changePassword(c *gin.Context) {
 		writeError(c, err)
 		return
 	}
-	s.give(ctx, attempts...)
+	s.give(c, took)
 	hash := s.hash(req.NewPassword)
 	var resp response
 	err = s.store.InTx(ctx, func(tx *models.Store) error {

@@ -271,35 +271,100 @@ func (a attempt) key(s *Server) []byte {
 	return s.mac("rate limit", []byte(a.limit.name), []byte{0}, []byte(a.what))[:16]
 }
 
-// take takes an attempt from each bucket in order. When one has none left
-// it gives back those taken before and returns a *RateLimitError: a refused
-// attempt counts nowhere.
-func (s *Server) take(ctx context.Context, attempts ...attempt) error {
-	now := s.now()
-	for i, a := range attempts {
-		wait, err := s.store.TakeRate(ctx, a.key(s), a.limit.rate, now)
-		if err == nil && wait == 0 {
-			continue
-		}
-		s.give(ctx, attempts[:i]...)
-		if err != nil {
-			return err
-		}
-		return &RateLimitError{RetryAfter: int(wait/time.Second) + 1}
-	}
-	return nil
+// taken is what take took: the attempts, and the states their buckets
+// were left in.
+type taken struct {
+	attempts []attempt
+	states   []models.RateState
 }
 
-// give gives back attempts taken, for an attempt that turned out right (a
-// login with the right password): only failed attempts count. A failure
-// to give back is logged; the attempt then stays counted.
-func (s *Server) give(ctx context.Context, attempts ...attempt) {
-	for _, a := range attempts {
-		if err := s.store.GiveRate(ctx, a.key(s), a.limit.rate); err != nil {
-			s.log.Warn("give back a rate-limited attempt", "limit", a.limit.name, "error", err)
+// take takes an attempt from each bucket in order. When one has none left
+// it gives back those taken before and returns a *RateLimitError: a refused
+// attempt counts nowhere. Either way the response says how the buckets
+// stand (rateHeaders).
+func (s *Server) take(c *gin.Context, attempts ...attempt) (taken, error) {
+	t := taken{attempts: attempts, states: make([]models.RateState, 0, len(attempts))}
+	now := s.now()
+	for i, a := range attempts {
+		st, err := s.store.TakeRate(c.Request.Context(), a.key(s), a.limit.rate, now)
+		if err == nil && st.Wait == 0 {
+			t.states = append(t.states, st)
+			continue
 		}
+		s.give(c, taken{attempts[:i], t.states})
+		if err != nil {
+			return taken{}, err
+		}
+		rateHeaders(c, attempts, append(t.states, st))
+		return taken{}, &RateLimitError{RetryAfter: int(st.Wait/time.Second) + 1}
+	}
+	rateHeaders(c, attempts, t.states)
+	return t, nil
+}
+
+// give gives back the attempts t took, for an attempt that turned out right
+// (a login with the right password): only failed attempts count. A failure
+// to give back is logged; the attempt then stays counted.
+func (s *Server) give(c *gin.Context, t taken) {
+	for i, a := range t.attempts {
+		if err := s.store.GiveRate(c.Request.Context(), a.key(s), a.limit.rate); err != nil {
+			s.log.Warn("give back a rate-limited attempt", "limit", a.limit.name, "error", err)
+			continue
+		}
+		t.states[i] = t.states[i].Gave(a.limit.rate)
+	}
+	rateHeaders(c, t.attempts, t.states)
+}
+
+// rateHeaders says how the buckets of attempts stand, in the fields of the
+// IETF draft draft-ietf-httpapi-ratelimit-headers: RateLimit-Policy
+// (policyHeader) and RateLimit, what is left (r) and the seconds until the
+// bucket is full again (t), one item per limit, in the order they are
+// counted. A limit a refused request did not reach is in the policy alone.
+func rateHeaders(c *gin.Context, attempts []attempt, states []models.RateState) {
+	if len(attempts) == 0 {
+		return
+	}
+	var left []string
+	for i, a := range attempts[:len(states)] {
+		left = append(left, fmt.Sprintf("%s;r=%d;t=%d", a.limit.item(), states[i].Left, ceilSeconds(states[i].Full)))
+	}
+	limits := make([]limit, len(attempts))
+	for i, a := range attempts {
+		limits[i] = a.limit
+	}
+	c.Header("RateLimit-Policy", policyHeader(limits))
+	c.Header("RateLimit", strings.Join(left, ", "))
+}
+
+// policyHeader is the RateLimit-Policy of limits: each with its quota (q,
+// the burst) and window (w, the seconds an empty bucket takes to fill).
+func policyHeader(limits []limit) string {
+	var out []string
+	for _, l := range limits {
+		burst := max(l.rate.Burst, 1)
+		out = append(out, fmt.Sprintf("%s;q=%d;w=%d", l.item(), burst, ceilSeconds(time.Duration(burst)*l.rate.Every)))
+	}
+	return strings.Join(out, ", ")
+}
+
+// item is the limit's name as a RateLimit field names it: a quoted string,
+// "login-account".
+func (l limit) item() string { return strconv.Quote(strings.ReplaceAll(l.name, " ", "-")) }
+
+// ratePolicy marks every response of a route whose attempts count in
+// limits with their RateLimit-Policy, a request refused before it is
+// counted (a malformed one) too; take adds RateLimit once it counts.
+func ratePolicy(limits ...limit) gin.HandlerFunc {
+	policy := policyHeader(limits)
+	return func(c *gin.Context) {
+		c.Header("RateLimit-Policy", policy)
+		c.Next()
 	}
 }
+
+// ceilSeconds is d in whole seconds, rounded up.
+func ceilSeconds(d time.Duration) int64 { return int64((d + time.Second - 1) / time.Second) }
 
 // loginAttempts are the buckets a login, or a password change, of the
 // account named username from the request's client counts in: the
