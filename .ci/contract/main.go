@@ -13,6 +13,9 @@
 //     version, stays equal to it while the document changed, or keeps the
 //     published major number across a breaking change.
 //
+// A new enum value in a response is no breaking change here: the contract
+// announces that responses gain values (see growing).
+//
 // An entry lists the findings it covers after its "**Breaking**" mark, in
 // parentheses: each finding as its oasdiff rule id and words that its
 // method, path, operation id or text contain, all as code spans, findings
@@ -118,7 +121,8 @@ func check(spec, publishedDir, changes string) (*result, error) {
 		return nil, err
 	}
 	localize := checker.NewDefaultLocalizer()
-	for _, c := range checker.CheckBackwardCompatibilityUntilLevel(checker.NewConfig(checker.GetAllChecks()), d, sources, checker.ERR) {
+	config := checker.NewConfig(checker.GetAllChecks(), checker.WithSeverityLevels(growing))
+	for _, c := range checker.CheckBackwardCompatibilityUntilLevel(config, d, sources, checker.ERR) {
 		if c.GetLevel() != checker.ERR {
 			continue
 		}
@@ -151,6 +155,16 @@ func check(spec, publishedDir, changes string) (*result, error) {
 		}
 	}
 	return r, nil
+}
+
+// growing are the checks of changes the contract announces as additive
+// (its description, "Growing"): a client ignores enum values of responses
+// it does not know, so a new one breaks nothing. Removing a value, or
+// adding one to what a client sends, stays breaking.
+var growing = map[string]checker.Level{
+	"response-property-enum-value-added":            checker.INFO,
+	"response-mediatype-enum-value-added":           checker.INFO,
+	"response-write-only-property-enum-value-added": checker.INFO,
 }
 
 var publishedName = regexp.MustCompile(`^openapi-(\d+\.\d+\.\d+)\.yaml$`)

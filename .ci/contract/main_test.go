@@ -118,6 +118,14 @@ func TestCheckFailsOnBreakingChanges(t *testing.T) {
 			[]string{"new-required-request-property", "invite_code", "POST /v1/auth/register"}},
 		{"added optional fields", empty, both(addOptional, setVersion(minor)), true, nil},
 		{"added optional fields, version kept", empty, addOptional, false, []string{"raise it"}},
+		{"a new enum value in responses", empty, both(func(d *openapi3.T) {
+			k := schema(d, "NotificationKind")
+			k.Enum = append(k.Enum, "surprise")
+		}, setVersion(minor)), true, nil},
+		{"an enum value a request may no longer send", empty, both(func(d *openapi3.T) {
+			typ := schema(d, "Action").Properties["type"].Value
+			typ.Enum = typ.Enum[:len(typ.Enum)-1]
+		}, setVersion(major)), false, []string{"request-property-enum-value-removed", "submitActions"}},
 		{"both listed under the new major", listed(major), both(removeField, requireField, setVersion(major)), true, nil},
 		{"listed, but in a minor version", listed(minor), both(removeField, requireField, setVersion(minor)), false,
 			[]string{"needs the next major version"}},
