@@ -63,7 +63,7 @@ func (s *Server) register(c *gin.Context) {
 		writeError(c, invalid("display_name: at most 64 characters"))
 		return
 	}
-	if err := s.take(c.Request.Context(), attempt{s.limits.register, clientAddress(c)}); err != nil {
+	if _, err := s.take(c, attempt{s.limits.register, clientAddress(c)}); err != nil {
 		writeError(c, err)
 		return
 	}
@@ -98,8 +98,8 @@ func (s *Server) login(c *gin.Context) {
 		return
 	}
 	ctx := c.Request.Context()
-	attempts := s.loginAttempts(c, req.Username)
-	if err := s.take(ctx, attempts...); err != nil {
+	took, err := s.take(c, s.loginAttempts(c, req.Username)...)
+	if err != nil {
 		writeError(c, err)
 		return
 	}
@@ -121,7 +121,7 @@ func (s *Server) login(c *gin.Context) {
 		writeError(c, err)
 		return
 	}
-	s.give(ctx, attempts...)
+	s.give(c, took)
 	s.idempotent(c, idemScope{subject: "user:" + req.Username}, func(st *models.Store) (response, error) {
 		return s.session(c.Request.Context(), st, http.StatusOK, u)
 	})
@@ -144,13 +144,14 @@ func (s *Server) session(ctx context.Context, st *models.Store, status int, u *m
 	if err := st.CreateRefreshToken(ctx, u.ID, family, models.HashToken(refresh), s.now().Add(s.cfg.RefreshTTL)); err != nil {
 		return response{}, err
 	}
-	return s.tokens(status, u, refresh)
+	return s.tokens(status, u, refresh, family)
 }
 
 // tokens is the response with a new access token for u (of generation
-// u.TokenGen; see issueAccess) and the refresh token refresh.
-func (s *Server) tokens(status int, u *models.User, refresh string) (response, error) {
-	access, exp, err := s.issueAccess(u)
+// u.TokenGen, in the session family; see issueAccess) and the refresh
+// token refresh.
+func (s *Server) tokens(status int, u *models.User, refresh, family string) (response, error) {
+	access, exp, err := s.issueAccess(u, family)
 	if err != nil {
 		return response{}, err
 	}
@@ -179,7 +180,7 @@ func (s *Server) refresh(c *gin.Context) {
 	s.idempotent(c, idemScope{subject: "refresh:" + string(old), outside: true}, func(st *models.Store) (response, error) {
 		// The user, and so the generation of the new access token, before
 		// the rotation checks the refresh token (see issueAccess).
-		u, err := st.RefreshTokenUser(c.Request.Context(), old)
+		u, family, err := st.RefreshTokenUser(c.Request.Context(), old)
 		if err != nil {
 			return response{}, err
 		}
@@ -191,14 +192,15 @@ func (s *Server) refresh(c *gin.Context) {
 		if err != nil {
 			return response{}, err
 		}
-		return s.tokens(http.StatusOK, u, next)
+		return s.tokens(http.StatusOK, u, next, family)
 	})
 }
 
-// logout revokes the refresh token's family and ends the user's access
-// tokens issued before it, on every replica at once (see
-// models.Store.RevokeRefreshFamily). It takes no Idempotency-Key: a repeat
-// changes nothing and answers 204 again.
+// logout ends the refresh token's session: its family is revoked, and
+// with it the access tokens issued in it, on every replica at once (see
+// models.Store.RevokeRefreshFamily). The account's other sessions and its
+// personal API tokens go on. It takes no Idempotency-Key: a repeat changes
+// nothing and answers 204 again.
 func (s *Server) logout(c *gin.Context) {
 	var req refreshRequest
 	if err := decode(c, &req); err != nil {
@@ -206,6 +208,19 @@ func (s *Server) logout(c *gin.Context) {
 		return
 	}
 	if _, err := s.store.RevokeRefreshFamily(c.Request.Context(), models.HashToken(req.RefreshToken)); err != nil {
+		writeError(c, err)
+		return
+	}
+	c.Status(http.StatusNoContent)
+}
+
+// logoutEverywhere ends every session of the caller's account (login
+// session only): browser sessions, and the API's refresh and access tokens,
+// this request's too, as "sign out everywhere" on the pages does
+// (models.Store.EndSessions). Personal API tokens go on. It takes no
+// Idempotency-Key: a repeat is refused with 401, the token being ended.
+func (s *Server) logoutEverywhere(c *gin.Context) {
+	if err := s.store.EndSessions(c.Request.Context(), userID(c)); err != nil {
 		writeError(c, err)
 		return
 	}
@@ -239,8 +254,8 @@ func (s *Server) changePassword(c *gin.Context) {
 		writeError(c, err)
 		return
 	}
-	attempts := s.loginAttempts(c, u.Username)
-	if err := s.take(ctx, attempts...); err != nil {
+	took, err := s.take(c, s.loginAttempts(c, u.Username)...)
+	if err != nil {
 		writeError(c, err)
 		return
 	}
@@ -252,7 +267,7 @@ func (s *Server) changePassword(c *gin.Context) {
 		writeError(c, err)
 		return
 	}
-	s.give(ctx, attempts...)
+	s.give(c, took)
 	hash := s.hash(req.NewPassword)
 	var resp response
 	err = s.store.InTx(ctx, func(tx *models.Store) error {

@@ -94,19 +94,28 @@ type claims struct {
 	// Gen is the user's token generation when the token was issued (see
 	// models.User.TokenGen); absent means 0.
 	Gen int64 `json:"gen,omitempty"`
+	// Session names the login session the token was issued for: the
+	// family of its refresh tokens, so that a logout ends this session's
+	// access tokens and no other's (see models.Store.AccessCheck). Absent
+	// for a token of no session (issued before sessions were named, or for
+	// the pages' calls, CallAs): the generation alone ends it.
+	Session string `json:"sid,omitempty"`
 	jwt.RegisteredClaims
 }
 
 // issueAccess returns a signed HS256 access token for the user, of the
-// user's current token generation u.TokenGen. It must have been read
-// before the credential the token is issued for was checked: whatever ends
-// the user's access tokens after that read ends this one too.
-func (s *Server) issueAccess(u *models.User) (string, time.Time, error) {
+// user's current token generation u.TokenGen, in the login session
+// session (its refresh token family; "" for none). The generation must
+// have been read before the credential the token is issued for was
+// checked: whatever ends the user's access tokens after that read ends
+// this one too.
+func (s *Server) issueAccess(u *models.User, session string) (string, time.Time, error) {
 	now := s.now()
 	exp := now.Add(s.cfg.AccessTTL)
 	tok := jwt.NewWithClaims(jwt.SigningMethodHS256, claims{
 		Username: u.Username,
 		Gen:      u.TokenGen,
+		Session:  session,
 		RegisteredClaims: jwt.RegisteredClaims{
 			Subject:   strconv.FormatInt(u.ID, 10),
 			Issuer:    s.cfg.Issuer,
@@ -120,14 +129,16 @@ func (s *Server) issueAccess(u *models.User) (string, time.Time, error) {
 }
 
 // errTokenEnded is an access token of an earlier generation than its
-// user's: a logout or a password change came after it.
+// user's (a password change, "sign out everywhere" or a refresh token's
+// reuse came after it), or of a session that has ended (a logout).
 var errTokenEnded = newError(http.StatusUnauthorized, "unauthorized", "Unauthorized",
 	"the access token was ended by a logout or a password change; refresh it or log in again")
 
 // parseAccess verifies an access token: HS256 only, signature, exp, iss and
 // aud (verifyAccess), and that it is of its user's current token
-// generation, read from the database each time, so that a logout or a
-// password change on any replica ends it at once. It returns the user id;
+// generation and its session is live, both read from the database each
+// time (models.Store.AccessCheck), so that a logout of its session, or a
+// password change, on any replica ends it at once. It returns the user id;
 // errUnauthorized or errTokenEnded for a token that is no good, or the
 // store's error.
 func (s *Server) parseAccess(ctx context.Context, token string) (int64, error) {
@@ -135,14 +146,14 @@ func (s *Server) parseAccess(ctx context.Context, token string) (int64, error) {
 	if err != nil {
 		return 0, errUnauthorized
 	}
-	gen, err := s.store.TokenGeneration(ctx, v.userID)
+	gen, live, err := s.store.AccessCheck(ctx, v.userID, v.session)
 	if errors.Is(err, models.ErrNotFound) {
 		gen, err = -1, nil // no such user: no generation is current
 	}
 	if err != nil {
 		return 0, err
 	}
-	return v.userID, v.check(gen)
+	return v.userID, v.check(gen, live)
 }
 
 // verifyAccess is parseAccess without the generation's check: what the
@@ -172,7 +183,7 @@ func (s *Server) verifyAccess(token string) (verifiedToken, error) {
 	if err != nil || id <= 0 || c.Gen < 0 {
 		return verifiedToken{}, errors.New("bad subject or generation")
 	}
-	v := verifiedToken{userID: id, gen: c.Gen, exp: c.ExpiresAt.Time}
+	v := verifiedToken{userID: id, gen: c.Gen, session: c.Session, exp: c.ExpiresAt.Time}
 	if c.NotBefore == nil { // a token good from some time on is verified each time
 		s.verified.put(token, v)
 	}
@@ -181,18 +192,20 @@ func (s *Server) verifyAccess(token string) (verifiedToken, error) {
 
 // verifiedToken is an access token verifyAccess has verified.
 type verifiedToken struct {
-	userID int64
-	gen    int64 // the token generation it carries
-	exp    time.Time
+	userID  int64
+	gen     int64  // the token generation it carries
+	session string // the session it names; "" for none
+	exp     time.Time
 }
 
 // check is errTokenEnded unless the token is of generation current, its
-// user's; errUnauthorized if current is -1, for a user that does not exist.
-func (v verifiedToken) check(current int64) error {
+// user's, and its session is live; errUnauthorized if current is -1, for
+// a user that does not exist.
+func (v verifiedToken) check(current int64, live bool) error {
 	switch {
 	case current < 0:
 		return errUnauthorized
-	case v.gen != current:
+	case v.gen != current || !live:
 		return errTokenEnded
 	}
 	return nil
@@ -200,16 +213,27 @@ func (v verifiedToken) check(current int64) error {
 
 // checkLater, for a route authenticated with authenticateLater, checks the
 // generation of the request's access token against current, the user's
-// generation as the route's first query read it (models.GameRef.TokenGen):
-// errTokenEnded if it is not. It is nil for a request made with an API
-// token, which has no generation, and for one authenticate has checked.
-func checkLater(c *gin.Context, current int64) error {
+// generation as the route's first query read it (models.GameRef.TokenGen),
+// and that its session is live (models.GameRef.SessionLive, read for
+// laterSession): errTokenEnded if not. It is nil for a request made with
+// an API token, which has no generation, and for one authenticate has
+// checked.
+func checkLater(c *gin.Context, current int64, live bool) error {
 	v, ok := c.Get(ctxAccess)
 	if !ok {
 		return nil
 	}
 	c.Set(ctxAccessChecked, true)
-	return v.(verifiedToken).check(current)
+	return v.(verifiedToken).check(current, live)
+}
+
+// laterSession is the session the access token of a request authenticated
+// with authenticateLater names, for its first query to read along; "" for
+// none (an API token, or a token of no session).
+func laterSession(c *gin.Context) string {
+	v, _ := c.Get(ctxAccess)
+	vt, _ := v.(verifiedToken)
+	return vt.session
 }
 
 // limit is one of the server's attempt limits: its name, which keys its
@@ -247,35 +271,100 @@ func (a attempt) key(s *Server) []byte {
 	return s.mac("rate limit", []byte(a.limit.name), []byte{0}, []byte(a.what))[:16]
 }
 
-// take takes an attempt from each bucket in order. When one has none left
-// it gives back those taken before and returns a *RateLimitError: a refused
-// attempt counts nowhere.
-func (s *Server) take(ctx context.Context, attempts ...attempt) error {
-	now := s.now()
-	for i, a := range attempts {
-		wait, err := s.store.TakeRate(ctx, a.key(s), a.limit.rate, now)
-		if err == nil && wait == 0 {
-			continue
-		}
-		s.give(ctx, attempts[:i]...)
-		if err != nil {
-			return err
-		}
-		return &RateLimitError{RetryAfter: int(wait/time.Second) + 1}
-	}
-	return nil
+// taken is what take took: the attempts, and the states their buckets
+// were left in.
+type taken struct {
+	attempts []attempt
+	states   []models.RateState
 }
 
-// give gives back attempts taken, for an attempt that turned out right (a
-// login with the right password): only failed attempts count. A failure
-// to give back is logged; the attempt then stays counted.
-func (s *Server) give(ctx context.Context, attempts ...attempt) {
-	for _, a := range attempts {
-		if err := s.store.GiveRate(ctx, a.key(s), a.limit.rate); err != nil {
-			s.log.Warn("give back a rate-limited attempt", "limit", a.limit.name, "error", err)
+// take takes an attempt from each bucket in order. When one has none left
+// it gives back those taken before and returns a *RateLimitError: a refused
+// attempt counts nowhere. Either way the response says how the buckets
+// stand (rateHeaders).
+func (s *Server) take(c *gin.Context, attempts ...attempt) (taken, error) {
+	t := taken{attempts: attempts, states: make([]models.RateState, 0, len(attempts))}
+	now := s.now()
+	for i, a := range attempts {
+		st, err := s.store.TakeRate(c.Request.Context(), a.key(s), a.limit.rate, now)
+		if err == nil && st.Wait == 0 {
+			t.states = append(t.states, st)
+			continue
 		}
+		s.give(c, taken{attempts[:i], t.states})
+		if err != nil {
+			return taken{}, err
+		}
+		rateHeaders(c, attempts, append(t.states, st))
+		return taken{}, &RateLimitError{RetryAfter: int(st.Wait/time.Second) + 1}
+	}
+	rateHeaders(c, attempts, t.states)
+	return t, nil
+}
+
+// give gives back the attempts t took, for an attempt that turned out right
+// (a login with the right password): only failed attempts count. A failure
+// to give back is logged; the attempt then stays counted.
+func (s *Server) give(c *gin.Context, t taken) {
+	for i, a := range t.attempts {
+		if err := s.store.GiveRate(c.Request.Context(), a.key(s), a.limit.rate); err != nil {
+			s.log.Warn("give back a rate-limited attempt", "limit", a.limit.name, "error", err)
+			continue
+		}
+		t.states[i] = t.states[i].Gave(a.limit.rate)
+	}
+	rateHeaders(c, t.attempts, t.states)
+}
+
+// rateHeaders says how the buckets of attempts stand, in the fields of the
+// IETF draft draft-ietf-httpapi-ratelimit-headers: RateLimit-Policy
+// (policyHeader) and RateLimit, what is left (r) and the seconds until the
+// bucket is full again (t), one item per limit, in the order they are
+// counted. A limit a refused request did not reach is in the policy alone.
+func rateHeaders(c *gin.Context, attempts []attempt, states []models.RateState) {
+	if len(attempts) == 0 {
+		return
+	}
+	var left []string
+	for i, a := range attempts[:len(states)] {
+		left = append(left, fmt.Sprintf("%s;r=%d;t=%d", a.limit.item(), states[i].Left, ceilSeconds(states[i].Full)))
+	}
+	limits := make([]limit, len(attempts))
+	for i, a := range attempts {
+		limits[i] = a.limit
+	}
+	c.Header("RateLimit-Policy", policyHeader(limits))
+	c.Header("RateLimit", strings.Join(left, ", "))
+}
+
+// policyHeader is the RateLimit-Policy of limits: each with its quota (q,
+// the burst) and window (w, the seconds an empty bucket takes to fill).
+func policyHeader(limits []limit) string {
+	var out []string
+	for _, l := range limits {
+		burst := max(l.rate.Burst, 1)
+		out = append(out, fmt.Sprintf("%s;q=%d;w=%d", l.item(), burst, ceilSeconds(time.Duration(burst)*l.rate.Every)))
+	}
+	return strings.Join(out, ", ")
+}
+
+// item is the limit's name as a RateLimit field names it: a quoted string,
+// "login-account".
+func (l limit) item() string { return strconv.Quote(strings.ReplaceAll(l.name, " ", "-")) }
+
+// ratePolicy marks every response of a route whose attempts count in
+// limits with their RateLimit-Policy, a request refused before it is
+// counted (a malformed one) too; take adds RateLimit once it counts.
+func ratePolicy(limits ...limit) gin.HandlerFunc {
+	policy := policyHeader(limits)
+	return func(c *gin.Context) {
+		c.Header("RateLimit-Policy", policy)
+		c.Next()
 	}
 }
+
+// ceilSeconds is d in whole seconds, rounded up.
+func ceilSeconds(d time.Duration) int64 { return int64((d + time.Second - 1) / time.Second) }
 
 // loginAttempts are the buckets a login, or a password change, of the
 // account named username from the request's client counts in: the

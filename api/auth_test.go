@@ -98,16 +98,23 @@ func works(t *testing.T, r *replica, tok string, game int64) {
 	}
 }
 
-// TestLogoutEndsAccessTokens: after a logout on one server, the access
-// tokens of the account issued before it stop working at once on every
-// server, those a server remembers as verified included; the account's
-// other session goes on with its refresh token, and the family logged out
-// is revoked.
-func TestLogoutEndsAccessTokens(t *testing.T) {
+// TestLogoutEndsItsSessionOnly: after a logout on one server, the access
+// tokens of that session stop working at once on every server, those a
+// server remembers as verified included, and its refresh token is revoked;
+// the account's other session (a bot's, say) goes on with its access token
+// and its refresh token, and so does a personal API token. Then "sign out
+// everywhere" from the other session ends every session, on every server,
+// and leaves the API token.
+func TestLogoutEndsItsSessionOnly(t *testing.T) {
 	eachDBReplicas(t, testConfig(), func(t *testing.T, a, b *replica) {
 		ana, bob := a.register("ana"), a.register("bob")
 		g := a.startGame(map[string]any{"mode": "fast"}, ana, bob)
 		other := session(t, "ana", b.must(200, loginReq("ana", "password-ana")))
+		third := session(t, "ana", a.must(200, loginReq("ana", "password-ana")))
+		var tok struct {
+			Token string `json:"token"`
+		}
+		a.must(201, req{Method: "POST", Path: "/v1/tokens", Token: ana.Access, Body: map[string]any{"name": "bot", "scopes": []string{"read", "play"}}}).decode(t, &tok)
 		for _, r := range []*replica{a, b, a} { // twice on a: verified, then remembered
 			works(t, r, ana.Access, g.ID)
 			works(t, r, other.Access, g.ID)
@@ -115,7 +122,9 @@ func TestLogoutEndsAccessTokens(t *testing.T) {
 		b.must(204, req{Method: "POST", Path: "/v1/auth/logout", Body: map[string]string{"refresh_token": ana.Refresh}})
 		for _, r := range []*replica{a, b} {
 			ended(t, "the session logged out", r, ana.Access, g.ID)
-			ended(t, "the account's other session", r, other.Access, g.ID)
+			works(t, r, other.Access, g.ID)
+			works(t, r, third.Access, g.ID)
+			works(t, r, tok.Token, g.ID)
 		}
 		if r := a.do(refreshReq(ana.Refresh)); r.Status != 401 || r.code(t) != "invalid_token" {
 			t.Fatalf("refresh after logout: %d %s", r.Status, r.Body)
@@ -123,7 +132,27 @@ func TestLogoutEndsAccessTokens(t *testing.T) {
 		next := session(t, "ana", a.must(200, refreshReq(other.Refresh)))
 		works(t, a, next.Access, g.ID)
 		works(t, b, next.Access, g.ID)
-		works(t, b, bob.Access, g.ID) // another account is not touched
+		works(t, b, other.Access, g.ID) // the session's access token from before its refresh too
+		works(t, b, bob.Access, g.ID)   // another account is not touched
+
+		// Sign out everywhere: every session ends, the caller's too.
+		if r := a.do(req{Method: "POST", Path: "/v1/me/logout-everywhere", Token: tok.Token}); r.Status != 403 {
+			t.Fatalf("sign out everywhere with an API token: %d %s", r.Status, r.Body)
+		}
+		b.must(204, req{Method: "POST", Path: "/v1/me/logout-everywhere", Token: next.Access})
+		for _, r := range []*replica{a, b} {
+			for _, s := range []*player{next, other, third} {
+				ended(t, "after sign out everywhere", r, s.Access, g.ID)
+			}
+			works(t, r, tok.Token, g.ID)
+			works(t, r, bob.Access, g.ID)
+		}
+		for _, s := range []*player{next, third} {
+			if r := a.do(refreshReq(s.Refresh)); r.Status != 401 {
+				t.Fatalf("refresh after sign out everywhere: %d %s", r.Status, r.Body)
+			}
+		}
+		works(t, b, session(t, "ana", a.must(200, loginReq("ana", "password-ana"))).Access, g.ID)
 	})
 }
 

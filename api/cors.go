@@ -16,8 +16,9 @@ import (
 const (
 	corsMethods = "GET, HEAD, POST, PUT, PATCH, DELETE"
 	corsHeaders = "Authorization, Content-Type, Idempotency-Key, If-Match, If-None-Match, Last-Event-ID, X-Request-ID"
-	corsExposed = "ETag, Location, Retry-After, X-Request-ID, Idempotent-Replayed, WWW-Authenticate, Allow"
-	corsMaxAge  = "600" // seconds a browser may keep a preflight's answer
+	corsExposed = "ETag, Location, Retry-After, X-Request-ID, Idempotent-Replayed, WWW-Authenticate, Allow, " +
+		"Deprecation, Sunset, Link, RateLimit, RateLimit-Policy"
+	corsMaxAge = "600" // seconds a browser may keep a preflight's answer
 )
 
 // ParseCORSOrigins reads CORS_ORIGINS: comma-separated origins

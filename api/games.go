@@ -183,9 +183,9 @@ func (s *Server) visibleJSON(c *gin.Context, prepare func(g *models.Game, seat i
 		writeError(c, err)
 		return
 	}
-	ref, err := s.play.Ref(c.Request.Context(), id, userID(c))
+	ref, err := s.play.Ref(c.Request.Context(), id, userID(c), laterSession(c))
 	if err == nil || errors.Is(err, models.ErrNotFound) { // the token's generation first (see authenticateLater)
-		if ended := checkLater(c, ref.TokenGen); ended != nil {
+		if ended := checkLater(c, ref.TokenGen, ref.SessionLive); ended != nil {
 			err = ended
 		}
 	}
@@ -456,7 +456,10 @@ func (s *Server) submitActions(c *gin.Context) {
 	}
 	actions := make([]engine.Action, len(req.Actions))
 	for i, a := range req.Actions {
-		actions[i] = actionIn(a)
+		if a.described() {
+			deprecated(c, descriptiveFieldsSunset)
+		}
+		actions[i] = actionIn(a.actionInput)
 	}
 	s.mutateGame(c, s.gameCall(c, func(ctx context.Context, id, uid int64, rec *play.Record) (*play.Result, error) {
 		return s.play.Submit(ctx, id, uid, &expected, actions, rec)

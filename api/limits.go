@@ -24,9 +24,9 @@ const (
 
 // checkActionLimits holds each action of a batch to the bounds above; the
 // error names the action's index and the field.
-func checkActionLimits(actions []actionInput) error {
+func checkActionLimits(actions []submittedAction) error {
 	for i, a := range actions {
-		if field, bound := actionLimit(a); field != "" {
+		if field, bound := actionLimit(a.actionInput); field != "" {
 			return invalid("actions[%d].%s: %s", i, field, bound)
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/datamonsters/turns/engine"
 	"github.com/datamonsters/turns/models"
@@ -163,4 +164,83 @@ func TestRequestBounds(t *testing.T) {
 			t.Fatalf("a refused request changed the game: version %d, was %d", got.Version, g.Version)
 		}
 	})
+}
+
+// TestRateLimitFields: every response of a rate-limited route says how
+// its limits stand (RateLimit-Policy always; RateLimit once the request
+// was counted), the 429 with Retry-After; the numbers follow the attempts
+// (a login with the right password gives its attempts back), on two
+// servers sharing the buckets. And every operation of openapi.yaml that
+// may answer 429 documents Retry-After, and the fields where it counts.
+func TestRateLimitFields(t *testing.T) {
+	cfg := testConfig()
+	cfg.LoginBurst, cfg.LoginEvery = 2, time.Minute
+	cfg.LoginAddressBurst, cfg.LoginAddressEvery = 30, 10*time.Second
+	cfg.RegisterBurst, cfg.RegisterEvery = 2, 3*time.Minute
+	eachDBReplicas(t, cfg, func(t *testing.T, a, b *replica) {
+		fields := func(what string, r *resp, policy, left string) {
+			t.Helper()
+			if got := r.Header.Get("RateLimit-Policy"); got != policy {
+				t.Errorf("%s: RateLimit-Policy %q, want %q", what, got, policy)
+			}
+			if got := r.Header.Get("RateLimit"); got != left {
+				t.Errorf("%s: RateLimit %q, want %q", what, got, left)
+			}
+		}
+		const reg = `"register-address";q=2;w=360`
+		bad := a.do(req{Method: "POST", Path: "/v1/auth/register", NoContract: true,
+			Body: map[string]string{"username": "A", "password": "password-x"}})
+		if bad.Status != 422 {
+			t.Fatalf("a bad username: %d", bad.Status)
+		}
+		fields("a registration refused for its form", bad, reg, "")
+		ana := a.register("ana")
+		fields("a login of nobody", a.do(loginReq("nobody", "x")), `"login-address";q=30;w=300, "login-account";q=2;w=120`,
+			`"login-address";r=29;t=10, "login-account";r=1;t=60`)
+		r := b.do(req{Method: "POST", Path: "/v1/auth/register", Body: map[string]string{"username": "bob", "password": "password-bob"}})
+		fields("the second registration, on the other server", r, reg, `"register-address";r=0;t=360`)
+		r = a.do(req{Method: "POST", Path: "/v1/auth/register", Body: map[string]string{"username": "cyd", "password": "password-cyd"}})
+		limited(t, "a third registration", r)
+		fields("a third registration", r, reg, `"register-address";r=0;t=360`)
+
+		// ana's logins: a wrong password counts, the right one gives back.
+		const login = `"login-address";q=30;w=300, "login-account";q=2;w=120`
+		fields("a wrong password", b.do(loginReq("ana", "wrong")), login, `"login-address";r=28;t=20, "login-account";r=1;t=60`)
+		fields("the right password", a.must(200, loginReq("ana", "password-ana")), login,
+			`"login-address";r=28;t=20, "login-account";r=1;t=60`)
+		fields("a wrong password again", a.do(loginReq("ana", "wrong")), login, `"login-address";r=27;t=30, "login-account";r=0;t=120`)
+		r = b.do(loginReq("ana", "password-ana"))
+		limited(t, "a login with no attempt left", r)
+		fields("a login with no attempt left", r, login, `"login-address";r=27;t=30, "login-account";r=0;t=120`)
+		r = a.do(req{Method: "POST", Path: "/v1/me/password", Token: "not-a-token",
+			Body: map[string]string{"current_password": "x", "new_password": "password-new"}})
+		if r.Status != 401 {
+			t.Fatalf("a password change without a session: %d", r.Status)
+		}
+		fields("a password change without a session", r, login, "")
+		r = b.do(passwordReq(ana.Access, "password-ana", "password-new"))
+		limited(t, "a password change with no attempt left", r)
+		fields("a password change with no attempt left", r, login, `"login-address";r=27;t=30, "login-account";r=0;t=120`)
+	})
+
+	contract(t)
+	for path, item := range specDoc.Paths.Map() {
+		for method, op := range item.Operations() {
+			r := op.Responses.Value("429")
+			if r == nil {
+				continue
+			}
+			if h := r.Value.Headers["Retry-After"]; h == nil || !h.Value.Required {
+				t.Errorf("%s %s may answer 429 without Retry-After", method, path)
+			}
+			if path == "/v1/inbound/email" {
+				continue // it limits senders, not its client
+			}
+			for code, res := range op.Responses.Map() {
+				if res.Value.Headers["RateLimit-Policy"] == nil {
+					t.Errorf("%s %s %s: no RateLimit-Policy", method, path, code)
+				}
+			}
+		}
+	}
 }

@@ -222,3 +222,96 @@ func TestNotificationPayloadsMatchContract(t *testing.T) {
 		}
 	})
 }
+
+// TestEmptyPayloadsMatchContract builds every kind of notification with
+// its lists nil (and a board whose lists, seats and build are empty or
+// nil, and none), encodes it as the outbox does (notifier.Payload), and
+// checks the stream's and the webhook's JSON against openapi.yaml: a list
+// is [] when empty, never null.
+func TestEmptyPayloadsMatchContract(t *testing.T) {
+	boards := map[string]*notifier.Board{
+		"no board":    nil,
+		"empty board": {},
+		"bare seat": {Seats: []notifier.BoardSeat{{Name: "ana"}}, Build: &notifier.BoardBuild{Owner: "ana"},
+			Market: []notifier.Challenge{{Name: "Landing Page"}}, Lines: []notifier.Line{{N: 1, Text: "End your turn", Whole: true}}},
+	}
+	prompt := []notifier.Prompt{{Text: "Discard 2 cards."}} // prompt_waiting has at least one, here with no options
+	hand := []notifier.Card{{Name: "Unknown card"}}         // a card without lines
+	for name, b := range boards {
+		data := []notifier.Data{
+			notifier.Invitation{Seats: 2, Mode: "fast"},
+			notifier.GameStarted{Board: b},
+			notifier.YourTurn{Board: b},
+			notifier.YourTurn{Hand: hand, Board: b},
+			notifier.PromptWaiting{Prompts: prompt, Board: b},
+			notifier.QueuedActions{},
+			notifier.DeadlineReminder{Board: b},
+			notifier.DeadlineReminder{Prompt: true, Prompts: prompt, Board: b},
+			notifier.TimeoutApplied{},
+			notifier.GameOver{},
+			notifier.VacationNotice{},
+			notifier.SeatReclaimed{},
+		}
+		kinds := map[string]bool{}
+		for i, d := range data {
+			kind := string(d.Kind())
+			kinds[kind] = true
+			_, public, err := notifier.Payload(d)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if strings.Contains(string(public), "null") && !strings.Contains(string(public), `"board":null`) &&
+				!strings.Contains(string(public), `"build":null`) {
+				t.Errorf("%s, %s: a null in %s", name, kind, public)
+			}
+			note, _ := json.Marshal(map[string]any{"id": i + 1, "kind": kind, "game_id": 1,
+				"created_at": "2026-12-01T10:00:00Z", "data": public})
+			if err := checkPayload(t, "Notification", note); err != nil {
+				t.Errorf("%s, %s on the stream breaks openapi.yaml: %v\n%s", name, kind, err, public)
+			}
+			hook, err := notifier.NewWebhookBody("dlv_1", kind, time.Now(), public)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := checkPayload(t, "WebhookBody", hook); err != nil {
+				t.Errorf("%s, %s to a webhook breaks openapi.yaml: %v\n%s", name, kind, err, hook)
+			}
+		}
+		for _, k := range streamKinds() {
+			if !kinds[k] {
+				t.Errorf("no empty %s payload built: add it to this test", k)
+			}
+		}
+	}
+	// The encoding leaves the data it was given as it was.
+	d := notifier.YourTurn{Board: &notifier.Board{}}
+	if _, _, err := notifier.Payload(d); err != nil || d.Since != nil || d.Board.Market != nil {
+		t.Errorf("Payload changed its data: %+v %v", d, err)
+	}
+}
+
+// TestBareGameMatchesContract reads a game just started (no seat has a
+// prompt, no build is open, the Global zone is empty) as each seat and as
+// a spectator, through every read of a game, held to the closed contract:
+// its empty lists are [] and its absent objects left out.
+func TestBareGameMatchesContract(t *testing.T) {
+	eachDB(t, func(t *testing.T, e *env) {
+		ana, bob, cy := e.register("ana"), e.register("bob"), e.register("cyd")
+		g := e.startGame(map[string]any{"mode": "fast"}, ana, bob)
+		if g.View == nil || len(g.View.Global) != 0 || g.View.Build != nil || len(g.Prompts) != 0 {
+			t.Fatalf("not a bare game: %+v", g.View)
+		}
+		for _, p := range []*player{ana, bob, cy} {
+			for _, path := range []string{"/v1/games/%d", "/v1/games/%d/legal", "/v1/games/%d/events"} {
+				r := e.do(req{Method: "GET", Path: fmt.Sprintf(path, g.ID), Token: p.Access})
+				if r.Status != 200 && !(p == cy && r.Status == 403) {
+					t.Fatalf("%s %s: %d %s", p.Name, path, r.Status, r.Body)
+				}
+				if p != cy && strings.Contains(string(r.Body), `":null`) && path != "/v1/games/%d" {
+					t.Errorf("%s %s: a null in %s", p.Name, path, r.Body)
+				}
+			}
+			e.must(200, req{Method: "GET", Path: "/v1/games", Token: p.Access})
+		}
+	})
+}

@@ -143,20 +143,28 @@ func lastSeq(tr turnResult) int64 {
 // the queue resumes; when the Tool is cancelled, the queued claim is no
 // longer legal and the queue is dropped with a private queue_dropped event
 // that says why. Everything goes through the API.
+// interruptGame starts a fast game of ana (a prebuilt deck) and bob (the
+// interrupter deck), prompted by holders.
+func interruptGame(t *testing.T, e *env) *queueGame {
+	t.Helper()
+	ana, bob := e.register("ana"), e.register("bob")
+	var d struct {
+		ID int64 `json:"id"`
+	}
+	e.must(201, req{Method: "POST", Path: "/v1/decks", Token: bob.Access, Body: interrupter}).decode(t, &d)
+	var g game
+	e.must(201, req{Method: "POST", Path: "/v1/games", Token: ana.Access, Body: map[string]any{
+		"players": 2, "mode": "fast", "policy": "holders", "deck": map[string]string{"prebuilt": "running-a-startup"}}}).decode(t, &g)
+	e.must(200, req{Method: "POST", Path: fmt.Sprintf("/v1/games/%d/join", g.ID), Token: bob.Access,
+		Body: map[string]any{"deck": map[string]any{"deck_id": d.ID}}})
+	e.must(200, req{Method: "POST", Path: fmt.Sprintf("/v1/games/%d/start", g.ID), Token: ana.Access})
+	return &queueGame{t: t, e: e, id: g.ID, ana: ana, bob: bob}
+}
+
 func TestQueuedActionsResumeOrDrop(t *testing.T) {
 	eachDB(t, func(t *testing.T, e *env) {
-		ana, bob := e.register("ana"), e.register("bob")
-		var d struct {
-			ID int64 `json:"id"`
-		}
-		e.must(201, req{Method: "POST", Path: "/v1/decks", Token: bob.Access, Body: interrupter}).decode(t, &d)
-		var g game
-		e.must(201, req{Method: "POST", Path: "/v1/games", Token: ana.Access, Body: map[string]any{
-			"players": 2, "mode": "fast", "policy": "holders", "deck": map[string]string{"prebuilt": "running-a-startup"}}}).decode(t, &g)
-		e.must(200, req{Method: "POST", Path: fmt.Sprintf("/v1/games/%d/join", g.ID), Token: bob.Access,
-			Body: map[string]any{"deck": map[string]any{"deck_id": d.ID}}})
-		e.must(200, req{Method: "POST", Path: fmt.Sprintf("/v1/games/%d/start", g.ID), Token: ana.Access})
-		q := &queueGame{t: t, e: e, id: g.ID, ana: ana, bob: bob}
+		q := interruptGame(t, e)
+		ana, bob, g := q.ana, q.bob, game{ID: q.id}
 
 		// Resumed: ana plays a Tool and ends her turn in one batch; bob
 		// passes; the end of turn runs.

@@ -13,11 +13,7 @@ import (
 	"github.com/datamonsters/turns/models/modelstest"
 )
 
-func TestMain(m *testing.M) {
-	code := m.Run()
-	servetest.RemoveBinary()
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { servetest.Main(m) }
 
 // TestServeSurvivesKill runs the real `datamonsters serve` binary, plays a
 // game over HTTP while the SMTP server holds its replies (the emails are

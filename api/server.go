@@ -170,8 +170,8 @@ func (s *Server) routes(r *gin.Engine) {
 	v1 := r.Group("/v1")
 
 	// Public: accounts and the card catalogue.
-	v1.POST("/auth/register", s.register)
-	v1.POST("/auth/login", s.login)
+	v1.POST("/auth/register", ratePolicy(s.limits.register), s.register)
+	v1.POST("/auth/login", ratePolicy(s.limits.loginAddress, s.limits.loginAccount), s.login)
 	v1.POST("/auth/refresh", s.refresh)
 	v1.POST("/auth/logout", s.logout)
 	v1.GET("/cards", s.listCards)
@@ -221,7 +221,7 @@ func (s *Server) routes(r *gin.Engine) {
 	// Session only: a login's access token, never an API token.
 	session := v1.Group("", s.authenticate, s.require(scopeAccount))
 	session.PATCH("/me", s.updateMe)
-	session.POST("/me/password", s.changePassword)
+	session.POST("/me/logout-everywhere", s.logoutEverywhere)
 	session.GET("/me/notification-preferences", s.getPreferences)
 	session.PUT("/me/notification-preferences", s.updatePreferences)
 	session.GET("/me/vacations", s.listVacations)
@@ -229,6 +229,10 @@ func (s *Server) routes(r *gin.Engine) {
 	session.PATCH("/me/vacations/:id", s.endVacation)
 	session.DELETE("/me/vacations/:id", s.cancelVacation)
 	session.GET("/tokens", s.listTokens)
+	// Counted as a login is, with the login's RateLimit-Policy on every
+	// response, those refused for their credentials too.
+	limitedSession := v1.Group("", ratePolicy(s.limits.loginAddress, s.limits.loginAccount), s.authenticate, s.require(scopeAccount))
+	limitedSession.POST("/me/password", s.changePassword)
 	session.POST("/tokens", s.createToken)
 	session.DELETE("/tokens/:id", s.revokeToken)
 }

@@ -107,7 +107,7 @@ func (s *Server) streamGame(c *gin.Context) {
 	}
 	var ref models.GameRef
 	for tries := 0; ; tries++ {
-		if ref, err = s.store.GameRef(ctx, g.ID, uid); err != nil {
+		if ref, err = s.store.GameRef(ctx, g.ID, uid, ""); err != nil {
 			writeError(c, err)
 			return
 		}

@@ -1,6 +1,10 @@
 package api
 
-import "github.com/datamonsters/turns/engine"
+import (
+	"encoding/json"
+
+	"github.com/datamonsters/turns/engine"
+)
 
 // Request and response bodies. They are separate from the store's types;
 // the JSON names are the contract in openapi.yaml.
@@ -299,9 +303,27 @@ type standingPlayInput struct {
 }
 
 type submitRequest struct {
-	ExpectedVersion *int64        `json:"expected_version"`
-	Actions         []actionInput `json:"actions"`
-	Commands        []string      `json:"commands"`
+	ExpectedVersion *int64            `json:"expected_version"`
+	Actions         []submittedAction `json:"actions"`
+	Commands        []string          `json:"commands"`
+}
+
+// submittedAction is one action of a submission: the action, and the
+// descriptive fields of a legal entry (legalAction), which a client may
+// send back as it was listed. The server ignores them; they are deprecated
+// (see described and docs/api-changes.md).
+type submittedAction struct {
+	actionInput
+	Text    *string           `json:"text"`
+	Min     *int              `json:"min"`
+	Max     *int              `json:"max"`
+	Options []json.RawMessage `json:"options"`
+}
+
+// described reports whether a carries a descriptive field of a legal
+// entry.
+func (a submittedAction) described() bool {
+	return a.Text != nil || a.Min != nil || a.Max != nil || a.Options != nil
 }
 
 type submitResponse struct {

@@ -37,11 +37,11 @@ func (s *Server) SetPages(p Pages) { s.pages = p }
 // returns the seconds to wait. succeeded gives the attempt back, for a
 // sign-in with the right password: only failed attempts count.
 func (s *Server) LoginAttempt(c *gin.Context, username string) (retryAfter int, succeeded func(), err error) {
-	attempts := s.loginAttempts(c, username)
-	if err := s.take(c.Request.Context(), attempts...); err != nil {
+	took, err := s.take(c, s.loginAttempts(c, username)...)
+	if err != nil {
 		return waitOf(err)
 	}
-	return 0, func() { s.give(c.Request.Context(), attempts...) }, nil
+	return 0, func() { s.give(c, took) }, nil
 }
 
 // FormAttempt counts one attempt of a page's form that is not a sign-in,
@@ -58,7 +58,8 @@ func (s *Server) FormAttempt(c *gin.Context, form, subject string) (retryAfter i
 	case subject == "":
 		a = attempt{limit{form + " address", s.limits.register.rate}, clientAddress(c)}
 	}
-	retryAfter, _, err = waitOf(s.take(c.Request.Context(), a))
+	_, err = s.take(c, a)
+	retryAfter, _, err = waitOf(err)
 	return retryAfter, err
 }
 
@@ -105,7 +106,7 @@ func (s *Server) CallAs(w http.ResponseWriter, r *http.Request, userID int64) {
 		u, err := s.store.UserByID(r.Context(), userID)
 		var tok string
 		if err == nil {
-			tok, _, err = s.issueAccess(u)
+			tok, _, err = s.issueAccess(u, "")
 		}
 		if err != nil {
 			http.Error(w, "access token", http.StatusInternalServerError)

@@ -210,10 +210,10 @@ func (s *Service) Receive(ctx context.Context, env Envelope) (Result, error) {
 		log.Info("inbound: message handled before; not answered again")
 		return Result{Outcome: Duplicate, Reason: "this message was handled before"}, nil
 	}
-	if wait, err := s.cfg.Play.Store().TakeRate(ctx, s.rateKey(m.From), s.cfg.Rate, s.now()); err != nil {
+	if rate, err := s.cfg.Play.Store().TakeRate(ctx, s.rateKey(m.From), s.cfg.Rate, s.now()); err != nil {
 		return Result{}, err
-	} else if wait > 0 {
-		return Result{}, &ErrRateLimited{Retry: wait}
+	} else if rate.Wait > 0 {
+		return Result{}, &ErrRateLimited{Retry: rate.Wait}
 	}
 	// The reply address: among the envelope's recipients, or the headers'.
 	rcpts := env.Rcpt

@@ -309,24 +309,28 @@ type GameRef struct {
 	// so that a read authenticated by an access token checks it without a
 	// query of its own; -1 when there is no such user.
 	TokenGen int64
+	// SessionLive says that the session the access token names is live,
+	// as AccessCheck reads it; true for a token that names none.
+	SessionLive bool
 }
 
 // GameRef returns the game's version, visibility and deadline and
-// userID's seat in it, and the user's token generation, with one small
-// query; ErrNotFound if there is no such game or user (then TokenGen is
-// still the user's, or -1). userID 0 is a reader signed in nowhere: the
-// game's alone, with no seat and TokenGen -1.
-func (s *Store) GameRef(ctx context.Context, id, userID int64) (GameRef, error) {
+// userID's seat in it, and the user's token generation and whether session
+// (the one the request's access token names, "" for none) is live, with
+// one small query; ErrNotFound if there is no such game or user (then
+// TokenGen is still the user's, or -1). userID 0 is a reader signed in
+// nowhere: the game's alone, with no seat and TokenGen -1.
+func (s *Store) GameRef(ctx context.Context, id, userID int64, session string) (GameRef, error) {
 	r := GameRef{Seat: -1, TokenGen: -1}
 	var version *int64
 	var public *bool
 	var seat *int
-	q, args := qGameRef, []any{id, userID}
+	q, args := qGameRef, []any{session, session, id, userID}
 	if userID == 0 {
 		q, args = qGameRefVisitor, []any{id}
 	}
 	row := s.db.WithContext(ctx).Raw(q, args...).Row()
-	if err := row.Scan(&version, &public, &r.DeadlineAt, &seat, &r.TokenGen); err != nil {
+	if err := row.Scan(&version, &public, &r.DeadlineAt, &seat, &r.TokenGen, &r.SessionLive); err != nil {
 		if errors.Is(err, sql.ErrNoRows) {
 			return r, fmt.Errorf("user %d: %w", userID, ErrNotFound)
 		}

@@ -21,11 +21,11 @@ func TestRateLimit(t *testing.T) {
 		now := time.Unix(1_700_000_000, 0)
 		take := func(key string) time.Duration {
 			t.Helper()
-			wait, err := st.TakeRate(ctx, []byte(key), l, now)
+			rate, err := st.TakeRate(ctx, []byte(key), l, now)
 			if err != nil {
 				t.Fatal(err)
 			}
-			return wait
+			return rate.Wait
 		}
 		for i := range 3 {
 			if w := take("a"); w != 0 {
@@ -80,10 +80,10 @@ func TestRateLimitConcurrent(t *testing.T) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				wait, err := st.TakeRate(ctx, []byte("k"), l, now)
+				rate, err := st.TakeRate(ctx, []byte("k"), l, now)
 				if err != nil {
 					t.Error(err)
-				} else if wait == 0 {
+				} else if rate.Wait == 0 {
 					taken.Add(1)
 				}
 			}()
@@ -91,6 +91,37 @@ func TestRateLimitConcurrent(t *testing.T) {
 		wg.Wait()
 		if taken.Load() != 5 {
 			t.Fatalf("%d of 24 taken, want 5", taken.Load())
+		}
+	})
+}
+
+// TestRateState: each attempt says how many are left and how long until
+// the bucket is full again; a refused one has none left and says how long
+// to wait; one given back is one more left.
+func TestRateState(t *testing.T) {
+	eachDB(t, func(t *testing.T, st *models.Store) {
+		ctx := context.Background()
+		l := models.RateLimit{Burst: 3, Every: 10 * time.Second}
+		now := time.Unix(1_700_000_000, 0)
+		want := []models.RateState{
+			{Left: 2, Full: 10 * time.Second}, {Left: 1, Full: 20 * time.Second}, {Left: 0, Full: 30 * time.Second},
+			{Wait: 10 * time.Second, Left: 0, Full: 30 * time.Second},
+		}
+		var last models.RateState
+		for i, w := range want {
+			got, err := st.TakeRate(ctx, []byte("s"), l, now)
+			if err != nil || got != w {
+				t.Fatalf("attempt %d: %+v %v, want %+v", i, got, err, w)
+			}
+			last = got
+		}
+		if g := last.Gave(l); g.Left != 1 || g.Full != 20*time.Second {
+			t.Fatalf("given back: %+v", g)
+		}
+		// Later, the bucket has filled up again in part.
+		got, err := st.TakeRate(ctx, []byte("s"), l, now.Add(25*time.Second))
+		if err != nil || got != (models.RateState{Left: 1, Full: 15 * time.Second}) {
+			t.Fatalf("25 s later: %+v %v", got, err)
 		}
 	})
 }

@@ -22,6 +22,10 @@ UPDATE refresh_tokens SET revoked_at = ? WHERE family_id = ? AND revoked_at IS N
 const qUserOfRefresh = `
 SELECT * FROM users WHERE id = (SELECT user_id FROM refresh_tokens WHERE token_hash = ?)`
 
+// qUserOfRefreshFamily is qUserOfRefresh with the token's family.
+const qUserOfRefreshFamily = `
+SELECT u.*, r.family_id FROM refresh_tokens r JOIN users u ON u.id = r.user_id WHERE r.token_hash = ?`
+
 // qEndAccessTokens moves a user's access tokens on to the next generation,
 // which ends those issued before (see migration 0011).
 const qEndAccessTokens = `
@@ -103,18 +107,20 @@ FROM games g JOIN seats s ON s.game_id = g.id LEFT JOIN users u ON u.id = s.user
 WHERE g.id = ? ORDER BY s.seat_no` + limitSeats
 
 // qGameRef reads a game's version, visibility and deadline, and the seat
-// of a user in it, with the user's token generation: a row for the user,
+// of a user in it, with the user's token generation and whether the
+// session an access token names is live (see qAccessCheck): a row for the user,
 // whose game columns are NULL if there is no such game; no row if there is
 // no such user.
 const qGameRef = `
-SELECT g.version, g.public, g.deadline_at, s.seat_no, u.token_gen
+SELECT g.version, g.public, g.deadline_at, s.seat_no, u.token_gen,
+  (? = '' OR EXISTS (SELECT 1 FROM refresh_tokens r WHERE r.family_id = ? AND r.user_id = u.id AND r.revoked_at IS NULL))
 FROM users u LEFT JOIN games g ON g.id = ? LEFT JOIN seats s ON s.game_id = g.id AND s.user_id = u.id
 WHERE u.id = ?`
 
 // qGameRefVisitor is qGameRef for a reader signed in nowhere (the same
-// columns: no seat, token generation -1).
+// columns: no seat, token generation -1, no session to end).
 const qGameRefVisitor = `
-SELECT g.version, g.public, g.deadline_at, NULL, -1 FROM games g WHERE g.id = ?`
+SELECT g.version, g.public, g.deadline_at, NULL, -1, 1 = 1 FROM games g WHERE g.id = ?`
 
 // qGameState reads the snapshot of a game at a version.
 const qGameState = `

@@ -11,9 +11,10 @@ import (
 	"github.com/datamonsters/turns/models"
 )
 
-// TestTokenGeneration: a user's token generation moves on with a logout
-// (once, not with its repeat), with the reuse of a rotated refresh token
-// and with a password change, which also revokes every refresh token and
+// TestTokenGeneration: a logout ends its session (its family's tokens are
+// no longer live) and no other, and leaves the generation (a repeat too);
+// the reuse of a rotated refresh token moves the generation on, and so
+// does a password change, which also revokes every refresh token and
 // refuses to replace a hash that is no longer the one checked.
 func TestTokenGeneration(t *testing.T) {
 	eachDB(t, func(t *testing.T, st *models.Store) {
@@ -21,54 +22,68 @@ func TestTokenGeneration(t *testing.T) {
 		u := newUser(t, st, "ga")
 		exp := time.Now().Add(time.Hour)
 		h := func(s string) []byte { return models.HashToken(s) }
-		gen := func() int64 {
+		check := func(session string) (int64, bool) {
 			t.Helper()
-			g, err := st.TokenGeneration(ctx, u.ID)
+			g, live, err := st.AccessCheck(ctx, u.ID, session)
 			if err != nil {
 				t.Fatal(err)
 			}
+			return g, live
+		}
+		gen := func() int64 {
+			t.Helper()
+			g, _ := check("")
 			return g
 		}
-		if g := gen(); g != 0 {
-			t.Fatalf("new user: generation %d", g)
+		if g, live := check(""); g != 0 || !live {
+			t.Fatalf("new user: generation %d, live %v", g, live)
 		}
-		if _, err := st.TokenGeneration(ctx, u.ID+100); !errors.Is(err, models.ErrNotFound) {
+		if _, _, err := st.AccessCheck(ctx, u.ID+100, ""); !errors.Is(err, models.ErrNotFound) {
 			t.Fatalf("unknown user: %v", err)
 		}
 		st.CreateRefreshToken(ctx, u.ID, "f1", h("a1"), exp)
-		if got, err := st.RefreshTokenUser(ctx, h("a1")); err != nil || got.ID != u.ID || got.TokenGen != 0 {
-			t.Fatalf("refresh token's user: %+v %v", got, err)
+		st.CreateRefreshToken(ctx, u.ID, "f0", h("z1"), exp)
+		if got, family, err := st.RefreshTokenUser(ctx, h("a1")); err != nil || got.ID != u.ID || got.TokenGen != 0 || family != "f1" {
+			t.Fatalf("refresh token's user: %+v %q %v", got, family, err)
 		}
-		if _, err := st.RefreshTokenUser(ctx, h("nope")); !errors.Is(err, models.ErrInvalidToken) {
+		if _, _, err := st.RefreshTokenUser(ctx, h("nope")); !errors.Is(err, models.ErrInvalidToken) {
 			t.Fatalf("unknown refresh token's user: %v", err)
 		}
+		if _, live := check("f1"); !live {
+			t.Fatal("a session with a live refresh token is not live")
+		}
+		if _, live := check("no-such-family"); live {
+			t.Fatal("a session of no refresh token is live")
+		}
 		st.RevokeRefreshFamily(ctx, h("a1"))
 		st.RevokeRefreshFamily(ctx, h("a1"))
-		if g := gen(); g != 1 {
-			t.Fatalf("after a logout and its repeat: generation %d, want 1", g)
+		if g, live := check("f1"); g != 0 || live {
+			t.Fatalf("after a logout and its repeat: generation %d, session live %v; want 0, ended", g, live)
+		}
+		if g, live := check("f0"); g != 0 || !live {
+			t.Fatalf("the other session after a logout: generation %d, live %v", g, live)
 		}
 		st.CreateRefreshToken(ctx, u.ID, "f2", h("b1"), exp)
 		st.RotateRefreshToken(ctx, h("b1"), h("b2"), exp)
-		if g := gen(); g != 1 {
-			t.Fatalf("after a rotation: generation %d, want 1", g)
+		if g, live := check("f2"); g != 0 || !live {
+			t.Fatalf("after a rotation: generation %d, live %v; want 0, live", g, live)
 		}
 		if _, err := st.RotateRefreshToken(ctx, h("b1"), h("b3"), exp); !errors.Is(err, models.ErrTokenReuse) {
 			t.Fatalf("reuse: %v", err)
 		}
-		if g := gen(); g != 2 {
-			t.Fatalf("after a reuse: generation %d, want 2", g)
+		if g := gen(); g != 1 {
+			t.Fatalf("after a reuse: generation %d, want 1", g)
 		}
-
 		st.CreateRefreshToken(ctx, u.ID, "f3", h("c1"), exp)
 		st.CreateRefreshToken(ctx, u.ID, "f4", h("d1"), exp)
 		if _, err := st.ChangePassword(ctx, u.ID, "not-the-hash", "hash-2"); !errors.Is(err, models.ErrConflict) {
 			t.Fatalf("change from another hash: %v", err)
 		}
-		if g, err := st.ChangePassword(ctx, u.ID, "hash-ga", "hash-2"); err != nil || g != 3 {
-			t.Fatalf("change: generation %d, %v; want 3", g, err)
+		if g, err := st.ChangePassword(ctx, u.ID, "hash-ga", "hash-2"); err != nil || g != 2 {
+			t.Fatalf("change: generation %d, %v; want 2", g, err)
 		}
-		if g := gen(); g != 3 {
-			t.Fatalf("stored generation %d, want 3", g)
+		if g, live := check("f3"); g != 2 || live {
+			t.Fatalf("after the change: generation %d, session live %v; want 2, ended", g, live)
 		}
 		if hash, _ := st.PasswordHash(ctx, u.ID); hash != "hash-2" {
 			t.Fatalf("hash %q", hash)

@@ -21,7 +21,8 @@ type User struct {
 	NotifyTurns bool   // notify when it is the user's turn or a prompt waits
 	// TokenGen is the generation of the user's access tokens: a token is
 	// good only while it carries the user's current generation. 0 until the
-	// first logout, password change or refresh token reuse (each adds one).
+	// first "sign out everywhere", password change or reset, or refresh
+	// token reuse (each adds one); a logout ends one session instead.
 	TokenGen  int64
 	CreatedAt time.Time
 	UpdatedAt time.Time
@@ -129,15 +130,26 @@ func (s *Store) PasswordHash(ctx context.Context, userID int64) (string, error) 
 	return c.PasswordHash, nil
 }
 
-// TokenGeneration returns the generation of the user's access tokens (see
-// User.TokenGen), or ErrNotFound. It is read for every request made with an
-// access token, so it is one lookup by primary key.
-func (s *Store) TokenGeneration(ctx context.Context, userID int64) (int64, error) {
-	var gen int64
-	if err := s.db.WithContext(ctx).Raw(`SELECT token_gen FROM users WHERE id = ?`, userID).Row().Scan(&gen); err != nil {
-		return 0, notFound(err)
+// qAccessCheck reads a user's token generation and whether the session an
+// access token names is live: the refresh token family of that id has a
+// token that is not revoked. A token that names no session ("", issued
+// before sessions were named, or for the pages' own calls) is live while
+// its generation is.
+const qAccessCheck = `
+SELECT u.token_gen, (? = '' OR EXISTS (SELECT 1 FROM refresh_tokens r WHERE r.family_id = ? AND r.user_id = u.id AND r.revoked_at IS NULL))
+FROM users u WHERE u.id = ?`
+
+// AccessCheck returns what an access token of userID naming session (its
+// refresh token family, see RefreshTokenUser) is checked against: the
+// user's token generation, and whether the session is live (not ended by
+// a logout, by "sign out everywhere", a password change or reset, or a
+// refresh token's reuse). ErrNotFound if there is no such user. One query:
+// it runs for every request made with an access token.
+func (s *Store) AccessCheck(ctx context.Context, userID int64, session string) (gen int64, live bool, err error) {
+	if err := s.db.WithContext(ctx).Raw(qAccessCheck, session, session, userID).Row().Scan(&gen, &live); err != nil {
+		return 0, false, notFound(err)
 	}
-	return gen, nil
+	return gen, live, nil
 }
 
 // lockUser is the lock clause of a read of the user row that the
@@ -190,19 +202,23 @@ func (s *Store) CreateRefreshToken(ctx context.Context, userID int64, family str
 }
 
 // RefreshTokenUser returns the user the refresh token with hash belongs to,
-// whatever the token's state, or ErrInvalidToken for an unknown token. A
-// refresh reads the user (and so the generation of its access tokens)
-// before the rotation checks the token: whatever ends access tokens after
-// this read ends the one issued from it too.
-func (s *Store) RefreshTokenUser(ctx context.Context, hash []byte) (*User, error) {
-	var u User
-	if err := s.db.WithContext(ctx).Raw(qUserOfRefresh, hash).Scan(&u).Error; err != nil {
-		return nil, err
+// whatever the token's state, and the token's family, the session it is of
+// (access tokens issued from it name it); ErrInvalidToken for an unknown
+// token. A refresh reads the user (and so the generation of its access
+// tokens) before the rotation checks the token: whatever ends access tokens
+// after this read ends the one issued from it too.
+func (s *Store) RefreshTokenUser(ctx context.Context, hash []byte) (*User, string, error) {
+	var u struct {
+		User
+		FamilyID string
+	}
+	if err := s.db.WithContext(ctx).Raw(qUserOfRefreshFamily, hash).Scan(&u).Error; err != nil {
+		return nil, "", err
 	}
 	if u.ID == 0 {
-		return nil, ErrInvalidToken
+		return nil, "", ErrInvalidToken
 	}
-	return &u, nil
+	return &u.User, u.FamilyID, nil
 }
 
 // RotateRefreshToken exchanges the refresh token with oldHash for a new one
@@ -250,11 +266,10 @@ func (s *Store) RotateRefreshToken(ctx context.Context, oldHash, newHash []byte,
 }
 
 // RevokeRefreshFamily revokes the family of the refresh token with hash
-// (log out) and, if the family had a token that was not revoked yet, ends
-// the user's access tokens issued so far (see User.TokenGen): those of the
-// user's other sessions too, whose clients get new ones with their own
-// refresh tokens. A repeat changes nothing. It gives ErrInvalidToken for an
-// unknown token.
+// (log out): that session ends, its refresh tokens and the access tokens
+// issued from them (which name the family; see AccessCheck), on every
+// replica at once. The user's other sessions go on. A repeat changes
+// nothing. It gives ErrInvalidToken for an unknown token.
 func (s *Store) RevokeRefreshFamily(ctx context.Context, hash []byte) (userID int64, err error) {
 	err = s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 		var u User
@@ -269,11 +284,7 @@ func (s *Store) RevokeRefreshFamily(ctx context.Context, hash []byte) (userID in
 			return ErrInvalidToken
 		}
 		userID = t.UserID
-		res := tx.Exec(qRevokeFamily, s.Now(), t.FamilyID)
-		if res.Error != nil || res.RowsAffected == 0 {
-			return res.Error
-		}
-		return tx.Exec(qEndAccessTokens, t.UserID).Error
+		return tx.Exec(qRevokeFamily, s.Now(), t.FamilyID).Error
 	})
 	if err != nil {
 		return 0, err

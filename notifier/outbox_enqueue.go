@@ -352,11 +352,7 @@ func (o *Outbox) dispatch(ctx context.Context, tx models.OutboxTx, g *models.Gam
 		if o.cfg.UnsubscribeSecret != nil {
 			c.UnsubscribeURL = UnsubscribeURL(base, UnsubscribeToken(o.cfg.UnsubscribeSecret, strconv.FormatInt(u.ID, 10), string(n.kind)))
 		}
-		body, err := json.Marshal(n.data)
-		if err != nil {
-			return err
-		}
-		public, err := publicJSON(body)
+		body, public, err := Payload(n.data)
 		if err != nil {
 			return err
 		}

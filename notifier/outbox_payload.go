@@ -2,9 +2,74 @@ package notifier
 
 import (
 	"encoding/json"
+	"reflect"
 	"strings"
 	"unicode"
 )
+
+// Payload encodes a notification's data: body, the JSON of its template
+// data (Go field names), which the email job renders; and public, what
+// webhooks and the live stream carry (publicJSON). In both, a list is
+// never null: a nil slice anywhere in d encodes as [] (see lists), so a
+// payload with nothing in a list still matches the contract, whatever
+// built it. A nil pointer or map stays null.
+func Payload(d Data) (body []byte, public json.RawMessage, err error) {
+	if body, err = json.Marshal(lists(reflect.ValueOf(d)).Interface()); err != nil {
+		return nil, nil, err
+	}
+	public, err = publicJSON(body)
+	return body, public, err
+}
+
+// lists returns a copy of v in which every nil slice is an empty one
+// (byte slices, which JSON encodes as base64 strings, are left as they
+// are). v itself is not changed.
+func lists(v reflect.Value) reflect.Value {
+	switch v.Kind() {
+	case reflect.Pointer:
+		if v.IsNil() {
+			return v
+		}
+		c := reflect.New(v.Type().Elem())
+		c.Elem().Set(lists(v.Elem()))
+		return c
+	case reflect.Interface:
+		if v.IsNil() {
+			return v
+		}
+		c := reflect.New(v.Type()).Elem()
+		c.Set(lists(v.Elem()))
+		return c
+	case reflect.Struct:
+		c := reflect.New(v.Type()).Elem()
+		c.Set(v)
+		for i := range v.NumField() {
+			if f := c.Field(i); f.CanSet() {
+				f.Set(lists(v.Field(i)))
+			}
+		}
+		return c
+	case reflect.Slice:
+		if v.Type().Elem().Kind() == reflect.Uint8 {
+			return v
+		}
+		c := reflect.MakeSlice(v.Type(), v.Len(), v.Len())
+		for i := range v.Len() {
+			c.Index(i).Set(lists(v.Index(i)))
+		}
+		return c
+	case reflect.Map:
+		if v.IsNil() {
+			return v
+		}
+		c := reflect.MakeMapWithSize(v.Type(), v.Len())
+		for it := v.MapRange(); it.Next(); {
+			c.SetMapIndex(it.Key(), lists(it.Value()))
+		}
+		return c
+	}
+	return v
+}
 
 // omitted are template fields that mean nothing to an API client.
 var omitted = map[string]bool{"Now": true, "Location": true, "UnsubscribeURL": true, "ReplyTo": true, "TimeZone": true}

@@ -187,10 +187,11 @@ func (s *Service) Game(ctx context.Context, id, uid int64) (*models.Game, int, e
 
 // Ref returns what names the version of game id as user uid sees it (see
 // models.GameRef), with one small query: enough to answer a read from a
-// cache of responses. A private game the user has no seat in is
-// models.ErrNotFound.
-func (s *Service) Ref(ctx context.Context, id, uid int64) (models.GameRef, error) {
-	ref, err := s.store.GameRef(ctx, id, uid)
+// cache of responses; session is the login session the request's access
+// token names ("" for none), whose state is read along. A private game the
+// user has no seat in is models.ErrNotFound.
+func (s *Service) Ref(ctx context.Context, id, uid int64, session string) (models.GameRef, error) {
+	ref, err := s.store.GameRef(ctx, id, uid, session)
 	if err == nil && ref.Seat < 0 && !ref.Public {
 		err = models.ErrNotFound
 	}

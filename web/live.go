@@ -68,7 +68,7 @@ func (p *Pages) live(c *gin.Context) {
 	// committed after this read reaches the subscription with its holders.
 	var ref models.GameRef
 	for tries := 0; ; tries++ {
-		if ref, err = p.store.GameRef(ctx, id, uid); err != nil {
+		if ref, err = p.store.GameRef(ctx, id, uid, ""); err != nil {
 			p.fail(c, err)
 			return
 		}

@@ -14,11 +14,7 @@ import (
 	"github.com/datamonsters/turns/internal/servetest"
 )
 
-func TestMain(m *testing.M) {
-	code := m.Run()
-	servetest.RemoveBinary()
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { servetest.Main(m) }
 
 // TestUnwritableDataDir: `serve` on a DATA_DIR it cannot write (a Docker
 // volume owned by root, the image running as uid 65532) exits at once

@@ -53,6 +53,15 @@ func RemoveBinary() {
 	}
 }
 
+// Main runs the tests of a package that starts the built server, then
+// removes what Binary built, and exits with the tests' code: a TestMain of
+// one line.
+func Main(m *testing.M) {
+	code := m.Run()
+	RemoveBinary()
+	os.Exit(code)
+}
+
 // FreeAddr returns a loopback address whose port nothing listens on.
 func FreeAddr(t testing.TB) string {
 	t.Helper()
