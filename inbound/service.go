@@ -292,8 +292,8 @@ func (s *Service) mayRefuse(ctx context.Context, r notifier.Reply, from string) 
 		key   []byte
 		limit models.RateLimit
 	}{{s.key(decision), s.cfg.Refusals}, {s.key("inbound refusals to " + strings.ToLower(from)), s.cfg.RefusalsPerSender}} {
-		wait, err := s.cfg.Play.Store().TakeRate(ctx, b.key, b.limit, now)
-		if err != nil || wait > 0 {
+		rs, err := s.cfg.Play.Store().TakeRate(ctx, b.key, b.limit, now)
+		if err != nil || rs.Wait > 0 {
 			return false, err
 		}
 	}
