@@ -965,6 +965,7 @@ func (e ListGamesParamsOpen) Valid() bool {
 
 // Defines values for InboundEmail200JSONResponseBodyOutcome.
 const (
+	Answered  InboundEmail200JSONResponseBodyOutcome = "answered"
 	Applied   InboundEmail200JSONResponseBodyOutcome = "applied"
 	Dropped   InboundEmail200JSONResponseBodyOutcome = "dropped"
 	Duplicate InboundEmail200JSONResponseBodyOutcome = "duplicate"
@@ -974,6 +975,8 @@ const (
 // Valid indicates whether the value is a known member of the InboundEmail200JSONResponseBodyOutcome enum.
 func (e InboundEmail200JSONResponseBodyOutcome) Valid() bool {
 	switch e {
+	case Answered:
+		return true
 	case Applied:
 		return true
 	case Dropped:
@@ -1915,15 +1918,21 @@ type Problem struct {
 	// Card invalid_deck: the card at fault.
 	Card *string `json:"card,omitempty"`
 
-	// Code Machine-readable: bad_request, invalid, unauthorized, invalid_token, bad_credentials, insufficient_scope, not_a_player, not_creator, not_found, conflict, username_taken, stale_version, game_not_open, game_not_active, game_full, already_joined, not_full, creator_cannot_leave, illegal_action, invalid_deck, idempotency_key_reused, version_required, rate_limited, body_too_large, unsupported_media_type, method_not_allowed, not_ready, database_unavailable, internal.
+	// Code Machine-readable: bad_request, invalid, unauthorized, invalid_token, bad_credentials, insufficient_scope, not_a_player, not_creator, not_found, conflict, username_taken, stale_version, game_not_open, game_not_active, game_full, already_joined, not_full, creator_cannot_leave, illegal_action, command_refused, invalid_deck, idempotency_key_reused, version_required, rate_limited, body_too_large, unsupported_media_type, method_not_allowed, not_ready, database_unavailable, internal.
 	Code string `json:"code"`
+
+	// Command command_refused: the command at fault, as written.
+	Command *string `json:"command,omitempty"`
 
 	// CurrentVersion stale_version: the game's current version.
 	CurrentVersion *int   `json:"current_version,omitempty"`
 	Detail         string `json:"detail"`
 
-	// Index illegal_action: index of the failing action in the batch.
+	// Index illegal_action: index of the failing action in the batch; command_refused: index of the command at fault in `commands`.
 	Index *int `json:"index,omitempty"`
+
+	// Moves command_refused: what the seat could do at that step, in words.
+	Moves *[]string `json:"moves,omitempty"`
 
 	// Reason illegal_action: the engine's code (not_your_turn, wrong_phase, ...).
 	Reason    *string `json:"reason,omitempty"`
@@ -1932,7 +1941,10 @@ type Problem struct {
 	// Rule invalid_deck: the deck-building rule broken.
 	Rule   *string `json:"rule,omitempty"`
 	Status int     `json:"status"`
-	Title  string  `json:"title"`
+
+	// Step command_refused: the move of the plan at fault, from 1 (absent when the text itself is wrong).
+	Step  *int   `json:"step,omitempty"`
+	Title string `json:"title"`
 
 	// Type Stable URI of the problem kind: urn:datamonsters:problem:<code>.
 	Type string `json:"type"`
@@ -2105,9 +2117,22 @@ type Status struct {
 	Status string `json:"status"`
 }
 
-// SubmitRequest defines model for SubmitRequest.
+// SubmitRequest Exactly one of `actions` and `commands`.
 type SubmitRequest struct {
-	Actions []Action `json:"actions"`
+	Actions []Action `json:"actions,omitempty"`
+
+	// Commands The batch in the command language of email replies (docs/email.md),
+	// one command an element, instead of `actions`: `place glitchy`,
+	// `play super app`, `claim spam filter`, `end`, `pass`, `discard 2 5`,
+	// `always pass`, `hiring freeze when place`. Each command is resolved
+	// against the game as the commands before it leave it, so a claim may
+	// follow the plays that make it legal; a number names a line of the
+	// seat's numbered moves at the version, as its decision email lists
+	// them. An
+	// element that is no command, or a command that matches no move at
+	// its step, refuses the batch (422 `command_refused`, with `index`,
+	// `step`, `command` and the `moves` of that step).
+	Commands *[]string `json:"commands,omitempty"`
 
 	// ExpectedVersion Required unless If-Match is sent.
 	ExpectedVersion *int `json:"expected_version,omitempty"`
@@ -3971,10 +3996,12 @@ type ClientInterface interface {
 
 	// SubmitActionsWithBody Apply a batch of actions for the caller's seat, all or nothing, at the version they were computed from.
 	//
-	// If an action leaves the seat waiting (an interrupt window, a prompt),
-	// the actions after it are queued and resumed when the seat can act
-	// again; if one has become illegal by then the queue is dropped and a
-	// private `queue_dropped` event says why. Prompts are answered with
+	// If an action leaves the seat waiting (an interrupt window, a prompt
+	// that the next action does not answer), the actions after it are
+	// queued and resumed when the seat can act again, all of them if each
+	// still applies (one private `queue_resumed` event), else none (a
+	// private `queue_dropped` event says which stopped and why). The batch
+	// may instead be written as `commands`, in words. Prompts are answered with
 	// `answer` actions naming the prompt and `min` to `max` distinct ids of
 	// its options.
 	//
@@ -3994,10 +4021,12 @@ type ClientInterface interface {
 
 	// SubmitActions Apply a batch of actions for the caller's seat, all or nothing, at the version they were computed from.
 	//
-	// If an action leaves the seat waiting (an interrupt window, a prompt),
-	// the actions after it are queued and resumed when the seat can act
-	// again; if one has become illegal by then the queue is dropped and a
-	// private `queue_dropped` event says why. Prompts are answered with
+	// If an action leaves the seat waiting (an interrupt window, a prompt
+	// that the next action does not answer), the actions after it are
+	// queued and resumed when the seat can act again, all of them if each
+	// still applies (one private `queue_resumed` event), else none (a
+	// private `queue_dropped` event says which stopped and why). The batch
+	// may instead be written as `commands`, in words. Prompts are answered with
 	// `answer` actions naming the prompt and `min` to `max` distinct ids of
 	// its options.
 	//
@@ -4848,10 +4877,12 @@ func (c *Client) ActionLog(ctx context.Context, id ID, reqEditors ...RequestEdit
 
 // SubmitActionsWithBody Apply a batch of actions for the caller's seat, all or nothing, at the version they were computed from.
 //
-// If an action leaves the seat waiting (an interrupt window, a prompt),
-// the actions after it are queued and resumed when the seat can act
-// again; if one has become illegal by then the queue is dropped and a
-// private `queue_dropped` event says why. Prompts are answered with
+// If an action leaves the seat waiting (an interrupt window, a prompt
+// that the next action does not answer), the actions after it are
+// queued and resumed when the seat can act again, all of them if each
+// still applies (one private `queue_resumed` event), else none (a
+// private `queue_dropped` event says which stopped and why). The batch
+// may instead be written as `commands`, in words. Prompts are answered with
 // `answer` actions naming the prompt and `min` to `max` distinct ids of
 // its options.
 //
@@ -4881,10 +4912,12 @@ func (c *Client) SubmitActionsWithBody(ctx context.Context, id ID, params *Submi
 
 // SubmitActions Apply a batch of actions for the caller's seat, all or nothing, at the version they were computed from.
 //
-// If an action leaves the seat waiting (an interrupt window, a prompt),
-// the actions after it are queued and resumed when the seat can act
-// again; if one has become illegal by then the queue is dropped and a
-// private `queue_dropped` event says why. Prompts are answered with
+// If an action leaves the seat waiting (an interrupt window, a prompt
+// that the next action does not answer), the actions after it are
+// queued and resumed when the seat can act again, all of them if each
+// still applies (one private `queue_resumed` event), else none (a
+// private `queue_dropped` event says which stopped and why). The batch
+// may instead be written as `commands`, in words. Prompts are answered with
 // `answer` actions naming the prompt and `min` to `max` distinct ids of
 // its options.
 //
@@ -8508,10 +8541,12 @@ type ClientWithResponsesInterface interface {
 
 	// SubmitActionsWithBodyWithResponse Apply a batch of actions for the caller's seat, all or nothing, at the version they were computed from.
 	//
-	// If an action leaves the seat waiting (an interrupt window, a prompt),
-	// the actions after it are queued and resumed when the seat can act
-	// again; if one has become illegal by then the queue is dropped and a
-	// private `queue_dropped` event says why. Prompts are answered with
+	// If an action leaves the seat waiting (an interrupt window, a prompt
+	// that the next action does not answer), the actions after it are
+	// queued and resumed when the seat can act again, all of them if each
+	// still applies (one private `queue_resumed` event), else none (a
+	// private `queue_dropped` event says which stopped and why). The batch
+	// may instead be written as `commands`, in words. Prompts are answered with
 	// `answer` actions naming the prompt and `min` to `max` distinct ids of
 	// its options.
 	//
@@ -8531,10 +8566,12 @@ type ClientWithResponsesInterface interface {
 
 	// SubmitActionsWithResponse Apply a batch of actions for the caller's seat, all or nothing, at the version they were computed from.
 	//
-	// If an action leaves the seat waiting (an interrupt window, a prompt),
-	// the actions after it are queued and resumed when the seat can act
-	// again; if one has become illegal by then the queue is dropped and a
-	// private `queue_dropped` event says why. Prompts are answered with
+	// If an action leaves the seat waiting (an interrupt window, a prompt
+	// that the next action does not answer), the actions after it are
+	// queued and resumed when the seat can act again, all of them if each
+	// still applies (one private `queue_resumed` event), else none (a
+	// private `queue_dropped` event says which stopped and why). The batch
+	// may instead be written as `commands`, in words. Prompts are answered with
 	// `answer` actions naming the prompt and `min` to `max` distinct ids of
 	// its options.
 	//
@@ -11320,7 +11357,7 @@ type InboundEmailResponse struct {
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
 	JSON200 *struct {
-		// Outcome applied: its moves were played; refused: nothing was played (the answer email, if one could be sent, says why); dropped: an automatic message, bounce or loop, not answered; duplicate: handled before.
+		// Outcome applied: its moves (or its resign, vote, join or decline) were played; refused: nothing was played (the answer email, if one could be sent, says why); dropped: an automatic message, bounce or loop, not answered; duplicate: handled before; answered: it asked for help or the board, which the answer email holds.
 		Outcome InboundEmail200JSONResponseBodyOutcome `json:"outcome"`
 
 		// Reason Why it was refused or dropped.
@@ -11346,7 +11383,7 @@ type InboundEmailResponse struct {
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
 func (r InboundEmailResponse) GetJSON200() *struct {
-	// Outcome applied: its moves were played; refused: nothing was played (the answer email, if one could be sent, says why); dropped: an automatic message, bounce or loop, not answered; duplicate: handled before.
+	// Outcome applied: its moves (or its resign, vote, join or decline) were played; refused: nothing was played (the answer email, if one could be sent, says why); dropped: an automatic message, bounce or loop, not answered; duplicate: handled before; answered: it asked for help or the board, which the answer email holds.
 	Outcome InboundEmail200JSONResponseBodyOutcome `json:"outcome"`
 
 	// Reason Why it was refused or dropped.
@@ -13399,10 +13436,12 @@ func (c *ClientWithResponses) ActionLogWithResponse(ctx context.Context, id ID, 
 
 // SubmitActionsWithBodyWithResponse Apply a batch of actions for the caller's seat, all or nothing, at the version they were computed from.
 //
-// If an action leaves the seat waiting (an interrupt window, a prompt),
-// the actions after it are queued and resumed when the seat can act
-// again; if one has become illegal by then the queue is dropped and a
-// private `queue_dropped` event says why. Prompts are answered with
+// If an action leaves the seat waiting (an interrupt window, a prompt
+// that the next action does not answer), the actions after it are
+// queued and resumed when the seat can act again, all of them if each
+// still applies (one private `queue_resumed` event), else none (a
+// private `queue_dropped` event says which stopped and why). The batch
+// may instead be written as `commands`, in words. Prompts are answered with
 // `answer` actions naming the prompt and `min` to `max` distinct ids of
 // its options.
 //
@@ -13428,10 +13467,12 @@ func (c *ClientWithResponses) SubmitActionsWithBodyWithResponse(ctx context.Cont
 
 // SubmitActionsWithResponse Apply a batch of actions for the caller's seat, all or nothing, at the version they were computed from.
 //
-// If an action leaves the seat waiting (an interrupt window, a prompt),
-// the actions after it are queued and resumed when the seat can act
-// again; if one has become illegal by then the queue is dropped and a
-// private `queue_dropped` event says why. Prompts are answered with
+// If an action leaves the seat waiting (an interrupt window, a prompt
+// that the next action does not answer), the actions after it are
+// queued and resumed when the seat can act again, all of them if each
+// still applies (one private `queue_resumed` event), else none (a
+// private `queue_dropped` event says which stopped and why). The batch
+// may instead be written as `commands`, in words. Prompts are answered with
 // `answer` actions naming the prompt and `min` to `max` distinct ids of
 // its options.
 //
@@ -16262,7 +16303,7 @@ func ParseInboundEmailResponse(rsp *http.Response) (*InboundEmailResponse, error
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
 		var dest struct {
-			// Outcome applied: its moves were played; refused: nothing was played (the answer email, if one could be sent, says why); dropped: an automatic message, bounce or loop, not answered; duplicate: handled before.
+			// Outcome applied: its moves (or its resign, vote, join or decline) were played; refused: nothing was played (the answer email, if one could be sent, says why); dropped: an automatic message, bounce or loop, not answered; duplicate: handled before; answered: it asked for help or the board, which the answer email holds.
 			Outcome InboundEmail200JSONResponseBodyOutcome `json:"outcome"`
 
 			// Reason Why it was refused or dropped.
