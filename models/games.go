@@ -243,6 +243,10 @@ type Change struct {
 	// Reclaimed are the seats their players took back from the service's
 	// bot in this change.
 	Reclaimed []Reclaim
+	// Rated, for a change that ends a rated game, is what it writes to the
+	// players' ratings, in the same transaction (see RatedGame); nil for
+	// any other change.
+	Rated *RatedGame
 	// Engine, for a change made by the engine, holds in parsed form what
 	// the caller already has, so that the outbox need not decode the
 	// snapshot, the events and the stored prompts again. Nil: decode them.
@@ -559,6 +563,11 @@ func (s *Store) mutate(ctx context.Context, id int64, cached *int64, key Key, fn
 			ch = &Change{}
 		}
 		now := s.Now()
+		if ch.Rated != nil {
+			if err := s.rate(tx, g, ch.Rated); err != nil {
+				return err
+			}
+		}
 		for i := range ch.Actions {
 			g.ActionSeq++
 			a := &ch.Actions[i]
