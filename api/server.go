@@ -169,13 +169,14 @@ func (s *Server) routes(r *gin.Engine) {
 
 	v1 := r.Group("/v1")
 
-	// Public: accounts and the card catalogue.
+	// Public: accounts, players' profiles and the card catalogue.
 	v1.POST("/auth/register", ratePolicy(s.limits.register), s.register)
 	v1.POST("/auth/login", ratePolicy(s.limits.loginAddress, s.limits.loginAccount), s.login)
 	v1.POST("/auth/refresh", s.refresh)
 	v1.POST("/auth/logout", s.logout)
 	v1.GET("/cards", s.listCards)
 	v1.GET("/prebuilt-decks", s.listPrebuiltDecks)
+	v1.GET("/users/:name", s.getUser)
 	v1.GET("/unsubscribe", s.unsubscribePage)
 	v1.POST("/unsubscribe", s.unsubscribe)
 	v1.POST("/inbound/email", s.inboundEmail) // authenticated by the inbound secret

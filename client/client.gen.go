@@ -2251,6 +2251,28 @@ type User struct {
 	Username      string        `json:"username"`
 }
 
+// UserProfile defines model for UserProfile.
+type UserProfile struct {
+	// Deviation The rating deviation RD, rounded: r ± 2 RD holds the player's strength 95 times in 100.
+	Deviation int `json:"deviation"`
+
+	// Games Rated games finished.
+	Games int `json:"games"`
+
+	// Provisional RD above 110: too few games (or too long away) to say much.
+	Provisional bool `json:"provisional"`
+
+	// Rating The Glicko-2 rating r, rounded; 1500 before the first rated game.
+	Rating   int    `json:"rating"`
+	Username string `json:"username"`
+
+	// Volatility The rating volatility σ, to six decimals.
+	Volatility float32 `json:"volatility"`
+
+	// Wins Of those, the games placed first, alone or shared.
+	Wins int `json:"wins"`
+}
+
 // Vacation defines model for Vacation.
 type Vacation struct {
 	EndsAt   time.Time `json:"ends_at"`
@@ -2659,6 +2681,12 @@ type ListGamesParams struct {
 
 	// Open List public games open for joining instead of the caller's games.
 	Open *ListGamesParamsOpen `form:"open,omitempty" json:"open,omitempty"`
+
+	// NearRating With open=true only: keep the games whose seated players' mean rating is within `within` of this rating (a player with no rated game counts as 1500). Without open=true: 400.
+	NearRating *int `form:"near_rating,omitempty" json:"near_rating,omitempty"`
+
+	// Within With near_rating only (else 400): how far from it the mean rating may be.
+	Within *int `form:"within,omitempty" json:"within,omitempty"`
 
 	// Cursor The next_cursor of the previous page.
 	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
@@ -4409,6 +4437,19 @@ type ClientInterface interface {
 	// Corresponds with POST /v1/unsubscribe (the `UnsubscribeOneClick` operationId).
 	UnsubscribeOneClickWithFormdataBody(ctx context.Context, params *UnsubscribeOneClickParams, body UnsubscribeOneClickFormdataRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// GetUser A player's public profile, with their rating, rated games and wins.
+	//
+	// What anyone may know of a player, without authentication: their username and their
+	// Glicko-2 rating (see docs/ratings.md). Finished games between people are rated (a game with
+	// a seat the service's bot played from the start is not); resigning, a forfeit for timeouts
+	// and a seat the bot plays at the end for its player's timeouts count as losses, and a game
+	// ended by a vote counts as its scores say. A player who has finished no rated game has the
+	// initial rating, 1500 ± 350, provisional, with 0 games. A name that is no account's (a
+	// deleted account's too) gets 404 `not_found`.
+	//
+	// Corresponds with GET /v1/users/{name} (the `GetUser` operationId).
+	GetUser(ctx context.Context, name string, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// ListWebhooks The caller's webhooks, without their secrets.
 	//
 	// Corresponds with GET /v1/webhooks (the `ListWebhooks` operationId).
@@ -5710,6 +5751,29 @@ func (c *Client) UnsubscribeOneClickWithFormdataBody(ctx context.Context, params
 	return c.Client.Do(req)
 }
 
+// GetUser A player's public profile, with their rating, rated games and wins.
+//
+// What anyone may know of a player, without authentication: their username and their
+// Glicko-2 rating (see docs/ratings.md). Finished games between people are rated (a game with
+// a seat the service's bot played from the start is not); resigning, a forfeit for timeouts
+// and a seat the bot plays at the end for its player's timeouts count as losses, and a game
+// ended by a vote counts as its scores say. A player who has finished no rated game has the
+// initial rating, 1500 ± 350, provisional, with 0 games. A name that is no account's (a
+// deleted account's too) gets 404 `not_found`.
+//
+// Corresponds with GET /v1/users/{name} (the `GetUser` operationId).
+func (c *Client) GetUser(ctx context.Context, name string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetUserRequest(c.Server, name)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // ListWebhooks The caller's webhooks, without their secrets.
 //
 // Corresponds with GET /v1/webhooks (the `ListWebhooks` operationId).
@@ -6441,6 +6505,30 @@ func NewListGamesRequest(server string, params *ListGamesParams) (*http.Request,
 		if params.Open != nil {
 
 			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "open", *params.Open, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.NearRating != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "near_rating", *params.NearRating, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Within != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "within", *params.Within, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
 				return nil, err
 			} else {
 				for _, qp := range strings.Split(queryFrag, "&") {
@@ -8025,6 +8113,40 @@ func NewUnsubscribeOneClickRequestWithBody(server string, params *UnsubscribeOne
 	return req, nil
 }
 
+// NewGetUserRequest constructs an http.Request for the GetUser method
+func NewGetUserRequest(server string, name string) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "name", name, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/users/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 // NewListWebhooksRequest constructs an http.Request for the ListWebhooks method
 func NewListWebhooksRequest(server string) (*http.Request, error) {
 	var err error
@@ -8991,6 +9113,21 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with POST /v1/unsubscribe (the `UnsubscribeOneClick` operationId).
 	UnsubscribeOneClickWithFormdataBodyWithResponse(ctx context.Context, params *UnsubscribeOneClickParams, body UnsubscribeOneClickFormdataRequestBody, reqEditors ...RequestEditorFn) (*UnsubscribeOneClickResponse, error)
+
+	// GetUserWithResponse A player's public profile, with their rating, rated games and wins.
+	//
+	// What anyone may know of a player, without authentication: their username and their
+	// Glicko-2 rating (see docs/ratings.md). Finished games between people are rated (a game with
+	// a seat the service's bot played from the start is not); resigning, a forfeit for timeouts
+	// and a seat the bot plays at the end for its player's timeouts count as losses, and a game
+	// ended by a vote counts as its scores say. A player who has finished no rated game has the
+	// initial rating, 1500 ± 350, provisional, with 0 games. A name that is no account's (a
+	// deleted account's too) gets 404 `not_found`.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /v1/users/{name} (the `GetUser` operationId).
+	GetUserWithResponse(ctx context.Context, name string, reqEditors ...RequestEditorFn) (*GetUserResponse, error)
 
 	// ListWebhooksWithResponse The caller's webhooks, without their secrets.
 	//
@@ -12674,6 +12811,54 @@ func (r UnsubscribeOneClickResponse) ContentType() string {
 	return ""
 }
 
+type GetUserResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *UserProfile
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *Problem
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetUserResponse) GetJSON200() *UserProfile {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r GetUserResponse) GetApplicationproblemJSON404() *Problem {
+	return r.ApplicationproblemJSON404
+}
+
+// GetBody returns the raw response body bytes
+func (r GetUserResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetUserResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetUserResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetUserResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 type ListWebhooksResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -14137,6 +14322,27 @@ func (c *ClientWithResponses) UnsubscribeOneClickWithFormdataBodyWithResponse(ct
 		return nil, err
 	}
 	return ParseUnsubscribeOneClickResponse(rsp)
+}
+
+// GetUserWithResponse A player's public profile, with their rating, rated games and wins.
+//
+// What anyone may know of a player, without authentication: their username and their
+// Glicko-2 rating (see docs/ratings.md). Finished games between people are rated (a game with
+// a seat the service's bot played from the start is not); resigning, a forfeit for timeouts
+// and a seat the bot plays at the end for its player's timeouts count as losses, and a game
+// ended by a vote counts as its scores say. A player who has finished no rated game has the
+// initial rating, 1500 ± 350, provisional, with 0 games. A name that is no account's (a
+// deleted account's too) gets 404 `not_found`.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /v1/users/{name} (the `GetUser` operationId).
+func (c *ClientWithResponses) GetUserWithResponse(ctx context.Context, name string, reqEditors ...RequestEditorFn) (*GetUserResponse, error) {
+	rsp, err := c.GetUser(ctx, name, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetUserResponse(rsp)
 }
 
 // ListWebhooksWithResponse The caller's webhooks, without their secrets.
@@ -17454,6 +17660,39 @@ func ParseUnsubscribeOneClickResponse(rsp *http.Response) (*UnsubscribeOneClickR
 
 	case rsp.StatusCode == 200:
 		// Content-type (text/html) unsupported
+
+	}
+
+	return response, nil
+}
+
+// ParseGetUserResponse parses an HTTP response from a GetUserWithResponse call
+func ParseGetUserResponse(rsp *http.Response) (*GetUserResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetUserResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest UserProfile
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
 
 	}
 

@@ -797,6 +797,12 @@ type GameFilter struct {
 	Status   string // "" for any
 	Before   int64  // cursor: only games with id < Before; 0 for the first page
 	Limit    int    // page size, 1..101 (one more than a page tells whether another follows)
+	// Near, with Open, keeps the games whose seated players' mean rating
+	// is within Within of *Near, a player with no rated game counting as
+	// Unrated (their initial rating); nil keeps every game.
+	Near    *float64
+	Within  float64
+	Unrated float64
 }
 
 // ListGames returns a page of games, newest first, with their seats.
@@ -850,6 +856,10 @@ func listQuery(f GameFilter) (string, []any) {
 	if f.Status != "" {
 		q += " AND g.status = ?"
 		args = append(args, f.Status)
+	}
+	if f.Open && f.Near != nil {
+		q += qNearRating
+		args = append(args, f.Unrated, *f.Near-f.Within, *f.Near+f.Within)
 	}
 	q += " ORDER BY s.game_id DESC LIMIT ?"
 	if f.Open {

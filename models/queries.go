@@ -158,6 +158,14 @@ const qOpenGames = `
 SELECT g.* FROM games g
 WHERE g.status = 'open' AND g.public AND g.id < ?`
 
+// qNearRating keeps, of the open games, those whose seated players' mean
+// rating is between two bounds, a player with no rated game counting as
+// the first argument. It reads the 1-4 seats of each game the page walks
+// past, by their key.
+const qNearRating = `
+  AND (SELECT avg(COALESCE(r.rating, ?)) FROM seats s LEFT JOIN ratings r ON r.user_id = s.user_id
+       WHERE s.game_id = g.id AND s.user_id IS NOT NULL) BETWEEN ? AND ?`
+
 const qEventsAfter = `
 SELECT game_id, seq, version, body, created_at FROM events
 WHERE game_id = ? AND seq > ? ORDER BY seq LIMIT ?`

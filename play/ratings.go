@@ -108,3 +108,14 @@ func (s *Service) RatingOf(ctx context.Context, uid int64) (PlayerRating, error)
 	return PlayerRating{Rating: rating.Rating{Rating: r.Rating, Deviation: r.Deviation, Volatility: r.Volatility},
 		Games: r.Games, Wins: r.Wins}, nil
 }
+
+// NearRatingWithin is how far from a rating the lobby looks for open games
+// by default: a little more than a settled player's RD on either side.
+const NearRatingWithin = 200
+
+// NearRating makes f, a filter of the open games, keep those whose seated
+// players' mean rating is within within of r, a player with no rated game
+// counting at the initial rating.
+func NearRating(f *models.GameFilter, r, within float64) {
+	f.Near, f.Within, f.Unrated = &r, within, rating.Default.Initial.Rating
+}
