@@ -30,17 +30,18 @@ type page struct {
 // as a page.
 func parsePages(a *assets) (map[string]*page, error) {
 	funcs := template.FuncMap{
-		"asset": a.url,
-		"field": newField,
-		"when":  when,
-		"date":  date,
-		"dict":  dict,
-		"names": names,
-		"cards": cardList,
-		"clock": clock,
-		"iso":   iso,
-		"list":  func(xs ...option) []option { return xs },
-		"opt":   func(value, label string) option { return option{value, label} },
+		"asset":  a.url,
+		"field":  newField,
+		"when":   when,
+		"date":   date,
+		"dict":   dict,
+		"names":  names,
+		"cards":  cardList,
+		"clock":  clock,
+		"iso":    iso,
+		"player": playerPath,
+		"list":   func(xs ...option) []option { return xs },
+		"opt":    func(value, label string) option { return option{value, label} },
 		"deadlines": func(ds []durationOption) []option {
 			out := make([]option, len(ds))
 			for i, d := range ds {

@@ -161,6 +161,7 @@ func (p *Pages) Routes(r *gin.Engine) {
 	g.GET(notifier.GamesPath+":id/log", p.gameLog)
 	g.GET(notifier.GamesPath+":id"+notifier.ActionPath, p.actPage) // the token is the credential
 	g.POST(notifier.GamesPath+":id"+notifier.ActionPath, p.act)
+	g.GET(playersPath+":name", p.player)
 	g.GET(invitePath, p.invitePage)
 	g.GET(joinPath, p.joinLinkPage)
 

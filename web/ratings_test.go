@@ -1,0 +1,65 @@
+package web_test
+
+import (
+	"fmt"
+	"math"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/datamonsters/turns/models"
+	"github.com/datamonsters/turns/rating"
+)
+
+// TestPlayerPagesAndRatings: after a rated game, each player's page (open
+// to anyone) shows their rating, rated games and wins, the game's page
+// shows how it moved the ratings, and the lobby lists the open games near
+// a rating.
+func TestPlayerPagesAndRatings(t *testing.T) {
+	eachDB(t, func(t *testing.T, d models.Dialect) {
+		s := newSite(t, d, siteOptions{})
+		anaC, bobC, cyC := s.client(), s.client(), s.client()
+		anaC.register("ana", "ana password")
+		bobC.register("bob", "bob password")
+		cyC.register("cyd", "cyd password")
+		visitor := s.client()
+		visitor.get("/players/bob").mustSee(t, http.StatusOK, "<h1>bob</h1>", "1500", "± 350", "provisional", "No rated game finished yet.")
+
+		ana, bob := s.apiLogin("ana", "ana password"), s.apiLogin("bob", "bob password")
+		id := s.startGame(ana, bob)
+		s.apiCall(http.MethodPost, "/v1/games/"+itoa(id)+"/resign", ana.Access, nil, nil)
+		init := rating.Default.Initial
+		want := rating.Default.Table([]rating.Rating{init, init}, []int{1, 0})
+		r := func(x float64) string { return fmt.Sprint(int(math.Round(x))) }
+		visitor.get("/players/bob").mustSee(t, http.StatusOK, "<strong>"+r(want[1].Rating)+"</strong>",
+			"± "+r(want[1].Deviation), "1 rated game, 1 won.")
+		visitor.get("/players/ana").mustSee(t, http.StatusOK, "<strong>"+r(want[0].Rating)+"</strong>", "1 rated game, 0 won.")
+		for _, name := range []string{"nobody", "~deleted-1", "Bob"} {
+			if got := visitor.get("/players/" + name); got.Status != http.StatusNotFound {
+				t.Errorf("the page of %q: %d", name, got.Status)
+			}
+		}
+		gain := int(math.Round(want[1].Rating)) - 1500
+		anaC.get("/games/"+itoa(id)).mustSee(t, http.StatusOK, "<h3>Ratings</h3>",
+			`<a href="/players/bob">bob</a>: 1500 → <strong>`+r(want[1].Rating)+`</strong> (&#43;`+fmt.Sprint(gain)+`)`, // html/template writes + so
+			`<a href="/players/ana">ana</a>: 1500 → <strong>`+r(want[0].Rating)+`</strong> (−`+fmt.Sprint(gain)+`)`)
+
+		// Bob and Cy open public games; near Bob's rating, Cy sees Bob's.
+		deck := map[string]string{"prebuilt": "running-a-startup"}
+		cy := s.apiLogin("cyd", "cyd password")
+		var bobs, cys struct {
+			ID int64 `json:"id"`
+		}
+		s.apiCall(http.MethodPost, "/v1/games", bob.Access, map[string]any{"players": 2, "deck": deck}, &bobs)
+		s.apiCall(http.MethodPost, "/v1/games", cy.Access, map[string]any{"players": 2, "deck": deck}, &cys)
+		anaC.get("/").mustSee(t, http.StatusOK, "Your rating is", `href="/?near=`+r(want[0].Rating)+`#public"`,
+			fmt.Sprintf(`href="/games/%d"`, bobs.ID), fmt.Sprintf(`href="/games/%d"`, cys.ID))
+		above := r(want[1].Rating + 100) // Bob's game is 100 away, Cyd's more than 200
+		near := anaC.get("/?near="+above).mustSee(t, http.StatusOK, "within 200 of "+above, fmt.Sprintf(`href="/games/%d"`, bobs.ID))
+		if strings.Contains(near.Body, fmt.Sprintf(`href="/games/%d"`, cys.ID)) {
+			t.Errorf("Cyd's game (1500) is listed near %s", above)
+		}
+		// A near that is no rating lists them all.
+		anaC.get("/?near=high").mustSee(t, http.StatusOK, fmt.Sprintf(`href="/games/%d"`, cys.ID), "Only the games near your rating")
+	})
+}
