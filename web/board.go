@@ -311,8 +311,8 @@ type resultView struct {
 	Reason   string // how the game ended, as its last event says
 	Scores   []scoreItem
 	Winners  string
-	TieBreak string // how a tie on points was broken, "" for none
-	Shared   bool   // several seats won
+	TieBreak string       // how a tie on points was broken, "" for none
+	Shared   bool         // several seats won
 	Ratings  []ratingLine // how the game moved its players' ratings; none for a game that is not rated
 }
 
