@@ -14,7 +14,7 @@ import (
 )
 
 // playersPath is where a player's page is: playersPath + their username.
-const playersPath = "/players/"
+const playersPath = "/users/"
 
 // playerPath is the page of the player named name.
 func playerPath(name string) string { return playersPath + url.PathEscape(name) }

@@ -23,7 +23,7 @@ func TestPlayerPagesAndRatings(t *testing.T) {
 		bobC.register("bob", "bob password")
 		cyC.register("cyd", "cyd password")
 		visitor := s.client()
-		visitor.get("/players/bob").mustSee(t, http.StatusOK, "<h1>bob</h1>", "1500", "± 350", "provisional", "No rated game finished yet.")
+		visitor.get("/users/bob").mustSee(t, http.StatusOK, "<h1>bob</h1>", "1500", "± 350", "provisional", "No rated game finished yet.")
 
 		ana, bob := s.apiLogin("ana", "ana password"), s.apiLogin("bob", "bob password")
 		id := s.startGame(ana, bob)
@@ -31,18 +31,18 @@ func TestPlayerPagesAndRatings(t *testing.T) {
 		init := rating.Default.Initial
 		want := rating.Default.Table([]rating.Rating{init, init}, []int{1, 0})
 		r := func(x float64) string { return fmt.Sprint(int(math.Round(x))) }
-		visitor.get("/players/bob").mustSee(t, http.StatusOK, "<strong>"+r(want[1].Rating)+"</strong>",
+		visitor.get("/users/bob").mustSee(t, http.StatusOK, "<strong>"+r(want[1].Rating)+"</strong>",
 			"± "+r(want[1].Deviation), "1 rated game, 1 won.")
-		visitor.get("/players/ana").mustSee(t, http.StatusOK, "<strong>"+r(want[0].Rating)+"</strong>", "1 rated game, 0 won.")
+		visitor.get("/users/ana").mustSee(t, http.StatusOK, "<strong>"+r(want[0].Rating)+"</strong>", "1 rated game, 0 won.")
 		for _, name := range []string{"nobody", "~deleted-1", "Bob"} {
-			if got := visitor.get("/players/" + name); got.Status != http.StatusNotFound {
+			if got := visitor.get("/users/" + name); got.Status != http.StatusNotFound {
 				t.Errorf("the page of %q: %d", name, got.Status)
 			}
 		}
 		gain := int(math.Round(want[1].Rating)) - 1500
-		anaC.get("/games/"+itoa(id)).mustSee(t, http.StatusOK, "<h3>Ratings</h3>",
-			`<a href="/players/bob">bob</a>: 1500 → <strong>`+r(want[1].Rating)+`</strong> (&#43;`+fmt.Sprint(gain)+`)`, // html/template writes + so
-			`<a href="/players/ana">ana</a>: 1500 → <strong>`+r(want[0].Rating)+`</strong> (−`+fmt.Sprint(gain)+`)`)
+		anaC.get("/games/"+itoa(id)).mustSee(t, http.StatusOK, `<h2 id="ratings-title">Ratings</h2>`,
+			`<a href="/users/bob">bob</a>: 1500 → <strong>`+r(want[1].Rating)+`</strong> (&#43;`+fmt.Sprint(gain)+`)`, // html/template writes + so
+			`<a href="/users/ana">ana</a>: 1500 → <strong>`+r(want[0].Rating)+`</strong> (−`+fmt.Sprint(gain)+`)`)
 
 		// Bob and Cy open public games; near Bob's rating, Cy sees Bob's.
 		deck := map[string]string{"prebuilt": "running-a-startup"}
