@@ -589,7 +589,7 @@ func (s *Store) mutate(ctx context.Context, id int64, cached *int64, key Key, fn
 		for i := range ch.Notifications {
 			ch.Notifications[i].CreatedAt = now
 		}
-		if err := s.writeGame(tx, g, before, ch); err != nil {
+		if err := s.writeGame(tx, g, before, ch, deadlineMoved(prevDeadline, g.DeadlineAt)); err != nil {
 			return err
 		}
 		if ch.Record != nil {
@@ -619,17 +619,29 @@ type stmt struct {
 	args []any
 }
 
+// deadlineMoved is 1 when a change set the deadline from prev to next
+// (one or the other nil, or another time), else 0: what a game's
+// deadline_seq grows by.
+func deadlineMoved(prev, next *time.Time) int {
+	if (prev == nil) == (next == nil) && (prev == nil || prev.Equal(*next)) {
+		return 0
+	}
+	return 1
+}
+
 // writeGame writes the game row, the seats that differ from before, the
-// new actions, events and notifications, and the replaced prompts. On
-// Postgres they go in one statement that ends by announcing them
-// (writeChange); on SQLite one statement each.
-func (s *Store) writeGame(tx *gorm.DB, g *Game, before []Seat, ch *Change) error {
+// new actions, events and notifications, and the replaced prompts; moved
+// (0 or 1, see deadlineMoved) counts a new or moved deadline in the row's
+// deadline_seq and deadline_set_at. On Postgres they go in one statement
+// that ends by announcing them (writeChange); on SQLite one statement
+// each.
+func (s *Store) writeGame(tx *gorm.DB, g *Game, before []Seat, ch *Change, moved int) error {
 	seats := changedSeats(before, g.Seats)
 	if s.dialect == Postgres {
-		return writeChange(tx, g, seats, ch)
+		return writeChange(tx, g, seats, ch, moved)
 	}
 	stmts := []stmt{{qUpdateGame, []any{g.Status, g.Version, g.EventSeq, g.ActionSeq, g.newState(), g.Winners,
-		g.DeadlineAt, g.ClockFrom, g.ClockAt, g.UpdatedAt, g.StartedAt, g.EndedAt, g.Settings, g.ID}}}
+		g.DeadlineAt, g.ClockFrom, g.ClockAt, g.UpdatedAt, g.StartedAt, g.EndedAt, g.Settings, moved, moved, g.UpdatedAt, g.ID}}}
 	for _, st := range seats {
 		stmts = append(stmts, stmt{qUpdateSeat, []any{st.UserID, st.Username, st.Invited, st.Joined, st.Deck,
 			st.Awaited, st.JoinedAt, st.Bot, st.Timeouts, st.BotSince, g.ID, st.SeatNo}})
@@ -682,7 +694,7 @@ const AnnounceChannel = "dm_events"
 // updated_at and the events' version the game's, as mutate sets them). It
 // goes to the driver past GORM, which would spread a slice into a list of
 // values.
-func writeChange(tx *gorm.DB, g *Game, seats []Seat, ch *Change) error {
+func writeChange(tx *gorm.DB, g *Game, seats []Seat, ch *Change, moved int) error {
 	args := []any{g.ID, g.Status, g.Version, g.EventSeq, g.ActionSeq, g.newState(), g.Winners,
 		g.DeadlineAt, g.ClockFrom, g.ClockAt, g.UpdatedAt, g.StartedAt, g.EndedAt, g.Settings}
 	args = append(args, columns(seats, func(s Seat) int { return s.SeatNo }),
@@ -714,7 +726,8 @@ func writeChange(tx *gorm.DB, g *Game, seats []Seat, ch *Change) error {
 		columns(prompts, func(p PromptRecord) int { return p.Seat }),
 		columns(prompts, func(p PromptRecord) string { return p.Body }),
 		columns(prompts, func(p PromptRecord) *time.Time { return p.DeadlineAt }), g.Holders(), // $41
-		columns(seats, func(s Seat) int64 { return s.BotSince })) // $42
+		columns(seats, func(s Seat) int64 { return s.BotSince }), // $42
+		moved) // $43
 	_, err := tx.Statement.ConnPool.ExecContext(tx.Statement.Context, qWriteChange, args...)
 	return writeError(err)
 }
