@@ -63,3 +63,55 @@ func TestPlayerPagesAndRatings(t *testing.T) {
 		anaC.get("/?near=high").mustSee(t, http.StatusOK, fmt.Sprintf(`href="/games/%d"`, cys.ID), "Only the games near your rating")
 	})
 }
+
+// TestSettingsCalendar turns the calendar feed on from the settings, reads
+// its address there, renews it and turns it off: each old address answers
+// 404.
+func TestSettingsCalendar(t *testing.T) {
+	eachDB(t, func(t *testing.T, d models.Dialect) {
+		s := newSite(t, d, siteOptions{})
+		ana, visitor := s.client(), s.client()
+		ana.register("ana", "ana password")
+		ana.get("/settings").mustSee(t, http.StatusOK, `id="calendar-title"`, "Turn the calendar on")
+		address := func() string {
+			t.Helper()
+			page := ana.get("/settings").mustSee(t, http.StatusOK, "Subscribe to this address", "Turn the calendar off").Body
+			_, rest, ok := strings.Cut(page, `id="calendar-url" type="text" value="`)
+			if !ok {
+				t.Fatalf("no address on the settings page:\n%s", clip(page))
+			}
+			u, _, _ := strings.Cut(rest, `"`)
+			if !strings.HasPrefix(u, s.url+"/v1/calendar/dmc_") || !strings.HasSuffix(u, ".ics") {
+				t.Fatalf("the feed's address %q", u)
+			}
+			if !strings.Contains(page, `href="webcal://`+strings.TrimPrefix(u, "http://")+`"`) {
+				t.Errorf("no webcal link to %s", u)
+			}
+			return u
+		}
+		ana.post("/settings/calendar", nil).mustRedirect(t, "/settings?done=calendar")
+		first := address()
+		if r := visitor.get(first); r.Status != http.StatusOK || r.Header.Get("Content-Type") != "text/calendar; charset=utf-8" ||
+			!strings.Contains(r.Body, "BEGIN:VCALENDAR\r\n") || !strings.Contains(r.Body, "NAME:Data Monsters: ana’s deadlines\r\n") {
+			t.Fatalf("the feed: %d %s\n%s", r.Status, r.Header.Get("Content-Type"), clip(r.Body))
+		}
+		ana.post("/settings/calendar", nil).mustRedirect(t, "/settings?done=calendar")
+		second := address()
+		if second == first {
+			t.Fatal("a new address was asked for, the old one came back")
+		}
+		if r := visitor.get(first); r.Status != http.StatusNotFound {
+			t.Errorf("the old address after a new one: %d", r.Status)
+		}
+		ana.post("/settings/calendar/off", nil).mustRedirect(t, "/settings?done=calendar-off")
+		ana.get("/settings?done=calendar-off").mustSee(t, http.StatusOK, "Your calendar feed is off", "Turn the calendar on")
+		if r := visitor.get(second); r.Status != http.StatusNotFound {
+			t.Errorf("the address after turning the feed off: %d", r.Status)
+		}
+		ana.post("/settings/calendar/off", nil).mustRedirect(t, "/settings?done=calendar-off")
+		// Another site's form cannot renew it.
+		if r := ana.postFrom("/settings/calendar", nil, "https://evil.example", "cross-site"); r.Status != http.StatusForbidden {
+			t.Errorf("a cross-site post: %d", r.Status)
+		}
+	})
+}

@@ -290,6 +290,8 @@ var notices = map[string]string{
 	"vacation":       "Your vacation is booked.",
 	"vacation-ended": "Your vacation is over: the days you did not use are back in this year's allowance.",
 	"revoked":        "The API token is revoked.",
+	"calendar":       "Your calendar feed has a new address; the old one no longer works.",
+	"calendar-off":   "Your calendar feed is off; its address no longer works.",
 	"deleted":        "Your account is deleted. Thank you for playing.",
 	"created":        "Your game is open. It starts when every seat is taken and you press Start.",
 	"created-x":      "Your game is open, but an invitation mail could not be sent; invite again below.",

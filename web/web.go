@@ -186,6 +186,8 @@ func (p *Pages) Routes(r *gin.Engine) {
 	my.POST("/settings/email-replies", p.changeEmailReplies)
 	my.POST("/settings/vacations", p.startVacation)
 	my.POST("/settings/vacations/:id/end", p.endVacation)
+	my.POST("/settings/calendar", p.newCalendar)
+	my.POST("/settings/calendar/off", p.calendarOff)
 	my.POST("/settings/tokens", p.createToken)
 	my.POST("/settings/tokens/:id/revoke", p.revokeToken)
 	my.POST("/settings/sessions/end", p.endSessions)
