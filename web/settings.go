@@ -2,9 +2,9 @@ package web
 
 import (
 	"context"
-	"html/template"
 	"encoding/hex"
 	"errors"
+	"html/template"
 	"net/http"
 	"strconv"
 	"strings"
