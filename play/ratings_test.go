@@ -332,3 +332,27 @@ func TestRatingsOfGamesEndingAtOnce(t *testing.T) {
 		}
 	})
 }
+
+// TestVoteToEndCountsAsTheScoresSay: a game ended by a vote is rated by
+// its scores as they stand; at the start nobody has points, so it is a
+// draw, shared first place for both.
+func TestVoteToEndCountsAsTheScoresSay(t *testing.T) {
+	eachRatingsDB(t, func(t *testing.T, e *ratingsEnv) {
+		ctx := context.Background()
+		ana, bob := newUser(t, e.st, "ana"), newUser(t, e.st, "bob")
+		id := e.start(t, 0, ana, bob)
+		for _, u := range []*models.User{ana, bob} {
+			if _, err := e.svc.VoteEnd(ctx, id, u.ID, nil); err != nil {
+				t.Fatal(err)
+			}
+		}
+		init := rating.Default.Initial
+		want := rating.Default.Table([]rating.Rating{init, init}, []int{0, 0})
+		for i, u := range []*models.User{ana, bob} {
+			got, row := e.ratingOf(t, u)
+			if !same(got, want[i]) || got.Rating != 1500 || got.Deviation >= 350 || row.Games != 1 || row.Wins != 1 {
+				t.Errorf("%s after a drawn vote: %+v %+v, want %+v", u.Username, got, row, want[i])
+			}
+		}
+	})
+}
