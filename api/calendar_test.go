@@ -163,7 +163,8 @@ func TestCalendarFeed(t *testing.T) {
 			t.Errorf("%s's feed after their turn: %+v", first.Name, got)
 		}
 		theirs := e.feed(e.feedPath(oa))
-		if len(theirs) != 1 || theirs[0].UID == ev.UID || !strings.Contains(theirs[0].Summary, "your turn") {
+		if len(theirs) != 1 || theirs[0].UID == ev.UID || !strings.Contains(theirs[0].Summary, "your turn") ||
+			theirs[0].Sequence <= m.Sequence || theirs[0].Stamp.Before(m.Stamp) {
 			t.Errorf("%s's feed once it is their turn: %+v", other.Name, theirs)
 		}
 
