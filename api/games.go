@@ -131,6 +131,10 @@ func (s *Server) listGames(c *gin.Context) {
 			return
 		}
 	}
+	if err := nearRating(c, &f); err != nil {
+		writeError(c, err)
+		return
+	}
 	games, err := s.store.ListGames(c.Request.Context(), f)
 	if err != nil {
 		writeError(c, err)
@@ -145,6 +149,33 @@ func (s *Server) listGames(c *gin.Context) {
 		out.Games = append(out.Games, s.gameOut(&games[i], games[i].SeatOf(userID(c)), nil))
 	}
 	c.JSON(http.StatusOK, out)
+}
+
+// nearRating reads the filter of open games near a rating into f:
+// near_rating (0 to 4000), with open=true only, and within (1 to 1000,
+// default NearRatingWithin).
+func nearRating(c *gin.Context, f *models.GameFilter) error {
+	_, near := c.GetQuery("near_rating")
+	_, within := c.GetQuery("within")
+	if !near {
+		if within {
+			return badRequest("within: only with near_rating")
+		}
+		return nil
+	}
+	if !f.Open {
+		return badRequest("near_rating: only with open=true (it filters the public games waiting for players)")
+	}
+	r, err := queryInt(c, "near_rating", 0, 0, 4000)
+	if err != nil {
+		return err
+	}
+	w, err := queryInt(c, "within", play.NearRatingWithin, 1, 1000)
+	if err != nil {
+		return err
+	}
+	play.NearRating(f, float64(r), float64(w))
+	return nil
 }
 
 // loadVisible returns the game and the caller's seat (-1 for a spectator

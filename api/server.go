@@ -73,6 +73,7 @@ type Server struct {
 	// inboundSecret; nil: POST /v1/inbound/email answers 503.
 	inbound       Inbound
 	inboundSecret string
+	feedKey       []byte // the key of the calendar feeds' tokens (see calendar.go)
 }
 
 // New returns the API server. now is the clock (nil means time.Now).
@@ -112,7 +113,7 @@ func New(store *models.Store, cfg Config, log *slog.Logger, now func() time.Time
 	}
 	return &Server{cfg: cfg, store: store, cat: engine.Standard(), log: log, now: now, limits: newLimits(cfg), hash: hashPassword,
 		play: play.New(store, now, log), bodies: newBoundedCache[bodyKey, []byte](4096),
-		verified: newBoundedCache[string, verifiedToken](16384)}
+		verified: newBoundedCache[string, verifiedToken](16384), feedKey: feedKey(cfg.Secret)}
 }
 
 // Play is the play path the server's game routes call, for the other
@@ -169,13 +170,15 @@ func (s *Server) routes(r *gin.Engine) {
 
 	v1 := r.Group("/v1")
 
-	// Public: accounts and the card catalogue.
+	// Public: accounts, players' profiles and the card catalogue.
 	v1.POST("/auth/register", ratePolicy(s.limits.register), s.register)
 	v1.POST("/auth/login", ratePolicy(s.limits.loginAddress, s.limits.loginAccount), s.login)
 	v1.POST("/auth/refresh", s.refresh)
 	v1.POST("/auth/logout", s.logout)
 	v1.GET("/cards", s.listCards)
 	v1.GET("/prebuilt-decks", s.listPrebuiltDecks)
+	v1.GET("/users/:name", s.getUser)
+	v1.GET("/calendar/:file", s.calendarFeed) // the token in the address is the credential
 	v1.GET("/unsubscribe", s.unsubscribePage)
 	v1.POST("/unsubscribe", s.unsubscribe)
 	v1.POST("/inbound/email", s.inboundEmail) // authenticated by the inbound secret
@@ -228,6 +231,9 @@ func (s *Server) routes(r *gin.Engine) {
 	session.POST("/me/vacations", s.createVacation)
 	session.PATCH("/me/vacations/:id", s.endVacation)
 	session.DELETE("/me/vacations/:id", s.cancelVacation)
+	session.GET("/me/calendar", s.getCalendar)
+	session.POST("/me/calendar", s.createCalendar)
+	session.DELETE("/me/calendar", s.deleteCalendar)
 	session.GET("/tokens", s.listTokens)
 	// Counted as a login is, with the login's RateLimit-Policy on every
 	// response, those refused for their credentials too.

@@ -71,6 +71,10 @@ func TestHeadOnEveryGetRoute(t *testing.T) {
 	// A finished game for the routes that answer only once a game is over.
 	over := e.startGame(map[string]any{"mode": "fast"}, ana, bob)
 	e.must(200, req{Method: "POST", Path: fmt.Sprintf("/v1/games/%d/resign", over.ID), Token: bob.Access})
+	var feed struct {
+		URL string `json:"url"`
+	}
+	e.must(201, req{Method: "POST", Path: "/v1/me/calendar", Token: ana.Access}).decode(t, &feed)
 	ids := map[string]int64{"/v1/decks/": d.ID, "/v1/games/": g.ID, "/v1/webhooks/": wh.ID}
 	overOnly := map[string]bool{"/v1/games/:id/actions": true}
 	// The webhook's deliveries fail (nothing listens there) until it is
@@ -99,6 +103,12 @@ func TestHeadOnEveryGetRoute(t *testing.T) {
 		path := param.ReplaceAllStringFunc(r.Path, func(p string) string {
 			if overOnly[r.Path] {
 				return fmt.Sprint(over.ID)
+			}
+			if p == ":name" {
+				return ana.Name
+			}
+			if p == ":file" { // the calendar feed's token and .ics
+				return feed.URL[strings.LastIndex(feed.URL, "/")+1:]
 			}
 			for prefix, id := range ids {
 				if strings.HasPrefix(r.Path, prefix) {

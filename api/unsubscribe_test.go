@@ -13,6 +13,8 @@ import (
 func init() {
 	// The unsubscribe pages are HTML; the contract checks them as text.
 	openapi3filter.RegisterBodyDecoder("text/html", openapi3filter.PlainBodyDecoder)
+	// So is the calendar feed (calendar_test.go reads it with iCalendar parsers).
+	openapi3filter.RegisterBodyDecoder("text/calendar", openapi3filter.PlainBodyDecoder)
 }
 
 // TestUnsubscribeNeedsOneClickPost: opening the List-Unsubscribe link (a

@@ -1046,6 +1046,18 @@ type ActionLog struct {
 	Winners []int     `json:"winners"`
 }
 
+// CalendarFeed defines model for CalendarFeed.
+type CalendarFeed struct {
+	// CreatedAt When this address was made.
+	CreatedAt time.Time `json:"created_at"`
+
+	// Url The feed's private address (https, or http on a local server).
+	Url string `json:"url"`
+
+	// WebcalUrl The same address with the webcal scheme, which calendar apps open to subscribe.
+	WebcalUrl string `json:"webcal_url"`
+}
+
 // Card defines model for Card.
 type Card struct {
 	Classes  []string `json:"classes"`
@@ -2251,6 +2263,28 @@ type User struct {
 	Username      string        `json:"username"`
 }
 
+// UserProfile defines model for UserProfile.
+type UserProfile struct {
+	// Deviation The rating deviation RD, rounded: r ± 2 RD holds the player's strength 95 times in 100.
+	Deviation int `json:"deviation"`
+
+	// Games Rated games finished.
+	Games int `json:"games"`
+
+	// Provisional RD above 110: too few games (or too long away) to say much.
+	Provisional bool `json:"provisional"`
+
+	// Rating The Glicko-2 rating r, rounded; 1500 before the first rated game.
+	Rating   int    `json:"rating"`
+	Username string `json:"username"`
+
+	// Volatility The rating volatility σ, to six decimals.
+	Volatility float32 `json:"volatility"`
+
+	// Wins Of those, the games placed first, alone or shared.
+	Wins int `json:"wins"`
+}
+
 // Vacation defines model for Vacation.
 type Vacation struct {
 	EndsAt   time.Time `json:"ends_at"`
@@ -2659,6 +2693,12 @@ type ListGamesParams struct {
 
 	// Open List public games open for joining instead of the caller's games.
 	Open *ListGamesParamsOpen `form:"open,omitempty" json:"open,omitempty"`
+
+	// NearRating With open=true only: keep the games whose seated players' mean rating is within `within` of this rating (a player with no rated game counts as 1500). Without open=true: 400.
+	NearRating *int `form:"near_rating,omitempty" json:"near_rating,omitempty"`
+
+	// Within With near_rating only (else 400): how far from it the mean rating may be.
+	Within *int `form:"within,omitempty" json:"within,omitempty"`
 
 	// Cursor The next_cursor of the previous page.
 	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
@@ -3909,6 +3949,18 @@ type ClientInterface interface {
 	// Corresponds with POST /v1/auth/register (the `Register` operationId).
 	Register(ctx context.Context, params *RegisterParams, body RegisterJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// CalendarFeed A player's calendar feed (iCalendar, RFC 5545); the address is the credential.
+	//
+	// `text/calendar`: a VEVENT per running deadline of the feed's owner (theirs only: the other
+	// seats' deadlines are on the board), at the deadline (`DTSTART`, UTC, with no end: a moment),
+	// with a `UID` that stays while the same turn or decision waits, `SEQUENCE` growing each time the
+	// game's deadline is set or moved (a vacation moves it), `DTSTAMP` when it last was, a summary
+	// such as "Data Monsters: your turn in Game #12 ends", and `URL`, the game's board. An address
+	// renewed or turned off, or never made, gets 404 `not_found`. No authentication.
+	//
+	// Corresponds with GET /v1/calendar/{file} (the `CalendarFeed` operationId).
+	CalendarFeed(ctx context.Context, file string, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// ListCards The card catalogue, with texts generated from the card data.
 	//
 	// Corresponds with GET /v1/cards (the `ListCards` operationId).
@@ -4225,6 +4277,33 @@ type ClientInterface interface {
 	// Corresponds with PATCH /v1/me (the `UpdateMe` operationId).
 	UpdateMe(ctx context.Context, body UpdateMeJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// DeleteCalendarFeed Turn the caller's calendar feed off (login session only).
+	//
+	// The feed's address answers 404 from now on. 404 `not_found` when the caller has none.
+	//
+	// Corresponds with DELETE /v1/me/calendar (the `DeleteCalendarFeed` operationId).
+	DeleteCalendarFeed(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetCalendarFeed The address of the caller's calendar feed of their deadlines (login session only).
+	//
+	// The caller's private iCalendar feed (RFC 5545) of their running deadlines: one event per game
+	// that waits for them, at the deadline of their turn or of the decision they owe. Subscribe to
+	// `url` (or `webcal_url`) in a calendar app. Anyone with the address can read the feed, so it is
+	// shown only here and in the settings; renew it (POST) if it got out. 404 `not_found` when the
+	// caller has none.
+	//
+	// Corresponds with GET /v1/me/calendar (the `GetCalendarFeed` operationId).
+	GetCalendarFeed(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreateCalendarFeed Make the caller's calendar feed, or renew its address (login session only).
+	//
+	// A new private address for the caller's feed; the address they had, if any, answers 404 from
+	// now on. It takes no Idempotency-Key: a repeat makes another address, and the last one made is
+	// the one that works.
+	//
+	// Corresponds with POST /v1/me/calendar (the `CreateCalendarFeed` operationId).
+	CreateCalendarFeed(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// LogoutEverywhere End every session of the caller's account (login session only).
 	//
 	// Sign out everywhere: every session of the account ends, on every server at once, this one included: the browser's, and the API's refresh and access tokens, as a password change does. Personal API tokens are not revoked (`DELETE /v1/tokens/{id}` does that). A repeat gets 401, the token being ended.
@@ -4408,6 +4487,19 @@ type ClientInterface interface {
 	//
 	// Corresponds with POST /v1/unsubscribe (the `UnsubscribeOneClick` operationId).
 	UnsubscribeOneClickWithFormdataBody(ctx context.Context, params *UnsubscribeOneClickParams, body UnsubscribeOneClickFormdataRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetUser A player's public profile, with their rating, rated games and wins.
+	//
+	// What anyone may know of a player, without authentication: their username and their
+	// Glicko-2 rating (see docs/ratings.md). Finished games between people are rated (a game with
+	// a seat the service's bot played from the start is not); resigning, a forfeit for timeouts
+	// and a seat the bot plays at the end for its player's timeouts count as losses, and a game
+	// ended by a vote counts as its scores say. A player who has finished no rated game has the
+	// initial rating, 1500 ± 350, provisional, with 0 games. A name that is no account's (a
+	// deleted account's too) gets 404 `not_found`.
+	//
+	// Corresponds with GET /v1/users/{name} (the `GetUser` operationId).
+	GetUser(ctx context.Context, name string, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ListWebhooks The caller's webhooks, without their secrets.
 	//
@@ -4650,6 +4742,28 @@ func (c *Client) RegisterWithBody(ctx context.Context, params *RegisterParams, c
 // Corresponds with POST /v1/auth/register (the `Register` operationId).
 func (c *Client) Register(ctx context.Context, params *RegisterParams, body RegisterJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewRegisterRequest(c.Server, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CalendarFeed A player's calendar feed (iCalendar, RFC 5545); the address is the credential.
+//
+// `text/calendar`: a VEVENT per running deadline of the feed's owner (theirs only: the other
+// seats' deadlines are on the board), at the deadline (`DTSTART`, UTC, with no end: a moment),
+// with a `UID` that stays while the same turn or decision waits, `SEQUENCE` growing each time the
+// game's deadline is set or moved (a vacation moves it), `DTSTAMP` when it last was, a summary
+// such as "Data Monsters: your turn in Game #12 ends", and `URL`, the game's board. An address
+// renewed or turned off, or never made, gets 404 `not_found`. No authentication.
+//
+// Corresponds with GET /v1/calendar/{file} (the `CalendarFeed` operationId).
+func (c *Client) CalendarFeed(ctx context.Context, file string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCalendarFeedRequest(c.Server, file)
 	if err != nil {
 		return nil, err
 	}
@@ -5316,6 +5430,63 @@ func (c *Client) UpdateMe(ctx context.Context, body UpdateMeJSONRequestBody, req
 	return c.Client.Do(req)
 }
 
+// DeleteCalendarFeed Turn the caller's calendar feed off (login session only).
+//
+// The feed's address answers 404 from now on. 404 `not_found` when the caller has none.
+//
+// Corresponds with DELETE /v1/me/calendar (the `DeleteCalendarFeed` operationId).
+func (c *Client) DeleteCalendarFeed(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewDeleteCalendarFeedRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetCalendarFeed The address of the caller's calendar feed of their deadlines (login session only).
+//
+// The caller's private iCalendar feed (RFC 5545) of their running deadlines: one event per game
+// that waits for them, at the deadline of their turn or of the decision they owe. Subscribe to
+// `url` (or `webcal_url`) in a calendar app. Anyone with the address can read the feed, so it is
+// shown only here and in the settings; renew it (POST) if it got out. 404 `not_found` when the
+// caller has none.
+//
+// Corresponds with GET /v1/me/calendar (the `GetCalendarFeed` operationId).
+func (c *Client) GetCalendarFeed(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetCalendarFeedRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreateCalendarFeed Make the caller's calendar feed, or renew its address (login session only).
+//
+// A new private address for the caller's feed; the address they had, if any, answers 404 from
+// now on. It takes no Idempotency-Key: a repeat makes another address, and the last one made is
+// the one that works.
+//
+// Corresponds with POST /v1/me/calendar (the `CreateCalendarFeed` operationId).
+func (c *Client) CreateCalendarFeed(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateCalendarFeedRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // LogoutEverywhere End every session of the caller's account (login session only).
 //
 // Sign out everywhere: every session of the account ends, on every server at once, this one included: the browser's, and the API's refresh and access tokens, as a password change does. Personal API tokens are not revoked (`DELETE /v1/tokens/{id}` does that). A repeat gets 401, the token being ended.
@@ -5700,6 +5871,29 @@ func (c *Client) UnsubscribeOneClickWithBody(ctx context.Context, params *Unsubs
 // Corresponds with POST /v1/unsubscribe (the `UnsubscribeOneClick` operationId).
 func (c *Client) UnsubscribeOneClickWithFormdataBody(ctx context.Context, params *UnsubscribeOneClickParams, body UnsubscribeOneClickFormdataRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewUnsubscribeOneClickRequestWithFormdataBody(c.Server, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetUser A player's public profile, with their rating, rated games and wins.
+//
+// What anyone may know of a player, without authentication: their username and their
+// Glicko-2 rating (see docs/ratings.md). Finished games between people are rated (a game with
+// a seat the service's bot played from the start is not); resigning, a forfeit for timeouts
+// and a seat the bot plays at the end for its player's timeouts count as losses, and a game
+// ended by a vote counts as its scores say. A player who has finished no rated game has the
+// initial rating, 1500 ± 350, provisional, with 0 games. A name that is no account's (a
+// deleted account's too) gets 404 `not_found`.
+//
+// Corresponds with GET /v1/users/{name} (the `GetUser` operationId).
+func (c *Client) GetUser(ctx context.Context, name string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetUserRequest(c.Server, name)
 	if err != nil {
 		return nil, err
 	}
@@ -6123,6 +6317,40 @@ func NewRegisterRequestWithBody(server string, params *RegisterParams, contentTy
 	return req, nil
 }
 
+// NewCalendarFeedRequest constructs an http.Request for the CalendarFeed method
+func NewCalendarFeedRequest(server string, file string) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "file", file, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/calendar/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 // NewListCardsRequest constructs an http.Request for the ListCards method
 func NewListCardsRequest(server string) (*http.Request, error) {
 	var err error
@@ -6441,6 +6669,30 @@ func NewListGamesRequest(server string, params *ListGamesParams) (*http.Request,
 		if params.Open != nil {
 
 			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "open", *params.Open, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.NearRating != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "near_rating", *params.NearRating, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Within != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "within", *params.Within, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
 				return nil, err
 			} else {
 				for _, qp := range strings.Split(queryFrag, "&") {
@@ -7403,6 +7655,87 @@ func NewUpdateMeRequestWithBody(server string, contentType string, body io.Reade
 	return req, nil
 }
 
+// NewDeleteCalendarFeedRequest constructs an http.Request for the DeleteCalendarFeed method
+func NewDeleteCalendarFeedRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/me/calendar")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodDelete, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewGetCalendarFeedRequest constructs an http.Request for the GetCalendarFeed method
+func NewGetCalendarFeedRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/me/calendar")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewCreateCalendarFeedRequest constructs an http.Request for the CreateCalendarFeed method
+func NewCreateCalendarFeedRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/me/calendar")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 // NewLogoutEverywhereRequest constructs an http.Request for the LogoutEverywhere method
 func NewLogoutEverywhereRequest(server string) (*http.Request, error) {
 	var err error
@@ -8025,6 +8358,40 @@ func NewUnsubscribeOneClickRequestWithBody(server string, params *UnsubscribeOne
 	return req, nil
 }
 
+// NewGetUserRequest constructs an http.Request for the GetUser method
+func NewGetUserRequest(server string, name string) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "name", name, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/users/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 // NewListWebhooksRequest constructs an http.Request for the ListWebhooks method
 func NewListWebhooksRequest(server string) (*http.Request, error) {
 	var err error
@@ -8440,6 +8807,20 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /v1/auth/register (the `Register` operationId).
 	RegisterWithResponse(ctx context.Context, params *RegisterParams, body RegisterJSONRequestBody, reqEditors ...RequestEditorFn) (*RegisterResponse, error)
 
+	// CalendarFeedWithResponse A player's calendar feed (iCalendar, RFC 5545); the address is the credential.
+	//
+	// `text/calendar`: a VEVENT per running deadline of the feed's owner (theirs only: the other
+	// seats' deadlines are on the board), at the deadline (`DTSTART`, UTC, with no end: a moment),
+	// with a `UID` that stays while the same turn or decision waits, `SEQUENCE` growing each time the
+	// game's deadline is set or moved (a vacation moves it), `DTSTAMP` when it last was, a summary
+	// such as "Data Monsters: your turn in Game #12 ends", and `URL`, the game's board. An address
+	// renewed or turned off, or never made, gets 404 `not_found`. No authentication.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /v1/calendar/{file} (the `CalendarFeed` operationId).
+	CalendarFeedWithResponse(ctx context.Context, file string, reqEditors ...RequestEditorFn) (*CalendarFeedResponse, error)
+
 	// ListCardsWithResponse The card catalogue, with texts generated from the card data.
 	//
 	// Returns a wrapper object for the known response body format(s).
@@ -8790,6 +9171,39 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with PATCH /v1/me (the `UpdateMe` operationId).
 	UpdateMeWithResponse(ctx context.Context, body UpdateMeJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateMeResponse, error)
 
+	// DeleteCalendarFeedWithResponse Turn the caller's calendar feed off (login session only).
+	//
+	// The feed's address answers 404 from now on. 404 `not_found` when the caller has none.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with DELETE /v1/me/calendar (the `DeleteCalendarFeed` operationId).
+	DeleteCalendarFeedWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*DeleteCalendarFeedResponse, error)
+
+	// GetCalendarFeedWithResponse The address of the caller's calendar feed of their deadlines (login session only).
+	//
+	// The caller's private iCalendar feed (RFC 5545) of their running deadlines: one event per game
+	// that waits for them, at the deadline of their turn or of the decision they owe. Subscribe to
+	// `url` (or `webcal_url`) in a calendar app. Anyone with the address can read the feed, so it is
+	// shown only here and in the settings; renew it (POST) if it got out. 404 `not_found` when the
+	// caller has none.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /v1/me/calendar (the `GetCalendarFeed` operationId).
+	GetCalendarFeedWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetCalendarFeedResponse, error)
+
+	// CreateCalendarFeedWithResponse Make the caller's calendar feed, or renew its address (login session only).
+	//
+	// A new private address for the caller's feed; the address they had, if any, answers 404 from
+	// now on. It takes no Idempotency-Key: a repeat makes another address, and the last one made is
+	// the one that works.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v1/me/calendar (the `CreateCalendarFeed` operationId).
+	CreateCalendarFeedWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*CreateCalendarFeedResponse, error)
+
 	// LogoutEverywhereWithResponse End every session of the caller's account (login session only).
 	//
 	// Sign out everywhere: every session of the account ends, on every server at once, this one included: the browser's, and the API's refresh and access tokens, as a password change does. Personal API tokens are not revoked (`DELETE /v1/tokens/{id}` does that). A repeat gets 401, the token being ended.
@@ -8991,6 +9405,21 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with POST /v1/unsubscribe (the `UnsubscribeOneClick` operationId).
 	UnsubscribeOneClickWithFormdataBodyWithResponse(ctx context.Context, params *UnsubscribeOneClickParams, body UnsubscribeOneClickFormdataRequestBody, reqEditors ...RequestEditorFn) (*UnsubscribeOneClickResponse, error)
+
+	// GetUserWithResponse A player's public profile, with their rating, rated games and wins.
+	//
+	// What anyone may know of a player, without authentication: their username and their
+	// Glicko-2 rating (see docs/ratings.md). Finished games between people are rated (a game with
+	// a seat the service's bot played from the start is not); resigning, a forfeit for timeouts
+	// and a seat the bot plays at the end for its player's timeouts count as losses, and a game
+	// ended by a vote counts as its scores say. A player who has finished no rated game has the
+	// initial rating, 1500 ± 350, provisional, with 0 games. A name that is no account's (a
+	// deleted account's too) gets 404 `not_found`.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /v1/users/{name} (the `GetUser` operationId).
+	GetUserWithResponse(ctx context.Context, name string, reqEditors ...RequestEditorFn) (*GetUserResponse, error)
 
 	// ListWebhooksWithResponse The caller's webhooks, without their secrets.
 	//
@@ -9602,6 +10031,47 @@ func (r RegisterResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r RegisterResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type CalendarFeedResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *Problem
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r CalendarFeedResponse) GetApplicationproblemJSON404() *Problem {
+	return r.ApplicationproblemJSON404
+}
+
+// GetBody returns the raw response body bytes
+func (r CalendarFeedResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r CalendarFeedResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r CalendarFeedResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r CalendarFeedResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -11594,6 +12064,178 @@ func (r UpdateMeResponse) ContentType() string {
 	return ""
 }
 
+type DeleteCalendarFeedResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Problem
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *Problem
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r DeleteCalendarFeedResponse) GetApplicationproblemJSON401() *Problem {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r DeleteCalendarFeedResponse) GetApplicationproblemJSON403() *Problem {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r DeleteCalendarFeedResponse) GetApplicationproblemJSON404() *Problem {
+	return r.ApplicationproblemJSON404
+}
+
+// GetBody returns the raw response body bytes
+func (r DeleteCalendarFeedResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r DeleteCalendarFeedResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r DeleteCalendarFeedResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r DeleteCalendarFeedResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type GetCalendarFeedResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *CalendarFeed
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Problem
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *Problem
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetCalendarFeedResponse) GetJSON200() *CalendarFeed {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r GetCalendarFeedResponse) GetApplicationproblemJSON401() *Problem {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r GetCalendarFeedResponse) GetApplicationproblemJSON403() *Problem {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r GetCalendarFeedResponse) GetApplicationproblemJSON404() *Problem {
+	return r.ApplicationproblemJSON404
+}
+
+// GetBody returns the raw response body bytes
+func (r GetCalendarFeedResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetCalendarFeedResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetCalendarFeedResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetCalendarFeedResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type CreateCalendarFeedResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON201 the response for an HTTP 201 `application/json` response
+	JSON201 *CalendarFeed
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Problem
+}
+
+// GetJSON201 returns the response for an HTTP 201 `application/json` response
+func (r CreateCalendarFeedResponse) GetJSON201() *CalendarFeed {
+	return r.JSON201
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r CreateCalendarFeedResponse) GetApplicationproblemJSON401() *Problem {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r CreateCalendarFeedResponse) GetApplicationproblemJSON403() *Problem {
+	return r.ApplicationproblemJSON403
+}
+
+// GetBody returns the raw response body bytes
+func (r CreateCalendarFeedResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r CreateCalendarFeedResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r CreateCalendarFeedResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r CreateCalendarFeedResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 type LogoutEverywhereResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -12674,6 +13316,54 @@ func (r UnsubscribeOneClickResponse) ContentType() string {
 	return ""
 }
 
+type GetUserResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *UserProfile
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *Problem
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetUserResponse) GetJSON200() *UserProfile {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r GetUserResponse) GetApplicationproblemJSON404() *Problem {
+	return r.ApplicationproblemJSON404
+}
+
+// GetBody returns the raw response body bytes
+func (r GetUserResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetUserResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetUserResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetUserResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 type ListWebhooksResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -13257,6 +13947,26 @@ func (c *ClientWithResponses) RegisterWithResponse(ctx context.Context, params *
 	return ParseRegisterResponse(rsp)
 }
 
+// CalendarFeedWithResponse A player's calendar feed (iCalendar, RFC 5545); the address is the credential.
+//
+// `text/calendar`: a VEVENT per running deadline of the feed's owner (theirs only: the other
+// seats' deadlines are on the board), at the deadline (`DTSTART`, UTC, with no end: a moment),
+// with a `UID` that stays while the same turn or decision waits, `SEQUENCE` growing each time the
+// game's deadline is set or moved (a vacation moves it), `DTSTAMP` when it last was, a summary
+// such as "Data Monsters: your turn in Game #12 ends", and `URL`, the game's board. An address
+// renewed or turned off, or never made, gets 404 `not_found`. No authentication.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /v1/calendar/{file} (the `CalendarFeed` operationId).
+func (c *ClientWithResponses) CalendarFeedWithResponse(ctx context.Context, file string, reqEditors ...RequestEditorFn) (*CalendarFeedResponse, error) {
+	rsp, err := c.CalendarFeed(ctx, file, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCalendarFeedResponse(rsp)
+}
+
 // ListCardsWithResponse The card catalogue, with texts generated from the card data.
 //
 // Returns a wrapper object for the known response body format(s).
@@ -13811,6 +14521,57 @@ func (c *ClientWithResponses) UpdateMeWithResponse(ctx context.Context, body Upd
 	return ParseUpdateMeResponse(rsp)
 }
 
+// DeleteCalendarFeedWithResponse Turn the caller's calendar feed off (login session only).
+//
+// The feed's address answers 404 from now on. 404 `not_found` when the caller has none.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with DELETE /v1/me/calendar (the `DeleteCalendarFeed` operationId).
+func (c *ClientWithResponses) DeleteCalendarFeedWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*DeleteCalendarFeedResponse, error) {
+	rsp, err := c.DeleteCalendarFeed(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseDeleteCalendarFeedResponse(rsp)
+}
+
+// GetCalendarFeedWithResponse The address of the caller's calendar feed of their deadlines (login session only).
+//
+// The caller's private iCalendar feed (RFC 5545) of their running deadlines: one event per game
+// that waits for them, at the deadline of their turn or of the decision they owe. Subscribe to
+// `url` (or `webcal_url`) in a calendar app. Anyone with the address can read the feed, so it is
+// shown only here and in the settings; renew it (POST) if it got out. 404 `not_found` when the
+// caller has none.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /v1/me/calendar (the `GetCalendarFeed` operationId).
+func (c *ClientWithResponses) GetCalendarFeedWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetCalendarFeedResponse, error) {
+	rsp, err := c.GetCalendarFeed(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetCalendarFeedResponse(rsp)
+}
+
+// CreateCalendarFeedWithResponse Make the caller's calendar feed, or renew its address (login session only).
+//
+// A new private address for the caller's feed; the address they had, if any, answers 404 from
+// now on. It takes no Idempotency-Key: a repeat makes another address, and the last one made is
+// the one that works.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v1/me/calendar (the `CreateCalendarFeed` operationId).
+func (c *ClientWithResponses) CreateCalendarFeedWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*CreateCalendarFeedResponse, error) {
+	rsp, err := c.CreateCalendarFeed(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateCalendarFeedResponse(rsp)
+}
+
 // LogoutEverywhereWithResponse End every session of the caller's account (login session only).
 //
 // Sign out everywhere: every session of the account ends, on every server at once, this one included: the browser's, and the API's refresh and access tokens, as a password change does. Personal API tokens are not revoked (`DELETE /v1/tokens/{id}` does that). A repeat gets 401, the token being ended.
@@ -14137,6 +14898,27 @@ func (c *ClientWithResponses) UnsubscribeOneClickWithFormdataBodyWithResponse(ct
 		return nil, err
 	}
 	return ParseUnsubscribeOneClickResponse(rsp)
+}
+
+// GetUserWithResponse A player's public profile, with their rating, rated games and wins.
+//
+// What anyone may know of a player, without authentication: their username and their
+// Glicko-2 rating (see docs/ratings.md). Finished games between people are rated (a game with
+// a seat the service's bot played from the start is not); resigning, a forfeit for timeouts
+// and a seat the bot plays at the end for its player's timeouts count as losses, and a game
+// ended by a vote counts as its scores say. A player who has finished no rated game has the
+// initial rating, 1500 ± 350, provisional, with 0 games. A name that is no account's (a
+// deleted account's too) gets 404 `not_found`.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /v1/users/{name} (the `GetUser` operationId).
+func (c *ClientWithResponses) GetUserWithResponse(ctx context.Context, name string, reqEditors ...RequestEditorFn) (*GetUserResponse, error) {
+	rsp, err := c.GetUser(ctx, name, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetUserResponse(rsp)
 }
 
 // ListWebhooksWithResponse The caller's webhooks, without their secrets.
@@ -14833,6 +15615,32 @@ func ParseRegisterResponse(rsp *http.Response) (*RegisterResponse, error) {
 			headers.RetryAfter = value
 		}
 		response.Headers429 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseCalendarFeedResponse parses an HTTP response from a CalendarFeedWithResponse call
+func ParseCalendarFeedResponse(rsp *http.Response) (*CalendarFeedResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &CalendarFeedResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
 	}
 
 	return response, nil
@@ -16503,6 +17311,136 @@ func ParseUpdateMeResponse(rsp *http.Response) (*UpdateMeResponse, error) {
 	return response, nil
 }
 
+// ParseDeleteCalendarFeedResponse parses an HTTP response from a DeleteCalendarFeedWithResponse call
+func ParseDeleteCalendarFeedResponse(rsp *http.Response) (*DeleteCalendarFeedResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &DeleteCalendarFeedResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case rsp.StatusCode == 204:
+		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseGetCalendarFeedResponse parses an HTTP response from a GetCalendarFeedWithResponse call
+func ParseGetCalendarFeedResponse(rsp *http.Response) (*GetCalendarFeedResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetCalendarFeedResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest CalendarFeed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseCreateCalendarFeedResponse parses an HTTP response from a CreateCalendarFeedWithResponse call
+func ParseCreateCalendarFeedResponse(rsp *http.Response) (*CreateCalendarFeedResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &CreateCalendarFeedResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
+		var dest CalendarFeed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON201 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	}
+
+	return response, nil
+}
+
 // ParseLogoutEverywhereResponse parses an HTTP response from a LogoutEverywhereWithResponse call
 func ParseLogoutEverywhereResponse(rsp *http.Response) (*LogoutEverywhereResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -17454,6 +18392,39 @@ func ParseUnsubscribeOneClickResponse(rsp *http.Response) (*UnsubscribeOneClickR
 
 	case rsp.StatusCode == 200:
 		// Content-type (text/html) unsupported
+
+	}
+
+	return response, nil
+}
+
+// ParseGetUserResponse parses an HTTP response from a GetUserWithResponse call
+func ParseGetUserResponse(rsp *http.Response) (*GetUserResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetUserResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest UserProfile
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
 
 	}
 

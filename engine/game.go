@@ -471,40 +471,63 @@ func (s *State) scoreWith(seat, mod int) int {
 // player holding the single most valuable challenge; still tied, a shared
 // win. Seats that resigned cannot win.
 func (s *State) winners(scores []int) []int {
-	best := -1 << 31
-	var tied []int
-	for i, sc := range scores {
-		if !s.live(i) {
-			continue
-		}
-		switch {
-		case sc > best:
-			best, tied = sc, []int{i}
-		case sc == best:
-			tied = append(tied, i)
-		}
-	}
-	if len(tied) < 2 {
-		return tied
-	}
-	top := func(seat int) int {
-		m := 0
-		for _, c := range s.Players[seat].Ranking {
-			m = max(m, s.card(c.Card).Points)
-		}
-		return m
-	}
-	bestTop := -1
 	var out []int
-	for _, seat := range tied {
-		switch t := top(seat); {
-		case t > bestTop:
-			bestTop, out = t, []int{seat}
-		case t == bestTop:
+	for seat, r := range s.ranks(scores) {
+		if r == 0 && s.live(seat) {
 			out = append(out, seat)
 		}
 	}
 	return out
+}
+
+// Ranks returns each seat's place in the game as it stands (at its end,
+// its final places), 0 for the first, by the scoring rules that name the
+// winners: among the seats still in the game, more Big Data Points place
+// higher, then the single most valuable challenge held; seats the rules
+// cannot part share a place, and the next place counts them ("0, 0, 2").
+// Seats that resigned come after all of them, sharing the last place. The
+// winners are exactly the seats placed 0 (once the game is over).
+func Ranks(s *State) []int {
+	scores := make([]int, len(s.Players))
+	for i := range s.Players {
+		scores[i] = s.Score(i)
+	}
+	return s.ranks(scores)
+}
+
+// ranks is Ranks given each seat's score.
+func (s *State) ranks(scores []int) []int {
+	type key struct{ out, score, top int } // out: 1 for a seat that resigned
+	keys := make([]key, len(scores))
+	for i, sc := range scores {
+		if s.live(i) {
+			keys[i] = key{0, sc, s.topChallenge(i)}
+		} else {
+			keys[i] = key{out: 1}
+		}
+	}
+	better := func(a, b key) bool {
+		return a.out < b.out || a.out == b.out && (a.score > b.score || a.score == b.score && a.top > b.top)
+	}
+	out := make([]int, len(scores))
+	for i := range keys {
+		for j := range keys {
+			if better(keys[j], keys[i]) {
+				out[i]++
+			}
+		}
+	}
+	return out
+}
+
+// topChallenge is the Big Data Points of the single most valuable
+// challenge in seat's Ranking (0 for none).
+func (s *State) topChallenge(seat int) int {
+	m := 0
+	for _, c := range s.Players[seat].Ranking {
+		m = max(m, s.card(c.Card).Points)
+	}
+	return m
 }
 
 // statSums holds every stat's static modifier for one seat.

@@ -243,6 +243,10 @@ type Change struct {
 	// Reclaimed are the seats their players took back from the service's
 	// bot in this change.
 	Reclaimed []Reclaim
+	// Rated, for a change that ends a rated game, is what it writes to the
+	// players' ratings, in the same transaction (see RatedGame); nil for
+	// any other change.
+	Rated *RatedGame
 	// Engine, for a change made by the engine, holds in parsed form what
 	// the caller already has, so that the outbox need not decode the
 	// snapshot, the events and the stored prompts again. Nil: decode them.
@@ -559,6 +563,11 @@ func (s *Store) mutate(ctx context.Context, id int64, cached *int64, key Key, fn
 			ch = &Change{}
 		}
 		now := s.Now()
+		if ch.Rated != nil {
+			if err := s.rate(tx, g, ch.Rated); err != nil {
+				return err
+			}
+		}
 		for i := range ch.Actions {
 			g.ActionSeq++
 			a := &ch.Actions[i]
@@ -580,7 +589,7 @@ func (s *Store) mutate(ctx context.Context, id int64, cached *int64, key Key, fn
 		for i := range ch.Notifications {
 			ch.Notifications[i].CreatedAt = now
 		}
-		if err := s.writeGame(tx, g, before, ch); err != nil {
+		if err := s.writeGame(tx, g, before, ch, deadlineMoved(prevDeadline, g.DeadlineAt)); err != nil {
 			return err
 		}
 		if ch.Record != nil {
@@ -610,17 +619,29 @@ type stmt struct {
 	args []any
 }
 
+// deadlineMoved is 1 when a change set the deadline from prev to next
+// (one or the other nil, or another time), else 0: what a game's
+// deadline_seq grows by.
+func deadlineMoved(prev, next *time.Time) int {
+	if (prev == nil) == (next == nil) && (prev == nil || prev.Equal(*next)) {
+		return 0
+	}
+	return 1
+}
+
 // writeGame writes the game row, the seats that differ from before, the
-// new actions, events and notifications, and the replaced prompts. On
-// Postgres they go in one statement that ends by announcing them
-// (writeChange); on SQLite one statement each.
-func (s *Store) writeGame(tx *gorm.DB, g *Game, before []Seat, ch *Change) error {
+// new actions, events and notifications, and the replaced prompts; moved
+// (0 or 1, see deadlineMoved) counts a new or moved deadline in the row's
+// deadline_seq and deadline_set_at. On Postgres they go in one statement
+// that ends by announcing them (writeChange); on SQLite one statement
+// each.
+func (s *Store) writeGame(tx *gorm.DB, g *Game, before []Seat, ch *Change, moved int) error {
 	seats := changedSeats(before, g.Seats)
 	if s.dialect == Postgres {
-		return writeChange(tx, g, seats, ch)
+		return writeChange(tx, g, seats, ch, moved)
 	}
 	stmts := []stmt{{qUpdateGame, []any{g.Status, g.Version, g.EventSeq, g.ActionSeq, g.newState(), g.Winners,
-		g.DeadlineAt, g.ClockFrom, g.ClockAt, g.UpdatedAt, g.StartedAt, g.EndedAt, g.Settings, g.ID}}}
+		g.DeadlineAt, g.ClockFrom, g.ClockAt, g.UpdatedAt, g.StartedAt, g.EndedAt, g.Settings, moved, moved, g.UpdatedAt, g.ID}}}
 	for _, st := range seats {
 		stmts = append(stmts, stmt{qUpdateSeat, []any{st.UserID, st.Username, st.Invited, st.Joined, st.Deck,
 			st.Awaited, st.JoinedAt, st.Bot, st.Timeouts, st.BotSince, g.ID, st.SeatNo}})
@@ -673,7 +694,7 @@ const AnnounceChannel = "dm_events"
 // updated_at and the events' version the game's, as mutate sets them). It
 // goes to the driver past GORM, which would spread a slice into a list of
 // values.
-func writeChange(tx *gorm.DB, g *Game, seats []Seat, ch *Change) error {
+func writeChange(tx *gorm.DB, g *Game, seats []Seat, ch *Change, moved int) error {
 	args := []any{g.ID, g.Status, g.Version, g.EventSeq, g.ActionSeq, g.newState(), g.Winners,
 		g.DeadlineAt, g.ClockFrom, g.ClockAt, g.UpdatedAt, g.StartedAt, g.EndedAt, g.Settings}
 	args = append(args, columns(seats, func(s Seat) int { return s.SeatNo }),
@@ -705,7 +726,8 @@ func writeChange(tx *gorm.DB, g *Game, seats []Seat, ch *Change) error {
 		columns(prompts, func(p PromptRecord) int { return p.Seat }),
 		columns(prompts, func(p PromptRecord) string { return p.Body }),
 		columns(prompts, func(p PromptRecord) *time.Time { return p.DeadlineAt }), g.Holders(), // $41
-		columns(seats, func(s Seat) int64 { return s.BotSince })) // $42
+		columns(seats, func(s Seat) int64 { return s.BotSince }), // $42
+		moved) // $43
 	_, err := tx.Statement.ConnPool.ExecContext(tx.Statement.Context, qWriteChange, args...)
 	return writeError(err)
 }
@@ -788,6 +810,12 @@ type GameFilter struct {
 	Status   string // "" for any
 	Before   int64  // cursor: only games with id < Before; 0 for the first page
 	Limit    int    // page size, 1..101 (one more than a page tells whether another follows)
+	// Near, with Open, keeps the games whose seated players' mean rating
+	// is within Within of *Near, a player with no rated game counting as
+	// Unrated (their initial rating); nil keeps every game.
+	Near    *float64
+	Within  float64
+	Unrated float64
 }
 
 // ListGames returns a page of games, newest first, with their seats.
@@ -841,6 +869,10 @@ func listQuery(f GameFilter) (string, []any) {
 	if f.Status != "" {
 		q += " AND g.status = ?"
 		args = append(args, f.Status)
+	}
+	if f.Open && f.Near != nil {
+		q += qNearRating
+		args = append(args, f.Unrated, *f.Near-f.Within, *f.Near+f.Within)
 	}
 	q += " ORDER BY s.game_id DESC LIMIT ?"
 	if f.Open {

@@ -129,13 +129,15 @@ SELECT state FROM games WHERE id = ? AND version = ?`
 const qSeatsOfGames = `
 SELECT * FROM seats WHERE game_id IN ? ORDER BY game_id, seat_no`
 
-// qUpdateGame writes the game row. A nil snapshot keeps the stored one: a
+// qUpdateGame writes the game row (and counts a moved deadline, see
+// Store.writeGame). A nil snapshot keeps the stored one: a
 // snapshot is never removed, and a mutation that did not read it (see
 // MutateCached) and did not replace it leaves it as it is. (The space in
 // "COALESCE( ?" keeps GORM from spreading the bytes as a list of values.)
 const qUpdateGame = `
 UPDATE games SET status = ?, version = ?, event_seq = ?, action_seq = ?, state = COALESCE( ?, state), winners = ?,
-  deadline_at = ?, clock_from = ?, clock_at = ?, updated_at = ?, started_at = ?, ended_at = ?, settings = ?
+  deadline_at = ?, clock_from = ?, clock_at = ?, updated_at = ?, started_at = ?, ended_at = ?, settings = ?,
+  deadline_seq = deadline_seq + ?, deadline_set_at = CASE WHEN ? > 0 THEN ? ELSE deadline_set_at END
 WHERE id = ?`
 
 const qUpdateSeat = `
@@ -157,6 +159,14 @@ WHERE s.user_id = ? AND s.awaited AND s.game_id < ?`
 const qOpenGames = `
 SELECT g.* FROM games g
 WHERE g.status = 'open' AND g.public AND g.id < ?`
+
+// qNearRating keeps, of the open games, those whose seated players' mean
+// rating is between two bounds, a player with no rated game counting as
+// the first argument. It reads the 1-4 seats of each game the page walks
+// past, by their key.
+const qNearRating = `
+  AND (SELECT avg(COALESCE(r.rating, ?)) FROM seats s LEFT JOIN ratings r ON r.user_id = s.user_id
+       WHERE s.game_id = g.id AND s.user_id IS NOT NULL) BETWEEN ? AND ?`
 
 const qEventsAfter = `
 SELECT game_id, seq, version, body, created_at FROM events
@@ -197,7 +207,8 @@ const qWriteChange = `
 WITH g AS (
   UPDATE games SET status = $2, version = $3, event_seq = $4, action_seq = $5, state = COALESCE($6, state),
     winners = $7, deadline_at = $8, clock_from = $9, clock_at = $10, updated_at = $11, started_at = $12,
-    ended_at = $13, settings = $14
+    ended_at = $13, settings = $14, deadline_seq = deadline_seq + $43::int,
+    deadline_set_at = CASE WHEN $43::int > 0 THEN $11 ELSE deadline_set_at END
   WHERE id = $1),
 s AS (
   UPDATE seats s SET user_id = u.user_id, username = u.username, invited = u.invited, joined = u.joined,

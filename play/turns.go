@@ -200,6 +200,9 @@ func (s *Service) commit(g *models.Game, seat int, prevPrompts []engine.Prompt, 
 	}
 	ch := &models.Change{}
 	ch.Timeouts = countTimeouts(g, seat, len(actions) > 0, events, set)
+	if next.Over() {
+		ch.Rated = ratedGame(g, next, now)
+	}
 	var uid *int64
 	if seat >= 0 && g.Seats[seat].UserID != nil {
 		uid = g.Seats[seat].UserID

@@ -34,8 +34,9 @@ func (p *Pages) callAPI(c *gin.Context, method, path string, in, out any, key st
 	if err != nil {
 		return err
 	}
-	// The client's address and request id, for the API's rate limits and logs.
-	req.RemoteAddr = c.Request.RemoteAddr
+	// The client's address and request id, for the API's rate limits and
+	// logs; the host it asked for, for the addresses the API makes.
+	req.RemoteAddr, req.Host = c.Request.RemoteAddr, c.Request.Host
 	for _, h := range []string{"X-Forwarded-For", "X-Real-Ip"} {
 		if v := c.Request.Header.Values(h); len(v) > 0 {
 			req.Header[h] = v

@@ -311,8 +311,9 @@ type resultView struct {
 	Reason   string // how the game ended, as its last event says
 	Scores   []scoreItem
 	Winners  string
-	TieBreak string // how a tie on points was broken, "" for none
-	Shared   bool   // several seats won
+	TieBreak string       // how a tie on points was broken, "" for none
+	Shared   bool         // several seats won
+	Ratings  []ratingLine // how the game moved its players' ratings; none for a game that is not rated
 }
 
 // scoreItem is one seat's final score.
@@ -494,6 +495,11 @@ func (p *Pages) readBoardWith(c *gin.Context, id, uid int64, o boardOptions, bui
 		}
 	}
 	bv.Log = logHTML(bv.Events)
+	if bv.Result != nil {
+		if bv.Result.Ratings, err = p.ratingLines(ctx, id, bv.Players); err != nil {
+			return nil, err
+		}
+	}
 	if p.cfg.Hub != nil && !bv.Over {
 		bv.Live = gamePath(id) + "/live?last_event_id=" + strconv.FormatInt(bv.LastSeq, 10)
 	}

@@ -107,6 +107,9 @@ type lobbyView struct {
 	FormKey  string
 	NewGame  string // the new game form's path
 	MoreMine bool   // the user has more games than listed
+	Rating   int    // the user's rating, rounded
+	Near     int    // the rating the public games listed are near; -1: any rating
+	Within   int    // how near
 }
 
 // lobbyGames is how many of the user's games, and of the public games,
@@ -127,12 +130,21 @@ func (p *Pages) home(c *gin.Context) {
 		p.fail(c, err)
 		return
 	}
-	open, err := p.store.ListGames(ctx, models.GameFilter{Open: true, Limit: lobbyGames})
+	r, err := p.play.RatingOf(ctx, a.ID)
 	if err != nil {
 		p.fail(c, err)
 		return
 	}
-	lv := lobbyView{FormKey: newFormKey(), NewGame: newGamePath}
+	lv := lobbyView{FormKey: newFormKey(), NewGame: newGamePath, Rating: round(r.Rating.Rating), Near: -1, Within: play.NearRatingWithin}
+	filter := models.GameFilter{Open: true, Limit: lobbyGames}
+	if f := nearRating(c); f != nil {
+		filter, lv.Near = *f, round(*f.Near)
+	}
+	open, err := p.store.ListGames(ctx, filter)
+	if err != nil {
+		p.fail(c, err)
+		return
+	}
 	if len(mine) > lobbyGames {
 		mine, lv.MoreMine = mine[:lobbyGames], true
 	}

@@ -30,17 +30,18 @@ type page struct {
 // as a page.
 func parsePages(a *assets) (map[string]*page, error) {
 	funcs := template.FuncMap{
-		"asset": a.url,
-		"field": newField,
-		"when":  when,
-		"date":  date,
-		"dict":  dict,
-		"names": names,
-		"cards": cardList,
-		"clock": clock,
-		"iso":   iso,
-		"list":  func(xs ...option) []option { return xs },
-		"opt":   func(value, label string) option { return option{value, label} },
+		"asset":  a.url,
+		"field":  newField,
+		"when":   when,
+		"date":   date,
+		"dict":   dict,
+		"names":  names,
+		"cards":  cardList,
+		"clock":  clock,
+		"iso":    iso,
+		"player": playerPath,
+		"list":   func(xs ...option) []option { return xs },
+		"opt":    func(value, label string) option { return option{value, label} },
 		"deadlines": func(ds []durationOption) []option {
 			out := make([]option, len(ds))
 			for i, d := range ds {
@@ -289,6 +290,8 @@ var notices = map[string]string{
 	"vacation":       "Your vacation is booked.",
 	"vacation-ended": "Your vacation is over: the days you did not use are back in this year's allowance.",
 	"revoked":        "The API token is revoked.",
+	"calendar":       "Your calendar feed has a new address; the old one no longer works.",
+	"calendar-off":   "Your calendar feed is off; its address no longer works.",
 	"deleted":        "Your account is deleted. Thank you for playing.",
 	"created":        "Your game is open. It starts when every seat is taken and you press Start.",
 	"created-x":      "Your game is open, but an invitation mail could not be sent; invite again below.",

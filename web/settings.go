@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/hex"
 	"errors"
+	"html/template"
 	"net/http"
 	"strconv"
 	"strings"
@@ -46,7 +47,23 @@ type (
 	apiTokens struct {
 		Tokens []apiToken `json:"tokens"`
 	}
+	apiCalendar struct {
+		URL       string    `json:"url"`
+		WebcalURL string    `json:"webcal_url"`
+		CreatedAt time.Time `json:"created_at"`
+	}
 )
+
+// Webcal is the feed's address with the webcal scheme, which a calendar
+// app opens to subscribe; html/template would refuse the scheme, and the
+// address is the API's own (its base URL and a token), so it is trusted
+// when it is webcal:// and nothing else.
+func (c apiCalendar) Webcal() template.URL {
+	if !strings.HasPrefix(c.WebcalURL, "webcal://") {
+		return ""
+	}
+	return template.URL(c.WebcalURL)
+}
 
 // LastDay is a moment of the vacation's last day (it ends at the start of
 // the next).
@@ -60,9 +77,10 @@ type settingsView struct {
 	Kinds     []kindItem // notification kinds, each with a box per channel
 	Vacations apiVacations
 	Tokens    []apiToken
-	NewToken  *apiToken // the token just created, shown once
-	FormKey   string    // the Idempotency-Key of the page's create forms
-	Today     string    // the user's date, for the date inputs' minimum
+	NewToken  *apiToken    // the token just created, shown once
+	Calendar  *apiCalendar // the calendar feed's address; nil: the feed is off
+	FormKey   string       // the Idempotency-Key of the page's create forms
+	Today     string       // the user's date, for the date inputs' minimum
 }
 
 // channelItem is a notification channel, in words.
@@ -129,6 +147,11 @@ func (p *Pages) settingsData(c *gin.Context) (*settingsView, error) {
 		return nil, err
 	}
 	sv.Tokens = toks.Tokens
+	cal, err := p.calendarFeed(c)
+	if err != nil {
+		return nil, err
+	}
+	sv.Calendar = cal
 	replies, err := p.repliesOn(c)
 	if err != nil {
 		return nil, err
@@ -309,6 +332,43 @@ func (p *Pages) createToken(c *gin.Context) {
 	}
 	sv.NewToken = &tok
 	p.render(c, http.StatusCreated, "settings", view{Form: settingsForm(c, form{}), Data: sv})
+}
+
+// calendarFeed reads the address of the user's calendar feed (GET
+// /v1/me/calendar); nil when the feed is off.
+func (p *Pages) calendarFeed(c *gin.Context) (*apiCalendar, error) {
+	var cal apiCalendar
+	err := p.callAPI(c, http.MethodGet, "/v1/me/calendar", nil, &cal, "")
+	var ap *apiProblem
+	if errors.As(err, &ap) && ap.Status == http.StatusNotFound {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &cal, nil
+}
+
+// newCalendar turns the user's calendar feed on, or gives it a new
+// address (POST /v1/me/calendar): the old one stops working.
+func (p *Pages) newCalendar(c *gin.Context) {
+	if err := p.callAPI(c, http.MethodPost, "/v1/me/calendar", nil, nil, ""); err != nil {
+		p.settingsFailed(c, "calendar", err, form{})
+		return
+	}
+	redirect(c, "/settings?done=calendar#calendar")
+}
+
+// calendarOff turns the user's calendar feed off (DELETE
+// /v1/me/calendar); off already, nothing changes.
+func (p *Pages) calendarOff(c *gin.Context) {
+	err := p.callAPI(c, http.MethodDelete, "/v1/me/calendar", nil, nil, "")
+	var ap *apiProblem
+	if err != nil && !(errors.As(err, &ap) && ap.Status == http.StatusNotFound) {
+		p.settingsFailed(c, "calendar", err, form{})
+		return
+	}
+	redirect(c, "/settings?done=calendar-off#calendar")
 }
 
 // revokeToken revokes one of the user's API tokens (DELETE /v1/tokens/{id}).

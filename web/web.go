@@ -161,6 +161,7 @@ func (p *Pages) Routes(r *gin.Engine) {
 	g.GET(notifier.GamesPath+":id/log", p.gameLog)
 	g.GET(notifier.GamesPath+":id"+notifier.ActionPath, p.actPage) // the token is the credential
 	g.POST(notifier.GamesPath+":id"+notifier.ActionPath, p.act)
+	g.GET(playersPath+":name", p.player)
 	g.GET(invitePath, p.invitePage)
 	g.GET(joinPath, p.joinLinkPage)
 
@@ -185,6 +186,8 @@ func (p *Pages) Routes(r *gin.Engine) {
 	my.POST("/settings/email-replies", p.changeEmailReplies)
 	my.POST("/settings/vacations", p.startVacation)
 	my.POST("/settings/vacations/:id/end", p.endVacation)
+	my.POST("/settings/calendar", p.newCalendar)
+	my.POST("/settings/calendar/off", p.calendarOff)
 	my.POST("/settings/tokens", p.createToken)
 	my.POST("/settings/tokens/:id/revoke", p.revokeToken)
 	my.POST("/settings/sessions/end", p.endSessions)
