@@ -484,9 +484,10 @@ func sameText(text string) string {
 }
 
 // TestEmailFigures: the benchmark's measures of a game, on a game written
-// out: Ana's turn takes two replies of hers and one answer of Ben's in a
-// window, Ben's one reply; Ana gets a second email from her first reply's
-// change, and later the text of her first email again.
+// out: Ana's turn takes two replies of hers (the second refused) and one
+// answer of Ben's in a window, Ben's one reply; Ana gets a second email
+// from her first reply's change, and later the text of her first email
+// again.
 func TestEmailFigures(t *testing.T) {
 	t0 := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
 	at := func(ms int) time.Time { return t0.Add(time.Duration(ms) * time.Millisecond) }
@@ -496,10 +497,10 @@ func TestEmailFigures(t *testing.T) {
 	}
 	answer := func(ms int) *sent { m := mail(ana, ms, "", ""); return &m }
 	replies := []emailReply{
-		{Seat: 0, Active: 0, Turn: 1, Body: "play x\nclaim y\nend", Sent: at(1000), Answer: answer(1040)},
-		{Seat: 1, Active: 0, Turn: 1, Body: "pass", Sent: at(2000), Answer: answer(2030)},
-		{Seat: 0, Active: 0, Turn: 1, Body: "end", Sent: at(3000), Answer: answer(3100)},
-		{Seat: 1, Active: 1, Turn: 2, Body: "1 end", Sent: at(4000), Answer: answer(4020)},
+		{Seat: 0, Active: 0, Turn: 1, Body: "play x\nclaim y\nend", Moved: true, Sent: at(1000), Answer: answer(1040)},
+		{Seat: 1, Active: 0, Turn: 1, Body: "pass", Moved: true, Sent: at(2000), Answer: answer(2030)},
+		{Seat: 0, Active: 0, Turn: 1, Body: "claim z\nend", Sent: at(3000), Answer: answer(3100)}, // refused
+		{Seat: 1, Active: 1, Turn: 2, Body: "1 end", Moved: true, Sent: at(4000), Answer: answer(4020)},
 	}
 	msgs := []sent{
 		mail(ana, 100, "earlier game", "another game's"),
@@ -517,7 +518,7 @@ func TestEmailFigures(t *testing.T) {
 	if f.turns != 2 || f.offTurn != 1 || len(f.latencies) != 4 || f.p(0.5) != 30*time.Millisecond || f.p(1) != 100*time.Millisecond {
 		t.Fatalf("turns %d, off-turn %d, latencies %v", f.turns, f.offTurn, f.latencies)
 	}
-	if p := f.plan; p.turns != 1 || p.replies != 2 || p.inOne != 0 || p.claims != 1 || p.emails != 5 || p.dups != 2 ||
+	if p := f.plan; p.turns != 1 || p.replies != 2 || p.inOne != 0 || p.claims != 1 || p.refusedTurns != 1 || p.emails != 5 || p.dups != 2 ||
 		p.subjects["your turn"] != 2 || p.subjects["a decision waits for you"] != 1 {
 		t.Fatalf("Ana's figures %+v", p)
 	}

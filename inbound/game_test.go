@@ -137,6 +137,7 @@ type emailReply struct {
 	Turn      int  // the game's turn when it was sent
 	Active    int  // whose turn that is
 	Current   bool // the email answered was written at the game's version
+	Moved     bool // the game moved on with it (else nothing of it was played)
 	Body      string
 	Kind      string
 	MessageID string
@@ -144,8 +145,8 @@ type emailReply struct {
 	Answer    *sent
 }
 
-// refused reports whether the answer says nothing of the reply was played.
-func (r emailReply) refused() bool { return strings.Contains(r.Answer.Subject, "nothing was played") }
+// refused reports whether nothing of the reply was played.
+func (r emailReply) refused() bool { return !r.Moved }
 
 // emailWriter writes the commands of seat's reply to em, the seat's newest
 // decision email that has no reply yet, written at version ver, and says
@@ -218,6 +219,7 @@ func emailGame(tb testing.TB, e *env, id int64, users []*models.User, write []em
 		if r.Answer = e.answerTo(r.MessageID); r.Answer == nil {
 			tb.Fatalf("step %d (%s, %q): no answer to the reply", step, kind, body)
 		}
+		r.Moved = e.version(id) != g.Version
 		replies = append(replies, r)
 	}
 }

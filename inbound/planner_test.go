@@ -35,6 +35,7 @@ type planner struct {
 	known    map[string]handCard // the cards it has held, by name and level
 	standing bool                // "always pass" was sent and not refused
 	last     []string            // the commands of its last reply
+	version  int                 // the version of the email it answered last
 	again    int                 // plans written again for the decision at hand
 	// estimate is what the last plan reckoned its build would have at its
 	// claim (TECH, SCI); nil: it claimed nothing.
@@ -123,6 +124,7 @@ type letter struct {
 	Me      string // the reader's name
 	Mine    bool   // it is the reader's turn
 	Build   []int  // the reader's open Software Build: TECH, SCI; nil: none
+	Version int    // the version its lines are numbered at
 	Refused bool   // the answer to a reply of which nothing was played
 	Failed  string // the reply's line at fault
 	Moves   []string
@@ -141,6 +143,7 @@ var (
 	bonusRe   = regexp.MustCompile(`(?i)(your|opponents') Software Builds get ([^.]+)`)
 	statRe    = regexp.MustCompile(`([+-]\d+) (TECH|SCI)`)
 	discardRe = regexp.MustCompile(`discard (\d+) cards?`)
+	versionRe = regexp.MustCompile(`^What you can do now \(version (\d+)\)`)
 )
 
 // readLetter reads a decision email's text.
@@ -159,6 +162,9 @@ func readLetter(text string) letter {
 				l.Prompt = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(ls[i+1]), "1."))
 			}
 			section = ""
+			continue
+		case versionRe.MatchString(line):
+			l.Version, _ = strconv.Atoi(versionRe.FindStringSubmatch(line)[1])
 			continue
 		case strings.HasPrefix(line, "Market ("):
 			section = "market"
@@ -267,7 +273,9 @@ func (p *planner) reply(text string) string {
 		p.known[c.key()] = c
 	}
 	var cmds []string
-	if l.Refused && p.last != nil {
+	// Nothing of the last reply was played when the refusal says so, or
+	// when the game is still at the version that reply answered.
+	if (l.Refused || l.Version == p.version) && p.last != nil {
 		if i := slices.Index(p.last, "always pass"); i >= 0 {
 			p.standing = false
 			p.last = slices.Delete(p.last, i, i+1)
@@ -284,7 +292,7 @@ func (p *planner) reply(text string) string {
 		cmds = append([]string{"always pass"}, cmds...)
 		p.standing = true
 	}
-	p.last = cmds
+	p.last, p.version = cmds, l.Version
 	return strings.Join(cmds, "\n")
 }
 
