@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"net/smtp"
+	"regexp"
 	"slices"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -206,4 +208,324 @@ func sendOn(c *smtp.Client, from, to string, raw []byte) error {
 		return err
 	}
 	return c.Reset()
+}
+
+// The targets of issue 19 for the planner of BenchmarkEmailGames.
+const (
+	targetOneReply = 0.90 // at least this share of its turns in one reply
+	targetEmails   = 1.2  // at most this many emails to it per turn of the game
+	targetDups     = 0    // duplicate emails to it
+)
+
+// emailTargetsDue makes BenchmarkEmailGames fail when the planner misses a
+// target. The emails and duplicates are the notifier's half of issue 19
+// (one email per decision): set it to true once that half is in, and run
+// the benchmark with -benchtime 4x, since a few games are a small sample
+// for the share of turns in one reply.
+const emailTargetsDue = false
+
+// emailGamesEach is how many games each iteration of BenchmarkEmailGames
+// plays on each database (-benchtime 4x: four times as many).
+const emailGamesEach = 6
+
+// BenchmarkEmailGames plays whole 2-player games by email only, on each
+// database, over real SMTP: the outbox sends every email to an SMTP sink
+// over TCP, and each reply goes over TCP to the inbound SMTP server. One
+// player is a planner, which reads only its emails and writes each turn as
+// one plan in words (planner); the other writes numbers, what the greedy
+// bot would do while each move is still a line of the email (env.choose).
+// The planner is the first seat in every other game. It reports, for
+// each player, the replies per turn of its own and the share of its turns
+// done in one reply, the off-turn answers per turn (an interrupt window,
+// a question on the other's turn), the emails per turn of the game and
+// the duplicates (a second email to one person from one change, or the
+// same text twice), and the time from a reply's sending to its answer
+// reaching the sink (p50, p99). Run it with Postgres as well:
+//
+//	TEST_DATABASE_URL=postgres://... go test ./inbound -run '^$' -bench EmailGames -benchtime 1x
+func BenchmarkEmailGames(b *testing.B) {
+	for _, d := range modelstest.Dialects() {
+		b.Run(d.String(), func(b *testing.B) {
+			var all []gameFigures
+			for i := 0; b.Loop(); i++ {
+				e := newEnv(b, d)
+				for k := range emailGamesEach {
+					all = append(all, plannedGame(b, e, fmt.Sprintf("%d_%d", i, k), k%2))
+				}
+			}
+			f := sumFigures(all)
+			f.report(b)
+			b.Logf("%s, %d games, %d turns: planner %.2f replies a turn, %.0f%% of its turns in one reply, %.2f emails a turn, %d duplicates; "+
+				"numbers %.2f replies a turn, %.0f%% in one reply, %.2f emails a turn, %d duplicates; %.2f off-turn answers a turn; answers p50 %v, p99 %v",
+				d, len(all), f.turns, f.plan.repliesPerTurn(), 100*f.plan.oneReply(), f.plan.emailsPerTurn(f.turns), f.plan.dups,
+				f.num.repliesPerTurn(), 100*f.num.oneReply(), f.num.emailsPerTurn(f.turns), f.num.dups, f.offTurnPerTurn(),
+				f.p(0.5).Round(time.Millisecond), f.p(0.99).Round(time.Millisecond))
+			b.Logf("the planner's %d turns over one reply: %d with a plan refused, the others asked again by the game (a question, a plan an interrupt stopped)",
+				f.plan.turns-f.plan.inOne, f.plan.refusedTurns)
+			b.Logf("emails by subject: planner %v; numbers %v", f.plan.subjects, f.num.subjects)
+			for _, s := range f.plan.dupSubjects {
+				b.Logf("planner's duplicate: %s", s)
+			}
+			if emailTargetsDue {
+				if got := f.plan.oneReply(); got < targetOneReply {
+					b.Fatalf("the planner did %.0f%% of its turns in one reply, want at least %.0f%%", 100*got, 100*targetOneReply)
+				}
+				if got := f.plan.emailsPerTurn(f.turns); got > targetEmails {
+					b.Fatalf("the planner got %.2f emails a turn, want at most %.2f", got, targetEmails)
+				}
+				if f.plan.dups > targetDups {
+					b.Fatalf("the planner got %d duplicate emails, want %d", f.plan.dups, targetDups)
+				}
+			}
+		})
+	}
+}
+
+// plannedGame plays one game of BenchmarkEmailGames in e, under the
+// service's default interrupt policy, the planner in seat plannerSeat of
+// the players' seat order (a, who made the game, and b), and measures it.
+func plannedGame(tb testing.TB, e *env, name string, plannerSeat int) gameFigures {
+	a, bb := e.user("a"+name), e.user("b"+name)
+	id := e.gameUnder(a, bb, "")
+	users := []*models.User{a, bb}
+	// The game's seats are in the order it was made and joined.
+	var f forms
+	pl := newPlanner(tb)
+	byUser := map[int64]emailWriter{}
+	byUser[users[plannerSeat].ID] = func(_ int, em *sent, _ int64, _ int) (string, string) { return pl.reply(em.Text), "plan" }
+	numbers := users[1-plannerSeat]
+	byUser[numbers.ID] = func(seat int, em *sent, ver int64, step int) (string, string) {
+		return e.choose(tb, id, seat, numbers, em, ver, step, &f, false)
+	}
+	var seated []*models.User
+	e.play.Read(context.Background(), id, 0, func(g *models.Game, _ int, _ *engine.State) error {
+		for _, s := range g.Seats {
+			seated = append(seated, map[int64]*models.User{a.ID: a, bb.ID: bb}[*s.UserID])
+		}
+		return nil
+	})
+	writers := []emailWriter{byUser[seated[0].ID], byUser[seated[1].ID]}
+	start := time.Now()
+	replies := emailGame(tb, e, id, seated, writers, func(from, to string, raw []byte) {
+		if err := e.sendSMTP(from, to, raw); err != nil {
+			tb.Fatalf("send the reply: %v", err)
+		}
+	}, &f)
+	plan := slices.IndexFunc(seated, func(u *models.User) bool { return u.ID == users[plannerSeat].ID })
+	return measure(replies, e.sink.all(), start, seated, plan)
+}
+
+// gameFigures are the measures of games by email. Turns are counted by
+// the replies of the player whose turn it is.
+type gameFigures struct {
+	turns     int
+	offTurn   int             // replies by the player whose turn it is not
+	latencies []time.Duration // reply sent to answer accepted by the sink
+	plan, num playerFigures
+}
+
+// playerFigures are one player's measures.
+type playerFigures struct {
+	turns, inOne, replies int // its turns; those done in one reply; its replies on them
+	claims                int // its replies that played plays, a claim and the end of its turn at once
+	refusedTurns          int // its turns over one reply because a reply of it was refused
+	emails, dups          int
+	subjects              map[string]int // emails by subject, its game's name and turn left out
+	dupSubjects           []string       // the duplicates: subject, and what it repeats
+}
+
+func (p playerFigures) repliesPerTurn() float64 { return float64(p.replies) / float64(max(p.turns, 1)) }
+func (p playerFigures) oneReply() float64       { return float64(p.inOne) / float64(max(p.turns, 1)) }
+func (p playerFigures) emailsPerTurn(turns int) float64 {
+	return float64(p.emails) / float64(max(turns, 1))
+}
+func (f gameFigures) offTurnPerTurn() float64 { return float64(f.offTurn) / float64(max(f.turns, 1)) }
+
+// p is the q quantile of the latencies.
+func (f gameFigures) p(q float64) time.Duration {
+	if len(f.latencies) == 0 {
+		return 0
+	}
+	l := slices.Clone(f.latencies)
+	slices.Sort(l)
+	return l[int(q*float64(len(l)-1))]
+}
+
+func (f gameFigures) report(b *testing.B) {
+	b.ReportMetric(f.plan.repliesPerTurn(), "plan_replies/turn")
+	b.ReportMetric(100*f.plan.oneReply(), "plan_1reply_%")
+	b.ReportMetric(f.plan.emailsPerTurn(f.turns), "plan_emails/turn")
+	b.ReportMetric(float64(f.plan.dups), "plan_dups")
+	b.ReportMetric(f.num.repliesPerTurn(), "num_replies/turn")
+	b.ReportMetric(100*f.num.oneReply(), "num_1reply_%")
+	b.ReportMetric(f.num.emailsPerTurn(f.turns), "num_emails/turn")
+	b.ReportMetric(float64(f.num.dups), "num_dups")
+	b.ReportMetric(float64(f.plan.emails+f.num.emails)/float64(2*max(f.turns, 1)), "emails/player/turn")
+	b.ReportMetric(f.offTurnPerTurn(), "offturn/turn")
+	b.ReportMetric(float64(f.p(0.5).Microseconds())/1000, "answer_p50_ms")
+	b.ReportMetric(float64(f.p(0.99).Microseconds())/1000, "answer_p99_ms")
+}
+
+// sumFigures adds up the figures of several games.
+func sumFigures(all []gameFigures) gameFigures {
+	var s gameFigures
+	s.plan.subjects, s.num.subjects = map[string]int{}, map[string]int{}
+	for _, f := range all {
+		s.turns += f.turns
+		s.offTurn += f.offTurn
+		s.latencies = append(s.latencies, f.latencies...)
+		for _, pair := range [][2]*playerFigures{{&s.plan, &f.plan}, {&s.num, &f.num}} {
+			to, from := pair[0], pair[1]
+			to.turns += from.turns
+			to.inOne += from.inOne
+			to.replies += from.replies
+			to.claims += from.claims
+			to.refusedTurns += from.refusedTurns
+			to.emails += from.emails
+			to.dups += from.dups
+			to.dupSubjects = append(to.dupSubjects, from.dupSubjects...)
+			for k, n := range from.subjects {
+				to.subjects[k] += n
+			}
+		}
+	}
+	return s
+}
+
+// subjectRe is what a subject says past the game's name and turn.
+var subjectRe = regexp.MustCompile(`^\[Data Monsters\] [^:]*: |\s*\(turn \d+\)`)
+
+// measure works out the figures of one game from its replies and the
+// emails the sink accepted (those to the seats' users since start): the
+// emails that arrived between two replies come from the change the first
+// of them made, since emailGame waits for the outbox before each reply.
+func measure(replies []emailReply, msgs []sent, start time.Time, users []*models.User, plan int) gameFigures {
+	f := gameFigures{plan: playerFigures{subjects: map[string]int{}}, num: playerFigures{subjects: map[string]int{}}}
+	who := func(seat int) *playerFigures {
+		if seat == plan {
+			return &f.plan
+		}
+		return &f.num
+	}
+	own := map[int]int{} // turn -> replies by the player whose turn it is
+	active := map[int]int{}
+	refused := map[int]bool{} // turns with a reply of the player's refused
+	for _, r := range replies {
+		f.latencies = append(f.latencies, r.Answer.At.Sub(r.Sent))
+		if !r.refused() && strings.Contains(r.Body, "play ") && strings.Contains(r.Body, "claim ") && strings.HasSuffix(r.Body, "end") {
+			who(r.Seat).claims++
+		}
+		if r.Seat != r.Active {
+			f.offTurn++
+			continue
+		}
+		own[r.Turn]++
+		active[r.Turn] = r.Active
+		refused[r.Turn] = refused[r.Turn] || r.refused()
+	}
+	f.turns = len(own)
+	for t, n := range own {
+		p := who(active[t])
+		p.turns++
+		p.replies += n
+		switch {
+		case n == 1:
+			p.inOne++
+		case refused[t]:
+			p.refusedTurns++
+		}
+	}
+	// The change each email comes from: the index of the last reply sent
+	// before it (-1: the game's start).
+	change := func(at time.Time) int {
+		return sort.Search(len(replies), func(i int) bool { return replies[i].Sent.After(at) }) - 1
+	}
+	for seat, u := range users {
+		p := who(seat)
+		byChange, byText := map[int]string{}, map[string]string{}
+		for _, m := range msgs {
+			if !strings.Contains(m.To, u.Email) || m.At.Before(start) {
+				continue
+			}
+			p.emails++
+			subject := subjectRe.ReplaceAllString(m.Subject, "")
+			p.subjects[subject]++
+			c := change(m.At)
+			text := sameText(m.Text)
+			switch first, ok := byChange[c]; {
+			case ok:
+				p.dups++
+				p.dupSubjects = append(p.dupSubjects, fmt.Sprintf("%q beside %q, from one change", subject, first))
+			case byText[text] != "":
+				p.dups++
+				p.dupSubjects = append(p.dupSubjects, fmt.Sprintf("%q, the same text as an earlier %q", subject, byText[text]))
+			}
+			if _, ok := byChange[c]; !ok {
+				byChange[c] = subject
+			}
+			if byText[text] == "" {
+				byText[text] = subject
+			}
+		}
+	}
+	return f
+}
+
+// sameText is an email's text without what differs in every email even
+// when it says the same: its links and reply address.
+func sameText(text string) string {
+	var b strings.Builder
+	for _, l := range strings.Split(text, "\n") {
+		if !strings.Contains(l, "://") && !strings.Contains(l, "@"+domain) {
+			b.WriteString(l + "\n")
+		}
+	}
+	return b.String()
+}
+
+// TestEmailFigures: the benchmark's measures of a game, on a game written
+// out: Ana's turn takes two replies of hers (the second refused) and one
+// answer of Ben's in a window, Ben's one reply; Ana gets a second email
+// from her first reply's change, and later the text of her first email
+// again.
+func TestEmailFigures(t *testing.T) {
+	t0 := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
+	at := func(ms int) time.Time { return t0.Add(time.Duration(ms) * time.Millisecond) }
+	ana, ben := &models.User{Email: "ana@example.com"}, &models.User{Email: "ben@example.com"}
+	mail := func(to *models.User, ms int, subject, text string) sent {
+		return sent{To: `"x" <` + to.Email + `>`, At: at(ms), Subject: "[Data Monsters] Game #1: " + subject, Text: text}
+	}
+	answer := func(ms int) *sent { m := mail(ana, ms, "", ""); return &m }
+	replies := []emailReply{
+		{Seat: 0, Active: 0, Turn: 1, Body: "play x\nclaim y\nend", Moved: true, Sent: at(1000), Answer: answer(1040)},
+		{Seat: 1, Active: 0, Turn: 1, Body: "pass", Moved: true, Sent: at(2000), Answer: answer(2030)},
+		{Seat: 0, Active: 0, Turn: 1, Body: "claim z\nend", Sent: at(3000), Answer: answer(3100)}, // refused
+		{Seat: 1, Active: 1, Turn: 2, Body: "1 end", Moved: true, Sent: at(4000), Answer: answer(4020)},
+	}
+	msgs := []sent{
+		mail(ana, 100, "earlier game", "another game's"),
+		mail(ana, 600, "your turn (turn 1)", "your turn\nhttps://dm.example/a?t=1\n"),
+		mail(ana, 1040, "your moves were played", "played"),
+		mail(ben, 1050, "a decision waits for you", "window"),
+		mail(ana, 1060, "a decision waits for you", "window for you"),
+		mail(ben, 2030, "your moves were played", "passed"),
+		mail(ana, 3100, "your moves were played", "ended"),
+		mail(ben, 3110, "your turn (turn 2)", "your turn, ben"),
+		mail(ben, 4020, "your moves were played", "ended, ben"),
+		mail(ana, 4500, "your turn (turn 3)", "your turn\nhttps://dm.example/a?t=2\n"),
+	}
+	f := measure(replies, msgs, at(500), []*models.User{ana, ben}, 0)
+	if f.turns != 2 || f.offTurn != 1 || len(f.latencies) != 4 || f.p(0.5) != 30*time.Millisecond || f.p(1) != 100*time.Millisecond {
+		t.Fatalf("turns %d, off-turn %d, latencies %v", f.turns, f.offTurn, f.latencies)
+	}
+	if p := f.plan; p.turns != 1 || p.replies != 2 || p.inOne != 0 || p.claims != 1 || p.refusedTurns != 1 || p.emails != 5 || p.dups != 2 ||
+		p.subjects["your turn"] != 2 || p.subjects["a decision waits for you"] != 1 {
+		t.Fatalf("Ana's figures %+v", p)
+	}
+	if n := f.num; n.turns != 1 || n.replies != 1 || n.inOne != 1 || n.emails != 4 || n.dups != 0 {
+		t.Fatalf("Ben's figures %+v", n)
+	}
+	if s := sumFigures([]gameFigures{f, f}); s.turns != 4 || s.plan.dups != 4 || s.num.inOne != 2 || s.plan.subjects["your turn"] != 4 {
+		t.Fatalf("two games: %+v", s)
+	}
 }

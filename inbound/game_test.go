@@ -68,82 +68,47 @@ func TestGameByEmailHTTP(t *testing.T) {
 	}
 }
 
+// TestPlannedGameByEmail plays a game of BenchmarkEmailGames, the planner
+// against the numbers player, over SMTP on one database (Postgres when
+// TEST_DATABASE_URL is set): the planner reads every email it answers, and
+// some of its turns are one reply that plays Tools, claims and ends.
+func TestPlannedGameByEmail(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a whole game by email")
+	}
+	d := modelstest.Dialects()[len(modelstest.Dialects())-1]
+	f := plannedGame(t, newEnv(t, d), "0", 1)
+	t.Logf("%s: %d turns; the planner's %d turns took %d replies, %d of them one, %d plays with a claim in one reply",
+		d, f.turns, f.plan.turns, f.plan.replies, f.plan.inOne, f.plan.claims)
+	if f.plan.turns == 0 || f.num.turns == 0 || f.plan.inOne == 0 || f.plan.claims == 0 {
+		t.Fatalf("the planner played no whole turn in one reply: %+v", f.plan)
+	}
+}
+
 func playByEmail(t *testing.T, e *env, send func(from, to string, raw []byte)) {
 	ana, ben := e.user("ana"), e.user("ben")
 	id := e.game(ana, ben)
 	users := []*models.User{ana, ben}
-	replied := map[string]bool{}
-	var replies []string
 	var f forms
-	ctx := context.Background()
-	for step := 0; ; step++ {
-		if step > 500 {
-			t.Fatal("the game did not end in 500 replies")
-		}
-		e.settle()
-		g, err := e.st.GameNoState(ctx, id)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if g.Status == models.StatusOver {
-			break
-		}
-		seat := slices.IndexFunc(g.Seats, func(s models.Seat) bool { return s.Awaited })
-		if seat < 0 {
-			t.Fatalf("version %d: the game waits for no one", g.Version)
-		}
-		u := users[seat]
-		var em *sent
-		var ver int64 = -1
-		for _, m := range e.sink.to(u.Email) {
-			if !m.decision() || replied[m.MessageID] {
-				continue
-			}
-			r, err := notifier.ParseReplyAddress(m.ReplyTo)
-			if err != nil || !strings.HasSuffix(m.ReplyTo, "@"+domain) {
-				t.Fatalf("Reply-To %q: %v", m.ReplyTo, err)
-			}
-			if r.GameID != id || r.Seat != seat || r.UserID != u.ID {
-				t.Fatalf("Reply-To %q names %+v", m.ReplyTo, r)
-			}
-			if r.Version >= ver {
-				m := m
-				em, ver = &m, r.Version
-			}
-		}
-		if em == nil {
-			t.Fatalf("seat %d is awaited at version %d but has no decision email to answer", seat, g.Version)
-		}
-		replied[em.MessageID] = true
-		body, kind := e.choose(t, id, seat, u, em, ver, step, &f)
-		reply := replyMsg{From: u.Email, To: em.ReplyTo, Subject: "Re: " + em.Subject, InReplyTo: em.MessageID,
-			References: append(slices.Clone(em.References), em.MessageID)}
-		clientLayout(&reply, body, em, step, &f)
-		raw := reply.raw()
-		mid := messageIDOf(raw)
-		send(u.Email, em.ReplyTo, raw)
-		replies = append(replies, mid)
-		e.settle()
-		if a := e.answerTo(mid); a == nil {
-			t.Fatalf("step %d (%s, %q): no answer to the reply", step, kind, body)
-		} else if strings.Contains(a.Subject, "nothing was played") && ver == g.Version {
-			t.Fatalf("step %d: the reply %q to the email at the game's version was refused:\n%s", step, body, a.Text)
+	bot := func(seat int, em *sent, ver int64, step int) (string, string) {
+		return e.choose(t, id, seat, users[seat], em, ver, step, &f, true)
+	}
+	replies := emailGame(t, e, id, users, []emailWriter{bot, bot}, send, &f)
+	for _, r := range replies {
+		if r.Current && r.refused() {
+			t.Fatalf("the reply %q to the email at the game's version was refused:\n%s", r.Body, r.Answer.Text)
 		}
 	}
-	g, err := e.st.Game(ctx, id)
+	g, err := e.st.Game(context.Background(), id)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(g.WinnerSeats()) == 0 {
 		t.Fatalf("the game ended with no winner")
 	}
-	for _, mid := range replies {
-		a := e.answerTo(mid)
-		if a == nil {
-			t.Fatalf("reply %s has no answer", mid)
-		}
-		if !slices.Contains(a.References, notifier.ThreadID(strconv.FormatInt(id, 10), domain)) {
-			t.Fatalf("the answer to %s is not in the game's thread: %v", mid, a.References)
+	for _, r := range replies {
+		if !slices.Contains(r.Answer.References, notifier.ThreadID(strconv.FormatInt(id, 10), domain)) {
+			t.Fatalf("the answer to %s is not in the game's thread: %v", r.MessageID, r.Answer.References)
 		}
 	}
 	over := 0
@@ -164,6 +129,101 @@ func playByEmail(t *testing.T, e *env, send func(from, to string, raw []byte)) {
 	}
 }
 
+// emailReply is one reply of a game played by email, as emailGame sent
+// it: who wrote it, at which turn of whom, what it said, when the inbound
+// door took it, and the service's answer.
+type emailReply struct {
+	Seat      int
+	Turn      int  // the game's turn when it was sent
+	Active    int  // whose turn that is
+	Current   bool // the email answered was written at the game's version
+	Moved     bool // the game moved on with it (else nothing of it was played)
+	Body      string
+	Kind      string
+	MessageID string
+	Sent      time.Time // when its sending began
+	Answer    *sent
+}
+
+// refused reports whether nothing of the reply was played.
+func (r emailReply) refused() bool { return !r.Moved }
+
+// emailWriter writes the commands of seat's reply to em, the seat's newest
+// decision email that has no reply yet, written at version ver, and says
+// what kind of reply it is; step counts the game's replies from 0.
+type emailWriter func(seat int, em *sent, ver int64, step int) (body, kind string)
+
+// emailGame plays game id of users to its end by email only: at each step
+// it waits for the outbox, takes the newest decision email of the awaited
+// seat that has no reply yet, has write[seat] write the reply, lays it out
+// as one of several mail clients would (above the quoted original) and
+// sends it with send. Every reply must be answered. It returns the
+// replies, in order.
+func emailGame(tb testing.TB, e *env, id int64, users []*models.User, write []emailWriter, send func(from, to string, raw []byte), f *forms) []emailReply {
+	tb.Helper()
+	replied := map[string]bool{}
+	var replies []emailReply
+	ctx := context.Background()
+	for step := 0; ; step++ {
+		if step > 500 {
+			tb.Fatal("the game did not end in 500 replies")
+		}
+		e.settle()
+		var g *models.Game
+		turn, active := 0, -1
+		if err := e.play.Read(ctx, id, 0, func(gm *models.Game, _ int, st *engine.State) error {
+			g, turn, active = gm, st.Turn, st.Active
+			return nil
+		}); err != nil {
+			tb.Fatal(err)
+		}
+		if g.Status == models.StatusOver {
+			return replies
+		}
+		seat := slices.IndexFunc(g.Seats, func(s models.Seat) bool { return s.Awaited })
+		if seat < 0 {
+			tb.Fatalf("version %d: the game waits for no one", g.Version)
+		}
+		u := users[seat]
+		var em *sent
+		var ver int64 = -1
+		for _, m := range e.sink.to(u.Email) {
+			if !m.decision() || replied[m.MessageID] {
+				continue
+			}
+			r, err := notifier.ParseReplyAddress(m.ReplyTo)
+			if err != nil || !strings.HasSuffix(m.ReplyTo, "@"+domain) {
+				tb.Fatalf("Reply-To %q: %v", m.ReplyTo, err)
+			}
+			if r.GameID != id || r.Seat != seat || r.UserID != u.ID {
+				tb.Fatalf("Reply-To %q names %+v", m.ReplyTo, r)
+			}
+			if r.Version >= ver {
+				m := m
+				em, ver = &m, r.Version
+			}
+		}
+		if em == nil {
+			tb.Fatalf("seat %d is awaited at version %d but has no decision email to answer", seat, g.Version)
+		}
+		replied[em.MessageID] = true
+		body, kind := write[seat](seat, em, ver, step)
+		reply := replyMsg{From: u.Email, To: em.ReplyTo, Subject: "Re: " + em.Subject, InReplyTo: em.MessageID,
+			References: append(slices.Clone(em.References), em.MessageID)}
+		clientLayout(&reply, body, em, step, f)
+		raw := reply.raw()
+		r := emailReply{Seat: seat, Turn: turn, Active: active, Current: ver == g.Version, Body: body, Kind: kind, MessageID: messageIDOf(raw),
+			Sent: time.Now()}
+		send(u.Email, em.ReplyTo, raw)
+		e.settle()
+		if r.Answer = e.answerTo(r.MessageID); r.Answer == nil {
+			tb.Fatalf("step %d (%s, %q): no answer to the reply", step, kind, body)
+		}
+		r.Moved = e.version(id) != g.Version
+		replies = append(replies, r)
+	}
+}
+
 // answerTo returns the answer to the reply mid, nil if none.
 func (e *env) answerTo(mid string) *sent {
 	for _, m := range e.sink.all() {
@@ -175,8 +235,9 @@ func (e *env) answerTo(mid string) *sent {
 }
 
 // choose writes the commands of a reply to em: what the greedy bot would
-// do for the seat, in the words of the email's numbered list.
-func (e *env) choose(t *testing.T, id int64, seat int, u *models.User, em *sent, ver int64, step int, f *forms) (string, string) {
+// do for the seat, in the words of the email's numbered list: numbers,
+// and with names also a move's name now and then.
+func (e *env) choose(t testing.TB, id int64, seat int, u *models.User, em *sent, ver int64, step int, f *forms, names bool) (string, string) {
 	t.Helper()
 	listed := emailLines(em.Text)
 	var cmds []string
@@ -272,7 +333,7 @@ func (e *env) choose(t *testing.T, id int64, seat int, u *models.User, em *sent,
 				switch {
 				case a.Type == engine.ActEndTurn:
 					cmd = "end"
-				case step%3 == 0:
+				case names && step%3 == 0:
 					// By name, when the name is enough: "place glitchy".
 					w := strings.Fields(strings.ToLower(strings.NewReplacer("(", "", ")", "", ",", "", ":", "").Replace(lines[i].Text)))
 					if len(w) > 2 {

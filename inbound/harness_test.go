@@ -237,12 +237,18 @@ func (e *env) user(name string) *models.User {
 	return u
 }
 
-// game starts a fast 2-player game of a and b.
-func (e *env) game(a, b *models.User) int64 {
+// game starts a fast 2-player game of a and b, under the interrupt
+// policy conceal (a window asks every seat whose deck could answer).
+func (e *env) game(a, b *models.User) int64 { return e.gameUnder(a, b, "conceal") }
+
+// gameUnder starts a fast 2-player game of a and b under the interrupt
+// policy ("": the service's default); a plays Running a Startup, b
+// Working for the Enterprise.
+func (e *env) gameUnder(a, b *models.User, policy string) int64 {
 	e.t.Helper()
 	ctx := context.Background()
 	pub := true
-	res, err := e.play.Create(ctx, a.ID, play.NewGame{Players: 2, Mode: "fast", Policy: "conceal", Public: &pub,
+	res, err := e.play.Create(ctx, a.ID, play.NewGame{Players: 2, Mode: "fast", Policy: policy, Public: &pub,
 		Deck: play.DeckChoice{Prebuilt: "running-a-startup"}}, nil)
 	if err != nil {
 		e.t.Fatal(err)

@@ -46,8 +46,8 @@ func TestReplyAddressWithoutDigest(t *testing.T) {
 		if err != nil || r.Lines == 0 || r.Version != g.Version {
 			t.Fatalf("the email's address %q: %+v %v", em.ReplyTo, r, err)
 		}
-		body, _ := e.choose(t, id, seat, u, &em, r.Version, step, &f) // what the greedy bot would do, in words
-		r.Lines = 0                                                   // as an address made before digests
+		body, _ := e.choose(t, id, seat, u, &em, r.Version, step, &f, true) // what the greedy bot would do, in words
+		r.Lines = 0                                                         // as an address made before digests
 		m := replyTo(u, em, body)
 		m.To = r.Address(e.reply.Secret, domain)
 		raw := m.raw()

@@ -12,9 +12,12 @@ import (
 )
 
 // position is the table's game.
-func position(t testing.TB) *engine.State {
+func position(t testing.TB) *engine.State { return positionAt(t, commandtest.Position) }
+
+// positionAt is a scenario of the table, set up.
+func positionAt(t testing.TB, scenario string) *engine.State {
 	t.Helper()
-	res, err := engine.RunScenario([]byte(commandtest.Position))
+	res, err := engine.RunScenario([]byte(scenario))
 	if err != nil || res.Failed() {
 		t.Fatalf("the table's position: %v %v", err, res)
 	}
@@ -35,12 +38,17 @@ func resolve(st *engine.State, text string) (*play.Reading, *play.Plan, error) {
 
 // TestCommandTable runs the command language's table: each text plays
 // exactly its moves, skips exactly its chatter, or is refused at its step
-// with its reason, and the position is never changed.
+// with its reason, and its position is never changed.
 func TestCommandTable(t *testing.T) {
 	t.Parallel()
-	st := position(t)
-	hash := st.Hash()
+	states := map[string]*engine.State{}
+	hashes := map[string]string{}
+	for _, sc := range commandtest.Positions {
+		states[sc] = positionAt(t, sc)
+		hashes[sc] = states[sc].Hash()
+	}
 	for _, tc := range commandtest.Cases {
+		st := states[tc.Scenario()]
 		rd, plan, err := resolve(st, tc.Text)
 		if tc.Err != "" {
 			var ce *play.CommandError
@@ -65,8 +73,10 @@ func TestCommandTable(t *testing.T) {
 			t.Errorf("%s: the plan fails at action %d: %v", tc.Name, i, err)
 		}
 	}
-	if st.Hash() != hash {
-		t.Fatal("resolving changed the position")
+	for sc, st := range states {
+		if st.Hash() != hashes[sc] {
+			t.Fatalf("resolving changed the position %.60q", sc)
+		}
 	}
 }
 
@@ -168,37 +178,45 @@ func TestOwnPromptAnsweredInThePlan(t *testing.T) {
 	}
 }
 
-// FuzzCommands: any text gives a plan or a *CommandError, never a panic;
-// a plan applies as a batch; the position is never changed.
+// FuzzCommands: any text, on each of the table's positions, gives a plan
+// or a *CommandError, never a panic; a plan applies as a batch; no
+// position is ever changed.
 func FuzzCommands(f *testing.F) {
 	for _, tc := range commandtest.Cases {
 		f.Add(tc.Text)
 	}
 	for _, s := range []string{"1 4 end", "discard 2 5", "none", "5,,,;;7", strings.Repeat("1 ", 400), "\x00\xff", "claim ćache",
-		"1-999", "0", "00003", "join", "resign\n1", "help", "board, 3", "vote end", "x when draw", "9999999999999999999"} {
+		"1-999", "0", "00003", "join", "resign\n1", "help", "board, 3", "vote end", "x when draw", "9999999999999999999",
+		"1-5", "discard 1, pass, 3", "2\npass\npass", "pass\n1 3", "discard data, discard data", "play hiring freeze\npass"} {
 		f.Add(s)
 	}
-	st := position(f)
-	hash := st.Hash()
+	var states []*engine.State
+	var hashes []string
+	for _, sc := range commandtest.Positions {
+		st := positionAt(f, sc)
+		states, hashes = append(states, st), append(hashes, st.Hash())
+	}
 	f.Fuzz(func(t *testing.T, text string) {
-		_, plan, err := resolve(st, text)
-		if err != nil {
-			var ce *play.CommandError
-			if !errors.As(err, &ce) {
-				t.Fatalf("error %T %v", err, err)
+		for k, st := range states {
+			_, plan, err := resolve(st, text)
+			if err != nil {
+				var ce *play.CommandError
+				if !errors.As(err, &ce) {
+					t.Fatalf("position %d: error %T %v", k, err, err)
+				}
+			} else {
+				if len(plan.Actions) != len(plan.Texts) {
+					t.Fatalf("position %d: %d actions, %d texts", k, len(plan.Actions), len(plan.Texts))
+				}
+				if len(plan.Actions) > 0 {
+					if _, _, i, err := engine.ApplyBatch(st, 0, plan.Actions); err != nil {
+						t.Fatalf("position %d: %q: the plan fails at %d: %v", k, text, i, err)
+					}
+				}
 			}
-			return
-		}
-		if len(plan.Actions) != len(plan.Texts) {
-			t.Fatalf("%d actions, %d texts", len(plan.Actions), len(plan.Texts))
-		}
-		if len(plan.Actions) > 0 {
-			if _, _, i, err := engine.ApplyBatch(st, 0, plan.Actions); err != nil {
-				t.Fatalf("%q: the plan fails at %d: %v", text, i, err)
+			if st.Hash() != hashes[k] {
+				t.Fatalf("position %d: resolving changed the position", k)
 			}
-		}
-		if st.Hash() != hash {
-			t.Fatal("resolving changed the position")
 		}
 	})
 }

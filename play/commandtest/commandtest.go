@@ -1,5 +1,5 @@
 // Package commandtest holds the table of the command language's tests:
-// a position and, for each text of commands, what it must play or why it
+// positions and, for each text of commands, what it must play or why it
 // is refused. The play path's own tests and the API's tests of command
 // batches run the same table, each door its own way.
 package commandtest
@@ -25,18 +25,69 @@ market: [landing-page, spam-filter, todo-app]
 challenge_deck: [sales-dashboard, booking-system]
 `
 
-// Case is one text of commands. Played are the texts of the moves it
-// plays, in order (the engine's words for the seat at each step); or else
-// Step and Err say where and why it is refused (Step 0: the text itself).
-// Skipped are the parts an email reply skips as no command; the API, where
-// each command is one element of a list, refuses them instead (Strict).
+// Question is a position where a question of several options waits for
+// Ana: on his turn Ben played Layoffs (each opponent discards 2 cards)
+// and, in the same batch, placed Qubo, which waits behind her answer.
+// Her lines are the five cards of her hand, to discard two: 1 Data Lake,
+// 2 Glitchy (Junior), 3 Doodle (Junior), 4 Hiring Freeze, 5 Rapid
+// Prototype. Once she has answered, Ben's place goes on and, if she kept
+// Hiring Freeze, opens an interrupt window for her. Her standing answers
+// already play Scope Creep when a claim is proposed.
+const Question = `
+name: the command language's table, a question of several options
+cards:
+  - {id: t-layoffs, name: Layoffs, type: hack, effects: [{trigger: play, do: [{op: discard, n: 2, who: opponents}]}]}
+players:
+  - name: Ana
+    hand: [data-lake, glitchy-junior, doodle-junior, hiring-freeze, rapid-prototype]
+    deck: [proof-of-concept, design-system]
+    standing: {plays: [{on: claim, card: scope-creep}]}
+  - name: Ben
+    hand: [t-layoffs, qubo-junior]
+    deck: [rapid-prototype, data-lake]
+active: 1
+market: [landing-page, spam-filter, todo-app]
+challenge_deck: [sales-dashboard, booking-system]
+steps:
+  - seat: 1
+    batch:
+      - {do: play_hack, card: t-layoffs}
+      - {do: place, card: qubo-junior}
+`
+
+// Window is Question once Ana has discarded Data Lake and Doodle: Ben's
+// place of Qubo opens an interrupt window for her. Her lines: 1 Pass, 2
+// Play Hiring Freeze.
+const Window = Question + `  - {seat: 0, answer: [data-lake, doodle-junior]}
+`
+
+// Positions are the table's positions, for a fuzz test to try any text
+// on each.
+var Positions = []string{Position, Question, Window}
+
+// Case is one text of commands, written by Ana (seat 0) at At (a
+// scenario of the table; "" is Position). Played are the texts of the
+// moves it plays, in order (the engine's words for the seat at each
+// step); or else Step and Err say where and why it is refused (Step 0:
+// the text itself). Skipped are the parts an email reply skips as no
+// command; the API, where each command is one element of a list, refuses
+// them instead.
 type Case struct {
 	Name    string
+	At      string
 	Text    string
 	Played  []string
 	Skipped []string
 	Step    int
 	Err     string
+}
+
+// Scenario is the position the case's text answers.
+func (c Case) Scenario() string {
+	if c.At == "" {
+		return Position
+	}
+	return c.At
 }
 
 // Cases are the table's rows.
@@ -84,4 +135,50 @@ var Cases = []Case{
 		"End your turn, abandoning your build of 1 Tool"}, Skipped: []string{"Ana"}},
 	{Name: "nothing at all", Text: "", Err: "holds no command"},
 	{Name: "a standing play for no event", Text: "play hiring freeze when lunch", Err: `after "when" name an event`},
+	{Name: "a line by its number", Text: "2", Played: []string{"Place Glitchy (Senior): replaces your Glitchy (Junior)"}},
+	{Name: "numbers on one line", Text: "2 3 6", Played: []string{"Place Glitchy (Senior): replaces your Glitchy (Junior)",
+		"Play Frontend Framework (TECH 2, SCI 0), starting a Software Build", "End your turn, abandoning your build of 1 Tool"}},
+	{Name: "numbers and end, a line each", Text: "2\n3\nend", Played: []string{"Place Glitchy (Senior): replaces your Glitchy (Junior)",
+		"Play Frontend Framework (TECH 2, SCI 0), starting a Software Build", "End your turn, abandoning your build of 1 Tool"}},
+	{Name: "numbers and end, commas between", Text: "2, 3, end", Played: []string{"Place Glitchy (Senior): replaces your Glitchy (Junior)",
+		"Play Frontend Framework (TECH 2, SCI 0), starting a Software Build", "End your turn, abandoning your build of 1 Tool"}},
+	{Name: "a Tool by its name cut short, in any case", Text: "Play Rap", Played: []string{"Play Rapid Prototype (TECH 1, SCI 2), starting a Software Build"}},
+	{Name: "a claim in capitals, its name cut short", Text: "play frontend framework\nplay rapid prototype\nplay open source library\nCLAIM LANDING",
+		Played: []string{"Play Frontend Framework (TECH 2, SCI 0), starting a Software Build",
+			"Play Rapid Prototype (TECH 1, SCI 2) into your build (TECH 3, SCI 0 so far)",
+			"Play Open Source Library (TECH 1, SCI 1) into your build (TECH 4, SCI 2 so far)",
+			"Claim Landing Page (TECH 4, SCI 2, 1 BDP) with your build (TECH 5, SCI 3)"}},
+	{Name: "a Junior by its level", Text: "place glitchy junior", Played: []string{"Place Glitchy (Junior): you choose which Glitchy stays"}},
+	{Name: "a Senior by its level", Text: "place glitchy senior", Played: []string{"Place Glitchy (Senior): replaces your Glitchy (Junior)"}},
+	{Name: "a card that is not in the hand", Text: "place unicorn", Step: 1, Err: `no line of the email's list reads "place unicorn"`},
+
+	// A question of several options: the options go together, by their
+	// numbers or by their words, and the plan goes on past it.
+	{Name: "options of a question by their numbers", At: Question, Text: "discard 1 3",
+		Played: []string{"Discard Data Lake (TECH 0, SCI 2) and Discard Doodle (Junior)"}},
+	{Name: "options of a question by their words, in the order written", At: Question, Text: "discard doodle, discard data lake",
+		Played: []string{"Discard Doodle (Junior) and Discard Data Lake (TECH 0, SCI 2)"}},
+	{Name: "the answer, then the window it lets open", At: Question, Text: "1 3\npass",
+		Played: []string{"Discard Data Lake (TECH 0, SCI 2) and Discard Doodle (Junior)", "Pass"}},
+	// engine.Choose refuses options of one question split by another line;
+	// no seat has another line beside a question of several options, so
+	// here the three numbers are three options of a question that takes 2.
+	{Name: "three options of a question that takes two", At: Question, Text: "1 5 2", Step: 1, Err: "takes exactly 2 choices, got 3"},
+	{Name: "one option of a question that takes two", At: Question, Text: "1", Step: 1, Err: "takes exactly 2 choices, got 1"},
+	{Name: "a pass while no window waits", At: Question, Text: "PASS", Step: 1, Err: "passing (no interrupt window waits for you) is not among your moves"},
+	{Name: "a window that the answer keeps from opening", At: Question, Text: "discard hiring freeze, discard data lake\npass",
+		Step: 2, Err: "nothing waits for you at this step: it is Ben's turn"},
+	{Name: "a standing play added to those the seat has", At: Question, Text: "hiring freeze when place",
+		Played: []string{"Set your standing interrupt answers: play Scope Creep when claim; play Hiring Freeze when place"}},
+	{Name: "a standing play that answers the window the plan opens", At: Question, Text: "hiring freeze when place\n1 3",
+		Played: []string{"Set your standing interrupt answers: play Scope Creep when claim; play Hiring Freeze when place",
+			"Discard Data Lake (TECH 0, SCI 2) and Discard Doodle (Junior)"}},
+
+	// An interrupt window.
+	{Name: "a pass in capitals", At: Window, Text: "PASS", Played: []string{"Pass"}},
+	{Name: "an interrupt by its words", At: Window, Text: "play hiring freeze", Played: []string{"Play Hiring Freeze: cancel it"}},
+	{Name: "a pass and a signature", At: Window, Text: "pass\n\nAna", Played: []string{"Pass"}, Skipped: []string{"Ana"}},
+	{Name: "both options of a question that takes one", At: Window, Text: "1 2", Step: 1, Err: "that question takes one answer"},
+	{Name: "the end of a turn that is not hers", At: Window, Text: "end", Step: 1, Err: "ending your turn is not among your moves"},
+	{Name: "a pass, then the end of a turn that is not hers", At: Window, Text: "pass\nend", Step: 2, Err: "nothing waits for you at this step: it is Ben's turn"},
 }
