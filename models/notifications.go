@@ -26,18 +26,15 @@ type OutboxTx struct {
 	Store *Store
 }
 
-// GameChange describes one change of a game. Created is true for a new game
-// (PrevStatus "" and PrevSeats nil); otherwise PrevStatus, PrevSeats and
-// PrevDeadline are the game's status, seats and deadline before the change. Game is the game as it
-// will be written; Change is nil for a new game and for lobby changes that
-// write nothing besides the game row and the seats.
+// GameChange describes one change of a game. Created is true for a new
+// game. Game is the game as it will be written; Change is what else the
+// change writes, with what it did (Change.Happened) as the play path knows
+// it: the outbox decides from that, the change's events and the new state,
+// never by comparing the game before and after.
 type GameChange struct {
-	Created      bool
-	PrevStatus   string
-	PrevSeats    []Seat
-	PrevDeadline *time.Time
-	Game         *Game
-	Change       *Change
+	Created bool
+	Game    *Game
+	Change  *Change
 }
 
 // SetOutbox installs o; nil removes it. Call it before serving.
@@ -81,11 +78,15 @@ func (s *Store) notifyOutbox(ctx context.Context, tx *gorm.DB, c GameChange) err
 // Notification is one entry of a user's notification log: what the live
 // stream sends and resumes from (ID is the SSE event id).
 type Notification struct {
-	ID        int64
-	UserID    int64
-	GameID    *int64
-	Kind      string
-	Body      string // JSON
+	ID     int64
+	UserID int64
+	GameID *int64
+	Kind   string
+	Body   string // JSON
+	// Fill, when not "", names what the outbox adds to Body when the
+	// notification is first read (its JSON; see notifier.Fill), which it
+	// then stores with CompleteNotification.
+	Fill      string
 	CreatedAt time.Time
 }
 
@@ -111,6 +112,13 @@ func (s *Store) AddNotifications(ctx context.Context, ns []Notification) error {
 		ns[i].CreatedAt = now
 	}
 	return s.db.WithContext(ctx).Create(&ns).Error
+}
+
+// CompleteNotification stores the whole body of notification id, which
+// its Fill asked for, and clears the Fill. A notification completed
+// already is left as it is.
+func (s *Store) CompleteNotification(ctx context.Context, id int64, body string) error {
+	return s.db.WithContext(ctx).Exec(`UPDATE notifications SET body = ?, fill = NULL WHERE id = ? AND COALESCE(fill, '') <> ''`, body, id).Error
 }
 
 // NotificationsAfter returns up to limit of the user's notifications with

@@ -36,7 +36,7 @@ func (o *Outbox) VacationStarted(ctx context.Context, tx models.OutboxTx, v mode
 				notes = append(notes, note{userID: *s.UserID, kind: KindVacation, data: d, common: &d.Common,
 					key: base + "." + string(KindVacation) + ".u" + strconv.FormatInt(*s.UserID, 10)})
 			}
-			if err := o.dispatch(ctx, tx, g, g.Version, nil, notes, StreamArgs{Key: base + ".stream"}); err != nil {
+			if err := o.dispatch(ctx, tx, g, nil, notes, StreamArgs{Key: base + ".stream"}); err != nil {
 				return err
 			}
 		}

@@ -32,17 +32,33 @@ type EmailArgs struct {
 	Email    string          `json:"email"`
 	NoteKind Kind            `json:"kind"`
 	Data     json.RawMessage `json:"data"`
+	// Fill is what the worker adds to Data before it renders the email;
+	// nil: Data is whole.
+	Fill *Fill `json:"fill,omitempty"`
 }
 
 // Kind is the River job kind.
 func (EmailArgs) Kind() string { return emailKind }
 
-// WebhookArgs is one webhook delivery job; the body is in the delivery log.
+// WebhookArgs is one webhook delivery job. The body is in the delivery
+// log, where the first attempt of a notification's delivery writes it,
+// built from Note.
 type WebhookArgs struct {
-	Key        string `json:"key" river:"unique"`
-	DeliveryID string `json:"delivery_id"`
-	WebhookID  int64  `json:"webhook_id"`
-	Redeliver  int    `json:"redeliver,omitempty"` // >0: a redelivery asked for by the owner
+	Key        string       `json:"key" river:"unique"`
+	DeliveryID string       `json:"delivery_id"`
+	WebhookID  int64        `json:"webhook_id"`
+	Redeliver  int          `json:"redeliver,omitempty"` // >0: a redelivery asked for by the owner
+	Note       *WebhookNote `json:"note,omitempty"`      // nil: the delivery is in the log already
+}
+
+// WebhookNote is the notification a delivery job delivers: its kind, the
+// time of the change that caused it, what the change said of it and what
+// the worker adds (see Fill).
+type WebhookNote struct {
+	Kind Kind            `json:"kind"`
+	At   time.Time       `json:"at"`
+	Data json.RawMessage `json:"data"`
+	Fill *Fill           `json:"fill,omitempty"`
 }
 
 // Kind is the River job kind.
@@ -118,6 +134,9 @@ func (w *emailWorker) Work(ctx context.Context, job *river.Job[EmailArgs]) error
 	if err != nil {
 		return river.JobCancel(err)
 	}
+	if d, err = w.o.filled(ctx, d, a.Fill); err != nil {
+		return err
+	}
 	d = WithSignIn(d, w.o.cfg.Email.BaseURL, w.o.cfg.SignInSecret, a.UserID, w.o.now())
 	d, err = w.o.withBoardLinks(ctx, d, a)
 	if err != nil {
@@ -165,6 +184,9 @@ func (w *webhookWorker) Work(ctx context.Context, job *river.Job[WebhookArgs]) e
 		return err
 	}
 	d, err := st.Delivery(ctx, a.WebhookID, a.DeliveryID)
+	if errors.Is(err, models.ErrNotFound) && a.Note != nil {
+		d, err = w.o.recordDelivery(ctx, a)
+	}
 	if errors.Is(err, models.ErrNotFound) {
 		return nil
 	}
@@ -202,6 +224,25 @@ func (w *webhookWorker) Work(ctx context.Context, job *river.Job[WebhookArgs]) e
 		return river.JobCancel(fmt.Errorf("webhook %d disabled: %s", h.ID, disable))
 	}
 	return errors.New(errText)
+}
+
+// recordDelivery writes the delivery of a's notification in the delivery
+// log, with its body built now, as its first attempt begins.
+func (o *Outbox) recordDelivery(ctx context.Context, a WebhookArgs) (*models.WebhookDelivery, error) {
+	n := a.Note
+	public, err := o.publicBody(ctx, n.Kind, n.Data, n.Fill)
+	if err != nil {
+		return nil, err
+	}
+	body, err := NewWebhookBody(a.DeliveryID, string(n.Kind), n.At, public)
+	if err != nil {
+		return nil, err
+	}
+	d := &models.WebhookDelivery{ID: a.DeliveryID, WebhookID: a.WebhookID, Event: string(n.Kind), Body: string(body)}
+	if err := o.store.AddDelivery(ctx, d); err != nil {
+		return nil, err
+	}
+	return o.store.Delivery(ctx, a.WebhookID, a.DeliveryID)
 }
 
 // NextRetry follows the documented backoff: WebhookBackoffBase doubling to

@@ -2,6 +2,9 @@ package play
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
 	"log/slog"
 	"time"
 
@@ -233,4 +236,97 @@ func (s *Service) Read(ctx context.Context, id, uid int64, fn func(g *models.Gam
 	}
 	defer s.states.put(g.ID, g.Version, st)
 	return fn(g, seat, st)
+}
+
+// ErrNoState is wrapped by StateAt and Replay for a version of a game
+// whose state cannot be had: before the start, after the current
+// version, or in a log that does not replay.
+var ErrNoState = errors.New("play: no such state")
+
+// StateAt returns the engine state of game id at version, the caller's to
+// change: a copy of the cached state or the snapshot while the game is
+// still at that version, else the state Replay rebuilds. The outbox builds
+// the notifications of a change from it.
+func (s *Service) StateAt(ctx context.Context, id, version int64) (*engine.State, error) {
+	if st := s.copyCached(id, version); st != nil {
+		return st, nil
+	}
+	g, err := s.store.GameNoState(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	cur := s.copyCached(id, g.Version)
+	if cur == nil {
+		data, err := g.Snapshot()
+		if err != nil {
+			return nil, err
+		}
+		if data == nil {
+			return nil, fmt.Errorf("%w: game %d has not started", ErrNoState, id)
+		}
+		if cur, err = engine.Unmarshal(data); err != nil {
+			return nil, err
+		}
+	}
+	if g.Version == version {
+		return cur, nil
+	}
+	return s.Replay(ctx, g, cur, version)
+}
+
+// copyCached returns a copy of the cached state of game id at version, or
+// nil; the cache keeps its own.
+func (s *Service) copyCached(id, version int64) *engine.State {
+	st := s.states.take(id, version)
+	if st == nil {
+		return nil
+	}
+	defer s.states.put(id, version, st)
+	return st.Clone()
+}
+
+// Replay rebuilds the engine state of game g at version from its setup,
+// the secret the current state cur holds and its action log: the state a
+// notification or an email written at that version was built from. A
+// version before the start, after the current one, or a log that does not
+// replay is an error.
+func (s *Service) Replay(ctx context.Context, g *models.Game, cur *engine.State, version int64) (*engine.State, error) {
+	switch {
+	case version > g.Version || g.StartedAt == nil:
+		return nil, fmt.Errorf("%w: version %d of game %d", ErrNoState, version, g.ID)
+	case cur.Secret.IsZero() || cur.Resealed != 0:
+		// Stored before secrets, or given one since: its first shuffles
+		// came from a seed that the log does not hold.
+		return nil, fmt.Errorf("%w: game %d was dealt before secrets; its log does not replay", ErrNoState, g.ID)
+	}
+	setup, err := s.SetupOf(g)
+	if err != nil {
+		return nil, err
+	}
+	setup.Secret, setup.Salt = cur.Secret, cur.Salt
+	st, _, err := engine.NewGame(setup)
+	if err != nil {
+		return nil, err
+	}
+	recs, err := s.store.Actions(ctx, g.ID)
+	if err != nil {
+		return nil, err
+	}
+	for i := 0; i < len(recs) && recs[i].Version <= version; {
+		j, seat := i, recs[i].Seat
+		var batch []engine.Action
+		for ; j < len(recs) && recs[j].Version == recs[i].Version; j++ {
+			var a engine.Action
+			if err := json.Unmarshal([]byte(recs[j].Body), &a); err != nil {
+				return nil, err
+			}
+			batch = append(batch, a)
+		}
+		next, _, _, err := engine.ApplyBatch(st, seat, batch)
+		if err != nil {
+			return nil, fmt.Errorf("%w: replay of game %d at version %d: %w", ErrNoState, g.ID, recs[i].Version, err)
+		}
+		st, i = next, j
+	}
+	return st, nil
 }

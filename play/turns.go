@@ -118,15 +118,26 @@ func (s *Service) commit(g *models.Game, seat int, prevPrompts []engine.Prompt, 
 	g.State = data
 	g.Version++
 	awaiting := engine.Awaiting(next)
+	var happened models.Happened
 	moved := false // whether the game waits for other seats than before
 	for i := range g.Seats {
 		a := slices.Contains(awaiting, g.Seats[i].SeatNo)
 		moved = moved || a != g.Seats[i].Awaited
+		if a && !g.Seats[i].Awaited {
+			happened.Awaited = append(happened.Awaited, g.Seats[i].SeatNo)
+		}
 		g.Seats[i].Awaited = a
 	}
+	for _, p := range next.Prompts {
+		if !slices.ContainsFunc(prevPrompts, func(q engine.Prompt) bool { return q.ID == p.ID }) {
+			happened.Opened = append(happened.Opened, p.ID)
+		}
+	}
 	promptsChanged := !samePrompts(prevPrompts, next.Prompts)
+	deadline := g.DeadlineAt
 	switch {
 	case next.Over():
+		happened.Over = true
 		g.DeadlineAt = nil
 		g.Status, g.EndedAt = models.StatusOver, &now
 		var w []string
@@ -146,7 +157,8 @@ func (s *Service) commit(g *models.Game, seat int, prevPrompts []engine.Prompt, 
 	default:
 		g.DeadlineAt = nil
 	}
-	ch := &models.Change{}
+	happened.Deadline = g.DeadlineAt != nil && g.DeadlineAt != deadline
+	ch := &models.Change{Happened: happened}
 	ch.Timeouts = countTimeouts(g, seat, len(actions) > 0, events, set)
 	var uid *int64
 	if seat >= 0 && g.Seats[seat].UserID != nil {
@@ -161,9 +173,6 @@ func (s *Service) commit(g *models.Game, seat int, prevPrompts []engine.Prompt, 
 		ch.Events = append(ch.Events, models.EventRecord{Body: string(body)})
 	}
 	ch.Engine = &models.EngineChange{State: next, Events: events}
-	for _, p := range prevPrompts {
-		ch.Engine.PrevPrompts = append(ch.Engine.PrevPrompts, p.ID)
-	}
 	if promptsChanged {
 		ch.ReplacePrompts = true
 		for _, p := range next.Prompts {
