@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 )
 
 // Apply validates action a by seat and, if it is legal, applies it to s and
@@ -502,11 +503,13 @@ func (g *game) drainQueue() {
 		if err == nil && s.Active != q.Seat {
 			err = illegal(ErrNotYourTurn, "your turn ended before the queued actions could run")
 		}
+		// The queued action in words, as the seat sees it before it runs.
+		words := func() string { return strings.TrimSuffix(s.View(q.Seat).Text(a), ".") }
 		if err != nil {
 			s.Queue = nil
 			g.emit(func() Event {
 				return Event{Kind: "queue_dropped", Seat: q.Seat, N: len(q.Actions), Only: []int{q.Seat},
-					Text: fmt.Sprintf("Your %s were dropped: %s (%s).", plural(len(q.Actions), "queued action"), a, err)}
+					Text: fmt.Sprintf("Your %s were dropped at %q: %s.", plural(len(q.Actions), "queued action"), words(), err)}
 			})
 			return
 		}
@@ -514,7 +517,7 @@ func (g *game) drainQueue() {
 			s.Queue = nil
 		}
 		g.emit(func() Event {
-			return Event{Kind: "queue_resumed", Seat: q.Seat, Only: []int{q.Seat}, Text: fmt.Sprintf("Your queued action %s runs.", a)}
+			return Event{Kind: "queue_resumed", Seat: q.Seat, Only: []int{q.Seat}, Text: "Your queued action runs: " + words() + "."}
 		})
 		g.apply(q.Seat, a)
 		g.loop()
