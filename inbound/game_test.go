@@ -126,7 +126,7 @@ func playByEmail(t *testing.T, e *env, send func(from, to string, raw []byte)) {
 		e.settle()
 		if a := e.answerTo(mid); a == nil {
 			t.Fatalf("step %d (%s, %q): no answer to the reply", step, kind, body)
-		} else if strings.Contains(a.Subject, "nothing was played") && ver == g.Version {
+		} else if strings.Contains(a.Text, "\nNothing was played.\n") && ver == g.Version {
 			t.Fatalf("step %d: the reply %q to the email at the game's version was refused:\n%s", step, body, a.Text)
 		}
 	}
@@ -149,7 +149,7 @@ func playByEmail(t *testing.T, e *env, send func(from, to string, raw []byte)) {
 	over := 0
 	for _, u := range users {
 		for _, m := range e.sink.to(u.Email) {
-			if strings.Contains(m.Subject, "game over") {
+			if strings.Contains(m.Text, "\nGame over") {
 				over++
 			}
 		}

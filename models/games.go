@@ -269,6 +269,10 @@ type Happened struct {
 	Awaited  []int    // the seats the game waits for now and did not before
 	Opened   []string // the ids of the prompts the change opened (interrupt windows, choices)
 	Deadline bool     // the change set a new deadline, whose clock starts now
+	// Answered are the seats whose front door answers them itself with
+	// the board the change leaves (an email reply's answer): the change
+	// sends them no turn or prompt email of its own.
+	Answered []int
 }
 
 // SeatTimeouts is a seat that timed out in a change: its run of

@@ -155,7 +155,7 @@ func (o *Outbox) remind(ctx context.Context, tx models.OutboxTx, a ReminderArgs,
 		}
 		uid := *g.Seats[seat].UserID
 		d := &DeadlineReminder{Prompt: len(engine.PromptsFor(st, seat)) > 0, Deadline: a.Deadline}
-		notes = append(notes, note{userID: uid, kind: KindDeadlineReminder, data: d, common: &d.Common,
+		notes = append(notes, note{userID: uid, seat: seat, kind: KindDeadlineReminder, data: d, common: &d.Common,
 			key:  k + "." + string(KindDeadlineReminder) + ".u" + strconv.FormatInt(uid, 10),
 			fill: &Fill{GameID: g.ID, Version: g.Version, Seat: seat}})
 	}

@@ -20,6 +20,7 @@ import (
 // workers add after the commit from the game's state (nil: data is whole).
 type note struct {
 	userID int64
+	seat   int // the recipient's seat; -1 for none
 	kind   Kind
 	key    string // see key(); channels add a suffix
 	data   Data
@@ -97,7 +98,16 @@ func (o *Outbox) gameChanged(ctx context.Context, tx models.OutboxTx, c models.G
 func (o *Outbox) invitations(g *models.Game, seats []int) []note {
 	inviter := seatName(g, 0)
 	var players []string
+	joined, invited, open := []string{}, []string{}, 0
 	for _, s := range g.Seats {
+		switch {
+		case s.UserID != nil && s.Joined || s.Bot != "":
+			joined = append(joined, s.Username)
+		case s.UserID != nil:
+			invited = append(invited, s.Username)
+		default:
+			open++
+		}
 		if s.UserID != nil {
 			players = append(players, s.Username)
 		}
@@ -108,9 +118,9 @@ func (o *Outbox) invitations(g *models.Game, seats []int) []note {
 		if seat < 0 || seat >= len(g.Seats) || g.Seats[seat].UserID == nil {
 			continue
 		}
-		d := &Invitation{Inviter: inviter, Players: players, Seats: g.Players, Mode: modeName(g),
-			TurnDeadline: set.Turn(), PromptDeadline: set.Prompt()}
-		notes = append(notes, note{userID: *g.Seats[seat].UserID, kind: KindInvitation, data: d, common: &d.Common})
+		d := &Invitation{Inviter: inviter, Players: players, Joined: joined, Invited: invited, Open: open, Seats: g.Players,
+			Mode: modeName(g), TurnDeadline: set.Turn(), PromptDeadline: set.Prompt()}
+		notes = append(notes, note{userID: *g.Seats[seat].UserID, seat: seat, kind: KindInvitation, data: d, common: &d.Common})
 	}
 	return notes
 }
@@ -141,12 +151,13 @@ func (o *Outbox) changeNotes(ctx context.Context, tx models.OutboxTx, g *models.
 		fill := &Fill{GameID: g.ID, Version: g.Version, Seat: seat}
 		if h.Started {
 			d := &GameStarted{Players: seatNames(g), FirstPlayer: seatName(g, st.Active), YourTurn: st.Active == seat && !h.Over}
-			n := note{userID: uid, kind: KindGameStarted, data: d, common: &d.Common}
+			n := note{userID: uid, seat: seat, kind: KindGameStarted, data: d, common: &d.Common}
 			if d.YourTurn {
 				d.Deadline, n.fill = deadline, fill
 			}
 			notes = append(notes, n)
 		}
+		var queued *QueuedActions // what became of the seat's queued actions: one note for all
 		for _, e := range events {
 			ev, ok := e.ev.For(seat)
 			if !ok {
@@ -154,13 +165,17 @@ func (o *Outbox) changeNotes(ctx context.Context, tx models.OutboxTx, g *models.
 			}
 			switch ev.Kind {
 			case "queue_resumed", "queue_dropped":
-				if ev.Seat == seat {
-					d := &QueuedActions{Dropped: ev.Kind == "queue_dropped", Actions: []string{ev.Text}}
-					if d.Dropped {
-						d.Reason = ev.Text
-					}
-					notes = append(notes, note{userID: uid, kind: KindQueuedActions, data: d, common: &d.Common,
-						key: key(g.ID, g.Version, KindQueuedActions, uid) + ".e" + strconv.FormatInt(e.seq, 10)})
+				if ev.Seat != seat {
+					continue
+				}
+				if queued == nil {
+					queued = &QueuedActions{Actions: []string{}}
+					notes = append(notes, note{userID: uid, seat: seat, kind: KindQueuedActions, data: queued, common: &queued.Common})
+				}
+				if ev.Kind == "queue_dropped" {
+					queued.Dropped, queued.Reason = true, ev.Text
+				} else {
+					queued.Actions = append(queued.Actions, ev.Text)
 				}
 			case "timeout":
 				d := &TimeoutApplied{Player: namesOf(g, ev.Seats), You: slices.Contains(ev.Seats, seat),
@@ -173,13 +188,13 @@ func (o *Outbox) changeNotes(ctx context.Context, tx models.OutboxTx, g *models.
 				if d.You && d.TakeOver == "bot" {
 					d.ReclaimURL = o.reclaimURL(g)
 				}
-				notes = append(notes, note{userID: uid, kind: KindTimeoutApplied, data: d, common: &d.Common,
+				notes = append(notes, note{userID: uid, seat: seat, kind: KindTimeoutApplied, data: d, common: &d.Common,
 					key: key(g.ID, g.Version, KindTimeoutApplied, uid) + ".e" + strconv.FormatInt(e.seq, 10)})
 			}
 		}
 		if h.Over {
-			d := &GameOver{Reason: endReason(events)}
-			notes = append(notes, note{userID: uid, kind: KindGameOver, data: d, common: &d.Common, fill: fill})
+			d := &GameOver{Reason: endReason(events), Replay: o.replayCommand(g)}
+			notes = append(notes, note{userID: uid, seat: seat, kind: KindGameOver, data: d, common: &d.Common, fill: fill})
 			continue
 		}
 		if st.Over() {
@@ -207,7 +222,7 @@ func (o *Outbox) changeNotes(ctx context.Context, tx models.OutboxTx, g *models.
 		switch {
 		case turnStarted && st.Active == seat && !h.Started:
 			d := &YourTurn{Turn: st.Turn, Since: eventTexts(events, seat), Deadline: deadline}
-			notes = append(notes, note{userID: uid, kind: KindYourTurn, data: d, common: &d.Common, fill: fill})
+			notes = append(notes, note{userID: uid, seat: seat, kind: KindYourTurn, data: d, common: &d.Common, fill: fill})
 		case len(fresh) == 0 && st.Active == seat && !h.Started && slices.Contains(h.Awaited, seat):
 			// The game waits for the seat again, its turn going on (an
 			// interrupt window of another seat closed): without this email a
@@ -215,12 +230,12 @@ func (o *Outbox) changeNotes(ctx context.Context, tx models.OutboxTx, g *models.
 			d := &YourTurn{Turn: st.Turn, Since: eventTexts(events, seat), Deadline: deadline}
 			f := *fill
 			f.NoPrompts = true
-			notes = append(notes, note{userID: uid, kind: KindYourTurn, data: d, common: &d.Common, fill: &f})
+			notes = append(notes, note{userID: uid, seat: seat, kind: KindYourTurn, data: d, common: &d.Common, fill: &f})
 		case len(fresh) > 0:
 			d := &PromptWaiting{TurnOf: seatName(g, st.Active), Turn: st.Turn, Since: eventTexts(events, seat), Deadline: deadline}
 			f := *fill
 			f.Prompts = fresh
-			notes = append(notes, note{userID: uid, kind: KindPromptWaiting, data: d, common: &d.Common, fill: &f})
+			notes = append(notes, note{userID: uid, seat: seat, kind: KindPromptWaiting, data: d, common: &d.Common, fill: &f})
 		}
 	}
 	return notes, nil
@@ -261,6 +276,12 @@ func endReason(events []event) string {
 	return reason
 }
 
+// replayCommand is the command that checks a finished game g: it replays
+// the game's public log from its revealed secret (docs/fairness.md).
+func (o *Outbox) replayCommand(g *models.Game) string {
+	return "datamonsters replay --url " + strings.TrimRight(o.cfg.Email.BaseURL, "/") + " " + strconv.FormatInt(g.ID, 10)
+}
+
 // reclaimURL is where a player takes back their seat from the bot: the
 // game's page, which offers it.
 func (o *Outbox) reclaimURL(g *models.Game) string {
@@ -292,7 +313,7 @@ func (o *Outbox) reclaimed(ctx context.Context, tx models.OutboxTx, g *models.Ga
 			d.BotDid = append(d.BotDid, v.Text)
 		}
 	}
-	return note{userID: uid, kind: KindSeatReclaimed, data: d, common: &d.Common}, nil
+	return note{userID: uid, seat: r.Seat, kind: KindSeatReclaimed, data: d, common: &d.Common}, nil
 }
 
 // streamKey is the key of the live-stream job of a game's change.
@@ -361,7 +382,7 @@ func (o *Outbox) dispatch(ctx context.Context, tx models.OutboxTx, g *models.Gam
 		}
 		c := n.common
 		c.Recipient = cmp.Or(u.DisplayName, u.Username)
-		c.GameID, c.GameTitle, c.GameURL = gid, "Game #"+gid, GameURL(base, g.ID)
+		c.GameID, c.GameTitle, c.GameURL, c.Names = gid, "Game #"+gid, GameURL(base, g.ID), subjectNames(g)
 		c.SettingsURL = PreferencesURL(base)
 		if o.cfg.UnsubscribeSecret != nil {
 			c.UnsubscribeURL = UnsubscribeURL(base, UnsubscribeToken(o.cfg.UnsubscribeSecret, strconv.FormatInt(u.ID, 10), string(n.kind)))
@@ -390,16 +411,27 @@ func (o *Outbox) dispatch(ctx context.Context, tx models.OutboxTx, g *models.Gam
 		return err
 	}
 	at := o.now()
+	var answered []int
+	if ch != nil {
+		answered = ch.Happened.Answered
+	}
+	emailed := oneEmailEach(entryNotes(entries, func(e entry) note { return e.note }), answered)
 	for i, n := range entries {
 		u := n.user
 		if !inWrite {
 			stream.Notes = append(stream.Notes, StreamNote{UserID: u.ID, NotificationID: recs[i].ID})
 		}
 		turnish := n.kind == KindYourTurn || n.kind == KindPromptWaiting || n.kind == KindDeadlineReminder
-		if u.Email != "" && u.NotifyEmail && (!turnish || u.NotifyTurns) && wants(u.ID, n.kind, ChannelEmail) &&
-			!(digest[u.ID] && digestKinds[n.kind]) {
+		if also, ok := emailed[i]; ok && u.Email != "" && u.NotifyEmail && (!turnish || u.NotifyTurns) &&
+			wants(u.ID, n.kind, ChannelEmail) && !(digest[u.ID] && digestKinds[n.kind]) {
+			body := n.body
+			if len(also) > 0 {
+				if body, err = json.Marshal(standingFor(n.data, also)); err != nil {
+					return err
+				}
+			}
 			args := EmailArgs{Key: n.key + ".email", UserID: u.ID, GameID: g.ID, Name: n.common.Recipient, Email: u.Email,
-				NoteKind: n.kind, Data: n.body, Fill: n.note.fill}
+				NoteKind: n.kind, Data: body, Fill: n.note.fill}
 			if err := o.insert(ctx, tx.Tx, args, time.Time{}); err != nil {
 				return err
 			}
@@ -423,6 +455,99 @@ func (o *Outbox) dispatch(ctx context.Context, tx models.OutboxTx, g *models.Gam
 		return nil
 	}
 	return o.stream(ctx, tx.Tx, stream)
+}
+
+// entryNotes maps entries to their notes.
+func entryNotes[E any](entries []E, n func(E) note) []note {
+	out := make([]note, len(entries))
+	for i, e := range entries {
+		out[i] = n(e)
+	}
+	return out
+}
+
+// emailRank orders the kinds of note one change may make for one person:
+// the one first in it is the one that goes by email.
+var emailRank = map[Kind]int{KindGameOver: 1, KindPromptWaiting: 2, KindYourTurn: 2, KindGameStarted: 3,
+	KindSeatReclaimed: 4, KindTimeoutApplied: 5, KindQueuedActions: 6}
+
+// oneEmailEach picks the notes of one change that go by email, one per
+// person: the most pressing of theirs (emailRank), by its index in notes,
+// with the headlines of the others it stands for. A seat that the
+// change's door answers itself (answered: an email reply's answer, which
+// shows what the change did and the board it leaves) gets no email from
+// it but the game's end.
+func oneEmailEach(notes []note, answered []int) map[int][]string {
+	candidate := func(n note) bool { return n.kind == KindGameOver || !slices.Contains(answered, n.seat) }
+	best := map[int64]int{}
+	for i, n := range notes {
+		if !candidate(n) {
+			continue
+		}
+		if j, ok := best[n.userID]; !ok || rankOf(n.kind) < rankOf(notes[j].kind) {
+			best[n.userID] = i
+		}
+	}
+	out := make(map[int][]string, len(best))
+	for _, i := range best {
+		out[i] = nil
+	}
+	for i, n := range notes {
+		if j, ok := best[n.userID]; ok && j != i && candidate(n) {
+			out[j] = append(out[j], Headline(deref(n.data)))
+		}
+	}
+	return out
+}
+
+func rankOf(k Kind) int {
+	if r, ok := emailRank[k]; ok {
+		return r
+	}
+	return len(emailRank) + 1
+}
+
+// deref is the value a note's data points to (notes hold pointers, so
+// that dispatch can fill their common fields).
+func deref(d Data) Data {
+	switch x := d.(type) {
+	case *Invitation:
+		return *x
+	case *GameStarted:
+		return *x
+	case *YourTurn:
+		return *x
+	case *PromptWaiting:
+		return *x
+	case *QueuedActions:
+		return *x
+	case *DeadlineReminder:
+		return *x
+	case *TimeoutApplied:
+		return *x
+	case *GameOver:
+		return *x
+	case *VacationNotice:
+		return *x
+	case *SeatReclaimed:
+		return *x
+	}
+	return d
+}
+
+// standingFor is d as the email that stands for other notes of the same
+// change says it: with their headlines (also) first among what happened,
+// where d has such a list.
+func standingFor(d Data, also []string) Data {
+	switch x := deref(d).(type) {
+	case YourTurn:
+		x.Since = append(slices.Clone(also), x.Since...)
+		return x
+	case PromptWaiting:
+		x.Since = append(slices.Clone(also), x.Since...)
+		return x
+	}
+	return d
 }
 
 // maxChangeNotes is the most notifications a game change's write stores
@@ -450,16 +575,46 @@ func Hand(v *engine.View) []Card {
 	return out
 }
 
-func promptsOut(ps []engine.Prompt, deadline time.Time) []Prompt {
+// Prompts words the prompts ps of st for their seat, due at deadline:
+// each question, its answers, what a timeout answers for the seat, and
+// whether it is a choice of the seat's own turn (due when the turn ends).
+func Prompts(st *engine.State, ps []engine.Prompt, deadline time.Time) []Prompt {
 	out := make([]Prompt, 0, len(ps))
 	for _, p := range ps {
-		q := Prompt{Text: p.Text, Deadline: deadline}
+		q := Prompt{Text: p.Text, Deadline: deadline, OnTimeout: TimeoutWords(p),
+			OwnTurn: p.Seat == st.Active && p.Kind != engine.PromptInterrupt}
 		for _, opt := range p.Options {
 			q.Options = append(q.Options, opt.Text)
 		}
 		out = append(out, q)
 	}
 	return out
+}
+
+// TimeoutWords says what a timeout answers to p for its seat
+// (engine.Prompt.Default): "you pass", "nothing is chosen", "the first
+// option is chosen: Keep Glitchy".
+func TimeoutWords(p engine.Prompt) string {
+	if p.Kind == engine.PromptInterrupt {
+		return "you pass"
+	}
+	ids := p.Default()
+	var names []string
+	for _, id := range ids {
+		for _, o := range p.Options {
+			if o.ID == id {
+				names = append(names, o.Text)
+			}
+		}
+	}
+	switch len(names) {
+	case 0:
+		return "nothing is chosen"
+	case 1:
+		return "the first option is chosen: " + names[0]
+	}
+	return "the first " + strconv.Itoa(len(names)) + " options are chosen: " + strings.Join(names[:len(names)-1], ", ") +
+		" and " + names[len(names)-1]
 }
 
 // eventTexts returns the texts of events as seat may see them.
@@ -488,6 +643,19 @@ func seatName(g *models.Game, seat int) string {
 		return g.Seats[seat].Username
 	}
 	return ""
+}
+
+// subjectNames are the names the subject of g's emails gives its players:
+// every seat's that has one, in seat order (see Subject). From the start
+// they are the same in every email of the game.
+func subjectNames(g *models.Game) []string {
+	var out []string
+	for _, s := range g.Seats {
+		if s.Username != "" {
+			out = append(out, s.Username)
+		}
+	}
+	return out
 }
 
 func seatNames(g *models.Game) []string {

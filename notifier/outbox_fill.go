@@ -85,20 +85,24 @@ func fillData(d Data, st *engine.State, f Fill) (Data, error) {
 	case YourTurn:
 		x.Hand, x.Board = Hand(v), board()
 		if !f.NoPrompts {
-			x.Prompts = promptsOut(ps, x.Deadline)
+			x.Prompts = Prompts(st, ps, x.Deadline)
 		}
 		return x, nil
 	case PromptWaiting:
-		x.Prompts, x.Hand, x.Board = promptsOut(ps, x.Deadline), Hand(v), board()
+		x.Prompts, x.Hand, x.Board = Prompts(st, ps, x.Deadline), Hand(v), board()
 		return x, nil
 	case DeadlineReminder:
-		x.Prompts, x.Hand, x.Board = promptsOut(ps, x.Deadline), Hand(v), board()
+		x.Prompts, x.Hand, x.Board = Prompts(st, ps, x.Deadline), Hand(v), board()
 		return x, nil
 	case SeatReclaimed:
-		x.Hand, x.Prompts = Hand(v), promptsOut(ps, x.Deadline)
+		x.Hand, x.Prompts = Hand(v), Prompts(st, ps, x.Deadline)
 		return x, nil
 	case GameOver:
-		x.Scores = scores(v, st.Winners)
+		x.Scores, x.TieBreak = ranked(v)
+		x.Board = board()
+		if secret, salt, ok := st.Reveal(); ok {
+			x.Secret, x.Salt, x.Commitment = secret.String(), salt.String(), st.Commitment()
+		}
 		return x, nil
 	}
 	return nil, fmt.Errorf("notifier: nothing to fill in a %s notification", d.Kind())
@@ -130,14 +134,69 @@ func unfilled(d Data) Data {
 	return d
 }
 
-// scores are the players' final scores as v shows them, highest first.
-func scores(v *engine.View, winners []int) []Score {
-	var out []Score
-	for _, p := range v.Players {
-		out = append(out, Score{Player: p.Name, Points: p.Points, Winner: slices.Contains(winners, p.Seat), You: p.Seat == v.Seat})
+// ranked are the players' final scores as v shows them, by rank: the
+// winners first, then by Big Data Points and, on a tie, by the most
+// valuable challenge won (the rulebook's tie-break); and how a tie for
+// the win was decided ("" for none).
+func ranked(v *engine.View) ([]Score, string) {
+	type row struct {
+		Score
+		best     int    // the most valuable challenge won, in Big Data Points
+		bestName string // its name
+		seat     int
 	}
-	slices.SortStableFunc(out, func(a, b Score) int { return b.Points - a.Points })
-	return out
+	rows := make([]row, 0, len(v.Players))
+	for _, p := range v.Players {
+		r := row{Score: Score{Player: p.Name, Points: p.Points, Winner: slices.Contains(v.Winners, p.Seat), You: p.Seat == v.Seat}, seat: p.Seat}
+		for _, c := range p.Ranking {
+			if c.Points > r.best {
+				r.best, r.bestName = c.Points, c.Name
+			}
+		}
+		rows = append(rows, r)
+	}
+	slices.SortStableFunc(rows, func(a, b row) int {
+		switch {
+		case a.Winner != b.Winner:
+			if a.Winner {
+				return -1
+			}
+			return 1
+		case a.Points != b.Points:
+			return b.Points - a.Points
+		}
+		return b.best - a.best
+	})
+	out := make([]Score, len(rows))
+	var winners []row
+	for i, r := range rows {
+		r.Rank = i + 1
+		if r.Winner {
+			r.Rank = 1
+			winners = append(winners, r)
+		} else if i > 0 && !rows[i-1].Winner && rows[i-1].Points == r.Points && rows[i-1].best == r.best {
+			r.Rank = out[i-1].Rank
+		}
+		out[i] = r.Score
+	}
+	if len(winners) == 0 {
+		return out, ""
+	}
+	top, tied := winners[0].Points, 0
+	for _, r := range rows {
+		if r.Points == top {
+			tied++
+		}
+	}
+	switch {
+	case len(winners) > 1:
+		return out, "Tied on " + plural(top, "Big Data Point") + " and on the most valuable challenge won: a shared win."
+	case tied > 1:
+		w := winners[0]
+		return out, "Tied on " + plural(top, "Big Data Point") + ": " + w.Player + " wins with the most valuable challenge, " +
+			w.bestName + " (" + plural(w.best, "Big Data Point") + ")."
+	}
+	return out, ""
 }
 
 // stateAt returns the engine state of a game at version, the caller's to

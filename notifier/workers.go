@@ -40,6 +40,15 @@ type EmailArgs struct {
 // Kind is the River job kind.
 func (EmailArgs) Kind() string { return emailKind }
 
+// seat is the recipient's seat in the game, as the fill names it; -1 when
+// the job does not say.
+func (a EmailArgs) seat() int {
+	if a.Fill == nil {
+		return -1
+	}
+	return a.Fill.Seat
+}
+
 // WebhookArgs is one webhook delivery job. The body is in the delivery
 // log, where the first attempt of a notification's delivery writes it,
 // built from Note.
@@ -109,6 +118,49 @@ var decoders = map[Kind]func([]byte) (Data, error){
 	KindDigest: decodeAs[Digest], KindReplyAnswer: decodeAs[ReplyAnswer],
 }
 
+// withCommon returns d with f applied to its common fields.
+func withCommon(d Data, f func(c *Common)) Data {
+	switch x := d.(type) {
+	case Invitation:
+		f(&x.Common)
+		return x
+	case GameStarted:
+		f(&x.Common)
+		return x
+	case YourTurn:
+		f(&x.Common)
+		return x
+	case PromptWaiting:
+		f(&x.Common)
+		return x
+	case QueuedActions:
+		f(&x.Common)
+		return x
+	case DeadlineReminder:
+		f(&x.Common)
+		return x
+	case TimeoutApplied:
+		f(&x.Common)
+		return x
+	case GameOver:
+		f(&x.Common)
+		return x
+	case VacationNotice:
+		f(&x.Common)
+		return x
+	case SeatReclaimed:
+		f(&x.Common)
+		return x
+	case Digest:
+		f(&x.Common)
+		return x
+	case ReplyAnswer:
+		f(&x.Common)
+		return x
+	}
+	return d
+}
+
 func decodeAs[T Data](raw []byte) (Data, error) {
 	var v T
 	err := json.Unmarshal(raw, &v)
@@ -121,12 +173,13 @@ type emailWorker struct {
 }
 
 // Work renders and sends one email. A "your turn" or "prompt" email is
-// skipped while the recipient is connected to the live stream, in any
-// process (see Presence). A message that can never be sent is cancelled,
+// skipped while the recipient follows the game live (their notification
+// stream, or the game's stream: its board's page), in any process (see
+// Presence). A message that can never be sent is cancelled,
 // not retried.
 func (w *emailWorker) Work(ctx context.Context, job *river.Job[EmailArgs]) error {
 	a := job.Args
-	if (a.NoteKind == KindYourTurn || a.NoteKind == KindPromptWaiting) && w.o.onStream(ctx, a.UserID) {
+	if (a.NoteKind == KindYourTurn || a.NoteKind == KindPromptWaiting) && w.o.onStream(ctx, a.UserID, a.GameID, a.seat()) {
 		w.o.log.Info("email skipped: recipient is on the live stream", "key", a.Key)
 		return nil
 	}
@@ -136,6 +189,13 @@ func (w *emailWorker) Work(ctx context.Context, job *river.Job[EmailArgs]) error
 	}
 	if d, err = w.o.filled(ctx, d, a.Fill); err != nil {
 		return err
+	}
+	if c := d.base(); c.GameID != "" && len(c.Names) == 0 && a.GameID > 0 {
+		// Written without the players' names (an answer to a reply): the
+		// game's subject names them all the same.
+		if g, err := w.o.store.GameNoState(ctx, a.GameID); err == nil {
+			d = withCommon(d, func(c *Common) { c.Names = subjectNames(g) })
+		}
 	}
 	d = WithSignIn(d, w.o.cfg.Email.BaseURL, w.o.cfg.SignInSecret, a.UserID, w.o.now())
 	d, err = w.o.withBoardLinks(ctx, d, a)

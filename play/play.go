@@ -47,6 +47,10 @@ func (s *Service) Store() *models.Store { return s.store }
 type Record struct {
 	Key  models.Key
 	Make func(*Result) (*models.Idempotency, error)
+	// Answered says that the door answers the caller itself with the board
+	// the change leaves (an email reply's answer, which is a decision email
+	// of its own): the change then sends them no turn or prompt email.
+	Answered bool
 }
 
 // Result is a change as it is recorded.
@@ -123,6 +127,9 @@ func (s *Service) change(ctx context.Context, id, uid int64, rec *Record, fn mut
 		}
 		if ch == nil {
 			ch = &models.Change{}
+		}
+		if rec != nil && rec.Answered && seat >= 0 {
+			ch.Happened.Answered = append(ch.Happened.Answered, seat)
 		}
 		r.ch, res = ch, r
 		if rec != nil && rec.Make != nil {

@@ -145,9 +145,14 @@ func (s *Service) commit(g *models.Game, seat int, prevPrompts []engine.Prompt, 
 			w = append(w, strconv.Itoa(seat))
 		}
 		g.Winners = strings.Join(w, ",")
-	case !moved && !promptsChanged && g.DeadlineAt != nil && seat != engine.System:
-		// The same seats wait for the same things: their clock runs on (a
-		// turn's deadline is for the whole turn, not for each action).
+	case !moved && (!promptsChanged || ownTurn(next, awaiting, prevPrompts)) && g.DeadlineAt != nil && seat != engine.System:
+		// The same seats wait for the same things, or the active seat alone
+		// for its own turn's choices: their clock runs on (a turn's
+		// deadline is for the whole turn, its choices included, not for
+		// each action).
+	case ownTurn(next, awaiting, nil):
+		d := now.Add(set.Turn()) // a turn that starts with a choice: the turn's deadline
+		g.DeadlineAt = &d
 	case len(next.Prompts) > 0:
 		d := now.Add(set.Prompt())
 		g.DeadlineAt = &d
@@ -183,6 +188,17 @@ func (s *Service) commit(g *models.Game, seat int, prevPrompts []engine.Prompt, 
 	id, version := g.ID, g.Version
 	res := &Result{Game: g, Seat: seat, State: next, events: events, keep: func() { s.states.put(id, version, next) }}
 	return ch, res, nil
+}
+
+// ownTurn reports whether the game waits for the active seat alone, on
+// its own turn, with every prompt open now (and every one of before) its
+// own: a choice its turn asks for, such as a discard, whose answer is due
+// with the turn.
+func ownTurn(next *engine.State, awaiting []int, before []engine.Prompt) bool {
+	own := func(p engine.Prompt) bool { return p.Seat == next.Active }
+	return len(awaiting) == 1 && awaiting[0] == next.Active && !next.Over() &&
+		!slices.ContainsFunc(next.Prompts, func(p engine.Prompt) bool { return !own(p) }) &&
+		!slices.ContainsFunc(before, func(p engine.Prompt) bool { return !own(p) })
 }
 
 // answersOpenPrompts reports whether every action answers a prompt that

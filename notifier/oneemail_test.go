@@ -1,0 +1,252 @@
+package notifier
+
+import (
+	"context"
+	"math/rand/v2"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/datamonsters/turns/engine"
+	"github.com/datamonsters/turns/engine/bot"
+	"github.com/datamonsters/turns/models"
+	"github.com/datamonsters/turns/play"
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/rivertype"
+)
+
+// playedGame is a two-player game, ana against ben, played through the
+// play path by the greedy bot in both seats, with the outbox's workers
+// running: the emails of a whole game.
+type playedGame struct {
+	e     *outboxEnv
+	p     *play.Service
+	id    int64
+	moves int
+}
+
+func playGame(t *testing.T, e *outboxEnv, seed uint64, each func(pg *playedGame)) *playedGame {
+	t.Helper()
+	ctx := context.Background()
+	pg := &playedGame{e: e, p: play.New(e.st, e.clock.Now, nil)}
+	ana, ben := e.users[0], e.users[1]
+	res, err := pg.p.Create(ctx, ana.ID, play.NewGame{Players: 2, Mode: "fast", Invite: []string{ben.Username},
+		Deck: play.DeckChoice{Prebuilt: "running-a-startup"}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pg.id = res.Game.ID
+	if _, err := pg.p.Join(ctx, pg.id, ben.ID, play.DeckChoice{Prebuilt: "working-for-the-enterprise"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if res, err = pg.p.Start(ctx, pg.id, ana.ID, nil); err != nil {
+		t.Fatal(err)
+	}
+	res.Done()
+	r := rand.New(rand.NewPCG(seed, seed))
+	for pg.moves = 0; pg.moves < 400; pg.moves++ {
+		var seat int
+		var a engine.Action
+		var version int64
+		over := false
+		err := pg.p.Read(ctx, pg.id, ana.ID, func(g *models.Game, _ int, st *engine.State) error {
+			version = g.Version
+			aw := engine.Awaiting(st)
+			if st.Over() || len(aw) == 0 {
+				over = true
+				return nil
+			}
+			seat = aw[0]
+			a = bot.NewGreedy(r).Choose(st.View(seat), engine.Legal(st, seat))
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if over {
+			break
+		}
+		if each != nil {
+			each(pg)
+		}
+		uid := e.users[seat].ID
+		res, err := pg.p.Submit(ctx, pg.id, uid, &version, []engine.Action{a}, nil)
+		if err != nil {
+			t.Fatalf("move %d: %v", pg.moves, err)
+		}
+		res.Done()
+	}
+	return pg
+}
+
+var mailVersion = regexp.MustCompile(`\.v(\d+)\.`)
+
+// TestOneEmailPerDecision plays whole games on both databases and reads
+// every email as its players would: each has the game's one subject, and
+// no change emails anyone twice.
+func TestOneEmailPerDecision(t *testing.T) {
+	eachOutboxDB(t, func(t *testing.T, d models.Dialect) {
+		e := newOutboxEnv(t, d)
+		e.outbox(t, true)
+		pg := playGame(t, e, 11, nil)
+		g, err := e.st.Game(context.Background(), pg.id)
+		if err != nil || g.Status != models.StatusOver {
+			t.Fatalf("the game did not end: %+v %v", g, err)
+		}
+		// Every change is emailed by now (the game over to both).
+		waitFor(t, "the game-over emails", func() bool {
+			n := 0
+			for _, k := range mailKinds(t, e.sink.messages()) {
+				if strings.HasPrefix(k, "game_over>") {
+					n++
+				}
+			}
+			return n == 2
+		})
+		time.Sleep(200 * time.Millisecond)
+		subject := "[Data Monsters] Game #" + strconv.FormatInt(pg.id, 10) + ": ana, ben"
+		perChange := map[string]int{}
+		kinds := map[string]int{}
+		for _, m := range e.sink.messages() {
+			p := parseMail(t, m.Data)
+			if got := p.Header.Get("Subject"); got != subject {
+				t.Errorf("subject %q, want %q", got, subject)
+			}
+			id := p.Header.Get("Message-Id")
+			v := mailVersion.FindStringSubmatch(id)
+			if v == nil {
+				t.Fatalf("Message-ID %s names no version", id)
+			}
+			perChange[m.Rcpts[0]+" v"+v[1]]++
+			for _, k := range Kinds {
+				if strings.Contains(id, "."+string(k)+".") {
+					kinds[string(k)]++
+				}
+			}
+			if strings.Contains(p.Text, "play_tool ") || strings.Contains(p.Text, "place ") && strings.Contains(p.Text, "queued action place") {
+				t.Errorf("an email names a queued action by its ids:\n%s", p.Text)
+			}
+		}
+		for k, n := range perChange {
+			if n > 1 {
+				t.Errorf("%s: %d emails from one change", k, n)
+			}
+		}
+		if kinds["your_turn"] < 4 || kinds["game_over"] != 2 || kinds["invitation"] != 1 || kinds["game_started"] != 2 {
+			t.Fatalf("emails by kind %v, in %d moves", kinds, pg.moves)
+		}
+		t.Logf("%d moves, %d emails: %v", pg.moves, len(e.sink.messages()), kinds)
+	})
+}
+
+// TestNoTurnEmailWhileTheBoardIsOpen: a player who has the game's board
+// open (its live stream: the hub's subscription of their seat, or on
+// Postgres a presence row of any process) gets no turn or prompt email
+// for that game; once the page is closed, the emails come again.
+func TestNoTurnEmailWhileTheBoardIsOpen(t *testing.T) {
+	eachOutboxDB(t, func(t *testing.T, d models.Dialect) {
+		ctx := context.Background()
+		e := newOutboxEnv(t, d)
+		if d == models.Postgres {
+			// As in a deployment of several processes: the email worker reads
+			// every process's presence rows (the outbox listens on the
+			// database it is given, which this test leaves alone).
+			e.cfg.DatabaseURL = "postgres://several-processes"
+		}
+		o := e.outbox(t, true)
+		ana, ben := e.users[0], e.users[1]
+		open := func(p *play.Service, id int64, u *models.User) func() {
+			_, seat, err := p.Game(ctx, id, u.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d == models.Postgres {
+				leave, err := NewPresence(e.st, PresenceOptions{Now: e.clock.Now}).EnterGame(ctx, u.ID, id)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return leave
+			}
+			sub := e.hub.Subscribe(GameSeatTopic(id, seat))
+			return sub.Close
+		}
+		var closers []func()
+		pg := playGame(t, e, 5, func(pg *playedGame) {
+			switch pg.moves {
+			case 0: // both open their boards after the start
+				closers = append(closers, open(pg.p, pg.id, ana), open(pg.p, pg.id, ben))
+			case 20:
+				// The emails of the moves made so far are decided before the
+				// boards close.
+				waitFor(t, "the email jobs of the moves made with the boards open", func() bool {
+					res, err := o.Client().JobList(ctx, river.NewJobListParams().Kinds(emailKind).
+						States(rivertype.JobStateAvailable, rivertype.JobStateRunning, rivertype.JobStateRetryable))
+					return err == nil && len(res.Jobs) == 0
+				})
+				for _, c := range closers {
+					c()
+				}
+				closers = nil
+			}
+		})
+		for _, c := range closers {
+			c()
+		}
+		if pg.moves < 30 {
+			t.Fatalf("the game ended after %d moves", pg.moves)
+		}
+		time.Sleep(500 * time.Millisecond)
+		var while, after int
+		for _, m := range e.sink.messages() {
+			id := parseMail(t, m.Data).Header.Get("Message-Id")
+			if !strings.Contains(id, ".your_turn.") && !strings.Contains(id, ".prompt_waiting.") {
+				continue
+			}
+			v, _ := strconv.Atoi(mailVersion.FindStringSubmatch(id)[1])
+			switch {
+			case v <= 3: // the lobby's, before the boards opened
+			case v <= 3+20: // the moves made with the boards open
+				while++
+			default:
+				after++
+			}
+		}
+		if while != 0 || after == 0 {
+			t.Fatalf("%d turn emails while the boards were open (want 0), %d after (want some)", while, after)
+		}
+	})
+}
+
+// TestOneEmailEach: of the notes one change makes for one person, the
+// most pressing goes by email, standing for the others; the seat its door
+// answers itself gets none but the game's end.
+func TestOneEmailEach(t *testing.T) {
+	t.Parallel()
+	yt := &YourTurn{Turn: 4}
+	to := &TimeoutApplied{Player: "ana"}
+	notes := []note{
+		{userID: 1, seat: 0, kind: KindTimeoutApplied, data: to},
+		{userID: 2, seat: 1, kind: KindTimeoutApplied, data: &TimeoutApplied{Player: "ana"}},
+		{userID: 2, seat: 1, kind: KindYourTurn, data: yt},
+		{userID: 3, seat: 2, kind: KindPromptWaiting, data: &PromptWaiting{}},
+		{userID: 3, seat: 2, kind: KindQueuedActions, data: &QueuedActions{}},
+		{userID: 4, seat: 3, kind: KindGameOver, data: &GameOver{}},
+		{userID: 4, seat: 3, kind: KindQueuedActions, data: &QueuedActions{}},
+	}
+	got := oneEmailEach(notes, []int{2, 3})
+	want := map[int][]string{0: nil, 2: {"ana ran out of time: the turn ended with the default choices."}, 5: nil}
+	if len(got) != len(want) {
+		t.Fatalf("emailed %v, want %v", got, want)
+	}
+	for i, also := range want {
+		if g, ok := got[i]; !ok || !slices.Equal(g, also) {
+			t.Fatalf("emailed %v, want %v", got, want)
+		}
+	}
+	if d := standingFor(yt, got[2]).(YourTurn); !slices.Equal(d.Since, got[2]) || d.Turn != 4 {
+		t.Fatalf("the turn's email stands for the timeout as %+v", d)
+	}
+}
