@@ -236,7 +236,7 @@ func TestOneEmailEach(t *testing.T) {
 		{userID: 4, seat: 3, kind: KindGameOver, data: &GameOver{}},
 		{userID: 4, seat: 3, kind: KindQueuedActions, data: &QueuedActions{}},
 	}
-	got := oneEmailEach(notes, []int{2, 3})
+	got := oneEmailEach(notes, []int{2, 3}, func(note) bool { return true })
 	want := map[int][]string{0: nil, 2: {"ana ran out of time: the turn ended with the default choices."}, 5: nil}
 	if len(got) != len(want) {
 		t.Fatalf("emailed %v, want %v", got, want)
@@ -249,4 +249,117 @@ func TestOneEmailEach(t *testing.T) {
 	if d := standingFor(yt, got[2]).(YourTurn); !slices.Equal(d.Since, got[2]) || d.Turn != 4 {
 		t.Fatalf("the turn's email stands for the timeout as %+v", d)
 	}
+}
+
+// TestDigestEveryHours: a player who chose a digest every 6 hours gets no
+// turn or prompt email, but one digest at once (the first), then none
+// until 6 hours have passed, however many turns come; a deadline less than
+// 12 hours away sends theirs at once.
+func TestDigestEveryHours(t *testing.T) {
+	eachOutboxDB(t, func(t *testing.T, d models.Dialect) {
+		ctx := context.Background()
+		e := newOutboxEnv(t, d)
+		o := e.outbox(t, true)
+		ana, ben := e.users[0], e.users[1]
+		if err := e.st.SetPreference(ctx, models.Preference{UserID: ben.ID, Kind: "digest", Channel: "email", Enabled: true, Hours: 6}); err != nil {
+			t.Fatal(err)
+		}
+		p := play.New(e.st, e.clock.Now, nil)
+		newGame := func(turn int) int64 {
+			res, err := p.Create(ctx, ana.ID, play.NewGame{Players: 2, Mode: "fast", Invite: []string{ben.Username},
+				Deck: play.DeckChoice{Prebuilt: "running-a-startup"}, TurnDeadlineSeconds: turn}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := p.Join(ctx, res.Game.ID, ben.ID, play.DeckChoice{Prebuilt: "working-for-the-enterprise"}, nil); err != nil {
+				t.Fatal(err)
+			}
+			if res, err = p.Start(ctx, res.Game.ID, ana.ID, nil); err != nil {
+				t.Fatal(err)
+			}
+			res.Done()
+			return res.Game.ID
+		}
+		// turns plays game *id until ben's turn has started n times more,
+		// in a new game of the same clock (turn seconds) when one ends.
+		r := rand.New(rand.NewPCG(3, 3))
+		turns := func(id *int64, turn, n int) {
+			for started := 0; started < n; {
+				var seat int
+				var a engine.Action
+				var version int64
+				err := p.Read(ctx, *id, ana.ID, func(g *models.Game, _ int, st *engine.State) error {
+					version, seat = g.Version, engine.Awaiting(st)[0]
+					a = bot.NewGreedy(r).Choose(st.View(seat), engine.Legal(st, seat))
+					return nil
+				})
+				if err != nil {
+					t.Fatal(err)
+				}
+				res, err := p.Submit(ctx, *id, e.users[seat].ID, &version, []engine.Action{a}, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if res.State.Over() {
+					res.Done()
+					*id = newGame(turn)
+					continue
+				}
+				for _, ev := range res.Events() {
+					if ev.Kind == "turn_started" && ev.Seat == 1 {
+						started++
+					}
+				}
+				res.Done()
+			}
+		}
+		toBen := func(kind string) int {
+			n := 0
+			for _, m := range e.sink.messages() {
+				if m.Rcpts[0] == ben.Email && strings.Contains(parseMail(t, m.Data).Header.Get("Message-Id"), kind) {
+					n++
+				}
+			}
+			return n
+		}
+		waitDigests := func(n int, why string) {
+			waitFor(t, why, func() bool { return toBen(".digest.") >= n })
+			time.Sleep(300 * time.Millisecond) // a second one would show up now
+			if got := toBen(".digest."); got != n {
+				t.Fatalf("%s: %d digests, want %d", why, got, n)
+			}
+		}
+		first := newGame(0) // three days a turn
+		turns(&first, 0, 3)
+		waitDigests(1, "the first digest, at once")
+		e.clock.Add(5 * time.Hour)
+		turns(&first, 0, 2)
+		if _, err := o.RunDue(ctx); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(300 * time.Millisecond)
+		waitDigests(1, "5 hours later")
+		e.clock.Add(time.Hour + time.Minute)
+		if _, err := o.RunDue(ctx); err != nil {
+			t.Fatal(err)
+		}
+		waitDigests(2, "6 hours later, what happened since")
+		// A turn of an hour: its deadline is near, the digest goes at once.
+		urgent := newGame(3600)
+		turns(&urgent, 3600, 1)
+		waitDigests(3, "a deadline less than 12 hours away")
+		if n := toBen(".your_turn.") + toBen(".prompt_waiting.") + toBen(".game_started."); n != 0 {
+			t.Fatalf("%d turn, prompt or start emails to ben beside his digests", n)
+		}
+		last := e.sink.messages()
+		for i := len(last) - 1; i >= 0; i-- {
+			if last[i].Rcpts[0] == ben.Email {
+				p := parseMail(t, last[i].Data)
+				if !strings.Contains(p.Text, "Game #"+strconv.FormatInt(urgent, 10)) || !strings.Contains(p.Text, "waiting for you") {
+					t.Fatalf("the urgent digest:\n%s", p.Text)
+				}
+				break
+			}
+		}
+	})
 }

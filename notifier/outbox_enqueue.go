@@ -350,10 +350,10 @@ func (o *Outbox) dispatch(ctx context.Context, tx models.OutboxTx, g *models.Gam
 		return err
 	}
 	users, hooks := rcpt.Users, rcpt.Webhooks
-	off, digest := map[string]bool{}, map[int64]bool{}
+	off, digest := map[string]bool{}, map[int64]models.Preference{}
 	for _, p := range rcpt.Preferences {
 		if p.Enabled && p.Kind == string(KindDigest) && p.Channel == ChannelEmail {
-			digest[p.UserID] = true
+			digest[p.UserID] = p
 		}
 		if !p.Enabled {
 			off[fmt.Sprintf("%d/%s/%s", p.UserID, p.Kind, p.Channel)] = true
@@ -415,15 +415,27 @@ func (o *Outbox) dispatch(ctx context.Context, tx models.OutboxTx, g *models.Gam
 	if ch != nil {
 		answered = ch.Happened.Answered
 	}
-	emailed := oneEmailEach(entryNotes(entries, func(e entry) note { return e.note }), answered)
+	// A note the recipient's digest gathers goes by the digest instead.
+	digests := func(n note) bool { _, ok := digest[n.userID]; return ok && digestKinds[n.kind] }
+	emailed := oneEmailEach(entryNotes(entries, func(e entry) note { return e.note }), answered,
+		func(n note) bool { return !digests(n) })
+	digested := map[int64]bool{} // the users whose digest is scheduled
 	for i, n := range entries {
 		u := n.user
 		if !inWrite {
 			stream.Notes = append(stream.Notes, StreamNote{UserID: u.ID, NotificationID: recs[i].ID})
 		}
 		turnish := n.kind == KindYourTurn || n.kind == KindPromptWaiting || n.kind == KindDeadlineReminder
-		if also, ok := emailed[i]; ok && u.Email != "" && u.NotifyEmail && (!turnish || u.NotifyTurns) &&
-			wants(u.ID, n.kind, ChannelEmail) && !(digest[u.ID] && digestKinds[n.kind]) {
+		mail := u.Email != "" && u.NotifyEmail && (!turnish || u.NotifyTurns) && wants(u.ID, n.kind, ChannelEmail)
+		if digests(n.note) && mail && !digested[u.ID] && !slices.Contains(answered, n.seat) {
+			// The digest tells them, at once when a deadline of theirs is near.
+			urgent := turnish && g.DeadlineAt != nil && g.DeadlineAt.Sub(o.now()) < urgentWithin
+			if err := o.scheduleDigest(ctx, tx.Tx, digest[u.ID], urgent); err != nil {
+				return err
+			}
+			digested[u.ID] = true
+		}
+		if also, ok := emailed[i]; ok && mail {
 			body := n.body
 			if len(also) > 0 {
 				if body, err = json.Marshal(standingFor(n.data, also)); err != nil {
@@ -472,13 +484,16 @@ var emailRank = map[Kind]int{KindGameOver: 1, KindPromptWaiting: 2, KindYourTurn
 	KindSeatReclaimed: 4, KindTimeoutApplied: 5, KindQueuedActions: 6}
 
 // oneEmailEach picks the notes of one change that go by email, one per
-// person: the most pressing of theirs (emailRank), by its index in notes,
-// with the headlines of the others it stands for. A seat that the
+// person: the most pressing of theirs (emailRank) among those that go by
+// email of their own (direct: not gathered by a digest), by its index in
+// notes, with the headlines of the others it stands for. A seat that the
 // change's door answers itself (answered: an email reply's answer, which
 // shows what the change did and the board it leaves) gets no email from
 // it but the game's end.
-func oneEmailEach(notes []note, answered []int) map[int][]string {
-	candidate := func(n note) bool { return n.kind == KindGameOver || !slices.Contains(answered, n.seat) }
+func oneEmailEach(notes []note, answered []int, direct func(note) bool) map[int][]string {
+	candidate := func(n note) bool {
+		return direct(n) && (n.kind == KindGameOver || !slices.Contains(answered, n.seat))
+	}
 	best := map[int64]int{}
 	for i, n := range notes {
 		if !candidate(n) {

@@ -346,10 +346,12 @@ type VacationNotice struct {
 	Until  time.Time
 }
 
-// Digest: the daily summary across the recipient's games.
+// Digest: what happened in the recipient's games since their last
+// digest (at most one every few hours, as they chose).
 type Digest struct {
 	Common
-	Day   time.Time // the day summarised
+	Day   time.Time // when it was written
+	Since time.Time // the start of the stretch it sums up; zero: not said
 	Games []DigestGame
 }
 

@@ -91,7 +91,7 @@ func samples() []Data {
 			Replay: "datamonsters replay --url https://dm.example 42"},
 		VacationNotice{Common: c, Player: "Bob", From: renderNow, Until: due},
 		Digest{Common: Common{Recipient: "Ana", Now: renderNow, UnsubscribeURL: "https://dm.example/v1/unsubscribe?token=d"},
-			Day: renderNow, Games: []DigestGame{
+			Day: renderNow, Since: renderNow.Add(-6 * time.Hour), Games: []DigestGame{
 				{Title: "Friday lab", URL: "https://dm.example/games/42", YourTurn: true, Deadline: due, Lines: []string{"Bob ended his turn."}},
 				{Title: "Office league", URL: "https://dm.example/games/43"},
 			}},
@@ -264,7 +264,7 @@ func TestRenderVariants(t *testing.T) {
 			[]string{"Reminder: your turn ends in 1 hour 30 minutes.", "At the deadline it ends with the default choices.",
 				"Deadline: your turn ends Sun 29 Nov 2026, 22:30 UTC (in 1 hour 30 minutes)"}},
 		{Digest{Common: Common{Recipient: "Ana"}},
-			"[Data Monsters] Your daily digest",
+			"[Data Monsters] Your digest",
 			[]string{"Nothing happened in your games."}},
 		{Invitation{Common: Common{GameID: "7", GameURL: "https://dm.example/games/7"}, Inviter: "Bob", Seats: 2, Mode: "fast"},
 			"[Data Monsters] game 7",
