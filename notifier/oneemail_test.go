@@ -129,6 +129,21 @@ func TestOneEmailPerDecision(t *testing.T) {
 			if strings.Contains(p.Text, "play_tool ") || strings.Contains(p.Text, "place ") && strings.Contains(p.Text, "queued action place") {
 				t.Errorf("an email names a queued action by its ids:\n%s", p.Text)
 			}
+			text := strings.ReplaceAll(p.Text, "\r\n", "\n")
+			switch {
+			case strings.Contains(id, ".game_over."):
+				// The final board, the ranks and the fairness check.
+				for _, want := range []string{"Game over", "Final scores (Big Data Points), by rank:\n  1. ", "The board:",
+					"secret:     ", "commitment: ", "datamonsters replay --url https://dm.example " + strconv.FormatInt(pg.id, 10)} {
+					if !strings.Contains(text, want) {
+						t.Errorf("the game-over email lacks %q:\n%s", want, text)
+					}
+				}
+			case strings.Contains(id, ".invitation."):
+				if !strings.Contains(text, "Joined so far: ana\n") || !strings.Contains(text, "Invited, not joined yet: ben\n") {
+					t.Errorf("the invitation does not say who joined:\n%s", text)
+				}
+			}
 		}
 		for k, n := range perChange {
 			if n > 1 {
@@ -362,4 +377,102 @@ func TestDigestEveryHours(t *testing.T) {
 			}
 		}
 	})
+}
+
+// standingScenario is Ana, to play with three Tools, and Ben, who holds
+// Merge Conflict, an interrupt that answers Tools, with a standing answer
+// (pass) or none.
+func standingScenario(t *testing.T, pass bool) *engine.State {
+	t.Helper()
+	standing := ""
+	if pass {
+		standing = ", standing: {pass: true}"
+	}
+	res, err := engine.RunScenario([]byte(`name: standing answers cover a batch's windows
+players:
+  - {name: ana, hand: [open-source-library, open-source-library, frontend-framework]}
+  - {name: ben, hand: [merge-conflict]` + standing + `}
+`))
+	if err != nil || res.Failed() {
+		t.Fatalf("scenario: %v %+v", err, res)
+	}
+	return res.State
+}
+
+// TestStandingAnswerSendsNothing: Ana plays a batch of three Tools, each
+// of which opens an interrupt window for Ben. With his standing answer
+// covering them, the batch runs through and nobody is emailed; without
+// it, Ben is asked once (the first window), and Ana's rest waits.
+func TestStandingAnswerSendsNothing(t *testing.T) {
+	eachOutboxDB(t, func(t *testing.T, d models.Dialect) {
+		for _, pass := range []bool{true, false} {
+			ctx := context.Background()
+			e := newOutboxEnv(t, d)
+			e.outbox(t, true)
+			st := standingScenario(t, pass)
+			data, err := st.Marshal()
+			if err != nil {
+				t.Fatal(err)
+			}
+			now := e.clock.Now()
+			g := &models.Game{CreatedBy: e.users[0].ID, Status: models.StatusActive, Mode: "fast", Policy: "holders", Players: 2,
+				Settings: `{"turn_deadline_seconds":259200,"prompt_deadline_seconds":86400}`, Version: 1, State: data, StartedAt: &now}
+			for i, u := range e.users[:2] {
+				id := u.ID
+				g.Seats = append(g.Seats, models.Seat{SeatNo: i, UserID: &id, Username: u.Username, Joined: true, Awaited: i == 0})
+			}
+			if err := e.st.CreateGame(ctx, g, models.Happened{}); err != nil {
+				t.Fatal(err)
+			}
+			wrenches := []engine.Action{}
+			for _, in := range st.Players[0].Hand {
+				wrenches = append(wrenches, engine.Action{Type: engine.ActPlayTool, Card: in.ID})
+			}
+			_, err = e.st.Mutate(ctx, g.ID, func(g *models.Game) (*models.Change, error) {
+				cur, err := engine.Unmarshal(g.State)
+				if err != nil {
+					return nil, err
+				}
+				next, events, _, err := engine.ApplyBatch(cur, 0, wrenches)
+				if err != nil {
+					return nil, err
+				}
+				return e.commit(g, nil, next, events, 0, wrenches)
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			time.Sleep(500 * time.Millisecond)
+			got := mailKinds(t, e.sink.messages())
+			if pass && len(got) != 0 || !pass && !slices.Equal(got, []string{"prompt_waiting>ben@example.com"}) {
+				t.Fatalf("standing pass %v: emails %v", pass, got)
+			}
+		}
+	})
+}
+
+// TestStandingOffer: at the end of a turn a player holding an interrupt
+// is offered "always pass" and "<card> when <event>" in the reply's
+// words; one who always passes already, or who cannot be asked (no
+// interrupt in a game that asks only holders), is offered nothing.
+func TestStandingOffer(t *testing.T) {
+	t.Parallel()
+	ben := func(pass bool) *engine.View { return standingScenario(t, pass).View(1) }
+	if got := StandingOffer(ben(false)); !slices.Equal(got, []string{"always pass", "merge conflict when tool"}) {
+		t.Fatalf("offer %q", got)
+	}
+	if got := OfferLine(StandingOffer(ben(false))); got != `reply "always pass", "merge conflict when tool", or nothing to be asked` {
+		t.Fatalf("line %q", got)
+	}
+	if got := StandingOffer(ben(true)); got != nil {
+		t.Fatalf("offer to a player who always passes: %q", got)
+	}
+	ana := standingScenario(t, false).View(0) // three Tools, no interrupt
+	if got := StandingOffer(ana); got != nil {
+		t.Fatalf("offer to a player who holds no interrupt: %q", got)
+	}
+	ana.Policy = engine.Conceal // every seat whose deck could answer is asked
+	if got := StandingOffer(ana); !slices.Equal(got, []string{"always pass"}) {
+		t.Fatalf("offer under conceal: %q", got)
+	}
 }

@@ -100,6 +100,9 @@ func fillData(d Data, st *engine.State, f Fill) (Data, error) {
 	case GameOver:
 		x.Scores, x.TieBreak = ranked(v)
 		x.Board = board()
+		for i := range x.Board.Seats {
+			x.Board.Seats[i].Active = false // nobody plays now
+		}
 		if secret, salt, ok := st.Reveal(); ok {
 			x.Secret, x.Salt, x.Commitment = secret.String(), salt.String(), st.Commitment()
 		}
