@@ -160,7 +160,7 @@ func (o *Outbox) sendDigest(ctx context.Context, uid int64, at time.Time, urgent
 		if u == nil || u.Email == "" || !u.NotifyEmail {
 			return nil
 		}
-		ns, err := tx.Store.NotificationsBetween(ctx, uid, from, at.Add(time.Nanosecond), 1000)
+		ns, err := tx.Store.NotificationsBetween(ctx, uid, from, at.Add(time.Microsecond), 1000) // the databases keep microseconds
 		if err != nil {
 			return err
 		}

@@ -232,7 +232,7 @@ func NewOutbox(cfg OutboxConfig) (*Outbox, error) {
 // notifications of the changes its process made (a few tens of kilobytes
 // each): their workers run within milliseconds of the commit, unless a
 // backlog or a failed send delays them past this many changes.
-const recentMax = 1024
+const recentMax = 256
 
 // MigrateRiver applies River's own schema migrations to the store's
 // database (after the store's migrations).
