@@ -408,7 +408,7 @@ func TestStandingAnswerSendsNothing(t *testing.T) {
 		for _, pass := range []bool{true, false} {
 			ctx := context.Background()
 			e := newOutboxEnv(t, d)
-			e.outbox(t, true)
+			o := e.outbox(t, true)
 			st := standingScenario(t, pass)
 			data, err := st.Marshal()
 			if err != nil {
@@ -442,7 +442,15 @@ func TestStandingAnswerSendsNothing(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			time.Sleep(500 * time.Millisecond)
+			if !pass {
+				e.waitMail(t, 1)
+			}
+			waitFor(t, "the change's jobs", func() bool {
+				res, err := o.Client().JobList(ctx, river.NewJobListParams().Kinds(emailKind, streamKind).
+					States(rivertype.JobStateAvailable, rivertype.JobStateRunning, rivertype.JobStateRetryable))
+				return err == nil && len(res.Jobs) == 0
+			})
+			time.Sleep(100 * time.Millisecond) // a mail worked last is in the sink now
 			got := mailKinds(t, e.sink.messages())
 			if pass && len(got) != 0 || !pass && !slices.Equal(got, []string{"prompt_waiting>ben@example.com"}) {
 				t.Fatalf("standing pass %v: emails %v", pass, got)

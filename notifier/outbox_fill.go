@@ -210,7 +210,11 @@ func (o *Outbox) stateAt(ctx context.Context, gameID, version int64) (*engine.St
 	if st := o.recent.get(gameID, version); st != nil {
 		return st, nil
 	}
-	return o.cfg.States.StateAt(ctx, gameID, version)
+	st, err := o.cfg.States.StateAt(ctx, gameID, version)
+	if err == nil {
+		o.recent.put(gameID, version, st) // the change's other notifications need it too
+	}
+	return st, err
 }
 
 // recentStates keeps a copy of the engine state that each change which

@@ -2,10 +2,13 @@ package play_test
 
 import (
 	"context"
+	"errors"
+	"math/rand/v2"
 	"testing"
 	"time"
 
 	"github.com/datamonsters/turns/engine"
+	"github.com/datamonsters/turns/engine/bot"
 	"github.com/datamonsters/turns/models"
 	"github.com/datamonsters/turns/models/modelstest"
 	"github.com/datamonsters/turns/play"
@@ -78,4 +81,71 @@ func TestOwnTurnChoiceKeepsTheTurnsDeadline(t *testing.T) {
 		}
 	}
 	t.Fatal("no player had to discard in 40 moves")
+}
+
+// TestReplay: the state of every version of a game, rebuilt from its log
+// in any order (each replay going on from the last one kept, or from the
+// start), is the state the game had then, byte for byte.
+func TestReplay(t *testing.T) {
+	ctx := context.Background()
+	st := modelstest.Open(t, models.SQLite, models.Options{})
+	svc := play.New(st, nil, nil)
+	ana, bob := newUser(t, st, "ana"), newUser(t, st, "bob")
+	deck := play.DeckChoice{Prebuilt: "running-a-startup"}
+	res, err := svc.Create(ctx, ana.ID, play.NewGame{Players: 2, Mode: "fast", Deck: deck, Invite: []string{"bob"}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := res.Game.ID
+	if _, err := svc.Join(ctx, id, bob.ID, deck, nil); err != nil {
+		t.Fatal(err)
+	}
+	if res, err = svc.Start(ctx, id, ana.ID, nil); err != nil {
+		t.Fatal(err)
+	}
+	users := []int64{*res.Game.Seats[0].UserID, *res.Game.Seats[1].UserID}
+	hashes := map[int64]string{res.Game.Version: res.State.Hash()}
+	res.Done()
+	r := rand.New(rand.NewPCG(1, 1))
+	for range 30 {
+		var seat int
+		var a engine.Action
+		var v int64
+		over := false
+		if err := svc.Read(ctx, id, ana.ID, func(g *models.Game, _ int, s *engine.State) error {
+			v, over = g.Version, s.Over()
+			if !over {
+				seat = engine.Awaiting(s)[0]
+				a = bot.NewGreedy(r).Choose(s.View(seat), engine.Legal(s, seat))
+			}
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		if over {
+			break
+		}
+		res, err := svc.Submit(ctx, id, users[seat], &v, []engine.Action{a}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		hashes[res.Game.Version] = res.State.Hash()
+		res.Done()
+	}
+	for _, v := range []int64{5, 3, 9, 10, 4, 20, 12, 33} {
+		want, ok := hashes[v]
+		if !ok {
+			continue
+		}
+		got, err := svc.StateAt(ctx, id, v)
+		if err != nil {
+			t.Fatalf("version %d: %v", v, err)
+		}
+		if got.Hash() != want {
+			t.Fatalf("version %d replays to another state", v)
+		}
+	}
+	if _, err := svc.StateAt(ctx, id, 1); !errors.Is(err, play.ErrNoState) {
+		t.Fatalf("a version before the start: %v", err)
+	}
 }

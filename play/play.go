@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"sync"
 	"time"
 
 	"github.com/datamonsters/turns/engine"
@@ -15,11 +16,12 @@ import (
 // Service is the play path over one store. Build it with New; it is safe
 // for concurrent use.
 type Service struct {
-	log    *slog.Logger
-	store  *models.Store
-	cat    *engine.Catalog
-	now    func() time.Time
-	states *stateCache // parsed states of recently changed games
+	log     *slog.Logger
+	store   *models.Store
+	cat     *engine.Catalog
+	now     func() time.Time
+	states  *stateCache // parsed states of recently changed games
+	replays replays     // the last replay of a few games (Replay)
 }
 
 // New returns the play path over store. now is the clock (nil: time.Now);
@@ -306,20 +308,33 @@ func (s *Service) Replay(ctx context.Context, g *models.Game, cur *engine.State,
 		// came from a seed that the log does not hold.
 		return nil, fmt.Errorf("%w: game %d was dealt before secrets; its log does not replay", ErrNoState, g.ID)
 	}
-	setup, err := s.SetupOf(g)
-	if err != nil {
+	if first, err := s.store.EventsAfter(ctx, g.ID, 0, 1); err != nil {
 		return nil, err
+	} else if len(first) == 0 || version < first[0].Version {
+		// The start's events are the game's first: before, there is no state.
+		return nil, fmt.Errorf("%w: version %d of game %d is before its start", ErrNoState, version, g.ID)
 	}
-	setup.Secret, setup.Salt = cur.Secret, cur.Salt
-	st, _, err := engine.NewGame(setup)
-	if err != nil {
-		return nil, err
+	st, from := s.replays.from(g.ID, version)
+	if st == nil {
+		setup, err := s.SetupOf(g)
+		if err != nil {
+			return nil, err
+		}
+		setup.Secret, setup.Salt = cur.Secret, cur.Salt
+		if st, _, err = engine.NewGame(setup); err != nil {
+			return nil, err
+		}
 	}
 	recs, err := s.store.Actions(ctx, g.ID)
 	if err != nil {
 		return nil, err
 	}
-	for i := 0; i < len(recs) && recs[i].Version <= version; {
+	i := 0
+	for i < len(recs) && recs[i].Version <= from {
+		i++ // replayed already
+	}
+	defer func() { s.replays.put(g.ID, version, st) }()
+	for i < len(recs) && recs[i].Version <= version {
 		j, seat := i, recs[i].Seat
 		var batch []engine.Action
 		for ; j < len(recs) && recs[j].Version == recs[i].Version; j++ {
@@ -331,9 +346,58 @@ func (s *Service) Replay(ctx context.Context, g *models.Game, cur *engine.State,
 		}
 		next, _, _, err := engine.ApplyBatch(st, seat, batch)
 		if err != nil {
+			st = nil
 			return nil, fmt.Errorf("%w: replay of game %d at version %d: %w", ErrNoState, g.ID, recs[i].Version, err)
 		}
 		st, i = next, j
 	}
 	return st, nil
+}
+
+// replays keeps the last state Replay rebuilt of each of a few games, so
+// that the next replay of a game (the notifications of its later changes,
+// worked one after another after a restart) goes on from it instead of
+// from the start.
+type replays struct {
+	mu sync.Mutex
+	m  map[int64]replayed
+}
+
+type replayed struct {
+	version int64
+	st      *engine.State
+}
+
+// maxReplays is the most games whose last replay is kept.
+const maxReplays = 64
+
+// from returns a copy of the game's kept replay, if one is kept at
+// version or before, with its version; nil, 0 otherwise.
+func (r *replays) from(id, version int64) (*engine.State, int64) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if e, ok := r.m[id]; ok && e.version <= version {
+		return e.st.Clone(), e.version
+	}
+	return nil, 0
+}
+
+// put keeps a copy of st, the game's state at version (nil: nothing).
+func (r *replays) put(id, version int64, st *engine.State) {
+	if st == nil {
+		return
+	}
+	c := st.Clone()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.m == nil {
+		r.m = map[int64]replayed{}
+	}
+	if len(r.m) >= maxReplays {
+		for k := range r.m {
+			delete(r.m, k)
+			break
+		}
+	}
+	r.m[id] = replayed{version, c}
 }
