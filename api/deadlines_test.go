@@ -52,8 +52,15 @@ func TestTimeouts(t *testing.T) {
 		if awaited(after, players)[0] == first {
 			t.Fatalf("the turn did not pass: awaiting %v", after.View.Awaiting)
 		}
+		// One email each: the one who ran out of time is told so, the other
+		// that their turn starts (and why).
+		second := players[0]
+		if first == players[0] {
+			second = players[1]
+		}
 		waitFor(t, "the timeout emails", func() bool {
-			return mails("timeout_applied", "ana") == 1 && mails("timeout_applied", "bob") == 1
+			return mails("timeout_applied", first.Name) == 1 && mails("timeout_applied", second.Name) == 0 &&
+				mails("your_turn", second.Name) == 1
 		})
 		// The new turn has a new deadline: nothing more is due.
 		if n, err := e.ob.RunDue(ctx); err != nil || n != 0 {

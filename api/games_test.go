@@ -508,27 +508,32 @@ func TestDecksAPI(t *testing.T) {
 }
 
 // TestTurnClock: a turn's deadline is set when the turn starts and runs on
-// through the turn's actions; it moves when the game waits for another seat
-// (or for other prompts). Each response also lists the player's next legal
-// actions.
+// through the turn's actions, the choices the turn asks of its player
+// included; it moves when the game waits for another seat. Each response
+// also lists the player's next legal actions.
 func TestTurnClock(t *testing.T) {
 	eachDB(t, func(t *testing.T, e *env) {
 		ana, bob := e.register("ana"), e.register("bob")
 		players := []*player{ana, bob}
 		g := e.startGame(map[string]any{"mode": "fast"}, ana, bob)
 		checked, moved := 0, 0
-		for range 30 {
+		// ownTurn: the game waits for who alone, on who's turn (any prompt
+		// is a choice of that turn).
+		ownTurn := func(g game, who *player) bool {
+			aw := awaited(g, players)
+			return len(aw) == 1 && aw[0] == who && g.View != nil && players[g.View.Active] == who
+		}
+		for i := range 30 {
 			cur := e.getGame(g.ID, ana)
 			if cur.Status != "active" {
 				break
 			}
 			who := awaited(cur, players)[0]
 			mine := e.getGame(g.ID, who)
-			prompts := len(mine.Prompts)
 			legal := e.legal(g.ID, who)
 			a := answered(legal[0], mine.Prompts)
 			for _, l := range legal {
-				if l.Type == engine.ActPlace || l.Type == engine.ActActivate {
+				if l.Type == engine.ActPlace || l.Type == engine.ActActivate || i%6 == 5 && l.Type == engine.ActEndTurn {
 					a = l
 					break
 				}
@@ -542,8 +547,7 @@ func TestTurnClock(t *testing.T) {
 				t.Fatalf("legal in the response %s, GET .../legal %s", got, want)
 			}
 			next := e.getGame(g.ID, who)
-			sameWait := prompts == 0 && len(next.Prompts) == 0 && len(awaited(next, players)) == 1 &&
-				awaited(next, players)[0] == who
+			sameWait := ownTurn(mine, who) && ownTurn(next, who)
 			switch {
 			case next.Status != "active":
 			case sameWait:

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/datamonsters/turns/models"
 	"github.com/datamonsters/turns/notifier"
@@ -76,7 +77,13 @@ type preference struct {
 	Kind    string `json:"kind"`
 	Channel string `json:"channel"`
 	Enabled bool   `json:"enabled"`
+	// Hours is the digest's least time between two digests (its row only;
+	// 0, absent: unchanged, or the default).
+	Hours int `json:"hours,omitempty"`
 }
+
+// maxDigestHours is the longest a digest's period may be: a week.
+const maxDigestHours = 7 * 24
 
 type preferenceList struct {
 	Preferences []preference `json:"preferences"`
@@ -288,9 +295,16 @@ func (s *Server) preferences(c *gin.Context) (preferenceList, error) {
 	for _, k := range notifier.Kinds {
 		for _, ch := range notifier.Channels {
 			p := preference{Kind: string(k), Channel: ch, Enabled: k != notifier.KindDigest} // the digest is opt-in
+			digest := k == notifier.KindDigest && ch == notifier.ChannelEmail
+			if digest {
+				p.Hours = models.DefaultDigestHours
+			}
 			for _, st := range stored {
 				if st.Kind == p.Kind && st.Channel == ch {
 					p.Enabled = st.Enabled
+					if digest {
+						p.Hours = int(st.Every() / time.Hour)
+					}
 				}
 			}
 			out.Preferences = append(out.Preferences, p)
@@ -311,14 +325,21 @@ func (s *Server) updatePreferences(c *gin.Context) {
 		return
 	}
 	for i, p := range req.Preferences {
-		if !knownKind(p.Kind) || !slices.Contains(notifier.Channels, p.Channel) {
+		switch {
+		case !knownKind(p.Kind) || !slices.Contains(notifier.Channels, p.Channel):
 			writeError(c, invalid("preferences[%d]: unknown kind %q or channel %q", i, p.Kind, p.Channel))
+			return
+		case p.Hours != 0 && (p.Kind != string(notifier.KindDigest) || p.Channel != notifier.ChannelEmail):
+			writeError(c, invalid("preferences[%d].hours: only the digest (kind digest, channel email) has hours", i))
+			return
+		case p.Hours < 0 || p.Hours > maxDigestHours:
+			writeError(c, invalid("preferences[%d].hours: 1 to %d hours between two digests", i, maxDigestHours))
 			return
 		}
 	}
 	for _, p := range req.Preferences {
 		if err := s.store.SetPreference(c.Request.Context(), models.Preference{UserID: userID(c), Kind: p.Kind,
-			Channel: p.Channel, Enabled: p.Enabled}); err != nil {
+			Channel: p.Channel, Enabled: p.Enabled, Hours: p.Hours}); err != nil {
 			writeError(c, err)
 			return
 		}

@@ -871,3 +871,50 @@ func TestAddingEmailTurnsEmailOn(t *testing.T) {
 		t.Fatalf("want one invitation, to bob: %d mails, first to %v", len(mails), mails[0].To)
 	}
 }
+
+// TestDigestHours: the digest's row of the preferences has its period in
+// hours (24 unless chosen), which a request may set (1 to 168) and leaves
+// as it was when it says none; no other row has hours.
+func TestDigestHours(t *testing.T) {
+	t.Parallel()
+	e := newNotifyEnv(t, models.SQLite, false)
+	ana := e.register("ana")
+	hours := func() (digest int, others int) {
+		var prefs struct {
+			Preferences []struct {
+				Kind, Channel string
+				Hours         int
+			} `json:"preferences"`
+		}
+		e.must(200, req{Method: "GET", Path: "/v1/me/notification-preferences", Token: ana.Access}).decode(t, &prefs)
+		for _, p := range prefs.Preferences {
+			if p.Kind == "digest" && p.Channel == "email" {
+				digest = p.Hours
+			} else if p.Hours != 0 {
+				others++
+			}
+		}
+		return digest, others
+	}
+	put := func(want int, p map[string]any) {
+		e.must(want, req{Method: "PUT", Path: "/v1/me/notification-preferences", Token: ana.Access, NoContract: want != 200,
+			Body: map[string]any{"preferences": []map[string]any{p}}})
+	}
+	if d, o := hours(); d != 24 || o != 0 {
+		t.Fatalf("by default: digest every %d hours, %d other rows with hours", d, o)
+	}
+	put(200, map[string]any{"kind": "digest", "channel": "email", "enabled": true, "hours": 6})
+	if d, _ := hours(); d != 6 {
+		t.Fatalf("after choosing 6: %d", d)
+	}
+	put(200, map[string]any{"kind": "digest", "channel": "email", "enabled": false})
+	if d, _ := hours(); d != 6 {
+		t.Fatalf("turned off without hours: %d, want 6 kept", d)
+	}
+	put(422, map[string]any{"kind": "your_turn", "channel": "email", "enabled": true, "hours": 6})
+	put(422, map[string]any{"kind": "digest", "channel": "email", "enabled": true, "hours": 169})
+	put(422, map[string]any{"kind": "digest", "channel": "email", "enabled": true, "hours": -1})
+	if d, o := hours(); d != 6 || o != 0 {
+		t.Fatalf("after refused requests: digest %d, others %d", d, o)
+	}
+}

@@ -57,6 +57,9 @@ func (s *Server) streamNotifications(c *gin.Context) {
 		writeError(c, err)
 		return
 	}
+	if s.notify.Outbox != nil {
+		stored = s.notify.Outbox.Complete(c.Request.Context(), stored)
+	}
 	backlog := make([]notifier.Event, 0, len(stored))
 	for _, n := range stored {
 		backlog = append(backlog, notifier.NotificationEvent(n))

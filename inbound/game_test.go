@@ -114,7 +114,7 @@ func playByEmail(t *testing.T, e *env, send func(from, to string, raw []byte)) {
 	over := 0
 	for _, u := range users {
 		for _, m := range e.sink.to(u.Email) {
-			if strings.Contains(m.Subject, "game over") {
+			if strings.Contains(m.Text, "\nGame over") {
 				over++
 			}
 		}

@@ -242,7 +242,7 @@ func testRefusals(t *testing.T, d models.Dialect) {
 				if tc.want == toOwner {
 					a := e.answerTo(mid)
 					if a == nil || !strings.Contains(a.To, tc.owner.Email) || !strings.Contains(a.Text, tc.reason) ||
-						!strings.Contains(a.Subject, "nothing was played") {
+						!strings.Contains(a.Text, "Nothing was played.") {
 						t.Fatalf("answer %+v lacks %q", a, tc.reason)
 					}
 					if !strings.Contains(a.Text, "Nothing") && !strings.Contains(a.Text, "nothing") {
@@ -297,7 +297,7 @@ func testRefusals(t *testing.T, d models.Dialect) {
 			t.Fatalf("version %d -> %d", before, v)
 		}
 		a := e.answerTo(messageIDOf(raw))
-		if a == nil || !strings.Contains(a.Subject, "already taken") || !strings.Contains(a.Text, "moved on") {
+		if a == nil || !strings.Contains(a.Text, "That decision was already taken") || !strings.Contains(a.Text, "moved on") {
 			t.Fatalf("answer %+v", a)
 		}
 	})
@@ -450,8 +450,8 @@ func TestNoHeaderInjection(t *testing.T) {
 	e.settle()
 	ms := e.sink.to(u.Email)
 	a := ms[len(ms)-1]
-	if !strings.Contains(a.Subject, "nothing was played") {
-		t.Fatalf("no answer: %+v", a.Subject)
+	if !strings.Contains(a.Text, "Nothing was played.") {
+		t.Fatalf("no answer: %+v", a.Text)
 	}
 	hdr := string(a.Raw[:bytes.Index(a.Raw, []byte("\r\n\r\n"))])
 	for _, line := range strings.Split(hdr, "\r\n") {

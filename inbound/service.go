@@ -480,7 +480,7 @@ func (a *answer) play(ctx context.Context) (Result, error) {
 	case ce != nil:
 		return a.refuseCommands(ctx, ce)
 	}
-	rec := &play.Record{Key: models.Key{UserID: r.UserID, Key: "email:" + hex.EncodeToString(a.hash[:16])},
+	rec := &play.Record{Key: models.Key{UserID: r.UserID, Key: "email:" + hex.EncodeToString(a.hash[:16])}, Answered: true,
 		Make: func(*play.Result) (*models.Idempotency, error) {
 			body, _ := json.Marshal(texts)
 			return &models.Idempotency{UserID: r.UserID, Key: "email:" + hex.EncodeToString(a.hash[:16]), RequestHash: a.hash,
@@ -649,6 +649,10 @@ func (a *answer) applied(ctx context.Context, res *play.Result, texts []string) 
 		}
 	}
 	a.now(res.Game, res.State)
+	if slices.ContainsFunc(res.Events(), func(e play.Event) bool { return e.Kind == "turn_started" && e.Seat != a.reply.Seat }) {
+		// The reply ended the seat's turn: the others' comes.
+		a.data.Offer = notifier.StandingOffer(res.State.View(a.reply.Seat))
+	}
 	if err := a.write(ctx, Applied); err != nil {
 		return Result{}, err
 	}
@@ -768,12 +772,8 @@ func (a *answer) now(g *models.Game, st *engine.State) {
 		return
 	}
 	a.data.Hand = notifier.Hand(v)
-	for _, p := range engine.PromptsFor(st, seat) {
-		q := notifier.Prompt{Text: p.Text, Deadline: deadline}
-		for _, o := range p.Options {
-			q.Options = append(q.Options, o.Text)
-		}
-		a.data.Prompts = append(a.data.Prompts, q)
+	if ps := engine.PromptsFor(st, seat); len(ps) > 0 {
+		a.data.Prompts = notifier.Prompts(st, ps, deadline)
 	}
 	a.data.Deadline = deadline
 	a.data.Board = notifier.SeatBoard(st, v, seat, g.Version)

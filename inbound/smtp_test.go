@@ -168,7 +168,7 @@ func TestAutoResponderAnsweredAFewTimes(t *testing.T) {
 	}
 	refusals := 0
 	for _, m := range e.sink.to(u.Email) {
-		if strings.Contains(m.Subject, "nothing was played") {
+		if strings.Contains(m.Text, "\nNothing was played.\n") {
 			refusals++
 		}
 	}

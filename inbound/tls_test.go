@@ -72,7 +72,7 @@ func TestInboundSTARTTLS(t *testing.T) {
 		t.Fatalf("version %d -> %d", before, v)
 	}
 	e.settle()
-	if ms := e.sink.to(u.Email); !strings.Contains(ms[len(ms)-1].Subject, "your moves were played") {
-		t.Fatalf("answer %q", ms[len(ms)-1].Subject)
+	if ms := e.sink.to(u.Email); !strings.Contains(ms[len(ms)-1].Text, "Your moves were played.") {
+		t.Fatalf("answer %q", ms[len(ms)-1].Text)
 	}
 }

@@ -249,8 +249,34 @@ type Change struct {
 	Rated *RatedGame
 	// Engine, for a change made by the engine, holds in parsed form what
 	// the caller already has, so that the outbox need not decode the
-	// snapshot, the events and the stored prompts again. Nil: decode them.
+	// snapshot and the events again. Nil: decode them.
 	Engine *EngineChange
+	// Happened is what the change did that players are told of.
+	Happened Happened
+	// AfterCommit is called once the change has committed, in order, on
+	// the caller's goroutine, before Mutate returns; never when it rolls
+	// back (on a store bound to a transaction, see InTx, once its
+	// savepoint is released). The outbox keeps there what its workers will
+	// need of the change (the new state, which the caller's next change
+	// may alter in place).
+	AfterCommit []func()
+}
+
+// Happened is what a change did that the outbox tells players of, as the
+// play path knows it while it makes the change, so that the outbox need
+// not compare the game before and after. The zero value: nothing of the
+// sort (a lobby change, a seat taken back).
+type Happened struct {
+	Invited  []int    // a new game: the seats its creator invited someone to
+	Started  bool     // the game started
+	Over     bool     // the game ended
+	Awaited  []int    // the seats the game waits for now and did not before
+	Opened   []string // the ids of the prompts the change opened (interrupt windows, choices)
+	Deadline bool     // the change set a new deadline, whose clock starts now
+	// Answered are the seats whose front door answers them itself with
+	// the board the change leaves (an email reply's answer): the change
+	// sends them no turn or prompt email of its own.
+	Answered []int
 }
 
 // SeatTimeouts is a seat that timed out in a change: its run of
@@ -272,13 +298,13 @@ type Reclaim struct {
 
 // EngineChange is a change of the engine state in parsed form.
 type EngineChange struct {
-	State       *engine.State  // the new state, which Game.State encodes
-	Events      []engine.Event // Change.Events, in order
-	PrevPrompts []string       // ids of the prompts pending before the change
+	State  *engine.State  // the new state, which Game.State encodes
+	Events []engine.Event // Change.Events, in order
 }
 
-// CreateGame stores a new game with its seats and sets g.ID.
-func (s *Store) CreateGame(ctx context.Context, g *Game) error {
+// CreateGame stores a new game with its seats and sets g.ID; h says what
+// its creation did (the seats it invited someone to).
+func (s *Store) CreateGame(ctx context.Context, g *Game, h Happened) error {
 	now := s.Now()
 	g.CreatedAt, g.UpdatedAt = now, now
 	return s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
@@ -293,7 +319,7 @@ func (s *Store) CreateGame(ctx context.Context, g *Game) error {
 				return err
 			}
 		}
-		return s.notifyOutbox(ctx, tx, GameChange{Created: true, Game: g})
+		return s.notifyOutbox(ctx, tx, GameChange{Created: true, Game: g, Change: &Change{Happened: h}})
 	})
 }
 
@@ -533,6 +559,7 @@ func (s *Store) MutateCached(ctx context.Context, id, cached int64, fn func(g *G
 
 func (s *Store) mutate(ctx context.Context, id int64, cached *int64, key Key, fn func(g *Game) (*Change, error)) (*Game, error) {
 	var out *Game
+	var written *Change
 	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 		var g *Game
 		var err error
@@ -550,8 +577,7 @@ func (s *Store) mutate(ctx context.Context, id int64, cached *int64, key Key, fn
 		if err != nil {
 			return err
 		}
-		before := slices.Clone(g.Seats)
-		prevStatus, prevDeadline := g.Status, g.DeadlineAt
+		before, prevDeadline := slices.Clone(g.Seats), g.DeadlineAt
 		ch, err := fn(g)
 		if err != nil {
 			if key.Key != "" && keyStored(ctx, tx, key, s.Now()) {
@@ -579,8 +605,7 @@ func (s *Store) mutate(ctx context.Context, id int64, cached *int64, key Key, fn
 			e.GameID, e.Seq, e.Version, e.CreatedAt = id, g.EventSeq, g.Version, now
 		}
 		g.UpdatedAt = now
-		if err := s.notifyOutbox(ctx, tx, GameChange{PrevStatus: prevStatus, PrevSeats: before,
-			PrevDeadline: prevDeadline, Game: g, Change: ch}); err != nil {
+		if err := s.notifyOutbox(ctx, tx, GameChange{Game: g, Change: ch}); err != nil {
 			return err
 		}
 		for i := range ch.Prompts {
@@ -604,11 +629,14 @@ func (s *Store) mutate(ctx context.Context, id int64, cached *int64, key Key, fn
 				}
 			}
 		}
-		out = g
+		out, written = g, ch
 		return nil
 	})
 	if err != nil {
 		return nil, err
+	}
+	for _, f := range written.AfterCommit {
+		f()
 	}
 	return out, nil
 }
@@ -660,10 +688,10 @@ func (s *Store) writeGame(tx *gorm.DB, g *Game, before []Seat, ch *Change, moved
 		}))
 	}
 	if len(ch.Notifications) > 0 {
-		stmts = append(stmts, insertRows(`notifications (user_id, game_id, kind, body, created_at)`, len(ch.Notifications),
+		stmts = append(stmts, insertRows(`notifications (user_id, game_id, kind, body, fill, created_at)`, len(ch.Notifications),
 			func(i int) []any {
 				n := ch.Notifications[i]
-				return []any{n.UserID, n.GameID, n.Kind, n.Body, n.CreatedAt}
+				return []any{n.UserID, n.GameID, n.Kind, n.Body, nullIfEmpty(n.Fill), n.CreatedAt}
 			}))
 	}
 	if ch.ReplacePrompts {
@@ -727,7 +755,8 @@ func writeChange(tx *gorm.DB, g *Game, seats []Seat, ch *Change, moved int) erro
 		columns(prompts, func(p PromptRecord) string { return p.Body }),
 		columns(prompts, func(p PromptRecord) *time.Time { return p.DeadlineAt }), g.Holders(), // $41
 		columns(seats, func(s Seat) int64 { return s.BotSince }), // $42
-		moved) // $43
+		moved, // $43
+		columns(ch.Notifications, func(n Notification) string { return n.Fill })) // $44
 	_, err := tx.Statement.ConnPool.ExecContext(tx.Statement.Context, qWriteChange, args...)
 	return writeError(err)
 }
@@ -751,6 +780,14 @@ func changedSeats(before, seats []Seat) []Seat {
 		}
 	}
 	return out
+}
+
+// nullIfEmpty is s, or NULL for "".
+func nullIfEmpty(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
 }
 
 // newState is the snapshot to write: NULL, not an empty blob, when there is

@@ -26,18 +26,15 @@ type OutboxTx struct {
 	Store *Store
 }
 
-// GameChange describes one change of a game. Created is true for a new game
-// (PrevStatus "" and PrevSeats nil); otherwise PrevStatus, PrevSeats and
-// PrevDeadline are the game's status, seats and deadline before the change. Game is the game as it
-// will be written; Change is nil for a new game and for lobby changes that
-// write nothing besides the game row and the seats.
+// GameChange describes one change of a game. Created is true for a new
+// game. Game is the game as it will be written; Change is what else the
+// change writes, with what it did (Change.Happened) as the play path knows
+// it: the outbox decides from that, the change's events and the new state,
+// never by comparing the game before and after.
 type GameChange struct {
-	Created      bool
-	PrevStatus   string
-	PrevSeats    []Seat
-	PrevDeadline *time.Time
-	Game         *Game
-	Change       *Change
+	Created bool
+	Game    *Game
+	Change  *Change
 }
 
 // SetOutbox installs o; nil removes it. Call it before serving.
@@ -81,11 +78,15 @@ func (s *Store) notifyOutbox(ctx context.Context, tx *gorm.DB, c GameChange) err
 // Notification is one entry of a user's notification log: what the live
 // stream sends and resumes from (ID is the SSE event id).
 type Notification struct {
-	ID        int64
-	UserID    int64
-	GameID    *int64
-	Kind      string
-	Body      string // JSON
+	ID     int64
+	UserID int64
+	GameID *int64
+	Kind   string
+	Body   string // JSON
+	// Fill, when not "", names what the outbox adds to Body when the
+	// notification is first read (its JSON; see notifier.Fill), which it
+	// then stores with CompleteNotification.
+	Fill      string
 	CreatedAt time.Time
 }
 
@@ -111,6 +112,13 @@ func (s *Store) AddNotifications(ctx context.Context, ns []Notification) error {
 		ns[i].CreatedAt = now
 	}
 	return s.db.WithContext(ctx).Create(&ns).Error
+}
+
+// CompleteNotification stores the whole body of notification id, which
+// its Fill asked for, and clears the Fill. A notification completed
+// already is left as it is.
+func (s *Store) CompleteNotification(ctx context.Context, id int64, body string) error {
+	return s.db.WithContext(ctx).Exec(`UPDATE notifications SET body = ?, fill = NULL WHERE id = ? AND COALESCE(fill, '') <> ''`, body, id).Error
 }
 
 // NotificationsAfter returns up to limit of the user's notifications with
@@ -418,6 +426,25 @@ type Preference struct {
 	Kind    string `gorm:"primaryKey"`
 	Channel string `gorm:"primaryKey"`
 	Enabled bool
+	// Hours, for the digest (kind "digest", channel "email"), is the
+	// least time between two digests, in hours; 0 means
+	// DefaultDigestHours. SetPreference keeps the stored one for 0.
+	Hours int
+	// SentAt, for the digest, is when the user's last digest went out;
+	// nil: never. SetPreference leaves it alone (see DigestSent).
+	SentAt *time.Time
+}
+
+// DefaultDigestHours is the digest's period when the user chose none: a
+// day.
+const DefaultDigestHours = 24
+
+// Every is the least time between two digests of p (the digest's row).
+func (p Preference) Every() time.Duration {
+	if p.Hours <= 0 {
+		return DefaultDigestHours * time.Hour
+	}
+	return time.Duration(p.Hours) * time.Hour
 }
 
 // TableName is the notification_prefs table.
@@ -439,8 +466,34 @@ func (s *Store) SetPreference(ctx context.Context, p Preference) error {
 	if p.Kind == "" || p.Channel == "" {
 		return errors.New("preference: kind and channel are required")
 	}
-	return s.db.WithContext(ctx).Exec(`INSERT INTO notification_prefs (user_id, kind, channel, enabled) VALUES (?, ?, ?, ?)
-ON CONFLICT (user_id, kind, channel) DO UPDATE SET enabled = excluded.enabled`, p.UserID, p.Kind, p.Channel, p.Enabled).Error
+	return s.db.WithContext(ctx).Exec(`INSERT INTO notification_prefs (user_id, kind, channel, enabled, hours) VALUES (?, ?, ?, ?, ?)
+ON CONFLICT (user_id, kind, channel) DO UPDATE SET enabled = excluded.enabled,
+  hours = CASE WHEN excluded.hours > 0 THEN excluded.hours ELSE notification_prefs.hours END`,
+		p.UserID, p.Kind, p.Channel, p.Enabled, max(p.Hours, 0)).Error
+}
+
+// Digest returns the user's digest preference (kind "digest", channel
+// "email"), locked until the end of the store's transaction on Postgres;
+// ErrNotFound when the user never chose it.
+func (s *Store) Digest(ctx context.Context, userID int64) (*Preference, error) {
+	q := `SELECT * FROM notification_prefs WHERE user_id = ? AND kind = 'digest' AND channel = 'email'`
+	if s.dialect == Postgres {
+		q += ` FOR UPDATE`
+	}
+	var out []Preference
+	if err := s.db.WithContext(ctx).Raw(q, userID).Scan(&out).Error; err != nil {
+		return nil, err
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("digest of user %d: %w", userID, ErrNotFound)
+	}
+	return &out[0], nil
+}
+
+// DigestSent records that the user's digest went out at at.
+func (s *Store) DigestSent(ctx context.Context, userID int64, at time.Time) error {
+	return s.db.WithContext(ctx).Exec(`UPDATE notification_prefs SET sent_at = ? WHERE user_id = ? AND kind = 'digest' AND channel = 'email'`,
+		at.UTC(), userID).Error
 }
 
 // Vacation is a player's absence from StartsAt to EndsAt.

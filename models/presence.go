@@ -85,6 +85,18 @@ func (s *Store) OnStream(ctx context.Context, userID int64, now time.Time) (bool
 	return n > 0, err
 }
 
+// Follows reports whether userID follows game gameID live at now, in any
+// process: a notification stream of theirs, or a stream of the game's
+// events (its board's page, or GET /v1/games/{id}/stream), whose row has
+// not expired.
+func (s *Store) Follows(ctx context.Context, userID, gameID int64, now time.Time) (bool, error) {
+	var n int64
+	err := s.db.WithContext(ctx).Raw(`SELECT COUNT(*) FROM (SELECT 1 FROM stream_presence
+WHERE user_id = ? AND (game_id IS NULL OR game_id = ?) AND expires_at > ? LIMIT 1) p`,
+		userID, gameID, presenceTime(now)).Scan(&n).Error
+	return n > 0, err
+}
+
 // PurgeStreams deletes the rows that expired before before (those of
 // processes that died) and returns how many.
 func (s *Store) PurgeStreams(ctx context.Context, before time.Time) (int64, error) {

@@ -226,9 +226,9 @@ e AS (
   INSERT INTO events (game_id, seq, version, body, created_at)
   SELECT $1, u.seq, $3, u.body::jsonb, $11 FROM unnest($30::bigint[], $31::text[]) AS u(seq, body)),
 n AS (
-  INSERT INTO notifications (user_id, game_id, kind, body, created_at)
-  SELECT u.user_id, u.game_id, u.kind, u.body, $11
-  FROM unnest($32::bigint[], $33::bigint[], $34::text[], $35::text[]) AS u(user_id, game_id, kind, body)
+  INSERT INTO notifications (user_id, game_id, kind, body, fill, created_at)
+  SELECT u.user_id, u.game_id, u.kind, u.body, NULLIF(u.fill, ''), $11
+  FROM unnest($32::bigint[], $33::bigint[], $34::text[], $35::text[], $44::text[]) AS u(user_id, game_id, kind, body, fill)
   RETURNING user_id, id),
 pd AS (
   DELETE FROM prompts WHERE $36 AND game_id = $1 AND prompt_id <> ALL($37::text[])),

@@ -269,7 +269,7 @@ func newGame(t *testing.T, st *models.Store, users ...*models.User) *models.Game
 		id := u.ID
 		g.Seats = append(g.Seats, models.Seat{SeatNo: i, UserID: &id, Username: u.Username, Joined: true, Awaited: i == 0})
 	}
-	if err := st.CreateGame(context.Background(), g); err != nil {
+	if err := st.CreateGame(context.Background(), g, models.Happened{}); err != nil {
 		t.Fatal(err)
 	}
 	return g

@@ -78,6 +78,7 @@ type Line struct {
 // version, with lines, the numbered moves at that version
 // (engine.Numbered(v.Moves(engine.Legal(st, seat)))).
 func newBoard(v *engine.View, version int64, lines []engine.Line) *Board {
+	boardsBuilt.Add(1)
 	b := &Board{Seat: v.Seat, Version: version, ChallengeDeck: v.ChallengeDeck}
 	b.Market = make([]Challenge, 0, len(v.Market))
 	for _, c := range v.Market {

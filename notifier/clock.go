@@ -117,7 +117,9 @@ func (w *reminderWorker) Work(ctx context.Context, job *river.Job[ReminderArgs])
 					return err
 				}
 			}
-			// The timeout job and the reminder's jobs go in with one statement.
+			// The timeout job and the reminder's jobs go in with one
+			// statement; the reminders are built from st (a copy of it).
+			o.recent.put(g.ID, g.Version, st)
 			return o.batched(ctx, tx.Tx, func(ctx context.Context) error { return o.remind(ctx, tx, a, g, st) })
 		case active && relied:
 			from := o.now()
@@ -152,14 +154,12 @@ func (o *Outbox) remind(ctx context.Context, tx models.OutboxTx, a ReminderArgs,
 			continue // no one to remind, or the service plays the seat
 		}
 		uid := *g.Seats[seat].UserID
-		ps := engine.PromptsFor(st, seat)
-		v := st.View(seat)
-		d := &DeadlineReminder{Prompt: len(ps) > 0, Prompts: promptsOut(ps, a.Deadline), Deadline: a.Deadline, Hand: Hand(v),
-			Board: SeatBoard(st, v, seat, g.Version)}
-		notes = append(notes, note{userID: uid, kind: KindDeadlineReminder, data: d, common: &d.Common,
-			key: k + "." + string(KindDeadlineReminder) + ".u" + strconv.FormatInt(uid, 10)})
+		d := &DeadlineReminder{Prompt: len(engine.PromptsFor(st, seat)) > 0, Deadline: a.Deadline}
+		notes = append(notes, note{userID: uid, seat: seat, kind: KindDeadlineReminder, data: d, common: &d.Common,
+			key:  k + "." + string(KindDeadlineReminder) + ".u" + strconv.FormatInt(uid, 10),
+			fill: &Fill{GameID: g.ID, Version: g.Version, Seat: seat}})
 	}
-	return o.dispatch(ctx, tx, g, g.Version, nil, notes, StreamArgs{Key: k + ".stream"})
+	return o.dispatch(ctx, tx, g, nil, notes, StreamArgs{Key: k + ".stream"})
 }
 
 type timeoutWorker struct {

@@ -97,13 +97,18 @@ func TestClockReminderAndTimeout(t *testing.T) {
 		}
 		msgs = e.waitMail(t, before+3)
 		got := mailKinds(t, msgs[before:])
-		timeouts := 0
+		timeouts, turns := 0, 0
 		for _, k := range got {
 			if strings.HasPrefix(k, "timeout_applied>") {
 				timeouts++
 			}
+			if strings.HasPrefix(k, "your_turn>") {
+				turns++
+			}
 		}
-		if timeouts != 3 || to.calls.Load() != 1 {
+		// One email each: the player whose turn starts now is told of the
+		// timeout in their turn's email.
+		if timeouts != 2 || turns != 1 || len(got) != 3 || to.calls.Load() != 1 {
 			t.Fatalf("after the deadline (%d timeout calls): %v", to.calls.Load(), got)
 		}
 		game, _ = e.st.Game(ctx, g.ID)
@@ -115,6 +120,9 @@ func TestClockReminderAndTimeout(t *testing.T) {
 			if strings.Contains(p.Header.Get("Message-Id"), ".timeout_applied.") && !strings.Contains(p.Text, "Time ran out") &&
 				!strings.Contains(strings.ToLower(p.Text), "time") {
 				t.Fatalf("timeout mail:\n%s", p.Text)
+			}
+			if strings.Contains(p.Header.Get("Message-Id"), ".your_turn.") && !strings.Contains(p.Text, "ran out of time") {
+				t.Fatalf("the turn's email does not say the other ran out of time:\n%s", p.Text)
 			}
 		}
 	})

@@ -3,7 +3,9 @@ package notifier
 import (
 	"cmp"
 	"context"
+	"database/sql"
 	"encoding/json"
+	"errors"
 	"strconv"
 	"strings"
 	"time"
@@ -12,23 +14,32 @@ import (
 	"github.com/riverqueue/river"
 )
 
-// digestKind is the River job kind of the daily digest.
+// digestKind is the River job kind of the digest.
 const digestKind = "dm_digest"
 
-// DigestHour is the hour (UTC) at which the daily digest of the day
-// before goes out.
+// DigestHour is the hour (UTC) at which the daily sweep sends every
+// digest that is due and that no change scheduled (see RunDigest).
 const DigestHour = 7
 
-// digestKinds are the notifications that a user who chose the daily
-// digest gets in the digest instead of one email each; the others
-// (invitations, reminders, timeouts, game over) still come at once.
+// urgentWithin is how close a deadline must be for the digest that names
+// it to go out at once, whatever the digest's period.
+const urgentWithin = 12 * time.Hour
+
+// digestKinds are the notifications that a user who chose the digest
+// gets in the digest instead of one email each; the others (invitations,
+// reminders, timeouts, game over) still come at once.
 var digestKinds = map[Kind]bool{KindYourTurn: true, KindPromptWaiting: true, KindQueuedActions: true,
 	KindGameStarted: true, KindVacation: true}
 
-// DigestArgs is the digest job of one day (YYYY-MM-DD, UTC) for every user
-// who asked for it.
+// DigestArgs is a digest job: the digest of UserID, due At (scheduled
+// then), Urgent when a deadline it names is near. A job of before per-user
+// digests names a Day (YYYY-MM-DD, UTC) and no user: the sweep of that day.
 type DigestArgs struct {
-	Day string `json:"day" river:"unique"`
+	Key    string    `json:"key,omitempty" river:"unique"`
+	Day    string    `json:"day,omitempty" river:"unique"`
+	UserID int64     `json:"user_id,omitempty"`
+	At     time.Time `json:"at,omitzero"`
+	Urgent bool      `json:"urgent,omitempty"`
 }
 
 // Kind is the River job kind.
@@ -46,11 +57,10 @@ func (d dailyAt) Next(t time.Time) time.Time {
 	return n
 }
 
-// digestJob is the periodic job that writes each day's digest job.
+// digestJob is the periodic job of the daily sweep.
 func (o *Outbox) digestJob() *river.PeriodicJob {
 	return river.NewPeriodicJob(dailyAt{DigestHour}, func() (river.JobArgs, *river.InsertOpts) {
-		day := o.now().UTC().AddDate(0, 0, -1).Format(time.DateOnly)
-		return DigestArgs{Day: day}, &river.InsertOpts{UniqueOpts: uniqueOpts}
+		return DigestArgs{Day: o.now().UTC().Format(time.DateOnly)}, &river.InsertOpts{UniqueOpts: uniqueOpts}
 	}, nil)
 }
 
@@ -59,93 +69,154 @@ type digestWorker struct {
 	o *Outbox
 }
 
-// Work writes the day's digest emails.
+// Work sends the user's digest if it is due, or, for the sweep, every
+// digest that is due.
 func (w *digestWorker) Work(ctx context.Context, job *river.Job[DigestArgs]) error {
-	day, err := time.Parse(time.DateOnly, job.Args.Day)
-	if err != nil {
-		return river.JobCancel(err)
+	a := job.Args
+	if a.UserID == 0 {
+		return w.o.RunDigest(ctx, w.o.now())
 	}
-	return w.o.RunDigest(ctx, day)
+	if wait := a.At.Sub(w.o.now()); wait > 0 && !a.Urgent {
+		return river.JobSnooze(wait)
+	}
+	return w.o.sendDigest(ctx, a.UserID, w.o.now(), a.Urgent, true)
 }
 
-// RunDigest writes the digest email of day (UTC) for every user who asked
-// for it: per game, what they were told that day and whether the game
-// waits for them. A user with nothing to report gets no digest. Each
-// user's email job is unique per day.
-func (o *Outbox) RunDigest(ctx context.Context, day time.Time) error {
-	from := time.Date(day.Year(), day.Month(), day.Day(), 0, 0, 0, 0, time.UTC)
-	to := from.Add(24 * time.Hour)
+// scheduleDigest writes, in tx, the job of user's next digest, for a
+// notification that their digest gathers (pref is their digest's row):
+// due once their period has passed since the last one, or at once for
+// the first, or when urgent (a deadline of theirs is less than
+// urgentWithin away). Every notification of one period names the same
+// job.
+func (o *Outbox) scheduleDigest(ctx context.Context, tx *sql.Tx, pref models.Preference, urgent bool) error {
+	at := o.now().UTC()
+	if pref.SentAt != nil && !urgent {
+		at = maxTime(at, pref.SentAt.UTC().Add(pref.Every()))
+	}
+	return o.insertDigest(ctx, tx, pref.UserID, at, urgent)
+}
+
+// insertDigest writes the job of user uid's digest due at at (to the
+// minute, which names the job: one per period), in tx.
+func (o *Outbox) insertDigest(ctx context.Context, tx *sql.Tx, uid int64, at time.Time, urgent bool) error {
+	k := "digest.u" + strconv.FormatInt(uid, 10) + ".t" + at.UTC().Format("200601021504")
+	if urgent {
+		k += ".now"
+	}
+	sched := at
+	if !at.After(o.now()) {
+		sched = time.Time{}
+	}
+	return o.insert(ctx, tx, DigestArgs{Key: k, UserID: uid, At: at, Urgent: urgent}, sched)
+}
+
+// RunDigest sends, at at, the digest of every user who chose it and whose
+// digest is due (their period has passed since the last one) and has
+// something new; the daily sweep runs it, for digests no change scheduled.
+func (o *Outbox) RunDigest(ctx context.Context, at time.Time) error {
 	ids, err := o.store.DigestUsers(ctx)
 	if err != nil {
 		return err
 	}
-	base := strings.TrimRight(o.cfg.Email.BaseURL, "/")
 	for _, uid := range ids {
-		err := o.store.Begin(ctx, func(tx models.OutboxTx) error {
-			users, err := tx.Store.UsersByIDs(ctx, []int64{uid})
-			if err != nil {
-				return err
-			}
-			u := users[uid]
-			if u == nil || u.Email == "" || !u.NotifyEmail {
-				return nil
-			}
-			ns, err := tx.Store.NotificationsBetween(ctx, uid, from, to, 1000)
-			if err != nil {
-				return err
-			}
-			waiting, err := tx.Store.ListGames(ctx, models.GameFilter{UserID: uid, Awaiting: true, Status: models.StatusActive, Limit: 100})
-			if err != nil {
-				return err
-			}
-			byGame := map[int64]*DigestGame{}
-			var order []int64
-			game := func(id int64) *DigestGame {
-				if g := byGame[id]; g != nil {
-					return g
-				}
-				gid := strconv.FormatInt(id, 10)
-				byGame[id] = &DigestGame{Title: "Game #" + gid, URL: GameURL(base, id)}
-				order = append(order, id)
-				return byGame[id]
-			}
-			for _, n := range ns {
-				if n.GameID == nil || !digestKinds[Kind(n.Kind)] {
-					continue
-				}
-				game(*n.GameID).Lines = append(game(*n.GameID).Lines, digestLine(n))
-			}
-			for _, g := range waiting {
-				dg := game(g.ID)
-				dg.YourTurn = true
-				if g.DeadlineAt != nil {
-					dg.Deadline = *g.DeadlineAt
-				}
-			}
-			if len(order) == 0 {
-				return nil
-			}
-			d := Digest{Day: from}
-			for _, id := range order {
-				d.Games = append(d.Games, *byGame[id])
-			}
-			d.Recipient = cmp.Or(u.DisplayName, u.Username)
-			d.SettingsURL = PreferencesURL(base)
-			if o.cfg.UnsubscribeSecret != nil {
-				d.UnsubscribeURL = UnsubscribeURL(base, UnsubscribeToken(o.cfg.UnsubscribeSecret, strconv.FormatInt(uid, 10), string(KindDigest)))
-			}
-			body, err := json.Marshal(d)
-			if err != nil {
-				return err
-			}
-			k := "digest.d" + from.Format("20060102") + ".u" + strconv.FormatInt(uid, 10) + ".email"
-			return o.insert(ctx, tx.Tx, EmailArgs{Key: k, UserID: uid, Name: d.Recipient, Email: u.Email, NoteKind: KindDigest, Data: body}, time.Time{})
-		})
-		if err != nil {
+		if err := o.sendDigest(ctx, uid, at, false, false); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// sendDigest writes, at at, user uid's digest email, if they chose the
+// digest, it is due (or urgent) and it has news: per game, what they were
+// told since their last digest and whether the game waits for them. The
+// digest's row records when it went out, in the same transaction. A job
+// (job) that finds it not due, one having gone out meanwhile, passes on
+// to the next period's job what it was written for.
+func (o *Outbox) sendDigest(ctx context.Context, uid int64, at time.Time, urgent, job bool) error {
+	base := strings.TrimRight(o.cfg.Email.BaseURL, "/")
+	return o.store.Begin(ctx, func(tx models.OutboxTx) error {
+		pref, err := tx.Store.Digest(ctx, uid)
+		if errors.Is(err, models.ErrNotFound) {
+			return nil
+		}
+		if err != nil || !pref.Enabled {
+			return err
+		}
+		from := at.Add(-pref.Every())
+		if pref.SentAt != nil {
+			if next := pref.SentAt.Add(pref.Every()); !urgent && at.Before(next) {
+				if job {
+					return o.insertDigest(ctx, tx.Tx, uid, next, false)
+				}
+				return nil
+			}
+			from = *pref.SentAt
+		}
+		users, err := tx.Store.UsersByIDs(ctx, []int64{uid})
+		if err != nil {
+			return err
+		}
+		u := users[uid]
+		if u == nil || u.Email == "" || !u.NotifyEmail {
+			return nil
+		}
+		ns, err := tx.Store.NotificationsBetween(ctx, uid, from, at.Add(time.Microsecond), 1000) // the databases keep microseconds
+		if err != nil {
+			return err
+		}
+		waiting, err := tx.Store.ListGames(ctx, models.GameFilter{UserID: uid, Awaiting: true, Status: models.StatusActive, Limit: 100})
+		if err != nil {
+			return err
+		}
+		byGame := map[int64]*DigestGame{}
+		var order []int64
+		game := func(id int64) *DigestGame {
+			if g := byGame[id]; g != nil {
+				return g
+			}
+			gid := strconv.FormatInt(id, 10)
+			byGame[id] = &DigestGame{Title: "Game #" + gid, URL: GameURL(base, id)}
+			order = append(order, id)
+			return byGame[id]
+		}
+		news, last := 0, int64(0)
+		for _, n := range ns {
+			if n.GameID == nil || !digestKinds[Kind(n.Kind)] {
+				continue
+			}
+			game(*n.GameID).Lines = append(game(*n.GameID).Lines, digestLine(n))
+			news, last = news+1, max(last, n.ID)
+		}
+		if news == 0 {
+			return nil // nothing new since the last digest
+		}
+		for _, g := range waiting {
+			dg := game(g.ID)
+			dg.YourTurn = true
+			if g.DeadlineAt != nil {
+				dg.Deadline = *g.DeadlineAt
+			}
+		}
+		d := Digest{Day: at, Since: from}
+		for _, id := range order {
+			d.Games = append(d.Games, *byGame[id])
+		}
+		d.Recipient = cmp.Or(u.DisplayName, u.Username)
+		d.SettingsURL = PreferencesURL(base)
+		if o.cfg.UnsubscribeSecret != nil {
+			d.UnsubscribeURL = UnsubscribeURL(base, UnsubscribeToken(o.cfg.UnsubscribeSecret, strconv.FormatInt(uid, 10), string(KindDigest)))
+		}
+		body, err := json.Marshal(d)
+		if err != nil {
+			return err
+		}
+		if err := tx.Store.DigestSent(ctx, uid, at); err != nil {
+			return err
+		}
+		// One email per digest, named by the last notification it tells.
+		k := "digest.d" + at.UTC().Format("200601021504") + ".n" + strconv.FormatInt(last, 10) + ".u" + strconv.FormatInt(uid, 10) + ".email"
+		return o.insert(ctx, tx.Tx, EmailArgs{Key: k, UserID: uid, Name: d.Recipient, Email: u.Email, NoteKind: KindDigest, Data: body}, time.Time{})
+	})
 }
 
 // digestLine words one notification for the digest.

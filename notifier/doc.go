@@ -5,11 +5,15 @@
 // digest.go): Outbox implements models.Outbox, so every game change writes
 // its notification jobs in its own transaction, on River (Postgres, or
 // SQLite on the embedded default) sharing the store's connection pool. It
-// decides who is told what from the change's events and the new state,
-// redacted per recipient, and works the jobs after commit: email, webhook
-// deliveries with their log, live-stream publishing (NOTIFY between
-// processes on Postgres), deadline reminders and timeouts, bot moves and
-// forfeits, and the daily digest. MigrateRiver applies River's schema.
+// decides who is told what from what the change says it did
+// (models.Happened), its events and the new state, one email per person
+// per change, and names it in the jobs; after the commit the workers
+// build what each recipient is shown (outbox_fill.go: their hand, prompts
+// and numbered board, from the game's state at that version) and deliver
+// it: email, webhook deliveries with their log, live-stream publishing
+// (NOTIFY between processes on Postgres), deadline reminders and
+// timeouts, bot moves and forfeits, and the digest. MigrateRiver applies
+// River's schema.
 //
 // Email (email.go, config.go): LoadEmailConfig reads SMTP_* and related
 // variables once; NewSender returns an SMTPSender (github.com/wneessen/go-mail,
@@ -19,9 +23,10 @@
 // names and titles are cleaned before they reach a header
 // (CleanHeaderText). IsPermanent tells a retryable failure from a final one.
 //
-// Templates (templates.go, templates/): Render turns one of the plain data
-// structs (Invitation, YourTurn, GameOver, ...) into subject, text and HTML;
-// Compose wraps that into a threaded Message.
+// Templates (templates.go, headline.go, templates/): Render turns one of
+// the plain data structs (Invitation, YourTurn, GameOver, ...) into
+// subject (the game's one, Subject), text and HTML, whose first line says
+// what changed (Headline); Compose wraps that into a threaded Message.
 // The structs hold strings and times only, already redacted for the
 // recipient; templates, email, webhooks and the stream know neither the
 // engine nor the store (only the outbox files do).

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/datamonsters/turns/models"
+	"github.com/datamonsters/turns/play"
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/riverdriver"
 	"github.com/riverqueue/river/riverdriver/riverdatabasesql"
@@ -32,7 +33,7 @@ const (
 var Channels = []string{ChannelEmail, ChannelWebhook, ChannelStream}
 
 // Timeouter applies the engine's timeout to a game whose deadline has
-// passed, through the same path as a player's actions (the API server
+// passed, through the same path as a player's actions (the play path
 // implements it). It reports whether anything was applied; a game that is
 // not due is left alone.
 type Timeouter interface {
@@ -73,6 +74,12 @@ type OutboxConfig struct {
 	Timeouts Timeouter
 	// Bots plays bot seats and forfeits; nil leaves bot seats waiting.
 	Bots SeatPlayer
+	// States gives the workers the engine state of a game at a version
+	// that may have passed, which they build a notification from when this
+	// process no longer keeps it (after a restart, a retry, or a change
+	// made by another process). nil: Timeouts, when it is one too (the play
+	// path is both), else a play path of the outbox's own on Store.
+	States States
 	// Workers is the number of jobs worked at once (default 32; most jobs
 	// wait on SMTP or HTTP).
 	Workers int
@@ -109,6 +116,7 @@ type Outbox struct {
 	now    func() time.Time
 	client *river.Client[*sql.Tx]
 	driver riverdriver.Driver[*sql.Tx]
+	recent *recentStates // the states of the changes this process made, for their notifications
 
 	listening atomic.Bool
 }
@@ -135,7 +143,13 @@ func NewOutbox(cfg OutboxConfig) (*Outbox, error) {
 	if cfg.Store == nil || cfg.Sender == nil || cfg.Hub == nil {
 		return nil, errors.New("notifier: outbox needs a store, a sender and a hub")
 	}
-	o := &Outbox{cfg: cfg, store: cfg.Store, log: cfg.Logger, now: cfg.Now}
+	o := &Outbox{cfg: cfg, store: cfg.Store, log: cfg.Logger, now: cfg.Now, recent: newRecentStates(recentMax)}
+	if o.cfg.States == nil {
+		o.cfg.States, _ = cfg.Timeouts.(States)
+	}
+	if o.cfg.States == nil {
+		o.cfg.States = play.New(cfg.Store, cfg.Now, nil)
+	}
 	if o.log == nil {
 		o.log = slog.Default()
 	}
@@ -213,6 +227,12 @@ func NewOutbox(cfg OutboxConfig) (*Outbox, error) {
 	o.client = client
 	return o, nil
 }
+
+// recentMax is the most engine states an outbox keeps for the
+// notifications of the changes its process made (a few tens of kilobytes
+// each): their workers run within milliseconds of the commit, unless a
+// backlog or a failed send delays them past this many changes.
+const recentMax = 256
 
 // MigrateRiver applies River's own schema migrations to the store's
 // database (after the store's migrations).
@@ -316,14 +336,14 @@ func (o *Outbox) batched(ctx context.Context, tx *sql.Tx, fn func(ctx context.Co
 	return err
 }
 
-// RunDue makes the scheduled clock jobs (reminders, timeouts) whose time
+// RunDue makes the scheduled clock jobs (reminders, timeouts, digests) whose time
 // has come on the injected clock available now, instead of waiting for
 // River's scheduler to notice, and returns how many. Tests that move the
 // clock call it; River's scheduler does the same on its own in production.
 func (o *Outbox) RunDue(ctx context.Context) (int, error) {
 	now := o.now()
 	res, err := o.client.JobList(ctx, river.NewJobListParams().
-		States(rivertype.JobStateScheduled).Kinds(reminderKind, timeoutKind).First(1000))
+		States(rivertype.JobStateScheduled).Kinds(reminderKind, timeoutKind, digestKind).First(1000))
 	if err != nil {
 		return 0, err
 	}

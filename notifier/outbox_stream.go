@@ -127,7 +127,8 @@ func (o *Outbox) announce(ctx context.Context, a StreamArgs) error {
 }
 
 // deliver reads the stored rows a stream job names and publishes them to
-// this process's subscribers: each user's notification, and the game's
+// this process's subscribers: each user's notification (completed, see
+// Complete), and the game's
 // events as each seat (and a spectator) sees them, each with the seats'
 // holders at the change (Event.Seats), against which every game stream
 // checks its subscriber before it writes the event. Rows nobody here is
@@ -144,7 +145,7 @@ func (o *Outbox) deliver(ctx context.Context, a StreamArgs) error {
 			return err
 		}
 		if len(ns) > 0 && ns[0].ID == n.NotificationID {
-			hub.Publish(topic, NotificationEvent(ns[0]))
+			hub.Publish(topic, NotificationEvent(o.Complete(ctx, ns)[0]))
 		}
 	}
 	if a.FromSeq == 0 {

@@ -108,24 +108,35 @@ func (e *outboxEnv) createGame(t testing.TB) *models.Game {
 		id := u.ID
 		g.Seats = append(g.Seats, models.Seat{SeatNo: i, UserID: &id, Username: u.Username, Invited: i > 0, Joined: true, Deck: &ds})
 	}
-	if err := e.st.CreateGame(context.Background(), g); err != nil {
+	if err := e.st.CreateGame(context.Background(), g, models.Happened{Invited: []int{1, 2}}); err != nil {
 		t.Fatal(err)
 	}
 	return g
 }
 
-// commit records next as the game's new state, as the API does.
-func (e *outboxEnv) commit(g *models.Game, next *engine.State, events []engine.Event, seat int, actions []engine.Action) (*models.Change, error) {
+// commit records next as the game's new state, as the play path does;
+// before are the ids of the prompts pending before the change.
+func (e *outboxEnv) commit(g *models.Game, before []string, next *engine.State, events []engine.Event, seat int, actions []engine.Action) (*models.Change, error) {
 	data, err := next.Marshal()
 	if err != nil {
 		return nil, err
 	}
 	g.State = data
 	g.Version++
+	var h models.Happened
 	aw := engine.Awaiting(next)
 	for i := range g.Seats {
+		if slices.Contains(aw, i) && !g.Seats[i].Awaited {
+			h.Awaited = append(h.Awaited, i)
+		}
 		g.Seats[i].Awaited = slices.Contains(aw, i)
 	}
+	for _, p := range next.Prompts {
+		if !slices.Contains(before, p.ID) {
+			h.Opened = append(h.Opened, p.ID)
+		}
+	}
+	h.Over, h.Deadline = next.Over(), !next.Over()
 	now := e.clock.Now()
 	switch {
 	case next.Over():
@@ -142,7 +153,7 @@ func (e *outboxEnv) commit(g *models.Game, next *engine.State, events []engine.E
 		d := now.Add(72 * time.Hour)
 		g.DeadlineAt = &d
 	}
-	ch := &models.Change{ReplacePrompts: true}
+	ch := &models.Change{ReplacePrompts: true, Happened: h}
 	for _, a := range actions {
 		b, _ := json.Marshal(a)
 		ch.Actions = append(ch.Actions, models.ActionRecord{Version: g.Version, Seat: seat, Body: string(b)})
@@ -173,7 +184,11 @@ func (e *outboxEnv) start(t testing.TB, id int64) {
 		}
 		now := e.clock.Now()
 		g.Status, g.StartedAt = models.StatusActive, &now
-		return e.commit(g, st, events, -1, nil)
+		ch, err := e.commit(g, nil, st, events, -1, nil)
+		if ch != nil {
+			ch.Happened.Started = true
+		}
+		return ch, err
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -196,12 +211,16 @@ func (e *outboxEnv) step(t testing.TB, id int64, r *rand.Rand) bool {
 			return nil, nil
 		}
 		seat := aw[0]
+		var before []string
+		for _, p := range st.Prompts {
+			before = append(before, p.ID)
+		}
 		a := bot.NewGreedy(r).Choose(st.View(seat), engine.Legal(st, seat))
 		events, err := engine.Apply(st, seat, a)
 		if err != nil {
 			return nil, err
 		}
-		return e.commit(g, st, events, seat, []engine.Action{a})
+		return e.commit(g, before, st, events, seat, []engine.Action{a})
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -246,8 +265,10 @@ func TestOutboxInvitationsAndStartByEmail(t *testing.T) {
 		for _, m := range msgs {
 			to = append(to, m.Rcpts...)
 			p := parseMail(t, m.Data)
-			if !strings.Contains(p.Header.Get("Subject"), "invit") && !strings.Contains(p.Header.Get("Subject"), "Invit") {
-				t.Errorf("subject %q", p.Header.Get("Subject"))
+			// The game's one subject; what the email is about, its first line.
+			if p.Header.Get("Subject") != "[Data Monsters] Game #"+strconv.FormatInt(g.ID, 10)+": ana, ben, cy" ||
+				!strings.Contains(p.Text, "Hello ") || !strings.Contains(p.Text, "ana invites you to play") {
+				t.Errorf("subject %q, text:\n%s", p.Header.Get("Subject"), p.Text)
 			}
 			gid := strconv.FormatInt(g.ID, 10)
 			if p.Header.Get("References") != "<game-"+gid+"@dm.example>" || p.Header.Get("In-Reply-To") != "<game-"+gid+"@dm.example>" {

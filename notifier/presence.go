@@ -168,18 +168,20 @@ func (p *Presence) Heartbeat(ctx context.Context) error {
 	return err
 }
 
-// onStream reports whether userID is connected to the live stream: in this
-// process (its hub), or, on Postgres where several processes may serve, in
-// any process (a presence row that has not expired). A failed read counts
-// as not connected: the email goes out.
-func (o *Outbox) onStream(ctx context.Context, userID int64) bool {
-	if o.cfg.Hub.Subscribers(UserTopic(strconv.FormatInt(userID, 10))) > 0 {
+// onStream reports whether userID follows game gameID live, on their
+// notification stream or on the game's own (its board's page), where seat
+// is theirs: in this process (its hub), or, on Postgres where several
+// processes may serve, in any process (a presence row that has not
+// expired). A failed read counts as not connected: the email goes out.
+func (o *Outbox) onStream(ctx context.Context, userID, gameID int64, seat int) bool {
+	hub := o.cfg.Hub
+	if hub.Subscribers(UserTopic(strconv.FormatInt(userID, 10))) > 0 || gameID > 0 && hub.Subscribers(GameSeatTopic(gameID, seat)) > 0 {
 		return true
 	}
 	if o.cfg.DatabaseURL == "" {
 		return false // SQLite: one process, whose hub has answered
 	}
-	on, err := o.store.OnStream(ctx, userID, o.now())
+	on, err := o.store.Follows(ctx, userID, gameID, o.now())
 	if err != nil {
 		o.log.Warn("live stream presence: read", "error", err)
 	}

@@ -56,6 +56,9 @@ type Common struct {
 	GameID    string // "" for mail about no single game (the digest)
 	GameTitle string // the game's title as its creator typed it
 	GameURL   string // link to the game in a client; "" hides the link
+	// Names are the game's players, as the subject of its every email
+	// names them (see Subject); none: the subject names the game only.
+	Names []string
 
 	UnsubscribeURL string // one-click unsubscribe for this kind of mail; "" hides it
 	SettingsURL    string // notification preferences; "" hides it
@@ -172,6 +175,13 @@ type Prompt struct {
 	Text     string
 	Options  []string
 	Deadline time.Time // zero: no deadline of its own
+	// OnTimeout says what an unanswered prompt takes at its deadline, for
+	// its seat ("you pass", "the first option is chosen: ..."); "" says
+	// nothing.
+	OnTimeout string
+	// OwnTurn: a choice of the recipient's own turn, due when the turn
+	// ends (its deadline is the turn's).
+	OwnTurn bool
 }
 
 // Score is one player's final result.
@@ -180,13 +190,22 @@ type Score struct {
 	Points int // Big Data Points
 	Winner bool
 	You    bool // this row is the recipient
+	// Rank is the player's place, 1 for the winners; 0 in a notification
+	// written before ranks.
+	Rank int `json:",omitempty"`
 }
 
 // Invitation: someone invited the recipient to a game.
 type Invitation struct {
 	Common
-	Inviter        string
-	Players        []string      // seated and invited players so far
+	Inviter string
+	Players []string // seated and invited players so far
+	// Joined are the players who have joined with a deck, Invited those
+	// invited who have not (the recipient among them), and Open the seats
+	// nobody holds yet: who has joined, truthfully.
+	Joined         []string
+	Invited        []string
+	Open           int
 	Seats          int           // 2-4
 	Mode           string        // "standard", "fast" or "office"
 	TurnDeadline   time.Duration // 0: not shown
@@ -233,9 +252,9 @@ type PromptWaiting struct {
 // were resumed, or dropped because one of them became illegal.
 type QueuedActions struct {
 	Common
-	Dropped bool     // false: resumed
-	Actions []string // the queued actions, worded
-	Reason  string   // why they were dropped (the engine's reason)
+	Dropped bool     // false: all resumed
+	Actions []string // what ran of the queue, in words (the engine's events)
+	Reason  string   // Dropped: which action was dropped, and why
 }
 
 // DeadlineReminder: most of the recipient's time is used up.
@@ -278,6 +297,10 @@ type ReplyAnswer struct {
 	// InReplyTo is the Message-ID of the reply answered (no angle
 	// brackets), "" if it had none: the answer also refers to it.
 	InReplyTo string
+	// Offer, when the reply ended the recipient's own turn, is what they
+	// may answer now to the interrupt windows of the others' coming turn
+	// (StandingOffer); none: no offer.
+	Offer []string
 }
 
 // TimeoutApplied: a deadline passed and the engine's default was applied.
@@ -310,6 +333,17 @@ type GameOver struct {
 	Common
 	Reason string  // how it ended, e.g. "the last challenge was won"
 	Scores []Score // in ranking order
+	// TieBreak says how a tie on points was decided ("" for none): by the
+	// most valuable challenge won, or a shared win.
+	TieBreak string
+	// Board is the final board as the recipient sees it; nil hides it.
+	Board *Board
+	// The fairness check: the game's secret and salt, revealed now, and
+	// the commitment to them it published at the start ("" for a game
+	// that had none); Replay is the command that replays the game from its
+	// public log and checks all three.
+	Secret, Salt, Commitment string
+	Replay                   string
 }
 
 // VacationNotice: another player is away; their clocks pause.
@@ -320,10 +354,12 @@ type VacationNotice struct {
 	Until  time.Time
 }
 
-// Digest: the daily summary across the recipient's games.
+// Digest: what happened in the recipient's games since their last
+// digest (at most one every few hours, as they chose).
 type Digest struct {
 	Common
-	Day   time.Time // the day summarised
+	Day   time.Time // when it was written
+	Since time.Time // the start of the stretch it sums up; zero: not said
 	Games []DigestGame
 }
 
@@ -395,7 +431,11 @@ var funcs = map[string]any{
 		}
 		return HumanDuration(d)
 	},
-	"inc": func(i int) int { return i + 1 },
+	"inc":           func(i int) int { return i + 1 },
+	"headline":      Headline,
+	"deadlineLabel": DeadlineLabel,
+	"offerLine":     OfferLine,
+	"subject":       func(d Data) string { return Subject(d.base()) },
 }
 
 func mustParseTemplates() map[Kind]kindTemplates {

@@ -25,6 +25,7 @@ func common() Common {
 		GameURL:        "https://dm.example/games/42",
 		UnsubscribeURL: "https://dm.example/v1/unsubscribe?token=abc",
 		SettingsURL:    "https://dm.example/settings/notifications",
+		Names:          []string{"Ana", "Bob", "Cleo"},
 		Now:            renderNow,
 	}
 }
@@ -35,9 +36,10 @@ var hand = []Card{
 }
 
 var prompts = []Prompt{{
-	Text:     "Bob proposes to claim the challenge Sort a Billion Rows. Interrupt?",
-	Options:  []string{"pass", "play Null Pointer (cancel the claim)"},
-	Deadline: time.Date(2026, 11, 30, 21, 0, 0, 0, time.UTC),
+	Text:      "Bob proposes to claim the challenge Sort a Billion Rows. Interrupt?",
+	Options:   []string{"pass", "play Null Pointer (cancel the claim)"},
+	Deadline:  time.Date(2026, 11, 30, 21, 0, 0, 0, time.UTC),
+	OnTimeout: "you pass",
 }}
 
 // board is a decision email's board, with a reply address and links.
@@ -55,36 +57,48 @@ var board = &Board{Seat: 0, Version: 31, ChallengeDeck: 4,
 		{N: 3, Text: "End your turn, abandoning your build of 1 Tool", Whole: true, URL: "https://dm.example/games/42/act?v=31&n=3&t=tok3"},
 	}}
 
+// finalBoard is the board of a finished game: no lines.
+var finalBoard = &Board{Seat: 0, Version: 88, ChallengeDeck: 0,
+	Seats: []BoardSeat{
+		{Name: "Ana", You: true, Points: 9, HandCount: 3, DeckCount: 4, Ranking: []BoardCard{{Name: "Sort a Billion Rows", About: "Challenge · TECH 4 · SCI 2 · 3 Big Data Points"}}},
+		{Name: "Cleo", Points: 9, HandCount: 2, DeckCount: 6, Ranking: []BoardCard{{Name: "Cache Invalidation", About: "Challenge · TECH 6 · SCI 5 · 5 Big Data Points"}}},
+	}}
+
 // samples has one filled-in value of every kind.
 func samples() []Data {
 	c := common()
 	replying := c
 	replying.ReplyTo = "play-abc@dm.example"
 	return []Data{
-		Invitation{Common: c, Inviter: "Bob", Players: []string{"Bob", "Ana", "Cleo"}, Seats: 3, Mode: "standard",
+		Invitation{Common: c, Inviter: "Bob", Players: []string{"Bob", "Ana", "Cleo"}, Joined: []string{"Bob", "Cleo"},
+			Invited: []string{"Ana"}, Seats: 3, Mode: "standard",
 			TurnDeadline: 72 * time.Hour, PromptDeadline: 24 * time.Hour, JoinURL: "https://dm.example/games/42/join"},
 		GameStarted{Common: c, Players: []string{"Bob", "Ana", "Cleo"}, FirstPlayer: "Ana", YourTurn: true, Deadline: due},
 		YourTurn{Common: replying, Turn: 7, Deadline: due, Hand: hand, Prompts: nil, Board: board,
 			Since: []string{"Bob drew 2 cards.", "Bob placed Senior Overfit Goblin in his Lab.", "Cleo claimed Sort a Billion Rows (3 Big Data Points)."}},
 		PromptWaiting{Common: c, TurnOf: "Bob", Turn: 8, Prompts: prompts, Hand: hand, Deadline: prompts[0].Deadline,
 			Since: []string{"Bob played Quantum Annealer into a Software Build."}},
-		QueuedActions{Common: c, Dropped: true, Actions: []string{"play Data Lake into your build", "complete the build"},
-			Reason: "Data Lake is no longer in your hand"},
+		QueuedActions{Common: c, Dropped: true, Actions: []string{"Your queued action runs: Play Data Lake into your build (TECH 2, SCI 1 so far)."},
+			Reason: "Your 2 queued actions were dropped at \"Claim Sort a Billion Rows\": your build has too little TECH."},
 		DeadlineReminder{Common: c, Prompt: true, Prompts: prompts, Deadline: prompts[0].Deadline},
 		TimeoutApplied{Common: c, Player: "Ana", You: true, Applied: []string{"Your open build was abandoned.", "You discarded Data Lake down to the hand limit."},
 			Consecutive: 2, Limit: 3},
 		GameOver{Common: c, Reason: "the last challenge was won", Scores: []Score{
-			{Player: "Cleo", Points: 11, Winner: true}, {Player: "Ana", Points: 9, You: true}, {Player: "Bob", Points: 4}}},
+			{Player: "Cleo", Points: 9, Winner: true, Rank: 1}, {Player: "Ana", Points: 9, You: true, Rank: 2}, {Player: "Bob", Points: 4, Rank: 3}},
+			TieBreak: "Tied on 9 Big Data Points: Cleo wins with the most valuable challenge, Cache Invalidation (5 Big Data Points).",
+			Board:    finalBoard, Secret: "5f0c0d9a3b8e4f21a7c6d2e1f0b9a8c7d6e5f4a3b2c1d0e9f8a7b6c5d4e3f2a1",
+			Salt: "0a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f9", Commitment: "9c1e4f0b2a7d6c5e8f3a1b0c9d8e7f6a5b4c3d2e1f0a9b8c7d6e5f4a3b2c1d0e",
+			Replay: "datamonsters replay --url https://dm.example 42"},
 		VacationNotice{Common: c, Player: "Bob", From: renderNow, Until: due},
 		Digest{Common: Common{Recipient: "Ana", Now: renderNow, UnsubscribeURL: "https://dm.example/v1/unsubscribe?token=d"},
-			Day: renderNow, Games: []DigestGame{
+			Day: renderNow, Since: renderNow.Add(-6 * time.Hour), Games: []DigestGame{
 				{Title: "Friday lab", URL: "https://dm.example/games/42", YourTurn: true, Deadline: due, Lines: []string{"Bob ended his turn."}},
 				{Title: "Office league", URL: "https://dm.example/games/43"},
 			}},
 		SeatReclaimed{Common: c, Turn: 9, YourTurn: true, Deadline: due, Hand: hand,
 			BotDid: []string{"Ana places Overfit Goblin in the Lab.", "Ana ends their turn."}},
-		ReplyAnswer{Common: replying, Applied: []string{"Place Overfit Goblin (Junior) in your Lab"}, Next: "It is still your turn.",
-			Since: []string{"Ana places Overfit Goblin."}, Hand: hand, Board: board, Deadline: due},
+		ReplyAnswer{Common: replying, Applied: []string{"Place Overfit Goblin (Junior) in your Lab", "End your turn"}, Next: "It is Bob's turn.",
+			Since: []string{"Ana places Overfit Goblin.", "Ana ends their turn."}, Offer: []string{"always pass", "null pointer when claim"}},
 	}
 }
 
@@ -156,15 +170,15 @@ func TestRenderYourTurnContent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if subject != "[Data Monsters] Friday lab: your turn (turn 7)" {
+	if subject != "[Data Monsters] Friday lab: Ana, Bob, Cleo" {
 		t.Errorf("subject = %q", subject)
 	}
 	for _, want := range []string{
 		"It is your turn (turn 7)",
 		"Since you last played:\n  - Bob drew 2 cards.\n  - Cleo claimed Sort a Billion Rows (3 Big Data Points).\n",
 		"Your hand (2 cards):\n  * Data Lake\n      Tool · TECH 2 · SCI 1\n      When played: draw 1 card.\n  * Overfit Goblin\n",
-		"  1. Bob proposes to claim the challenge Sort a Billion Rows. Interrupt?\n     You may answer: pass | play Null Pointer (cancel the claim)\n     Answer by Mon 30 Nov 2026, 21:00 UTC\n",
-		"Deadline: Wed 2 Dec 2026, 14:30 UTC (in 2 days 17 hours)\n",
+		"  1. Bob proposes to claim the challenge Sort a Billion Rows. Interrupt?\n     You may answer: pass | play Null Pointer (cancel the claim)\n     Answer by Mon 30 Nov 2026, 21:00 UTC. If you do not answer by then, you pass.\n",
+		"Deadline: answer by Wed 2 Dec 2026, 14:30 UTC (in 2 days 17 hours)\n",
 		"Open the game: https://dm.example/games/42\n",
 	} {
 		if !strings.Contains(text, want) {
@@ -185,7 +199,7 @@ func TestRenderYourTurnContent(t *testing.T) {
 	d.Location = time.FixedZone("CET", 3600)
 	d.Now = time.Time{}
 	_, text, _, _ = Render(d)
-	if !strings.Contains(text, "Deadline: Wed 2 Dec 2026, 15:30 CET\n") {
+	if !strings.Contains(text, "Deadline: answer by Wed 2 Dec 2026, 15:30 CET\n") {
 		t.Errorf("time zone / no clock:\n%s", text)
 	}
 }
@@ -203,7 +217,7 @@ func TestRenderEscaping(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if subject != "[Data Monsters] <script>alert(1)</script> Bcc: x@y: your turn" {
+	if subject != "[Data Monsters] <script>alert(1)</script> Bcc: x@y: Ana, Bob, Cleo" {
 		t.Errorf("subject = %q", subject)
 	}
 	for _, bad := range []string{"<script>", "<img", "<b>Card</b>", `" onmouseover="`, `href="javascript:`} {
@@ -231,28 +245,29 @@ func TestRenderVariants(t *testing.T) {
 		text    []string
 	}{
 		{QueuedActions{Common: c, Actions: []string{"complete the build"}},
-			"[Data Monsters] Friday lab: your queued actions were played",
-			[]string{"your queued actions were played", "  - complete the build"}},
+			"[Data Monsters] Friday lab: Ana, Bob, Cleo",
+			[]string{"Your queued actions were played", "  - complete the build"}},
 		{TimeoutApplied{Common: c, Player: "Bob", Prompt: true, Consecutive: 3, Limit: 3, TakeOver: "bot"},
-			"[Data Monsters] Friday lab: Bob ran out of time",
-			[]string{"Bob did not answer in time", "After 3 timeouts in a row, a bot now plays Bob's seat."}},
+			"[Data Monsters] Friday lab: Ana, Bob, Cleo",
+			[]string{"Bob ran out of time: the default answers applied.", "After 3 timeouts in a row, a bot now plays Bob's seat."}},
 		{TimeoutApplied{Common: c, You: true, Consecutive: 1, Limit: 2, TakeOver: "forfeit"},
-			"[Data Monsters] Friday lab: you ran out of time",
-			[]string{"You did not finish the turn in time", "After 1 timeout in a row, you have forfeited the game."}},
+			"[Data Monsters] Friday lab: Ana, Bob, Cleo",
+			[]string{"You ran out of time: the turn ended with the default choices.", "After 1 timeout in a row, you have forfeited the game."}},
 		{GameOver{Common: c, Scores: []Score{{Player: "Ana", Points: 9, You: true, Winner: true}, {Player: "Bob", Points: 9, Winner: true}}},
-			"[Data Monsters] Friday lab: game over, you won",
-			[]string{"  1. Ana (you): 9  - winner\n  2. Bob: 9  - winner\n"}},
+			"[Data Monsters] Friday lab: Ana, Bob, Cleo",
+			[]string{"  1. Ana (you): 9  - winner\n  2. Bob: 9  - winner\n", "Game over. You and Bob share the win."}},
 		{GameStarted{Common: c, Players: []string{"Bob", "Ana"}, FirstPlayer: "Bob"},
-			"[Data Monsters] Friday lab: the game has started",
-			[]string{"Bob plays first; we will tell you when it is your turn."}},
+			"[Data Monsters] Friday lab: Ana, Bob, Cleo",
+			[]string{"The game has started: Bob plays first.", "We will tell you when it is your turn."}},
 		{DeadlineReminder{Common: c, Deadline: renderNow.Add(90 * time.Minute)},
-			"[Data Monsters] Friday lab: reminder, your turn is due in 1 hour 30 minutes",
-			[]string{"At the deadline it ends with the default choices.", "Deadline: Sun 29 Nov 2026, 22:30 UTC (in 1 hour 30 minutes)"}},
+			"[Data Monsters] Friday lab: Ana, Bob, Cleo",
+			[]string{"Reminder: your turn ends in 1 hour 30 minutes.", "At the deadline it ends with the default choices.",
+				"Deadline: your turn ends Sun 29 Nov 2026, 22:30 UTC (in 1 hour 30 minutes)"}},
 		{Digest{Common: Common{Recipient: "Ana"}},
-			"[Data Monsters] Your daily digest",
+			"[Data Monsters] Your digest",
 			[]string{"Nothing happened in your games."}},
 		{Invitation{Common: Common{GameID: "7", GameURL: "https://dm.example/games/7"}, Inviter: "Bob", Seats: 2, Mode: "fast"},
-			"[Data Monsters] Bob invites you to game 7",
+			"[Data Monsters] game 7",
 			[]string{"Hello there,", "a 2-player fast game", "Open the game: https://dm.example/games/7"}},
 	} {
 		subject, text, _, err := Render(tc.d)

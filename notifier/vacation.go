@@ -33,10 +33,10 @@ func (o *Outbox) VacationStarted(ctx context.Context, tx models.OutboxTx, v mode
 					continue
 				}
 				d := &VacationNotice{Player: g.Seats[seat].Username, From: v.StartsAt, Until: v.EndsAt}
-				notes = append(notes, note{userID: *s.UserID, kind: KindVacation, data: d, common: &d.Common,
+				notes = append(notes, note{userID: *s.UserID, seat: s.SeatNo, kind: KindVacation, data: d, common: &d.Common,
 					key: base + "." + string(KindVacation) + ".u" + strconv.FormatInt(*s.UserID, 10)})
 			}
-			if err := o.dispatch(ctx, tx, g, g.Version, nil, notes, StreamArgs{Key: base + ".stream"}); err != nil {
+			if err := o.dispatch(ctx, tx, g, nil, notes, StreamArgs{Key: base + ".stream"}); err != nil {
 				return err
 			}
 		}

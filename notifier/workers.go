@@ -32,17 +32,42 @@ type EmailArgs struct {
 	Email    string          `json:"email"`
 	NoteKind Kind            `json:"kind"`
 	Data     json.RawMessage `json:"data"`
+	// Fill is what the worker adds to Data before it renders the email;
+	// nil: Data is whole.
+	Fill *Fill `json:"fill,omitempty"`
 }
 
 // Kind is the River job kind.
 func (EmailArgs) Kind() string { return emailKind }
 
-// WebhookArgs is one webhook delivery job; the body is in the delivery log.
+// seat is the recipient's seat in the game, as the fill names it; -1 when
+// the job does not say.
+func (a EmailArgs) seat() int {
+	if a.Fill == nil {
+		return -1
+	}
+	return a.Fill.Seat
+}
+
+// WebhookArgs is one webhook delivery job. The body is in the delivery
+// log, where the first attempt of a notification's delivery writes it,
+// built from Note.
 type WebhookArgs struct {
-	Key        string `json:"key" river:"unique"`
-	DeliveryID string `json:"delivery_id"`
-	WebhookID  int64  `json:"webhook_id"`
-	Redeliver  int    `json:"redeliver,omitempty"` // >0: a redelivery asked for by the owner
+	Key        string       `json:"key" river:"unique"`
+	DeliveryID string       `json:"delivery_id"`
+	WebhookID  int64        `json:"webhook_id"`
+	Redeliver  int          `json:"redeliver,omitempty"` // >0: a redelivery asked for by the owner
+	Note       *WebhookNote `json:"note,omitempty"`      // nil: the delivery is in the log already
+}
+
+// WebhookNote is the notification a delivery job delivers: its kind, the
+// time of the change that caused it, what the change said of it and what
+// the worker adds (see Fill).
+type WebhookNote struct {
+	Kind Kind            `json:"kind"`
+	At   time.Time       `json:"at"`
+	Data json.RawMessage `json:"data"`
+	Fill *Fill           `json:"fill,omitempty"`
 }
 
 // Kind is the River job kind.
@@ -93,6 +118,49 @@ var decoders = map[Kind]func([]byte) (Data, error){
 	KindDigest: decodeAs[Digest], KindReplyAnswer: decodeAs[ReplyAnswer],
 }
 
+// withCommon returns d with f applied to its common fields.
+func withCommon(d Data, f func(c *Common)) Data {
+	switch x := d.(type) {
+	case Invitation:
+		f(&x.Common)
+		return x
+	case GameStarted:
+		f(&x.Common)
+		return x
+	case YourTurn:
+		f(&x.Common)
+		return x
+	case PromptWaiting:
+		f(&x.Common)
+		return x
+	case QueuedActions:
+		f(&x.Common)
+		return x
+	case DeadlineReminder:
+		f(&x.Common)
+		return x
+	case TimeoutApplied:
+		f(&x.Common)
+		return x
+	case GameOver:
+		f(&x.Common)
+		return x
+	case VacationNotice:
+		f(&x.Common)
+		return x
+	case SeatReclaimed:
+		f(&x.Common)
+		return x
+	case Digest:
+		f(&x.Common)
+		return x
+	case ReplyAnswer:
+		f(&x.Common)
+		return x
+	}
+	return d
+}
+
 func decodeAs[T Data](raw []byte) (Data, error) {
 	var v T
 	err := json.Unmarshal(raw, &v)
@@ -105,18 +173,29 @@ type emailWorker struct {
 }
 
 // Work renders and sends one email. A "your turn" or "prompt" email is
-// skipped while the recipient is connected to the live stream, in any
-// process (see Presence). A message that can never be sent is cancelled,
+// skipped while the recipient follows the game live (their notification
+// stream, or the game's stream: its board's page), in any process (see
+// Presence). A message that can never be sent is cancelled,
 // not retried.
 func (w *emailWorker) Work(ctx context.Context, job *river.Job[EmailArgs]) error {
 	a := job.Args
-	if (a.NoteKind == KindYourTurn || a.NoteKind == KindPromptWaiting) && w.o.onStream(ctx, a.UserID) {
+	if (a.NoteKind == KindYourTurn || a.NoteKind == KindPromptWaiting) && w.o.onStream(ctx, a.UserID, a.GameID, a.seat()) {
 		w.o.log.Info("email skipped: recipient is on the live stream", "key", a.Key)
 		return nil
 	}
 	d, err := decodeData(a.NoteKind, a.Data)
 	if err != nil {
 		return river.JobCancel(err)
+	}
+	if d, err = w.o.filled(ctx, d, a.Fill); err != nil {
+		return err
+	}
+	if c := d.base(); c.GameID != "" && len(c.Names) == 0 && a.GameID > 0 {
+		// Written without the players' names (an answer to a reply): the
+		// game's subject names them all the same.
+		if g, err := w.o.store.GameNoState(ctx, a.GameID); err == nil {
+			d = withCommon(d, func(c *Common) { c.Names = subjectNames(g) })
+		}
 	}
 	d = WithSignIn(d, w.o.cfg.Email.BaseURL, w.o.cfg.SignInSecret, a.UserID, w.o.now())
 	d, err = w.o.withBoardLinks(ctx, d, a)
@@ -173,6 +252,9 @@ func (w *webhookWorker) Work(ctx context.Context, job *river.Job[WebhookArgs]) e
 		return err
 	}
 	d, err := st.Delivery(ctx, a.WebhookID, a.DeliveryID)
+	if errors.Is(err, models.ErrNotFound) && a.Note != nil {
+		d, err = w.o.recordDelivery(ctx, a)
+	}
 	if errors.Is(err, models.ErrNotFound) {
 		return nil
 	}
@@ -210,6 +292,25 @@ func (w *webhookWorker) Work(ctx context.Context, job *river.Job[WebhookArgs]) e
 		return river.JobCancel(fmt.Errorf("webhook %d disabled: %s", h.ID, disable))
 	}
 	return errors.New(errText)
+}
+
+// recordDelivery writes the delivery of a's notification in the delivery
+// log, with its body built now, as its first attempt begins.
+func (o *Outbox) recordDelivery(ctx context.Context, a WebhookArgs) (*models.WebhookDelivery, error) {
+	n := a.Note
+	public, err := o.publicBody(ctx, n.Kind, n.Data, n.Fill)
+	if err != nil {
+		return nil, err
+	}
+	body, err := NewWebhookBody(a.DeliveryID, string(n.Kind), n.At, public)
+	if err != nil {
+		return nil, err
+	}
+	d := &models.WebhookDelivery{ID: a.DeliveryID, WebhookID: a.WebhookID, Event: string(n.Kind), Body: string(body)}
+	if err := o.store.AddDelivery(ctx, d); err != nil {
+		return nil, err
+	}
+	return o.store.Delivery(ctx, a.WebhookID, a.DeliveryID)
 }
 
 // NextRetry follows the documented backoff: WebhookBackoffBase doubling to

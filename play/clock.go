@@ -149,9 +149,6 @@ func (s *Service) Reclaim(ctx context.Context, id, uid int64, rec *Record) (*Res
 		taken.Bot, taken.Timeouts, taken.BotSince = "", 0, 0
 		g.Version++
 		ch := &models.Change{Reclaimed: []models.Reclaim{{Seat: seat, Since: since}}, Engine: &models.EngineChange{State: st}}
-		for _, p := range st.Prompts {
-			ch.Engine.PrevPrompts = append(ch.Engine.PrevPrompts, p.ID)
-		}
 		gid, version := g.ID, g.Version
 		return ch, &Result{Game: g, Seat: seat, State: st, keep: func() { s.states.put(gid, version, st) }}, nil
 	})

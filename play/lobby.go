@@ -129,10 +129,16 @@ func (s *Service) Create(ctx context.Context, uid int64, n NewGame, rec *Record)
 	for len(g.Seats) < n.Players-n.Bots {
 		g.Seats = append(g.Seats, models.Seat{SeatNo: len(g.Seats)})
 	}
+	var invited []int
+	for _, st := range g.Seats {
+		if st.Invited {
+			invited = append(invited, st.SeatNo)
+		}
+	}
 	g.Seats = append(g.Seats, botSeats(len(g.Seats), n.Bots, now)...)
 	res := &Result{Game: g, Seat: 0}
 	err = s.store.InTx(ctx, func(tx *models.Store) error {
-		if err := tx.CreateGame(ctx, g); err != nil {
+		if err := tx.CreateGame(ctx, g, models.Happened{Invited: invited}); err != nil {
 			return err
 		}
 		return saveRecord(ctx, tx, rec, res)
@@ -391,7 +397,11 @@ func (s *Service) Start(ctx context.Context, id, uid int64, rec *Record) (*Resul
 		}
 		now := s.now().UTC()
 		g.Status, g.StartedAt = models.StatusActive, &now
-		return s.commit(g, seat, nil, nil, state, events)
+		ch, res, err := s.commit(g, seat, nil, nil, state, events)
+		if ch != nil {
+			ch.Happened.Started = true
+		}
+		return ch, res, err
 	})
 }
 

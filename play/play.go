@@ -2,7 +2,11 @@ package play
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
 	"log/slog"
+	"sync"
 	"time"
 
 	"github.com/datamonsters/turns/engine"
@@ -12,11 +16,12 @@ import (
 // Service is the play path over one store. Build it with New; it is safe
 // for concurrent use.
 type Service struct {
-	log    *slog.Logger
-	store  *models.Store
-	cat    *engine.Catalog
-	now    func() time.Time
-	states *stateCache // parsed states of recently changed games
+	log     *slog.Logger
+	store   *models.Store
+	cat     *engine.Catalog
+	now     func() time.Time
+	states  *stateCache // parsed states of recently changed games
+	replays replays     // the last replay of a few games (Replay)
 }
 
 // New returns the play path over store. now is the clock (nil: time.Now);
@@ -44,6 +49,10 @@ func (s *Service) Store() *models.Store { return s.store }
 type Record struct {
 	Key  models.Key
 	Make func(*Result) (*models.Idempotency, error)
+	// Answered says that the door answers the caller itself with the board
+	// the change leaves (an email reply's answer, which is a decision email
+	// of its own): the change then sends them no turn or prompt email.
+	Answered bool
 }
 
 // Result is a change as it is recorded.
@@ -120,6 +129,9 @@ func (s *Service) change(ctx context.Context, id, uid int64, rec *Record, fn mut
 		}
 		if ch == nil {
 			ch = &models.Change{}
+		}
+		if rec != nil && rec.Answered && seat >= 0 {
+			ch.Happened.Answered = append(ch.Happened.Answered, seat)
 		}
 		r.ch, res = ch, r
 		if rec != nil && rec.Make != nil {
@@ -234,4 +246,159 @@ func (s *Service) Read(ctx context.Context, id, uid int64, fn func(g *models.Gam
 	}
 	defer s.states.put(g.ID, g.Version, st)
 	return fn(g, seat, st)
+}
+
+// ErrNoState is wrapped by StateAt and Replay for a version of a game
+// whose state cannot be had: before the start, after the current
+// version, or in a log that does not replay.
+var ErrNoState = errors.New("play: no such state")
+
+// StateAt returns the engine state of game id at version, the caller's to
+// change: a copy of the cached state or the snapshot while the game is
+// still at that version, else the state Replay rebuilds. The outbox builds
+// the notifications of a change from it.
+func (s *Service) StateAt(ctx context.Context, id, version int64) (*engine.State, error) {
+	if st := s.copyCached(id, version); st != nil {
+		return st, nil
+	}
+	g, err := s.store.GameNoState(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	cur := s.copyCached(id, g.Version)
+	if cur == nil {
+		data, err := g.Snapshot()
+		if err != nil {
+			return nil, err
+		}
+		if data == nil {
+			return nil, fmt.Errorf("%w: game %d has not started", ErrNoState, id)
+		}
+		if cur, err = engine.Unmarshal(data); err != nil {
+			return nil, err
+		}
+	}
+	if g.Version == version {
+		return cur, nil
+	}
+	return s.Replay(ctx, g, cur, version)
+}
+
+// copyCached returns a copy of the cached state of game id at version, or
+// nil; the cache keeps its own.
+func (s *Service) copyCached(id, version int64) *engine.State {
+	st := s.states.take(id, version)
+	if st == nil {
+		return nil
+	}
+	defer s.states.put(id, version, st)
+	return st.Clone()
+}
+
+// Replay rebuilds the engine state of game g at version from its setup,
+// the secret the current state cur holds and its action log: the state a
+// notification or an email written at that version was built from. A
+// version before the start, after the current one, or a log that does not
+// replay is an error.
+func (s *Service) Replay(ctx context.Context, g *models.Game, cur *engine.State, version int64) (*engine.State, error) {
+	switch {
+	case version > g.Version || g.StartedAt == nil:
+		return nil, fmt.Errorf("%w: version %d of game %d", ErrNoState, version, g.ID)
+	case cur.Secret.IsZero() || cur.Resealed != 0:
+		// Stored before secrets, or given one since: its first shuffles
+		// came from a seed that the log does not hold.
+		return nil, fmt.Errorf("%w: game %d was dealt before secrets; its log does not replay", ErrNoState, g.ID)
+	}
+	if first, err := s.store.EventsAfter(ctx, g.ID, 0, 1); err != nil {
+		return nil, err
+	} else if len(first) == 0 || version < first[0].Version {
+		// The start's events are the game's first: before, there is no state.
+		return nil, fmt.Errorf("%w: version %d of game %d is before its start", ErrNoState, version, g.ID)
+	}
+	st, from := s.replays.from(g.ID, version)
+	if st == nil {
+		setup, err := s.SetupOf(g)
+		if err != nil {
+			return nil, err
+		}
+		setup.Secret, setup.Salt = cur.Secret, cur.Salt
+		if st, _, err = engine.NewGame(setup); err != nil {
+			return nil, err
+		}
+	}
+	recs, err := s.store.Actions(ctx, g.ID)
+	if err != nil {
+		return nil, err
+	}
+	i := 0
+	for i < len(recs) && recs[i].Version <= from {
+		i++ // replayed already
+	}
+	defer func() { s.replays.put(g.ID, version, st) }()
+	for i < len(recs) && recs[i].Version <= version {
+		j, seat := i, recs[i].Seat
+		var batch []engine.Action
+		for ; j < len(recs) && recs[j].Version == recs[i].Version; j++ {
+			var a engine.Action
+			if err := json.Unmarshal([]byte(recs[j].Body), &a); err != nil {
+				return nil, err
+			}
+			batch = append(batch, a)
+		}
+		next, _, _, err := engine.ApplyBatch(st, seat, batch)
+		if err != nil {
+			st = nil
+			return nil, fmt.Errorf("%w: replay of game %d at version %d: %w", ErrNoState, g.ID, recs[i].Version, err)
+		}
+		st, i = next, j
+	}
+	return st, nil
+}
+
+// replays keeps the last state Replay rebuilt of each of a few games, so
+// that the next replay of a game (the notifications of its later changes,
+// worked one after another after a restart) goes on from it instead of
+// from the start.
+type replays struct {
+	mu sync.Mutex
+	m  map[int64]replayed
+}
+
+type replayed struct {
+	version int64
+	st      *engine.State
+}
+
+// maxReplays is the most games whose last replay is kept.
+const maxReplays = 64
+
+// from returns a copy of the game's kept replay, if one is kept at
+// version or before, with its version; nil, 0 otherwise.
+func (r *replays) from(id, version int64) (*engine.State, int64) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if e, ok := r.m[id]; ok && e.version <= version {
+		return e.st.Clone(), e.version
+	}
+	return nil, 0
+}
+
+// put keeps a copy of st, the game's state at version (nil: nothing).
+func (r *replays) put(id, version int64, st *engine.State) {
+	if st == nil {
+		return
+	}
+	c := st.Clone()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.m == nil {
+		r.m = map[int64]replayed{}
+	}
+	if len(r.m) >= maxReplays {
+		for k := range r.m {
+			delete(r.m, k)
+			break
+		}
+	}
+	r.m[id] = replayed{version, c}
 }

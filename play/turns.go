@@ -170,15 +170,26 @@ func (s *Service) commit(g *models.Game, seat int, prevPrompts []engine.Prompt, 
 	g.State = data
 	g.Version++
 	awaiting := engine.Awaiting(next)
+	var happened models.Happened
 	moved := false // whether the game waits for other seats than before
 	for i := range g.Seats {
 		a := slices.Contains(awaiting, g.Seats[i].SeatNo)
 		moved = moved || a != g.Seats[i].Awaited
+		if a && !g.Seats[i].Awaited {
+			happened.Awaited = append(happened.Awaited, g.Seats[i].SeatNo)
+		}
 		g.Seats[i].Awaited = a
 	}
+	for _, p := range next.Prompts {
+		if !slices.ContainsFunc(prevPrompts, func(q engine.Prompt) bool { return q.ID == p.ID }) {
+			happened.Opened = append(happened.Opened, p.ID)
+		}
+	}
 	promptsChanged := !samePrompts(prevPrompts, next.Prompts)
+	deadline := g.DeadlineAt
 	switch {
 	case next.Over():
+		happened.Over = true
 		g.DeadlineAt = nil
 		g.Status, g.EndedAt = models.StatusOver, &now
 		var w []string
@@ -186,9 +197,14 @@ func (s *Service) commit(g *models.Game, seat int, prevPrompts []engine.Prompt, 
 			w = append(w, strconv.Itoa(seat))
 		}
 		g.Winners = strings.Join(w, ",")
-	case !moved && !promptsChanged && g.DeadlineAt != nil && seat != engine.System:
-		// The same seats wait for the same things: their clock runs on (a
-		// turn's deadline is for the whole turn, not for each action).
+	case !moved && (!promptsChanged || ownTurn(next, awaiting, prevPrompts)) && g.DeadlineAt != nil && seat != engine.System:
+		// The same seats wait for the same things, or the active seat alone
+		// for its own turn's choices: their clock runs on (a turn's
+		// deadline is for the whole turn, its choices included, not for
+		// each action).
+	case ownTurn(next, awaiting, nil):
+		d := now.Add(set.Turn()) // a turn that starts with a choice: the turn's deadline
+		g.DeadlineAt = &d
 	case len(next.Prompts) > 0:
 		d := now.Add(set.Prompt())
 		g.DeadlineAt = &d
@@ -198,7 +214,8 @@ func (s *Service) commit(g *models.Game, seat int, prevPrompts []engine.Prompt, 
 	default:
 		g.DeadlineAt = nil
 	}
-	ch := &models.Change{}
+	happened.Deadline = g.DeadlineAt != nil && g.DeadlineAt != deadline
+	ch := &models.Change{Happened: happened}
 	ch.Timeouts = countTimeouts(g, seat, len(actions) > 0, events, set)
 	if next.Over() {
 		ch.Rated = ratedGame(g, next, now)
@@ -216,9 +233,6 @@ func (s *Service) commit(g *models.Game, seat int, prevPrompts []engine.Prompt, 
 		ch.Events = append(ch.Events, models.EventRecord{Body: string(body)})
 	}
 	ch.Engine = &models.EngineChange{State: next, Events: events}
-	for _, p := range prevPrompts {
-		ch.Engine.PrevPrompts = append(ch.Engine.PrevPrompts, p.ID)
-	}
 	if promptsChanged {
 		ch.ReplacePrompts = true
 		for _, p := range next.Prompts {
@@ -229,6 +243,17 @@ func (s *Service) commit(g *models.Game, seat int, prevPrompts []engine.Prompt, 
 	id, version := g.ID, g.Version
 	res := &Result{Game: g, Seat: seat, State: next, events: events, keep: func() { s.states.put(id, version, next) }}
 	return ch, res, nil
+}
+
+// ownTurn reports whether the game waits for the active seat alone, on
+// its own turn, with every prompt open now (and every one of before) its
+// own: a choice its turn asks for, such as a discard, whose answer is due
+// with the turn.
+func ownTurn(next *engine.State, awaiting []int, before []engine.Prompt) bool {
+	own := func(p engine.Prompt) bool { return p.Seat == next.Active }
+	return len(awaiting) == 1 && awaiting[0] == next.Active && !next.Over() &&
+		!slices.ContainsFunc(next.Prompts, func(p engine.Prompt) bool { return !own(p) }) &&
+		!slices.ContainsFunc(before, func(p engine.Prompt) bool { return !own(p) })
 }
 
 // answersOpenPrompts reports whether every action answers a prompt that

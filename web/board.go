@@ -14,6 +14,7 @@ import (
 
 	"github.com/datamonsters/turns/engine"
 	"github.com/datamonsters/turns/models"
+	"github.com/datamonsters/turns/notifier"
 	"github.com/datamonsters/turns/play"
 	"github.com/gin-gonic/gin"
 )
@@ -65,8 +66,12 @@ type boardView struct {
 	CreatedBy  int64
 	CreatedAt  time.Time
 	EventSeq   int64 // the game's last event at the version read
-	// DeadlineText is the deadline in the reader's time zone.
-	DeadlineText string
+	// DeadlineText is the deadline in the reader's time zone, and
+	// DeadlineLabel what it is the deadline of: "your turn ends" (a turn
+	// and the choices it asks for are due together), "answer by" (a
+	// prompt of another player's turn), "answers are due", "the turn ends".
+	DeadlineText  string
+	DeadlineLabel string
 	// HTML is the board drawn (the "board" template) when it was read
 	// into the cache of boards; "" otherwise.
 	HTML template.HTML
@@ -251,6 +256,9 @@ type promptItem struct {
 	Options   []optionItem
 	Hint      string // how many to choose, in words
 	Key       string
+	// OnTimeout says what the prompt takes if the reader does not answer
+	// by the deadline (notifier.TimeoutWords).
+	OnTimeout string
 }
 
 // optionItem is an option of a prompt.
@@ -297,6 +305,10 @@ type standingView struct {
 	Pass  bool
 	Plays []standingPlay
 	Key   string
+	// Offer, during another player's turn, says in one line what the
+	// reader may answer now so that no window of it waits for them
+	// (notifier.StandingOffer); "" for nothing to offer.
+	Offer string
 }
 
 // standingPlay is one box of the standing answers.
@@ -537,6 +549,7 @@ func boardOf(g *models.Game, seat int, st *engine.State, uid int64, key string) 
 			bv.Awaited = append(bv.Awaited, name(s))
 		}
 	}
+	bv.DeadlineLabel = deadlineLabel(v)
 	var moves []engine.Move
 	if seat >= 0 && g.Status == models.StatusActive {
 		moves = v.Moves(engine.Legal(st, seat))
@@ -601,7 +614,7 @@ func boardOf(g *models.Game, seat int, st *engine.State, uid int64, key string) 
 		pi := promptItem{ID: m.Prompt, Text: m.Text, Min: m.Min, Max: m.Max, Single: m.Min == 1 && m.Max == 1, Key: formKey()}
 		for _, pr := range v.Prompts {
 			if pr.ID == m.Prompt {
-				pi.Text, pi.Kind = pr.Text, string(pr.Kind)
+				pi.Text, pi.Kind, pi.OnTimeout = pr.Text, string(pr.Kind), notifier.TimeoutWords(pr)
 			}
 		}
 		pi.Interrupt = pi.Kind == string(engine.PromptInterrupt)
@@ -618,6 +631,7 @@ func boardOf(g *models.Game, seat int, st *engine.State, uid int64, key string) 
 	}
 	if seat >= 0 && g.Status == models.StatusActive && !v.Players[seat].Resigned {
 		bv.Standing = standingOf(g, seat, v.Standing, formKey())
+		bv.Standing.Offer = offerOf(v)
 		bv.Voted = v.Players[seat].VotedEnd
 	}
 	if bv.Over {
@@ -765,6 +779,39 @@ func chooseHint(lo, hi int) string {
 		return "Choose up to " + strconv.Itoa(hi) + "."
 	}
 	return "Choose " + strconv.Itoa(lo) + " to " + strconv.Itoa(hi) + "."
+}
+
+// deadlineLabel says what the game's deadline is the deadline of, for the
+// reader of v: the awaited turn's end (with the choices it asks of the
+// player whose turn it is), or the answers to an interrupt window or a
+// choice of another player's turn.
+func deadlineLabel(v *engine.View) string {
+	others := slices.ContainsFunc(v.Awaiting, func(s int) bool { return s != v.Active })
+	switch {
+	case others && slices.Contains(v.Awaiting, v.Seat) && v.Seat != v.Active:
+		return "answer by"
+	case others:
+		return "answers are due"
+	case v.Active == v.Seat:
+		return "your turn ends"
+	}
+	return "the turn ends"
+}
+
+// offerOf is the standing answers the reader of v may give now, in one
+// line, while another player's turn runs and the reader has none set and
+// nothing to answer: the board's part of the offer made at the end of a
+// turn (the reply's answer email makes it too).
+func offerOf(v *engine.View) string {
+	if v.Active == v.Seat || v.Standing != nil || len(v.Prompts) > 0 {
+		return ""
+	}
+	offer := notifier.StandingOffer(v)
+	if len(offer) == 0 {
+		return ""
+	}
+	return "For " + v.Players[v.Active].Name + "’s turn, answer its interrupt windows now: “" + strings.Join(offer, "”, “") +
+		"”, or nothing to be asked when one opens."
 }
 
 // standingOf is the form of seat's standing answers: a box per interrupt

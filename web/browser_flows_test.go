@@ -244,7 +244,7 @@ func TestBrowserSignInLink(t *testing.T) {
 
 	var link, who string
 	for _, name := range []string{"ana", "bob"} {
-		m := s.waitMail(name+"@example.com", "the game has started")
+		m := s.waitMail(name+"@example.com", "The game has started")
 		for _, l := range m.links() {
 			if strings.Contains(l, "/signin?") {
 				link, who = l, name

@@ -339,15 +339,16 @@ func (s *site) mails() []letter {
 	return out
 }
 
-// waitMail waits up to 15 s for a mail to addr whose subject contains
-// subject, and returns the newest.
+// waitMail waits up to 15 s for a mail to addr whose subject or text
+// contains subject (a game's emails share one subject: their first line
+// says what each is about), and returns the newest.
 func (s *site) waitMail(addr, subject string) letter {
 	s.t.Helper()
 	deadline := time.Now().Add(15 * time.Second)
 	for {
 		var found []letter
 		for _, m := range s.mails() {
-			if strings.Contains(m.To, addr) && strings.Contains(m.Subject, subject) {
+			if strings.Contains(m.To, addr) && (strings.Contains(m.Subject, subject) || strings.Contains(m.Text, subject)) {
 				found = append(found, m)
 			}
 		}

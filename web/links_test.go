@@ -84,7 +84,7 @@ func TestEveryEmailLinkOpensAPage(t *testing.T) {
 		verify(t, s, "ana")
 		s.client().post("/reset", url.Values{"who": {"ana"}}).mustSee(t, 200)
 		mails = append(mails, s.waitMail("ana@example.com", "Set a new password"))
-		mails = append(mails, s.waitMail("ana@example.com", "the game has started"), s.waitMail("bob@example.com", "the game has started"))
+		mails = append(mails, s.waitMail("ana@example.com", "The game has started"), s.waitMail("bob@example.com", "The game has started"))
 
 		signIns := 0
 		for _, m := range mails {
