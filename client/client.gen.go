@@ -1367,6 +1367,12 @@ type GameList struct {
 
 // GameOverData `game_over`: the game has ended.
 type GameOverData struct {
+	// Board The game as a decision email shows it: the Market, the Global zone, every seat's Lab, Ranking and score, the open build, and the recipient's moves numbered at `version` (the numbers a reply to the email names; docs/email.md).
+	Board *NotificationBoard `json:"board,omitempty"`
+
+	// Commitment The commitment to the secret the game published at its start.
+	Commitment *string `json:"commitment,omitempty"`
+
 	// GameId The game's id, as a string.
 	GameId    string `json:"game_id"`
 	GameTitle string `json:"game_title"`
@@ -1380,11 +1386,23 @@ type GameOverData struct {
 	// Recipient The recipient's display name (or username).
 	Recipient string `json:"recipient"`
 
+	// Replay The command that replays the game from its public log and checks the secret (docs/fairness.md).
+	Replay *string `json:"replay,omitempty"`
+
+	// Salt The salt of the commitment (hex).
+	Salt *string `json:"salt,omitempty"`
+
 	// Scores In ranking order.
 	Scores []NotificationScore `json:"scores"`
 
+	// Secret The game's secret, revealed at the end (hex); empty for a game without a commitment.
+	Secret *string `json:"secret,omitempty"`
+
 	// SettingsUrl The recipient's notification preferences.
 	SettingsUrl string `json:"settings_url"`
+
+	// TieBreak How a tie on points for the win was decided (the most valuable challenge won, or a shared win); empty for none.
+	TieBreak *string `json:"tie_break,omitempty"`
 }
 
 // GameSetup The engine setup of the game, without its secret.
@@ -1462,11 +1480,20 @@ type InvitationData struct {
 
 	// GameUrl The game in the API.
 	GameUrl string `json:"game_url"`
-	Inviter string `json:"inviter"`
+
+	// Invited The players invited who have not joined yet (the recipient among them).
+	Invited *[]string `json:"invited,omitempty"`
+	Inviter string    `json:"inviter"`
 
 	// JoinUrl Where to accept; empty: game_url.
-	JoinUrl string             `json:"join_url"`
-	Mode    InvitationDataMode `json:"mode"`
+	JoinUrl string `json:"join_url"`
+
+	// Joined The players who have joined with a deck.
+	Joined *[]string          `json:"joined,omitempty"`
+	Mode   InvitationDataMode `json:"mode"`
+
+	// Open The seats nobody holds yet.
+	Open *int `json:"open,omitempty"`
 
 	// Players Seated and invited players so far.
 	Players []string `json:"players"`
@@ -1723,9 +1750,15 @@ type NotificationPrompt struct {
 	// Deadline A time in a notification's data; the zero time, `0001-01-01T00:00:00Z`, means none.
 	Deadline NotificationTime `json:"deadline"`
 
+	// OnTimeout What the prompt takes if unanswered at its deadline, for the recipient ("you pass", "the first option is chosen: ..."); empty in a notification written before.
+	OnTimeout *string `json:"on_timeout,omitempty"`
+
 	// Options The answers the recipient may give, worded; empty when the prompt lists none.
 	Options []string `json:"options"`
-	Text    string   `json:"text"`
+
+	// OwnTurn A choice of the recipient's own turn, due when the turn ends.
+	OwnTurn *bool  `json:"own_turn,omitempty"`
+	Text    string `json:"text"`
 }
 
 // NotificationPromptWaiting A stored `prompt_waiting` notification, as the live stream sends it.
@@ -1765,7 +1798,10 @@ type NotificationScore struct {
 	Player string `json:"player"`
 
 	// Points Big Data Points.
-	Points int  `json:"points"`
+	Points int `json:"points"`
+
+	// Rank The player's place, 1 for the winners (by points, then the most valuable challenge won); absent from notifications written before ranks.
+	Rank   *int `json:"rank,omitempty"`
 	Winner bool `json:"winner"`
 
 	// You This row is the recipient.
@@ -1914,7 +1950,10 @@ type PrebuiltDeckList struct {
 type Preference struct {
 	Channel PreferenceChannel `json:"channel"`
 	Enabled bool              `json:"enabled"`
-	Kind    NotificationKind  `json:"kind"`
+
+	// Hours The digest's row only (kind `digest`, channel `email`): at most one digest email per this many hours (default 24); one goes at once when a deadline it names is less than 12 hours away. Left out of a request, it stays as it was.
+	Hours *int             `json:"hours,omitempty"`
+	Kind  NotificationKind `json:"kind"`
 }
 
 // PreferenceChannel defines model for Preference.Channel.
@@ -4313,7 +4352,7 @@ type ClientInterface interface {
 
 	// GetNotificationPreferences Which notification kinds go to which channel (login session only).
 	//
-	// One row per kind and channel (email, webhook, stream); everything is on unless turned off, except the daily digest (kind `digest`, channel `email`), which is opt-in and then replaces the separate your_turn, prompt_waiting, queued_actions, game_started and vacation emails.
+	// One row per kind and channel (email, webhook, stream); everything is on unless turned off, except the digest (kind `digest`, channel `email`), which is opt-in and then replaces the separate your_turn, prompt_waiting, queued_actions, game_started and vacation emails with at most one email every `hours` hours (sent at once when a deadline is less than 12 hours away).
 	//
 	// Corresponds with GET /v1/me/notification-preferences (the `GetNotificationPreferences` operationId).
 	GetNotificationPreferences(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -5506,7 +5545,7 @@ func (c *Client) LogoutEverywhere(ctx context.Context, reqEditors ...RequestEdit
 
 // GetNotificationPreferences Which notification kinds go to which channel (login session only).
 //
-// One row per kind and channel (email, webhook, stream); everything is on unless turned off, except the daily digest (kind `digest`, channel `email`), which is opt-in and then replaces the separate your_turn, prompt_waiting, queued_actions, game_started and vacation emails.
+// One row per kind and channel (email, webhook, stream); everything is on unless turned off, except the digest (kind `digest`, channel `email`), which is opt-in and then replaces the separate your_turn, prompt_waiting, queued_actions, game_started and vacation emails with at most one email every `hours` hours (sent at once when a deadline is less than 12 hours away).
 //
 // Corresponds with GET /v1/me/notification-preferences (the `GetNotificationPreferences` operationId).
 func (c *Client) GetNotificationPreferences(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -9215,7 +9254,7 @@ type ClientWithResponsesInterface interface {
 
 	// GetNotificationPreferencesWithResponse Which notification kinds go to which channel (login session only).
 	//
-	// One row per kind and channel (email, webhook, stream); everything is on unless turned off, except the daily digest (kind `digest`, channel `email`), which is opt-in and then replaces the separate your_turn, prompt_waiting, queued_actions, game_started and vacation emails.
+	// One row per kind and channel (email, webhook, stream); everything is on unless turned off, except the digest (kind `digest`, channel `email`), which is opt-in and then replaces the separate your_turn, prompt_waiting, queued_actions, game_started and vacation emails with at most one email every `hours` hours (sent at once when a deadline is less than 12 hours away).
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -14589,7 +14628,7 @@ func (c *ClientWithResponses) LogoutEverywhereWithResponse(ctx context.Context, 
 
 // GetNotificationPreferencesWithResponse Which notification kinds go to which channel (login session only).
 //
-// One row per kind and channel (email, webhook, stream); everything is on unless turned off, except the daily digest (kind `digest`, channel `email`), which is opt-in and then replaces the separate your_turn, prompt_waiting, queued_actions, game_started and vacation emails.
+// One row per kind and channel (email, webhook, stream); everything is on unless turned off, except the digest (kind `digest`, channel `email`), which is opt-in and then replaces the separate your_turn, prompt_waiting, queued_actions, game_started and vacation emails with at most one email every `hours` hours (sent at once when a deadline is less than 12 hours away).
 //
 // Returns a wrapper object for the known response body format(s).
 //
