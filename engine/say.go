@@ -271,7 +271,11 @@ func (v *View) Text(a Action) string {
 		if v.Build == nil {
 			return "Abandon your build"
 		}
-		return "Abandon your build (" + techSci(v.Build.Tech, v.Build.Sci) + "): its " + plural(len(v.Build.Tools), "Tool") + " go to your Recycle Bin"
+		its := "its " + plural(len(v.Build.Tools), "Tool") + " go"
+		if len(v.Build.Tools) == 1 {
+			its = "its Tool goes"
+		}
+		return "Abandon your build (" + techSci(v.Build.Tech, v.Build.Sci) + "): " + its + " to your Recycle Bin"
 	case ActEndTurn:
 		if v.Build != nil && v.Active == v.Seat {
 			return "End your turn, abandoning your build of " + plural(len(v.Build.Tools), "Tool")
