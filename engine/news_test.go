@@ -83,3 +83,20 @@ func TestNewsTellsNoSecret(t *testing.T) {
 		}
 	}
 }
+
+// TestWindowShowsTheCard: an interrupt window shows every seat the card
+// about to be played, or the challenges about to be claimed, face up.
+func TestWindowShowsTheCard(t *testing.T) {
+	s := scenarioState(t, sentenceCards+"players:\n  - {name: ana, hand: [t-pizza, t-drill]}\n  - {name: ben, hand: [t-veto, t-creep]}\nmarket: [t-big, t-one]\nsteps:\n  - {do: play_hack, card: t-pizza}\n")
+	for _, seat := range []int{0, 1, Spectator} {
+		w := s.View(seat).Window
+		if w == nil || w.Card == nil || w.Card.Card != "t-pizza" || w.Card.Text == "" || len(w.Challenges) != 0 {
+			t.Errorf("seat %d: window %+v", seat, w)
+		}
+	}
+	s = scenarioState(t, sentenceCards+"players:\n  - {name: ana, hand: [t-drill, t-wrench]}\n  - {name: ben, hand: [t-creep]}\nmarket: [t-big, t-one]\nsteps:\n  - {do: play_tool, card: t-drill}\n  - {do: play_tool, card: t-wrench}\n  - {do: claim, challenges: t-big}\n")
+	w := s.View(Spectator).Window
+	if w == nil || w.Card != nil || len(w.Challenges) != 1 || w.Challenges[0].Card != "t-big" || w.Challenges[0].Tech != 4 {
+		t.Errorf("the claim's window: %+v", w)
+	}
+}
