@@ -22,8 +22,31 @@ import (
 // game's state (any version of it: only names and the card set are read).
 // Events that say nothing new to the seat give no sentence; none gives
 // nil.
-func News(s *State, seat int, events []Event) []string {
-	n := newsroom{s: s, seat: seat, alter: -1, market: -1}
+func News(s *State, seat int, events []Event) []string { return s.Table().News(seat, events) }
+
+// Table is what News reads of a game: its players' names and its card
+// set. It shares nothing that changes with the state it comes from, so a
+// caller may keep it after the state is gone.
+type Table struct {
+	names []string
+	cat   *Catalog
+}
+
+// Table returns the players' names and the card set of s.
+func (s *State) Table() Table {
+	t := Table{names: make([]string, len(s.Players)), cat: s.catalog()}
+	for i := range s.Players {
+		t.names[i] = s.name(i)
+	}
+	return t
+}
+
+// News is the package function News on the game of t.
+func (t Table) News(seat int, events []Event) []string {
+	if t.cat == nil {
+		return nil // the zero Table: no game
+	}
+	n := newsroom{t: t, seat: seat, alter: -1, market: -1}
 	for _, e := range events {
 		if v, ok := e.For(seat); ok {
 			n.read(v)
@@ -32,9 +55,33 @@ func News(s *State, seat int, events []Event) []string {
 	return n.out
 }
 
+// name is the name of seat, as State.name words it.
+func (t Table) name(seat int) string {
+	if seat < 0 || seat >= len(t.names) {
+		return "the game"
+	}
+	return t.names[seat]
+}
+
+// cardName is the name of card id; "a card" for one the set lacks.
+func (t Table) cardName(id string) string {
+	if c := t.cat.Card(id); c != nil {
+		return c.Name
+	}
+	return "a card"
+}
+
+// cardList names cards: "Krol, Krol and Data Lake".
+func (t Table) cardList(ids []string) string {
+	if len(ids) == 0 {
+		return "no cards"
+	}
+	return joinNames(len(ids), func(i int) string { return t.cardName(ids[i]) }, "and")
+}
+
 // newsroom words one seat's news, event by event.
 type newsroom struct {
-	s    *State
+	t    Table
 	seat int
 	out  []string
 	// alter is the index in out of the last alteration of a claim by the
@@ -47,7 +94,7 @@ type newsroom struct {
 }
 
 func (n *newsroom) read(v Event) {
-	s := n.s
+	s := n.t
 	if v.Kind != "challenge_revealed" {
 		n.market = -1
 	}
@@ -88,7 +135,7 @@ func (n *newsroom) read(v Event) {
 			n.say(s.name(v.Seat) + " won " + won + ".")
 		}
 	case "hack_resolved":
-		if c := s.catalog().Card(v.Card); c != nil && c.Has(KwGlobal) && v.Seat != n.seat {
+		if c := s.cat.Card(v.Card); c != nil && c.Has(KwGlobal) && v.Seat != n.seat {
 			n.say(s.name(v.Seat) + " played " + c.Name + ": it stays in the Global zone until their next turn.")
 		}
 	case "cancelled":
@@ -136,7 +183,7 @@ func (n *newsroom) read(v Event) {
 		if slices.Contains(v.Seats, n.seat) {
 			n.say("Time ran out for you.")
 		} else {
-			n.say("Time ran out for " + s.seatList(v.Seats) + ".")
+			n.say("Time ran out for " + joinNames(len(v.Seats), func(i int) string { return s.name(v.Seats[i]) }, "and") + ".")
 		}
 	case "resigned":
 		if v.Seat != n.seat {
@@ -162,12 +209,12 @@ func (n *newsroom) whose(seat int) string {
 	if seat == n.seat {
 		return "your"
 	}
-	return n.s.name(seat) + "'s"
+	return n.t.name(seat) + "'s"
 }
 
 // named is the card id named as the board shows it: "Glitchy (Senior)".
 func (n *newsroom) named(id string) string {
-	if c := n.s.catalog().Card(id); c != nil {
+	if c := n.t.cat.Card(id); c != nil {
 		return c.words().named
 	}
 	return "a card"
@@ -182,11 +229,11 @@ func (n *newsroom) namedList(ids []string) string {
 // interrupter opens a sentence about an interrupt: "bot-1 played Red
 // Tape", "You played Red Tape".
 func (n *newsroom) interrupter(v Event) string {
-	who := n.s.name(v.Seat)
+	who := n.t.name(v.Seat)
 	if v.Seat == n.seat {
 		who = "You"
 	}
-	return who + " played " + n.s.srcName(v.Card)
+	return who + " played " + n.t.cardName(v.Card)
 }
 
 // object names what an interrupt acted on, after its owner's possessive:
@@ -196,7 +243,7 @@ func (n *newsroom) object(v Event) string {
 	case EvDraw:
 		return "draw"
 	case EvClaim:
-		return "claim of " + n.s.cardList(v.Cards)
+		return "claim of " + n.t.cardList(v.Cards)
 	}
 	if len(v.Cards) > 0 {
 		return n.named(v.Cards[0])
@@ -210,7 +257,7 @@ func (n *newsroom) alteration(v Event) string {
 	if v.On == EvDraw {
 		return "the draw has " + strconv.Itoa(abs(v.N)) + " " + moreFewer(v.N, "card", "cards")
 	}
-	if c := n.s.catalog().Card(v.Card); c != nil {
+	if c := n.t.cat.Card(v.Card); c != nil {
 		if t := c.words().answerText(v.On); t != "" {
 			return t
 		}
@@ -226,7 +273,7 @@ func (n *newsroom) ending(v Event) string {
 	names := make([]string, len(v.Seats))
 	you := false
 	for i, w := range v.Seats {
-		names[i] = n.s.name(w)
+		names[i] = n.t.name(w)
 		if w == n.seat {
 			names[i], you = "you", true
 		}

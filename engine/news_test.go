@@ -100,3 +100,10 @@ func TestWindowShowsTheCard(t *testing.T) {
 		t.Errorf("the claim's window: %+v", w)
 	}
 }
+
+// TestZeroTable: the zero Table has no news.
+func TestZeroTable(t *testing.T) {
+	if got := (Table{}).News(0, []Event{{Kind: "drew", Seat: 0, Cards: []string{"data-lake"}}}); got != nil {
+		t.Errorf("%q", got)
+	}
+}

@@ -37,7 +37,7 @@ steps:
 		{3, []string{"You drew Doodle (Junior) and Glitchy (Junior)."}},
 		{4, nil},
 	} {
-		if got := play.News(res.State, 0, events, tc.since); !slices.Equal(got, tc.want) {
+		if got := play.News(res.State.Table(), 0, events, tc.since); !slices.Equal(got, tc.want) {
 			t.Errorf("since version %d: %q, want %q", tc.since, got, tc.want)
 		}
 	}

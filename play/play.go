@@ -82,19 +82,19 @@ func (r *Result) Events() []Event {
 // the changes after version since, in sentences worded for the seat by
 // engine.News: the banner of its board, the first lines of its email.
 // events are a game's events in order (others than those after since
-// are skipped); st is the game's state, for its players' names and its
-// card set. Nothing new gives nil.
-func News(st *engine.State, seat int, events []Event, since int64) []string {
+// are skipped); t is the game's table (engine.State.Table), for its
+// players' names and its card set. Nothing new gives nil.
+func News(t engine.Table, seat int, events []Event, since int64) []string {
 	var evs []engine.Event
 	for _, e := range events {
 		if e.Version > since {
 			evs = append(evs, e.Event)
 		}
 	}
-	if st == nil || len(evs) == 0 {
+	if len(evs) == 0 {
 		return nil
 	}
-	return engine.News(st, seat, evs)
+	return t.News(seat, evs)
 }
 
 // Done hands State back to the service, so that the next change or read of
