@@ -144,6 +144,7 @@ func (p *Pages) Routes(r *gin.Engine) {
 	// Anyone: accounts, and the links of emails (each GET shows a page
 	// whose button posts).
 	g.GET("/", p.home)
+	g.GET(rulesPath, p.rules)
 	g.GET("/register", p.registerPage)
 	g.POST("/register", p.register)
 	g.GET("/login", p.loginPage)
@@ -159,6 +160,7 @@ func (p *Pages) Routes(r *gin.Engine) {
 	g.POST(notifier.SignInPath, p.signIn)
 	g.GET(notifier.GamesPath+":id", p.game) // a public game's page needs no account
 	g.GET(notifier.GamesPath+":id/log", p.gameLog)
+	g.GET(notifier.GamesPath+":id/state", p.gameState)
 	g.GET(notifier.GamesPath+":id"+notifier.ActionPath, p.actPage) // the token is the credential
 	g.POST(notifier.GamesPath+":id"+notifier.ActionPath, p.act)
 	g.GET(invitePath, p.invitePage)
@@ -167,6 +169,7 @@ func (p *Pages) Routes(r *gin.Engine) {
 	// Signed in.
 	my := g.Group("", p.requireAccount)
 	my.GET(newGamePath, p.newGamePage)
+	my.GET(lobbyStatePath, p.lobbyState)
 	my.POST("/games", p.createGame)
 	my.POST(notifier.GamesPath+":id/join", p.join)
 	my.POST(notifier.GamesPath+":id/leave", p.leave)
@@ -189,6 +192,8 @@ func (p *Pages) Routes(r *gin.Engine) {
 	my.POST("/settings/tokens/:id/revoke", p.revokeToken)
 	my.POST("/settings/sessions/end", p.endSessions)
 	my.POST(notifier.GamesPath+":id/reclaim", p.reclaim)
+	my.POST(notifier.GamesPath+":id/rematch", p.rematch)
+	my.POST(notifier.GamesPath+":id/decline", p.decline)
 }
 
 // NotFound answers a path outside /v1 that no route takes with the
