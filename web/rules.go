@@ -14,9 +14,10 @@ const rulesPath = "/rules"
 // rulesView is the rules page's data.
 type rulesView struct {
 	Glossary []engine.Term
+	Replies  bool // moves may be played by replying to emails
 }
 
 // rules shows how to play.
 func (p *Pages) rules(c *gin.Context) {
-	p.render(c, http.StatusOK, "rules", view{Data: rulesView{Glossary: engine.Glossary}})
+	p.render(c, http.StatusOK, "rules", view{Data: rulesView{Glossary: engine.Glossary, Replies: p.cfg.Replies}})
 }

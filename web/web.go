@@ -46,6 +46,9 @@ type Config struct {
 	// the other processes (Postgres, where a game change announces its
 	// events only to games someone follows); nil with SQLite.
 	Presence *notifier.Presence
+	// Replies says that replies to decision emails come in (the inbound
+	// mail door is on): only then do the pages offer playing by reply.
+	Replies bool
 	// Readers is how many page reads (GET and HEAD, the live streams
 	// aside) are served at once; more wait their turn, first come first
 	// served. 0 means twice GOMAXPROCS. A read is mostly CPU (a session
