@@ -82,6 +82,9 @@ type boardView struct {
 	// table is the game's players' names and card set, for the news of
 	// any reader of this version.
 	table engine.Table
+	// zip is HTML cut at its news slot and compressed, shared by every
+	// copy of a board kept drawn; nil for a board drawn for one page.
+	zip *zipBoard
 	// HTML is the board drawn (the "board" template) when it was read
 	// into the cache of boards; "" otherwise.
 	HTML template.HTML
@@ -524,6 +527,7 @@ func (p *Pages) readBoard(c *gin.Context, id, uid int64, o boardOptions) (*board
 		if err != nil {
 			return nil, err
 		}
+		bv.zip = &zipBoard{html: string(bv.HTML)}
 		cp := *bv
 		p.boards.put(k, &cp)
 	}

@@ -328,7 +328,7 @@ func (p *Pages) game(c *gin.Context) {
 	if bv.Started && bv.Seat >= 0 {
 		p.markSeen(c, id, bv.Version)
 	}
-	p.render(c, http.StatusOK, "game", view{Data: bv, YourMove: bv.YourTurn})
+	p.renderBoard(c, http.StatusOK, "", bv)
 }
 
 // gameLog is a game's whole event log, as its reader may see it.
@@ -375,7 +375,7 @@ func (p *Pages) boardAgain(c *gin.Context, id int64, err error) {
 		p.fail(c, berr)
 		return
 	}
-	p.render(c, status, "game", view{Problem: ev.Title + ". " + ev.Message, Data: bv, YourMove: bv.YourTurn})
+	p.renderBoard(c, status, ev.Title+". "+ev.Message, bv)
 }
 
 // reclaim takes the signed-in user's seat back from the bot that plays it

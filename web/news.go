@@ -1,12 +1,14 @@
 package web
 
 import (
+	"bytes"
 	"context"
 	"html"
 	"html/template"
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/datamonsters/turns/engine"
@@ -89,25 +91,69 @@ func (p *Pages) markSeen(c *gin.Context, id, version int64) {
 		MaxAge: int((90 * 24 * time.Hour).Seconds()), HttpOnly: true, Secure: p.secure, SameSite: http.SameSiteLaxMode})
 }
 
-// withNews puts the reader's news since version since into board bv: in
-// its slot when the board is drawn already (HTML), else as bv.News for
-// the template. A spectator's board and a board before the start get
-// none.
+// withNews sets the reader's news since version since on board bv
+// (bv.News): the template draws them, or, for a board drawn already,
+// renderBoard puts them in its slot. A board before the start gets none.
 func (p *Pages) withNews(ctx context.Context, bv *boardView, since int64) error {
-	var news template.HTML
-	if bv.Started {
-		sentences, err := p.newsOf(ctx, bv, since)
-		if err != nil {
-			return err
-		}
-		news = newsHTML(sentences)
+	if !bv.Started {
+		return nil
 	}
-	if bv.HTML != "" {
-		bv.HTML = template.HTML(strings.Replace(string(bv.HTML), string(newsSlot), string(news), 1))
-	} else {
-		bv.News = news
+	sentences, err := p.newsOf(ctx, bv, since)
+	bv.News = newsHTML(sentences)
+	return err
+}
+
+// boardMark stands for the board in a page drawn around a board kept
+// drawn (renderBoard).
+const boardMark template.HTML = "<!--board-->"
+
+// renderBoard writes the game page of bv with status and problem. A
+// board kept drawn (bv.zip) is not drawn again nor compressed again: the
+// page around it is drawn with boardMark in its place, and the pieces
+// (the page before the board, the board up to its news slot, the news,
+// the rest of the board, the page after it) go out as one response, each
+// half of the board compressed once for every reader, the small pieces
+// of the reader's own sent stored (writeParts, storedPart).
+func (p *Pages) renderBoard(c *gin.Context, status int, problem string, bv *boardView) {
+	v := view{Problem: problem, Data: bv, YourMove: bv.YourTurn}
+	if bv.zip == nil {
+		p.render(c, status, "game", v)
+		return
 	}
-	return nil
+	cp := *bv
+	cp.HTML = boardMark
+	v.Data = &cp
+	b, ok := p.draw(c, "game", v)
+	defer putBuffer(b)
+	if !ok {
+		return
+	}
+	page := b.Bytes()
+	before, after, found := bytes.Cut(page, []byte(boardMark))
+	if !found { // no board on this page after all
+		writeBody(c, status, "text/html; charset=utf-8", page)
+		c.Abort()
+		return
+	}
+	halves := bv.zip.halves()
+	writeParts(c, status, "text/html; charset=utf-8", storedPart(before), halves[0], storedPart([]byte(bv.News)), halves[1], storedPart(after))
+	c.Abort()
+}
+
+// zipBoard is a board kept drawn, cut at its news slot, each half
+// compressed once, when a page first needs it.
+type zipBoard struct {
+	html  string
+	once  sync.Once
+	parts [2]gzPart
+}
+
+func (z *zipBoard) halves() [2]gzPart {
+	z.once.Do(func() {
+		a, b, _ := strings.Cut(z.html, string(newsSlot))
+		z.parts = [2]gzPart{newPart([]byte(a)), newPart([]byte(b))}
+	})
+	return z.parts
 }
 
 // newsOf is what changed for the reader of bv after version since: the

@@ -254,8 +254,20 @@ var locations sync.Map
 // render writes the page name with status. The account and the notice
 // named by the "done" query parameter are filled in.
 func (p *Pages) render(c *gin.Context, status int, name string, v view) {
-	pg, ok := p.pages[name]
-	if !ok {
+	b, ok := p.draw(c, name, v)
+	if ok {
+		writeBody(c, status, "text/html; charset=utf-8", b.Bytes())
+	}
+	putBuffer(b)
+	c.Abort()
+}
+
+// draw draws the page name into a buffer of buffers (the caller gives it
+// back), with the account and the notice filled in as render does. A
+// template that fails answers 500 itself, and ok is false.
+func (p *Pages) draw(c *gin.Context, name string, v view) (b *bytes.Buffer, ok bool) {
+	pg, found := p.pages[name]
+	if !found {
 		panic("web: no page " + name)
 	}
 	if v.Account == nil {
@@ -264,16 +276,14 @@ func (p *Pages) render(c *gin.Context, status int, name string, v view) {
 	if v.Notice == "" {
 		v.Notice = notices[c.Query("done")]
 	}
-	b := buffers.Get().(*bytes.Buffer)
-	defer putBuffer(b)
+	b = buffers.Get().(*bytes.Buffer)
 	if err := pg.t.ExecuteTemplate(b, "layout.html", v); err != nil {
 		p.log.Error("render page", "page", name, "error", err)
 		c.Data(http.StatusInternalServerError, "text/plain; charset=utf-8", []byte("The page could not be shown."))
 		c.Abort()
-		return
+		return b, false
 	}
-	c.Data(status, "text/html; charset=utf-8", b.Bytes())
-	c.Abort()
+	return b, true
 }
 
 // buffers hold the pages being drawn, so that a page does not grow a new
