@@ -1,6 +1,9 @@
 package engine
 
-import "strconv"
+import (
+	"slices"
+	"strconv"
+)
 
 // What the engine says to teach the game: the glossary of the words
 // printed on cards, why a card of the hand cannot be played now, what a
@@ -237,6 +240,14 @@ func allRecover(ops []Op) bool {
 	return len(ops) > 0
 }
 
+// name is the name of seat in the view; "the game" for none.
+func (v *View) name(seat int) string {
+	if seat < 0 || seat >= len(v.Players) {
+		return "the game"
+	}
+	return v.Players[seat].Name
+}
+
 // CardOf is the card id of the view's card set as a view shows it, with no
 // instance id: for an option that names a card, or a card in a glossary;
 // false for an id the card set does not have.
@@ -270,6 +281,10 @@ func (v *View) Hint(moves []Move) string {
 	if v.Active != v.Seat {
 		who := v.Players[v.Active].Name
 		return "It is " + who + "’s turn. You may be asked to answer with an interrupt; this page shows what happens as it happens."
+	}
+	if v.Window != nil || len(moves) == 0 && len(v.Awaiting) > 0 && !slices.Contains(v.Awaiting, v.Seat) {
+		return "Your turn waits for " + joinNames(len(v.Awaiting), func(i int) string { return v.name(v.Awaiting[i]) }, "and") +
+			" to answer; it goes on once they have."
 	}
 	if v.Phase != PhaseAction || len(moves) == 0 {
 		return "Your turn is starting: the game draws your cards."

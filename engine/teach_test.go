@@ -135,6 +135,9 @@ func TestHints(t *testing.T) {
 	if v := s.View(1); !strings.HasPrefix(v.Hint(v.Moves(Legal(s, 1))), "An opponent is about to act") {
 		t.Errorf("the window: %q", v.Hint(v.Moves(Legal(s, 1))))
 	}
+	if v := s.View(0); v.Hint(v.Moves(Legal(s, 0))) != "Your turn waits for ben to answer; it goes on once they have." {
+		t.Errorf("the window, for its actor: %q", v.Hint(v.Moves(Legal(s, 0))))
+	}
 	s = scenarioState(t, sentenceCards+"players:\n  - {name: ana, hand: [t-wrench, t-pizza]}\n  - {name: ben}\nsteps:\n  - {do: play_tool, card: t-wrench}\n")
 	if v := s.View(0); !strings.HasPrefix(v.Hint(v.Moves(Legal(s, 0))), "Your Software Build has 1 TECH and 0 SCI") {
 		t.Errorf("a build: %q", v.Hint(v.Moves(Legal(s, 0))))

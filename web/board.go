@@ -331,11 +331,12 @@ type actionItem struct {
 // fields (fields: name, value, name, value...), and its button, then what
 // the move's card does (rules, lines of text) and what the move costs
 // (warn): a warned move's form asks before it is sent (data-confirm, for
-// the script) and its button says it is one. Values and texts are
+// the script) and its button says it is one; said: the text says the cost
+// already, and the page does not say it twice. Values and texts are
 // escaped; attrs (escaped by the caller) go into the form's tag; an
 // element with id gets id-r and id-w. The moves are the board's longest
 // list, so they are drawn here, not by the template (as cards are).
-func moveForm(id, version int64, attrs string, fields []string, text string, secondary bool, elem string, rules []string, warn string) template.HTML {
+func moveForm(id, version int64, attrs string, fields []string, text string, secondary bool, elem string, rules []string, warn string, said bool) template.HTML {
 	var b strings.Builder
 	esc := html.EscapeString
 	b.WriteString(`<li><form method="post" action="/games/` + strconv.FormatInt(id, 10) + `/play"` + attrs)
@@ -357,7 +358,7 @@ func moveForm(id, version int64, attrs string, fields []string, text string, sec
 	if len(rules) > 0 {
 		described = append(described, elem+"-r")
 	}
-	if warn != "" {
+	if warn != "" && !said {
 		described = append(described, elem+"-w")
 	}
 	if len(described) > 0 {
@@ -367,7 +368,7 @@ func moveForm(id, version int64, attrs string, fields []string, text string, sec
 	if len(rules) > 0 {
 		b.WriteString("\n" + `<p class="move-rules" id="` + esc(elem) + `-r">` + esc(strings.Join(rules, " ")) + `</p>`)
 	}
-	if warn != "" {
+	if warn != "" && !said {
 		b.WriteString("\n" + `<p class="move-warn" id="` + esc(elem) + `-w">` + esc(warn) + `</p>`)
 	}
 	b.WriteString(`</li>`)
@@ -714,7 +715,7 @@ func boardOf(g *models.Game, seat int, st *engine.State, uid int64, key string) 
 				fields = append(fields, "challenge", ch)
 			}
 			bv.Actions = append(bv.Actions, actionItem{Form: moveForm(g.ID, g.Version, "", fields, m.Text, m.Type != engine.ActClaim,
-				"mv-"+strconv.Itoa(i), moveRules(v, m), m.Warning)})
+				"mv-"+strconv.Itoa(i), moveRules(v, m), m.Warning, saysCost(m))})
 			continue
 		}
 		pi := promptItem{ID: m.Prompt, Text: m.Text, Min: m.Min, Max: m.Max, Single: m.Min == 1 && m.Max == 1, Key: formKey()}
@@ -732,7 +733,7 @@ func boardOf(g *models.Game, seat int, st *engine.State, uid int64, key string) 
 			}
 			if pi.Single {
 				oi.Form = moveForm(g.ID, g.Version, ` data-kind="`+html.EscapeString(pi.Kind)+`"`,
-					[]string{"key", formKey(), "type", "answer", "prompt", pi.ID, "choice", o.ID}, o.Text, o.ID == engine.Pass, "", nil, "")
+					[]string{"key", formKey(), "type", "answer", "prompt", pi.ID, "choice", o.ID}, o.Text, o.ID == engine.Pass, "", nil, "", false)
 			}
 			pi.Options = append(pi.Options, oi)
 		}
@@ -757,6 +758,12 @@ func boardOf(g *models.Game, seat int, st *engine.State, uid int64, key string) 
 	bv.table = st.Table()
 	return bv
 }
+
+// saysCost reports whether move m's text says already what its warning
+// says (giving up a build: "Abandon your build...: its 2 Tools go to
+// your Recycle Bin"), so that the page says it once; its form still asks
+// before it is sent.
+func saysCost(m engine.Move) bool { return m.Type == engine.ActAbandon || m.Type == engine.ActEndTurn }
 
 // moveRules is what the card of move m does, for a move whose text does
 // not say it (placing a card, playing a Tool): its rules text, a line

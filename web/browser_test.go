@@ -76,7 +76,8 @@ type tab struct {
 	s    *site
 
 	mu      sync.Mutex
-	dialogs []string // the messages of the dialogs the page opened, each accepted
+	dialogs []string // the messages of the dialogs the page opened
+	dismiss bool     // the dialogs are dismissed, not accepted
 }
 
 // asked returns the messages of the dialogs the page opened since the
@@ -101,7 +102,8 @@ func (s *site) tabs(t *testing.T, root context.Context, names ...string) []*tab 
 		}
 		tb := &tab{t: t, name: n, ctx: ctx, s: s}
 		// A dialog (a move that asks first) is accepted, as a player who
-		// reads it and goes on would, and kept for the test to read.
+		// reads it and goes on would (or dismissed, when the test says so),
+		// and kept for the test to read.
 		dialogs := make(chan string, 16)
 		chromedp.Listen(ctx, func(ev any) {
 			if e, ok := ev.(*page.EventJavascriptDialogOpening); ok {
@@ -119,8 +121,9 @@ func (s *site) tabs(t *testing.T, root context.Context, names ...string) []*tab 
 				case msg := <-dialogs:
 					tb.mu.Lock()
 					tb.dialogs = append(tb.dialogs, msg)
+					accept := !tb.dismiss
 					tb.mu.Unlock()
-					chromedp.Call(ctx, page.HandleJavaScriptDialog, page.HandleJavaScriptDialogParams{Accept: true})
+					chromedp.Call(ctx, page.HandleJavaScriptDialog, page.HandleJavaScriptDialogParams{Accept: accept})
 				}
 			}
 		}()

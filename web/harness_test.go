@@ -107,6 +107,9 @@ func newSite(t testing.TB, d models.Dialect, o siteOptions) *site {
 		base = o.base
 	}
 	log := slog.New(slog.NewJSONHandler(io.Discard, nil))
+	if os.Getenv("SITE_LOG") != "" { // the site's log on stderr, to follow a failing test
+		log = slog.New(slog.NewJSONHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	}
 	if o.logins == 0 {
 		o.logins = 1000
 	}

@@ -48,7 +48,9 @@ func (p *Pages) playAction(c *gin.Context) {
 		return
 	}
 	uid := account(c).ID
-	next := gamePath(id) + movesAnchor
+	// The board that answers shows what happened since the page the move
+	// was made on: its news start at the form's version.
+	next := gamePath(id) + "?since=" + strconv.FormatInt(version, 10) + movesAnchor
 	rec := p.formRecord(c, uid, next)
 	ctx := c.Request.Context()
 	var res *play.Result

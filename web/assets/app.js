@@ -138,4 +138,10 @@
   stream.addEventListener("event", refresh);
   stream.addEventListener("error", function () { lost = true; });
   stream.addEventListener("open", function () { if (lost) { lost = false; refresh(); } });
+  // A page left for another may be kept, frozen, to come back to: its
+  // stream would hold one of the few connections a browser opens to a
+  // site. It closes when the page is left, and a page shown again from
+  // that cache is read again, live.
+  window.addEventListener("pagehide", function () { stream.close(); });
+  window.addEventListener("pageshow", function (e) { if (e.persisted) { location.reload(); } });
 })();
