@@ -308,3 +308,63 @@ func playEndgame(t *testing.T, s *site, ana *tab, id int64, w int64, axe string)
 	ana.axe(axe)
 	ana.look("final")
 }
+
+// TestBrowserLobbyIsLive: the pages where a player waits follow the game
+// by themselves: bob's lobby shows ana's new invitation, ana's open game
+// shows bob's seat once he joins, and bob's page of that game becomes its
+// board when ana starts it; neither page is loaded again by the test.
+// The favicon is the site's.
+func TestBrowserLobbyIsLive(t *testing.T) {
+	root := browser(t)
+	s := newSite(t, browserDialect(), siteOptions{outbox: true})
+	tabs := s.tabs(t, root, "ana", "bob")
+	ana, bob := tabs[0], tabs[1]
+	ana.registerInBrowser("ana")
+	bob.registerInBrowser("bob")
+	mark := func(b *tab) { chromedp.Run(b.ctx, chromedp.Evaluate[chromedp.Void](`window.dmSameDocument = true`)) }
+	same := func(b *tab) bool {
+		v, _ := chromedp.Run(b.ctx, chromedp.Evaluate[bool](`window.dmSameDocument === true`))
+		return v
+	}
+	bob.open("/")
+	if href, _ := chromedp.Run(bob.ctx, chromedp.Evaluate[string](`document.querySelector("link[rel=icon]").getAttribute("href")`)); !strings.HasPrefix(href, "/assets/favicon.svg?v=") {
+		t.Fatalf("the favicon: %q", href)
+	}
+	mark(bob)
+
+	// ana opens a game that invites bob: his lobby shows it.
+	ana.open("/new-game")
+	ana.fill("f-invite", "bob")
+	ana.choose("f-deck", "prebuilt:running-a-startup")
+	if st := ana.press("form[action='/games'] button[type=submit]"); st != 200 {
+		t.Fatalf("opening the game: %d\n%s", st, ana.text())
+	}
+	id := gameIDOf(t, ana.path())
+	mark(ana)
+	bob.waitIn("#lobby", "Invitations")
+	bob.waitIn("#lobby", "Decline")
+	if !same(bob) {
+		t.Fatal("bob's lobby was loaded again, not updated in place")
+	}
+
+	// bob takes the seat from his lobby: ana's page shows him ready.
+	bob.choose(fmt.Sprintf("deck-i%d", id), "prebuilt:working-for-the-enterprise")
+	if st := bob.press(fmt.Sprintf("form[action='/games/%d/join'] button", id)); st != 200 {
+		t.Fatalf("joining: %d\n%s", st, bob.text())
+	}
+	mark(bob)
+	ana.waitIn("#open-game", "Start the game")
+	if !same(ana) {
+		t.Fatal("ana's open game was loaded again, not updated in place")
+	}
+	// ana starts it: bob's page becomes the board.
+	if st := ana.pressButton("Start the game"); st != 200 {
+		t.Fatalf("starting: %d", st)
+	}
+	bob.waitIn("main", "The Market")
+	title, _ := chromedp.Run(bob.ctx, chromedp.Evaluate[string](`document.title`))
+	board, _ := chromedp.Run(ana.ctx, chromedp.Evaluate[string](`document.title`))
+	if strings.HasPrefix(title, "Your move") == strings.HasPrefix(board, "Your move") {
+		t.Fatalf("exactly one of the titles should start with Your move: %q, %q", title, board)
+	}
+}
