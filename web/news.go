@@ -98,8 +98,8 @@ func (p *Pages) withNews(ctx context.Context, bv *boardView, since int64) error 
 	if !bv.Started {
 		return nil
 	}
-	sentences, err := p.newsOf(ctx, bv, since)
-	bv.News = newsHTML(sentences)
+	sentences, earlier, err := p.newsOf(ctx, bv, since)
+	bv.News = newsHTML(sentences, earlier)
 	return err
 }
 
@@ -158,14 +158,16 @@ func (z *zipBoard) halves() [2]gzPart {
 
 // newsOf is what changed for the reader of bv after version since: the
 // events of the versions after it up to the board's (since 0: after the
-// reader's last turn_ended), worded by play.News.
-func (p *Pages) newsOf(ctx context.Context, bv *boardView, since int64) ([]string, error) {
+// reader's last turn_ended), worded by play.News. Only the events a board
+// keeps (the last boardEvents) are read, whatever since says: earlier
+// reports that more happened before them, which the log has.
+func (p *Pages) newsOf(ctx context.Context, bv *boardView, since int64) (sentences []string, earlier bool, err error) {
 	if since >= bv.Version || bv.Seat < 0 && since <= 0 {
-		return nil, nil
+		return nil, false, nil
 	}
 	events, err := p.latestEvents(ctx, bv.ID, bv.EventSeq)
-	if err != nil {
-		return nil, err
+	if err != nil || len(events) == 0 {
+		return nil, false, err
 	}
 	if since <= 0 {
 		for i := len(events) - 1; i >= 0; i-- {
@@ -175,30 +177,23 @@ func (p *Pages) newsOf(ctx context.Context, bv *boardView, since int64) ([]strin
 			}
 		}
 		if since <= 0 {
-			return nil, nil
+			return nil, false, nil
 		}
 	}
-	if len(events) == 0 || events[0].Version > since+1 && events[0].Seq > 1 {
-		// The kept events start after since: read those since, for the
-		// banner alone.
-		recs, err := p.store.EventsSince(ctx, bv.ID, since, logEvents)
-		if err != nil {
-			return nil, err
-		}
-		events = decodeEvents(nil, recs)
-	}
+	earlier = events[0].Version > since+1 && events[0].Seq > 1
 	var upTo []loggedEvent
 	for _, e := range events {
 		if e.Version <= bv.Version {
 			upTo = append(upTo, e)
 		}
 	}
-	return play.News(bv.table, bv.Seat, upTo, since), nil
+	return play.News(bv.table, bv.Seat, upTo, since), earlier, nil
 }
 
 // newsHTML draws the banner of sentences: at most newsMax, the last of
-// them pointing to the log for the rest; "" for none.
-func newsHTML(sentences []string) template.HTML {
+// them pointing to the log for the rest (or, earlier, for what came
+// before them); "" for none.
+func newsHTML(sentences []string, earlier bool) template.HTML {
 	if len(sentences) == 0 {
 		return ""
 	}
@@ -213,8 +208,11 @@ func newsHTML(sentences []string) template.HTML {
 	for _, s := range sentences {
 		b.WriteString("\n<li>" + html.EscapeString(s) + "</li>")
 	}
-	if more > 0 {
+	switch {
+	case more > 0:
 		b.WriteString("\n" + `<li><a href="#log">` + strconv.Itoa(more) + ` more in the log below</a></li>`)
+	case earlier:
+		b.WriteString("\n" + `<li><a href="#log">More happened before: the log has it</a></li>`)
 	}
 	b.WriteString("\n</ul>\n</section>")
 	return template.HTML(b.String())
