@@ -111,6 +111,18 @@ func (b *tab) waitIn(sel, text string) {
 	}
 }
 
+// seen fails unless the element sel shows, at least in part, in the
+// viewport as the page stands (nobody scrolled it).
+func (b *tab) seen(sel string) {
+	b.t.Helper()
+	in, err := chromedp.Run(b.ctx, chromedp.Evaluate[bool](fmt.Sprintf(`(() => {
+		const e = document.querySelector(%q); if (!e) return false;
+		const r = e.getBoundingClientRect(); return r.bottom > 0 && r.top < innerHeight; })()`, sel)))
+	if err != nil || !in {
+		b.t.Fatalf("%s: %s is not in view (%v)", b.name, sel, err)
+	}
+}
+
 // width sets the tab's viewport width (800 px high).
 func (b *tab) width(w int64) {
 	b.t.Helper()
@@ -224,6 +236,7 @@ func playEndgame(t *testing.T, s *site, ana *tab, id int64, w int64, axe string)
 		t.Fatalf("playing Scrum Planning: %d", st)
 	}
 	ana.waitIn("#news", "bot-1 played Red Tape: your Scrum Planning was cancelled.")
+	ana.seen("#news")
 	ana.waitIn(".log", "Red Tape cancels ana's Scrum Planning, which goes to the Recycle Bin.")
 
 	// A claim that fails: the bot's Scope Creep wants 2 more TECH.
@@ -237,6 +250,7 @@ func playEndgame(t *testing.T, s *site, ana *tab, id int64, w int64, axe string)
 		t.Fatalf("the claim: %d", st)
 	}
 	ana.waitIn("#news", "bot-1 played Scope Creep on your claim of Landing Page: the challenges need 2 more TECH, so the claim failed; the build stays open.")
+	ana.seen("#news")
 	// Ending the turn now would give the build up: the page says so, and
 	// the button asks before it acts.
 	ana.waitIn("#moves", "End your turn, abandoning your build of 2 Tools")
