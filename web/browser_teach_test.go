@@ -228,7 +228,11 @@ func playEndgame(t *testing.T, s *site, ana *tab, id int64, w int64, axe string)
 	s.stage(t, id, endgame)
 	ana.open(gamePath(id))
 	ana.waitIn("#news", "You drew Proof of Concept (TECH 2, SCI 1) and Hiring Freeze.")
-	ana.see("Your Action phase", "Hiring Freeze", "What Interrupt means")
+	ana.see("Your Action phase", "Hiring Freeze", "What Interrupt means",
+		"bot-1 is played by the service’s bot, which never votes: a vote cannot end this game.")
+	if strings.Contains(ana.inside("#end"), "Vote to end the game") {
+		t.Fatal("a vote that cannot pass is offered")
+	}
 	chromedp.Run(ana.ctx, chromedp.Evaluate[chromedp.Void](`window.dmSameDocument = true`))
 
 	// Scrum Planning, cancelled by the bot's Red Tape.
