@@ -57,6 +57,10 @@ func (s *Server) unsubscribePage(c *gin.Context) {
 		writeError(c, err)
 		return
 	}
+	if s.pages != nil {
+		s.pages.Unsubscribe(c, scope, c.Request.URL.RequestURI(), false)
+		return
+	}
 	writeUnsubscribePage(c, unsubscribeView{What: unsubscribeWhat(scope), Action: c.Request.URL.RequestURI()})
 }
 
@@ -84,6 +88,10 @@ func (s *Server) unsubscribe(c *gin.Context) {
 		}
 	}
 	if c.NegotiateFormat(gin.MIMEJSON, gin.MIMEHTML) == gin.MIMEHTML {
+		if s.pages != nil {
+			s.pages.Unsubscribe(c, scope, "", true)
+			return
+		}
 		writeUnsubscribePage(c, unsubscribeView{What: unsubscribeWhat(scope), Done: true})
 		return
 	}

@@ -23,6 +23,11 @@ type Pages interface {
 	// MethodNotAllowed one whose method its route does not take.
 	NotFound(c *gin.Context)
 	MethodNotAllowed(c *gin.Context)
+	// Unsubscribe draws the page of an unsubscribe link in the pages' look:
+	// what it turns off (scope: a notification kind, or "all"), and,
+	// before it is done, the button that posts the one-click request to
+	// action.
+	Unsubscribe(c *gin.Context, scope, action string, done bool)
 }
 
 // SetPages makes Handler serve p's routes beside the API's, and send p the

@@ -118,7 +118,7 @@ const (
 	VDiscard       Verb = "discard"        // who discards n cards of their choice
 	VDiscardRandom Verb = "discard_random" // who discards n cards at random
 	VLook          Verb = "look"           // look at the top n cards of your deck, take one, the rest to the bottom
-	VRecover       Verb = "recover"        // take up to n cards of your choice from your Recycle Bin into your hand
+	VRecover       Verb = "recover"        // take n cards of your choice from your Recycle Bin into your hand (all if it holds fewer)
 	VRecycle       Verb = "recycle"        // shuffle your Recycle Bin into your Laboratory Deck
 	VBoost         Verb = "boost"          // add n TECH or SCI (stat) to your open Software Build
 	VModify        Verb = "modify"         // static: change a stat of who by n

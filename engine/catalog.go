@@ -25,6 +25,10 @@ type Deck struct {
 	ID    string      `yaml:"id" json:"id"`
 	Name  string      `yaml:"name" json:"name"`
 	Cards []DeckEntry `yaml:"cards" json:"cards"`
+	// Description says how a prebuilt deck plays, for a player choosing
+	// one (Describe adds its counts); "" for other decks. It is not part
+	// of a deck list's JSON.
+	Description string `yaml:"description" json:"-"`
 }
 
 // Size is the number of cards in the deck: the sum of its positive

@@ -10,7 +10,12 @@
 // same list in words for the seat, each action and option with its text
 // (View.Text writes them from the seat's view, so they reveal nothing the
 // view does not). View returns what one seat (or a spectator) may know;
-// EventsFor redacts events for a seat.
+// EventsFor redacts events for a seat. News words what changed for a seat
+// in a run of events, in the sentences a board's banner and an email's
+// first lines show. For teaching the game, Glossary explains every word
+// the cards print (Card.Terms, a card's own), BlockedCards says why a card
+// of the hand cannot be played, Move.Warning what a move loses, and
+// View.Hint how the seat plays now.
 //
 // The engine never blocks. Every decision is a Prompt stored in the state,
 // and the work in progress (the turn's phases, an effect half-way through,

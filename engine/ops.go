@@ -124,7 +124,11 @@ func (g *game) op(t *Task, op Op) bool {
 		*bin = nil
 		s.shuffle(*deck)
 		g.emit(func() Event {
-			return Event{Kind: "recycled", Seat: t.Seat, N: k, Text: s.name(t.Seat) + " shuffles " + plural(k, "card") + " from the Recycle Bin into the Laboratory Deck."}
+			text := s.name(t.Seat) + " shuffles " + plural(k, "card") + " from the Recycle Bin into the Laboratory Deck."
+			if k == 0 {
+				text = s.name(t.Seat) + " has no card in the Recycle Bin to shuffle into the Laboratory Deck."
+			}
+			return Event{Kind: "recycled", Seat: t.Seat, N: k, Text: text}
 		})
 	case VBoost:
 		if s.Build != nil && s.Active == t.Seat {
@@ -141,8 +145,11 @@ func (g *game) op(t *Task, op Op) bool {
 		if p := g.parent(t); p != nil && !p.Cancelled {
 			p.Cancelled = true
 			g.emit(func() Event {
-				return Event{Kind: "cancelled", Seat: t.Seat, Card: t.Src, On: p.Kind, Target: p.Actor,
-					Text: fmt.Sprintf("%s cancels %s.", src, s.proposalText(p))}
+				text := src + " cancels " + s.proposalNoun(p) + "."
+				if p.Card != nil {
+					text = src + " cancels " + s.proposalNoun(p) + ", which goes to the Recycle Bin."
+				}
+				return Event{Kind: "cancelled", Seat: t.Seat, Card: t.Src, On: p.Kind, Target: p.Actor, N: p.N, Cards: s.proposalCards(p), Text: text}
 			})
 		}
 	case VAlter:
@@ -156,8 +163,8 @@ func (g *game) op(t *Task, op Op) bool {
 				p.Sci += op.N
 			}
 			g.emit(func() Event {
-				return Event{Kind: "altered", Seat: t.Seat, Card: t.Src, On: p.Kind, N: op.N, Target: p.Actor,
-					Text: fmt.Sprintf("%s changes %s: %+d %s.", src, s.proposalText(p), op.N, statName(op.Stat))}
+				return Event{Kind: "altered", Seat: t.Seat, Card: t.Src, On: p.Kind, N: op.N, Target: p.Actor, Cards: s.proposalCards(p),
+					Text: src + ": " + s.alteredText(p, op) + "."}
 			})
 		}
 	case VRefresh:
@@ -320,7 +327,7 @@ func (g *game) removeFromLab(t *Task, op Op) bool {
 				verb, where = "Put "+s.name(seat)+"'s ", " into their Recycle Bin"
 			}
 			g.prompt(t, Prompt{Seat: t.Seat, Kind: PromptCard, Min: 1, Max: 1, Options: s.cardOptions(cands, verb, where, nil), Source: t.Src,
-				Text: fmt.Sprintf("%s: choose a card in %s's Lab to %s.", s.srcName(t.Src), s.name(seat), op.Verb)})
+				Text: fmt.Sprintf("%s: choose a card in %s's Lab to %s.", s.srcName(t.Src), s.name(seat), map[Verb]string{VBounce: "return to their hand", VScrap: "put into their Recycle Bin"}[op.Verb])})
 			return false
 		default:
 			id := cands[0].ID
@@ -344,6 +351,22 @@ func (g *game) removeFromLab(t *Task, op Op) bool {
 		t.Who = t.Who[1:]
 	}
 	return true
+}
+
+// alteredText says what an interrupt's alteration op does to the proposed
+// event p, now that it is applied: "ana's claim of Spam Filter needs 2
+// more TECH", "bob draws 1 card fewer".
+func (s *State) alteredText(p *Proposal, op Op) string {
+	n := abs(op.N)
+	switch {
+	case p.Kind == EvDraw && op.Stat == StatDraw:
+		return s.name(p.Actor) + " draws " + strconv.Itoa(n) + " " + moreFewer(op.N, "card", "cards")
+	case p.Kind == EvClaim:
+		return s.proposalNoun(p) + " needs " + strconv.Itoa(n) + " " + moreLess(op.N) + " " + statName(op.Stat)
+	case p.Kind == EvPlayTool:
+		return s.proposalNoun(p) + " gives " + strconv.Itoa(n) + " " + moreLess(op.N) + " " + statName(op.Stat)
+	}
+	return s.proposalNoun(p) + " changes by " + strconv.Itoa(op.N) + " " + statName(op.Stat)
 }
 
 // srcName is the name of the card an effect comes from.

@@ -82,8 +82,8 @@ func (g *game) openWindow(i int) bool {
 	w := &Window{Seats: seats}
 	ev.Window = w
 	g.emit(func() Event {
-		return Event{Kind: "window_opened", Seat: ev.Actor, On: ev.Kind, Seats: seats,
-			Text: s.proposalText(ev) + ": interrupt window for " + s.seatList(seats) + "."}
+		return Event{Kind: "window_opened", Seat: ev.Actor, On: ev.Kind, Seats: seats, Cards: s.proposalCards(ev),
+			Text: s.proposalText(ev) + "; " + s.seatList(seats) + " may answer with an interrupt."}
 	})
 	for k, seat := range seats {
 		if play, ok := s.standingPlay(seat, ev.Kind, playable[k]); ok {
@@ -157,8 +157,11 @@ func (g *game) closeWindow(i int) {
 		}
 	}
 	g.emit(func() Event {
-		return Event{Kind: "window_closed", Seat: ev.Actor, On: ev.Kind, N: len(plays),
-			Text: "The interrupt window closes with " + plural(len(plays), "interrupt") + "."}
+		text := "The interrupt window closes: nobody interrupts."
+		if len(plays) > 0 {
+			text = "The interrupt window closes with " + plural(len(plays), "interrupt") + "."
+		}
+		return Event{Kind: "window_closed", Seat: ev.Actor, On: ev.Kind, N: len(plays), Text: text}
 	})
 	for k := len(plays) - 1; k >= 0; k-- {
 		g.propose(plays[k])
@@ -326,8 +329,18 @@ func (g *game) claim(ev Proposal) {
 	}
 	if bt, bs := s.buildStats(); s.Build == nil || len(won) != len(ev.Challenges) || tech > bt || sci > bs {
 		g.emit(func() Event {
-			return Event{Kind: "claim_failed", Seat: ev.Actor, N: len(ev.Challenges),
-				Text: fmt.Sprintf("%s's Software Build no longer covers the claim; the build stays open.", s.name(ev.Actor))}
+			cards, _ := split(won)
+			text := s.name(ev.Actor) + "'s claim of " + s.cardList(cards) + " fails: "
+			switch {
+			case len(won) != len(ev.Challenges):
+				text += "a challenge it named has left the Market"
+			case s.Build == nil:
+				text += "the Software Build is gone"
+			default:
+				text += "it needs " + strconv.Itoa(tech) + " TECH and " + strconv.Itoa(sci) + " SCI; the Software Build has " +
+					strconv.Itoa(bt) + " TECH and " + strconv.Itoa(bs) + " SCI and stays open"
+			}
+			return Event{Kind: "claim_failed", Seat: ev.Actor, N: len(ev.Challenges), Cards: cards, Text: text + "."}
 		})
 		return
 	}
@@ -342,7 +355,7 @@ func (g *game) claim(ev Proposal) {
 	g.emit(func() Event {
 		cards, insts := split(won)
 		return Event{Kind: "build_completed", Seat: ev.Actor, Cards: cards, Insts: insts, N: points,
-			Text: s.name(ev.Actor) + " completes a Software Build of " + plural(len(tools), "Tool") + " and wins " + s.cardList(cards) + " (" + strconv.Itoa(points) + " Big Data Points)."}
+			Text: s.name(ev.Actor) + " completes a Software Build of " + plural(len(tools), "Tool") + " and wins " + s.cardList(cards) + " (" + plural(points, "Big Data Point") + ")."}
 	})
 	g.refillMarket()
 	if len(s.Market) == 0 && len(s.ChallengeDeck) == 0 {
@@ -433,9 +446,9 @@ func (g *game) placed(seat int, in Inst, replaced string) {
 	s := g.s
 	c := s.card(in.Card)
 	g.emit(func() Event {
-		text := s.name(seat) + " places " + c.Name + " in the Lab."
+		text := s.name(seat) + " places " + c.words().named + " in the Lab."
 		if replaced != "" {
-			text = fmt.Sprintf("%s places %s (%s) in the Lab, replacing the %s one.", s.name(seat), c.Name, c.Level, s.card(replaced).Level)
+			text = s.name(seat) + " places " + c.words().named + " in the Lab, replacing " + s.card(replaced).words().named + "."
 		}
 		return Event{Kind: "placed", Seat: seat, Card: c.ID, Inst: in.ID, Text: text}
 	})
@@ -445,24 +458,19 @@ func (g *game) placed(seat int, in Inst, replaced string) {
 	}
 }
 
-// proposalText describes a proposed event.
+// proposalText describes a proposed event: "ana is about to play the
+// Hack Scrum Planning".
 func (s *State) proposalText(p *Proposal) string {
 	who := s.name(p.Actor)
 	switch p.Kind {
 	case EvDraw:
 		return who + " is about to draw " + plural(p.N, "card")
 	case EvClaim:
-		var cards []string
-		for _, id := range p.Challenges {
-			if c, ok := find(s.Market, id); ok {
-				cards = append(cards, c.Card)
-			}
-		}
-		return who + " is about to claim " + s.cardList(cards)
+		return who + " is about to claim " + s.cardList(s.proposalCards(p))
 	}
 	name := "a card"
 	if p.Card != nil {
-		name = s.card(p.Card.Card).Name
+		name = s.card(p.Card.Card).words().named
 	}
 	switch p.Kind {
 	case EvPlace:
@@ -471,4 +479,40 @@ func (s *State) proposalText(p *Proposal) string {
 		return who + " is about to play the Tool " + name
 	}
 	return who + " is about to play the Hack " + name
+}
+
+// proposalNoun names a proposed event as what an interrupt acts on:
+// "ana's Scrum Planning", "bob's draw of 2 cards", "ana's claim of Spam
+// Filter".
+func (s *State) proposalNoun(p *Proposal) string {
+	who := s.name(p.Actor) + "'s "
+	switch p.Kind {
+	case EvDraw:
+		return who + "draw of " + plural(p.N, "card")
+	case EvClaim:
+		return who + "claim of " + s.cardList(s.proposalCards(p))
+	}
+	if p.Card == nil {
+		return who + "card"
+	}
+	return who + s.card(p.Card.Card).words().named
+}
+
+// proposalCards are the card ids a proposed event shows: the card placed
+// or played, or the Market challenges claimed (those still there); none
+// for a draw.
+func (s *State) proposalCards(p *Proposal) []string {
+	if p.Kind == EvClaim {
+		var cards []string
+		for _, id := range p.Challenges {
+			if c, ok := find(s.Market, id); ok {
+				cards = append(cards, c.Card)
+			}
+		}
+		return cards
+	}
+	if p.Card != nil {
+		return []string{p.Card.Card}
+	}
+	return nil
 }

@@ -146,6 +146,10 @@ type Move struct {
 	Min     int        // answer: the fewest choices
 	Max     int        // answer: the most choices
 	Options []Option   // answer: the prompt's options, each with its text
+	// Warning says what the move loses beyond itself ("A downgrade: your
+	// Glitchy (Senior) goes to your Recycle Bin..."), for a door to ask
+	// before it sends the move; "" for a move that loses nothing.
+	Warning string
 }
 
 // Moves is Legal(s, seat) in words for the seat, with each open prompt's
@@ -169,6 +173,7 @@ func (v *View) Moves(legal []Action) []Move {
 	out := make([]Move, len(legal))
 	for i, a := range legal {
 		out[i] = Move{Action: a, Text: v.Text(a)}
+		out[i].Warning = v.warning(out[i])
 		if a.Type == ActAnswer {
 			if p := v.prompt(a.Prompt); p != nil {
 				out[i].Kind, out[i].Min, out[i].Max, out[i].Options = p.Kind, p.Min, p.Max, p.Options
@@ -271,7 +276,7 @@ func (v *View) Text(a Action) string {
 		if v.Build == nil {
 			return "Abandon your build"
 		}
-		return "Abandon your build (" + techSci(v.Build.Tech, v.Build.Sci) + "): its " + plural(len(v.Build.Tools), "Tool") + " go to your Recycle Bin"
+		return "Abandon your build (" + techSci(v.Build.Tech, v.Build.Sci) + "): " + itsTools(len(v.Build.Tools)) + " to your Recycle Bin"
 	case ActEndTurn:
 		if v.Build != nil && v.Active == v.Seat {
 			return "End your turn, abandoning your build of " + plural(len(v.Build.Tools), "Tool")
@@ -289,6 +294,15 @@ func (v *View) Text(a Action) string {
 		return "Time runs out"
 	}
 	return string(a.Type)
+}
+
+// itsTools is the subject and verb of a build's Tools going somewhere:
+// "its Tool goes", "its 2 Tools go".
+func itsTools(n int) string {
+	if n == 1 {
+		return "its Tool goes"
+	}
+	return "its " + plural(n, "Tool") + " go"
 }
 
 // doText words using the card id of pile: "Verb Name: what it does".

@@ -50,7 +50,7 @@ build: {tools: [proof-of-concept, rapid-prototype]}
 		"Play Data Lake (TECH 0, SCI 2) into your build (TECH 4, SCI 3 so far)",
 		"Play Scrum Planning: look at the top 3 cards of your Laboratory Deck, put one into your hand and the rest on the bottom, then draw 1 card",
 		"Play Cloud Outage: until your next turn, opponents' Software Builds get -1 TECH",
-		"Activate Boss Blob: discard 1 card, then take up to 2 cards from your Recycle Bin into your hand",
+		"Activate Boss Blob: discard 1 card, then take 2 cards from your Recycle Bin into your hand",
 		"Claim Landing Page (TECH 4, SCI 2, 1 BDP) with your build (TECH 4, SCI 3)",
 		"Abandon your build (TECH 4, SCI 3): its 2 Tools go to your Recycle Bin",
 		"End your turn, abandoning your build of 2 Tools",
@@ -116,7 +116,7 @@ players:
   - {name: Ana, hand: [rapid-prototype]}
   - {name: Ben, hand: [merge-conflict]}
 steps: [{do: play_tool, card: rapid-prototype}]
-`, 1, "Ana is about to play the Tool Rapid Prototype. Play an interrupt Hack, or pass", []string{"Pass", "Play Merge Conflict: cancel it"}},
+`, 1, "Ana is about to play the Tool Rapid Prototype (TECH 1, SCI 2). Play an interrupt Hack, or pass", []string{"Pass", "Play Merge Conflict: cancel it"}},
 		{"target player", `
 players:
   - {name: Ana, hand: [data-breach]}
@@ -129,7 +129,7 @@ players:
   - {name: Ana, hand: [headhunter], lab: [boss-blob-junior]}
   - {name: Ben, lab: [glitchy-senior, doodle-junior]}
 steps: [{do: play_hack, card: headhunter}]
-`, 0, "Headhunter: choose a card in Ben's Lab to bounce", []string{"Return Ben's Glitchy (Senior) to their hand", "Return Ben's Doodle (Junior) to their hand"}},
+`, 0, "Headhunter: choose a card in Ben's Lab to return to their hand", []string{"Return Ben's Glitchy (Senior) to their hand", "Return Ben's Doodle (Junior) to their hand"}},
 		{"refresh", `
 players:
   - {name: Ana, lab: [kanbo-junior]}
@@ -159,7 +159,7 @@ players:
   - {name: Ben}
 steps: [{do: play_hack, card: crunch-time}]
 `, 0, "Crunch Time: choose one", []string{"Draw 1 card for each Engineer Monster in your Lab",
-			"Take up to 1 card from your Recycle Bin into your hand, then each opponent discards 1 card"}},
+			"Take 1 card from your Recycle Bin into your hand, then each opponent discards 1 card"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := scenarioState(t, tc.doc)

@@ -247,6 +247,7 @@ steps:
 		"step 1: events: expected an event {kind=drew seat=1 card=t-a cards=[t-a] n=3 target=1 on=claim seats=[1] scores=[1] text~=\"nope\" hidden} (in order), found played(seat 0 card t-wrench)",
 		`step 1: events: expected no event {kind=played}, found {"kind":"played"`,
 		`step 1: what seat 0 sees: expected the view to show "nothing-like-this", found it does not`,
+		`step 1: what seat 0 sees: expected the view not to show "t-wrench", found it does`, // the window shows the Tool about to be played
 		`step 1: what seat 0 sees: expected the step's events not to show "t-wrench", found they do`,
 		`step 1: legal actions of seat 1: expected to include "end_turn", found [answer interrupt]`,
 		`step 1: legal actions of seat 1: expected not to include "answer interrupt", found [answer interrupt]`,

@@ -304,7 +304,7 @@ func opText(op Op, ctx textCtx) string {
 			subject(w, "look", "looks"), op.N, their, verb(w, "put", "puts"), their)
 	case VRecover:
 		their := ownerOf(w)
-		return fmt.Sprintf("%s up to %s from %s Recycle Bin into %s hand",
+		return fmt.Sprintf("%s %s from %s Recycle Bin into %s hand",
 			subject(w, "take", "takes"), countNoun(op.N, "card", "cards"), their, their) + per
 	case VRecycle:
 		their := ownerOf(w)

@@ -17,7 +17,7 @@ func TestCardText(t *testing.T) {
 			"One: at most 1 copy in a deck."},
 		{"boss-blob-senior", "Boss Blob\nSenior Monster — Manager / Scientist\n" +
 			"At the end of your turn: draw 1 card.\n" +
-			"Once per turn, discard 1 card: take up to 2 cards from your Recycle Bin into your hand."},
+			"Once per turn, discard 1 card: take 2 cards from your Recycle Bin into your hand."},
 		{"kanbo-junior", "Kanbo\nJunior Monster — Manager / Designer\n" +
 			"Once per turn: put up to 1 Market challenge of your choice under the Challenge Deck and refill the Market."},
 		{"sigmoid-senior", "Sigmoid\nSenior Monster — Analyst / Engineer\n" +
@@ -55,7 +55,7 @@ func TestCardText(t *testing.T) {
 		{"team-offsite", "Team Offsite\nHack\nEach player draws 1 card, then you draw 1 card."},
 		{"market-research", "Market Research\nHack\nPut up to 2 Market challenges of your choice under the Challenge Deck and refill the Market, then draw 1 card."},
 		{"crunch-time", "Crunch Time\nHack\nChoose one: draw 1 card for each Engineer Monster in your Lab; " +
-			"or take up to 1 card from your Recycle Bin into your hand and each opponent discards 1 card."},
+			"or take 1 card from your Recycle Bin into your hand and each opponent discards 1 card."},
 	} {
 		c := Standard().Card(tc.id)
 		if c == nil {
@@ -113,7 +113,7 @@ func TestOpText(t *testing.T) {
 		{Op{Verb: VDiscard, N: 1, Who: Chosen, Per: "Manager"}, "discard 1 card for each Manager Monster in your Lab"},
 		{Op{Verb: VLook, N: 1}, "look at the top card of your Laboratory Deck and put it into your hand"},
 		{Op{Verb: VLook, N: 3}, "look at the top 3 cards of your Laboratory Deck, put one into your hand and the rest on the bottom"},
-		{Op{Verb: VRecover, N: 1}, "take up to 1 card from your Recycle Bin into your hand"},
+		{Op{Verb: VRecover, N: 1}, "take 1 card from your Recycle Bin into your hand"},
 		{Op{Verb: VRecycle}, "shuffle your Recycle Bin into your Laboratory Deck"},
 		{Op{Verb: VBoost, Stat: StatSci, N: 3}, "add 3 SCI to your Software Build"},
 		{Op{Verb: VModify, Stat: StatTech, N: 2}, "your Software Builds get +2 TECH"},
@@ -131,9 +131,9 @@ func TestOpText(t *testing.T) {
 		// A chosen opponent: the prompt reads "choose an opponent to return ...".
 		{Op{Verb: VBounce, Target: Monster, Who: Chosen}, "return a Monster from their Lab to their hand"},
 		// look, recover, recycle, boost and refresh always act for the controller.
-		{Op{Verb: VRecover, N: 1, Who: Opponents}, "take up to 1 card from your Recycle Bin into your hand"},
+		{Op{Verb: VRecover, N: 1, Who: Opponents}, "take 1 card from your Recycle Bin into your hand"},
 		{Op{Verb: VChoose, Options: [][]Op{{{Verb: VDraw, N: 2}}, {{Verb: VRecover, N: 1}, {Verb: VDraw, N: 1}}}},
-			"choose one: draw 2 cards; or take up to 1 card from your Recycle Bin into your hand and draw 1 card"},
+			"choose one: draw 2 cards; or take 1 card from your Recycle Bin into your hand and draw 1 card"},
 	} {
 		if got := OpText(tc.op); got != tc.want {
 			t.Errorf("OpText(%+v) = %q, want %q", tc.op, got, tc.want)

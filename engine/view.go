@@ -61,6 +61,12 @@ type WindowView struct {
 	Text     string    `json:"text"`
 	Seats    []int     `json:"seats"`
 	Answered []int     `json:"answered"`
+	// Card is the card about to be placed or played, face up; nil for a
+	// draw or a claim.
+	Card *CardView `json:"card,omitempty"`
+	// Challenges are the Market challenges about to be claimed; empty for
+	// other events.
+	Challenges []CardView `json:"challenges,omitempty"`
 }
 
 // View is what one seat (or a spectator) may know of a game. It never holds
@@ -199,6 +205,15 @@ func (vb *Viewer) View(s *State, seat int) *View {
 			vb.answered = []int{}
 		}
 		wv := WindowView{On: t.Ev.Kind, Actor: t.Ev.Actor, Text: s.proposalText(t.Ev), Seats: w.Seats, Answered: vb.answered[:0]}
+		if t.Ev.Card != nil {
+			c := s.cardView(*t.Ev.Card)
+			wv.Card = &c
+		}
+		for _, id := range t.Ev.Challenges {
+			if in, ok := find(s.Market, id); ok {
+				wv.Challenges = append(wv.Challenges, s.cardView(in))
+			}
+		}
 		for _, seat := range w.Seats {
 			open := slices.ContainsFunc(s.Prompts, func(p Prompt) bool { return p.Seat == seat && slices.Contains(w.Prompts, p.ID) })
 			if !open {

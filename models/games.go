@@ -933,6 +933,18 @@ func (s *Store) EventsSince(ctx context.Context, gameID, version int64, limit in
 	return out, err
 }
 
+// LastEvents returns the last event of each game of ids that has one, in
+// no particular order: a finished game's game_over, for a list of games
+// that shows their results. No ids gives none.
+func (s *Store) LastEvents(ctx context.Context, ids []int64) ([]EventRecord, error) {
+	var out []EventRecord
+	if len(ids) == 0 {
+		return out, nil
+	}
+	err := s.db.WithContext(ctx).Raw(qLastEvents, ids).Scan(&out).Error
+	return out, err
+}
+
 // Actions returns the game's whole action log in order.
 func (s *Store) Actions(ctx context.Context, gameID int64) ([]ActionRecord, error) {
 	var out []ActionRecord

@@ -176,6 +176,13 @@ const qEventsSince = `
 SELECT game_id, seq, version, body, created_at FROM events
 WHERE game_id = ? AND version > ? ORDER BY seq LIMIT ?`
 
+// qLastEvents reads the last event of each of the games named (a
+// finished game's is its game_over).
+const qLastEvents = `
+SELECT e.game_id, e.seq, e.version, e.body, e.created_at FROM events e
+JOIN games g ON g.id = e.game_id AND e.seq = g.event_seq
+WHERE g.id IN ?`
+
 const qPromptsOfGame = `
 SELECT * FROM prompts WHERE game_id = ? ORDER BY created_at, prompt_id`
 

@@ -3,6 +3,7 @@ package models_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"reflect"
@@ -550,6 +551,44 @@ func TestRecipients(t *testing.T) {
 		}
 		if r, err := st.RecipientsOf(ctx, nil, []int64{ana.ID}); err != nil || len(r.Users) != 1 || len(r.Preferences)+len(r.Webhooks) != 0 {
 			t.Fatalf("ana alone: %+v %v", r, err)
+		}
+	})
+}
+
+// TestLastEvents: the last event of each game named, and nothing of a
+// game without events or of one not named.
+func TestLastEvents(t *testing.T) {
+	eachDB(t, func(t *testing.T, st *models.Store) {
+		ctx := context.Background()
+		a, b := newUser(t, st, "lev"), newUser(t, st, "mo")
+		g1, g2, g3 := newGame(t, st, a, b), newGame(t, st, a, b), newGame(t, st, a, b)
+		for _, g := range []*models.Game{g1, g1, g2} {
+			if _, err := st.Mutate(ctx, g.ID, func(cur *models.Game) (*models.Change, error) {
+				cur.Version++
+				return &models.Change{Events: []models.EventRecord{{Body: fmt.Sprintf(`{"kind":"a","n":%d}`, cur.Version)},
+					{Body: fmt.Sprintf(`{"kind":"b","n":%d}`, cur.Version)}}}, nil
+			}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		recs, err := st.LastEvents(ctx, []int64{g1.ID, g2.ID, g3.ID})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := map[int64]string{}
+		for _, r := range recs {
+			var e struct {
+				Kind string `json:"kind"`
+				N    int    `json:"n"`
+			}
+			json.Unmarshal([]byte(r.Body), &e)
+			got[r.GameID] = fmt.Sprint(e.Kind, e.N)
+		}
+		if len(recs) != 2 || got[g1.ID] != "b3" || got[g2.ID] != "b2" {
+			t.Fatalf("last events: %v", got)
+		}
+		if recs, err := st.LastEvents(ctx, nil); err != nil || len(recs) != 0 {
+			t.Fatalf("no ids: %v %v", recs, err)
 		}
 	})
 }

@@ -1,5 +1,6 @@
 // Package play is the game's life between the front doors and the store:
-// creating a game, the lobby (join, leave, start, cancel), turns (a batch
+// creating a game, the lobby (join, leave, decline, start, cancel, a
+// rematch of a finished game), turns (a batch
 // of actions at a version, prompt answers, resigning, voting to end), the
 // clock (timeouts) and the seats the service plays (bot moves, forfeits,
 // takeovers and seats taken back).
@@ -17,5 +18,7 @@
 // game. Refusals are typed: *Error (with a Kind and a stable Code),
 // *StaleVersionError, *BatchError wrapping the engine's
 // *engine.IllegalActionError, *engine.DeckError, and models.ErrNotFound for
-// a game the caller may not see. The package knows nothing of HTTP.
+// a game the caller may not see. News words what changed for a seat since
+// a version, for the doors that tell players. The package knows nothing
+// of HTTP.
 package play

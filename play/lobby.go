@@ -129,15 +129,21 @@ func (s *Service) Create(ctx context.Context, uid int64, n NewGame, rec *Record)
 	for len(g.Seats) < n.Players-n.Bots {
 		g.Seats = append(g.Seats, models.Seat{SeatNo: len(g.Seats)})
 	}
+	g.Seats = append(g.Seats, botSeats(len(g.Seats), n.Bots, now)...)
+	return s.create(ctx, g, rec)
+}
+
+// create stores the new game g, with rec's idempotency record, in one
+// transaction; the outbox is told of the seats its creator invited.
+func (s *Service) create(ctx context.Context, g *models.Game, rec *Record) (*Result, error) {
 	var invited []int
 	for _, st := range g.Seats {
 		if st.Invited {
 			invited = append(invited, st.SeatNo)
 		}
 	}
-	g.Seats = append(g.Seats, botSeats(len(g.Seats), n.Bots, now)...)
 	res := &Result{Game: g, Seat: 0}
-	err = s.store.InTx(ctx, func(tx *models.Store) error {
+	err := s.store.InTx(ctx, func(tx *models.Store) error {
 		if err := tx.CreateGame(ctx, g, models.Happened{Invited: invited}); err != nil {
 			return err
 		}
@@ -147,6 +153,73 @@ func (s *Service) Create(ctx context.Context, uid int64, n NewGame, rec *Record)
 		return nil, err
 	}
 	return res, nil
+}
+
+// Rematch opens a new game like finished game id for user uid, who
+// played it: the same number of seats, mode, variant, interrupt policy,
+// deadlines, timeout rule and visibility, uid in seat 0 with the deck they
+// played, the game's other players invited to the next seats (a deleted
+// account's seat is left open), and as many bot seats, last. A game with
+// no one to wait for (uid and bots) starts at once. rec's record is stored
+// with the new game.
+func (s *Service) Rematch(ctx context.Context, id, uid int64, rec *Record) (*Result, error) {
+	old, seat, err := s.visible(ctx, id, uid)
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case seat < 0 || !old.Seats[seat].Joined:
+		return nil, ErrNotPlayer
+	case old.Status != models.StatusOver:
+		return nil, conflict("game_not_over", "a rematch follows a finished game; this one is %s", old.Status)
+	}
+	var deck engine.Deck
+	if d := old.Seats[seat].Deck; d == nil || json.Unmarshal([]byte(*d), &deck) != nil {
+		return nil, conflict("no_deck", "your deck of game %d cannot be read", id)
+	}
+	if err := engine.ValidateDeck(s.cat, deck, false, 0); err != nil {
+		return nil, err
+	}
+	me, err := s.store.UserByID(ctx, uid)
+	if err != nil {
+		return nil, err
+	}
+	now := s.now().UTC()
+	g := &models.Game{CreatedBy: me.ID, Status: models.StatusOpen, Public: old.Public, Mode: old.Mode, Office: old.Office,
+		Policy: old.Policy, Players: old.Players, Settings: old.Settings, Version: 1,
+		Seats: []models.Seat{{SeatNo: 0, UserID: &me.ID, Username: me.Username, Joined: true, Deck: deckJSON(deck), JoinedAt: &now}}}
+	bots := 0
+	for i, st := range old.Seats {
+		switch {
+		case i == seat:
+		case st.Bot == models.BotFromStart:
+			bots++
+		case st.UserID == nil || st.Username == models.DeletedUsername(*st.UserID):
+			g.Seats = append(g.Seats, models.Seat{SeatNo: len(g.Seats)})
+		default:
+			g.Seats = append(g.Seats, models.Seat{SeatNo: len(g.Seats), UserID: st.UserID, Username: st.Username, Invited: true})
+		}
+	}
+	g.Seats = append(g.Seats, botSeats(len(g.Seats), bots, now)...)
+	res, err := s.create(ctx, g, rec)
+	if err != nil || !ready(g) {
+		return res, err
+	}
+	started, err := s.Start(ctx, g.ID, uid, nil)
+	if err != nil {
+		return res, nil // the game is open: its creator starts it from its page
+	}
+	return started, nil
+}
+
+// ready reports whether every seat of g is taken.
+func ready(g *models.Game) bool {
+	for _, st := range g.Seats {
+		if !st.Joined {
+			return false
+		}
+	}
+	return true
 }
 
 // saveRecord stores rec's idempotency record of res with tx, if any.

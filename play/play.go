@@ -87,6 +87,25 @@ func (r *Result) Events() []Event {
 	return out
 }
 
+// News is what changed for seat (-1: a spectator) in the events made by
+// the changes after version since, in sentences worded for the seat by
+// engine.News: the banner of its board, the first lines of its email.
+// events are a game's events in order (others than those after since
+// are skipped); t is the game's table (engine.State.Table), for its
+// players' names and its card set. Nothing new gives nil.
+func News(t engine.Table, seat int, events []Event, since int64) []string {
+	var evs []engine.Event
+	for _, e := range events {
+		if e.Version > since {
+			evs = append(evs, e.Event)
+		}
+	}
+	if len(evs) == 0 {
+		return nil
+	}
+	return t.News(seat, evs)
+}
+
 // Done hands State back to the service, so that the next change or read of
 // the game starts from it without decoding the snapshot. Call it once
 // nothing reads State or what was built from it any more (a view shares

@@ -69,14 +69,18 @@ func (p *Pages) register(c *gin.Context) {
 		p.fail(c, err)
 		return
 	}
-	switch {
-	case !p.api.ValidUsername(name):
+	// Every field is checked, so that the form says all that is wrong at
+	// once.
+	if !p.api.ValidUsername(name) {
 		f = f.invalid("username", "Use 3 to 32 characters: a-z, 0-9, _ and -, starting with a letter or digit.")
-	case addr == "" || !p.api.ValidEmail(addr):
+	}
+	if addr == "" || !p.api.ValidEmail(addr) {
 		f = f.invalid("email", "Enter an email address such as ana@example.com.")
-	case len(pw) < minPassword || len(pw) > maxPassword:
+	}
+	if len(pw) < minPassword || len(pw) > maxPassword {
 		f = f.invalid("password", "Use 8 to 256 characters.")
-	case !validZone(zone):
+	}
+	if !validZone(zone) {
 		f = f.invalid("time_zone", "Choose a time zone from the list.")
 	}
 	if len(f.Errors) > 0 {

@@ -25,11 +25,12 @@ const assetPrefix = "/assets/"
 // a new binary.
 type assets struct {
 	files map[string][]byte // by name
+	gz    map[string][]byte // gzip-compressed, by name; none for a file it would not shrink
 	tags  map[string]string // fingerprint by name
 }
 
 func loadAssets() (*assets, error) {
-	a := &assets{files: map[string][]byte{}, tags: map[string]string{}}
+	a := &assets{files: map[string][]byte{}, gz: map[string][]byte{}, tags: map[string]string{}}
 	err := fs.WalkDir(assetFS, "assets", func(name string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err
@@ -41,6 +42,9 @@ func loadAssets() (*assets, error) {
 		sum := sha256.Sum256(data)
 		base := path.Base(name)
 		a.files[base], a.tags[base] = data, hex.EncodeToString(sum[:6])
+		if gz := gzipped(data); gz != nil {
+			a.gz[base] = gz
+		}
 		return nil
 	})
 	return a, err
@@ -73,11 +77,21 @@ func (p *Pages) asset(c *gin.Context) {
 	} else {
 		h.Set("Cache-Control", "public, max-age=300")
 	}
+	// Each encoding has an ETag of its own (a representation each).
 	etag := `"` + p.assets.tags[name] + `"`
+	gz, zipped := p.assets.gz[name]
+	if zipped = zipped && acceptsGzip(c.Request); zipped {
+		etag = `"` + p.assets.tags[name] + `-gz"`
+	}
 	h.Set("ETag", etag)
+	h.Set("Vary", "Accept-Encoding")
 	if c.GetHeader("If-None-Match") == etag {
 		c.Status(http.StatusNotModified)
 		return
+	}
+	if zipped {
+		h.Set("Content-Encoding", "gzip")
+		data = gz
 	}
 	c.Data(http.StatusOK, mime.TypeByExtension(path.Ext(name)), data)
 }

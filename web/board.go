@@ -51,7 +51,19 @@ type boardView struct {
 	Actions    []actionItem
 	Standing   *standingView
 	Voted      bool // the reader voted to end the game
+	// VoteNote says why a vote to end cannot pass (a bot seat never
+	// votes); "" when it can.
+	VoteNote string
+	// Hint is how the reader plays now, in a line (engine.View.Hint).
+	Hint string
+	// News is the banner of what changed for the reader since they last
+	// looked (newsHTML); in a board kept drawn (HTML), newsSlot, which
+	// the page replaces with the reader's own.
+	News       template.HTML
 	Result     *resultView
+	Fairness   *fairnessView // a finished game's fairness check; nil before the end or without a commitment
+	Rematch    bool          // the reader played this finished game and may ask for a rematch
+	RematchNow bool          // the rematch has no one to wait for (the others are bots): it starts at once
 	Events     []eventItem
 	Log        template.HTML // Events drawn: an ordered list
 	Earlier    bool          // the log shown starts after the game's first events
@@ -72,6 +84,12 @@ type boardView struct {
 	// prompt of another player's turn), "answers are due", "the turn ends".
 	DeadlineText  string
 	DeadlineLabel string
+	// table is the game's players' names and card set, for the news of
+	// any reader of this version.
+	table engine.Table
+	// zip is HTML cut at its news slot and compressed, shared by every
+	// copy of a board kept drawn; nil for a board drawn for one page.
+	zip *zipBoard
 	// HTML is the board drawn (the "board" template) when it was read
 	// into the cache of boards; "" otherwise.
 	HTML template.HTML
@@ -95,6 +113,12 @@ type cardItem struct {
 	Text      []string // how it plays, a line each
 	Owner     string   // a Global card's owner
 	Claimable bool     // a Market challenge the reader's open build may claim now
+	// Terms explain the keywords and markers the card prints (the
+	// glossary's entries), in place.
+	Terms []engine.Term
+	// Note says why a card of the reader's hand cannot be played now;
+	// "" for others (and for a second copy, which says nothing twice).
+	Note string
 }
 
 // typeWords and levelWords name card types and levels.
@@ -140,15 +164,26 @@ func cardOf(c engine.CardView) cardItem {
 	if c.Text != "" {
 		it.Text = strings.Split(c.Text, "\n")
 	}
+	if card := engine.Standard().Card(c.Card); card != nil {
+		it.Terms = card.Terms()
+	}
 	return it
 }
 
 // HTML is the card drawn, as the "cards" template lists it: a list item
-// with its name, type line, numbers, text and flags, every text escaped.
-// It depends only on the catalogue's card and the flags, so it is drawn
-// once per card (a card with an owner, in the Global zone, every time).
-func (c cardItem) HTML() template.HTML {
-	key := c.Card + "\x00" + strconv.FormatBool(c.Claimable)
+// with its name, type line, numbers, text, the meaning of its keywords
+// and flags, every text escaped. It depends only on the catalogue's card
+// and the flags, so it is drawn once per card and flags (a card with an
+// owner, in the Global zone, every time).
+func (c cardItem) HTML() template.HTML { return c.html("li") }
+
+// Block is the card drawn as a block of its own (a div), beside a choice
+// or in an interrupt window.
+func (c cardItem) Block() template.HTML { return c.html("div") }
+
+// html draws the card in the element tag.
+func (c cardItem) html(tag string) template.HTML {
+	key := tag + "\x00" + c.Card + "\x00" + strconv.FormatBool(c.Claimable) + "\x00" + c.Note
 	if c.Owner == "" {
 		if h, ok := cardHTML.Load(key); ok {
 			return h.(template.HTML)
@@ -156,7 +191,7 @@ func (c cardItem) HTML() template.HTML {
 	}
 	var b strings.Builder
 	esc := html.EscapeString
-	b.WriteString(`<li class="card card-` + esc(c.Kind))
+	b.WriteString(`<` + tag + ` class="card card-` + esc(c.Kind))
 	if c.Claimable {
 		b.WriteString(` claimable`)
 	}
@@ -171,13 +206,27 @@ func (c cardItem) HTML() template.HTML {
 		}
 		b.WriteString(`</span>`)
 	}
+	if len(c.Terms) > 0 {
+		words := make([]string, len(c.Terms))
+		for i, t := range c.Terms {
+			words[i] = t.Word
+		}
+		b.WriteString("\n" + `<details class="terms"><summary>What ` + esc(names(words)) + ` mean` + map[bool]string{true: "s", false: ""}[len(words) == 1] + `</summary><dl>`)
+		for _, t := range c.Terms {
+			b.WriteString(`<dt>` + esc(t.Word) + `</dt><dd>` + esc(t.Text) + `</dd>`)
+		}
+		b.WriteString(`</dl></details>`)
+	}
 	if c.Owner != "" {
 		b.WriteString("\n" + `<span class="card-owner">Played by ` + esc(c.Owner) + `</span>`)
 	}
 	if c.Claimable {
 		b.WriteString("\n" + `<span class="card-flag">Your build can claim it</span>`)
 	}
-	b.WriteString("\n</li>")
+	if c.Note != "" {
+		b.WriteString("\n" + `<span class="card-note">Not playable now: ` + esc(c.Note) + `.</span>`)
+	}
+	b.WriteString("\n</" + tag + ">")
 	h := template.HTML(b.String())
 	if c.Owner == "" && c.Card != "" {
 		cardHTML.Store(key, h)
@@ -237,11 +286,17 @@ type buildItem struct {
 	Tech, Sci int
 }
 
-// windowItem is an open interrupt window.
+// windowItem is an open interrupt window, with what it is about: the
+// card about to be placed or played, or the challenges about to be
+// claimed with the build that claims them.
 type windowItem struct {
-	Text     string
-	Waiting  []string
-	Answered []string
+	Text       string
+	Waiting    []string
+	Answered   []string
+	Card       template.HTML // the card, drawn whole; "" for a draw or a claim
+	Challenges []cardItem
+	Build      *buildItem // a claim: the build that claims
+	Claim      string     // a claim: what the challenges need, "TECH 7, SCI 6"
 }
 
 // promptItem is a decision the reader owes: one button per option when it
@@ -259,6 +314,7 @@ type promptItem struct {
 	// OnTimeout says what the prompt takes if the reader does not answer
 	// by the deadline (notifier.TimeoutWords).
 	OnTimeout string
+	Cards     bool // an option names a card, drawn beside it
 }
 
 // optionItem is an option of a prompt.
@@ -268,6 +324,8 @@ type optionItem struct {
 	// Form is the option as a button of its own (moveForm), for a prompt
 	// that takes one option; "" for a prompt of several choices.
 	Form template.HTML
+	// Card is the card the option names, drawn whole; "" for none.
+	Card template.HTML
 }
 
 // actionItem is a turn action the reader may take, as a button: Form is
@@ -278,23 +336,50 @@ type actionItem struct {
 
 // moveForm draws a move as the board lists it: a list item with a form
 // that posts to game id's play route at the page's version, its hidden
-// fields (fields: name, value, name, value...), and its button. Values and
-// texts are escaped; attrs (escaped by the caller) go into the form's tag.
-// The moves are the board's longest list, so they are drawn here, not by
-// the template (as cards are).
-func moveForm(id, version int64, attrs string, fields []string, text string, secondary bool) template.HTML {
+// fields (fields: name, value, name, value...), and its button, then what
+// the move's card does (rules, lines of text) and what the move costs
+// (warn): a warned move's form asks before it is sent (data-confirm, for
+// the script) and its button says it is one; said: the text says the cost
+// already, and the page does not say it twice. Values and texts are
+// escaped; attrs (escaped by the caller) go into the form's tag; an
+// element with id gets id-r and id-w. The moves are the board's longest
+// list, so they are drawn here, not by the template (as cards are).
+func moveForm(id, version int64, attrs string, fields []string, text string, secondary bool, elem string, rules []string, warn string, said bool) template.HTML {
 	var b strings.Builder
 	esc := html.EscapeString
-	b.WriteString(`<li><form method="post" action="/games/` + strconv.FormatInt(id, 10) + `/play"` + attrs +
-		`><input type="hidden" name="v" value="` + strconv.FormatInt(version, 10) + `">`)
+	b.WriteString(`<li><form method="post" action="/games/` + strconv.FormatInt(id, 10) + `/play"` + attrs)
+	if warn != "" {
+		b.WriteString(` data-confirm="` + esc(warn) + `"`)
+	}
+	b.WriteString(`><input type="hidden" name="v" value="` + strconv.FormatInt(version, 10) + `">`)
 	for i := 0; i+1 < len(fields); i += 2 {
 		b.WriteString(`<input type="hidden" name="` + esc(fields[i]) + `" value="` + esc(fields[i+1]) + `">`)
 	}
 	b.WriteString("\n" + `<button type="submit"`)
-	if secondary {
+	switch {
+	case warn != "":
+		b.WriteString(` class="warned"`)
+	case secondary:
 		b.WriteString(` class="secondary"`)
 	}
-	b.WriteString(`>` + esc(text) + `</button></form></li>`)
+	var described []string
+	if len(rules) > 0 {
+		described = append(described, elem+"-r")
+	}
+	if warn != "" && !said {
+		described = append(described, elem+"-w")
+	}
+	if len(described) > 0 {
+		b.WriteString(` aria-describedby="` + esc(strings.Join(described, " ")) + `"`)
+	}
+	b.WriteString(`>` + esc(text) + `</button></form>`)
+	if len(rules) > 0 {
+		b.WriteString("\n" + `<p class="move-rules" id="` + esc(elem) + `-r">` + esc(strings.Join(rules, " ")) + `</p>`)
+	}
+	if warn != "" && !said {
+		b.WriteString("\n" + `<p class="move-warn" id="` + esc(elem) + `-w">` + esc(warn) + `</p>`)
+	}
+	b.WriteString(`</li>`)
 	return template.HTML(b.String())
 }
 
@@ -318,6 +403,15 @@ type standingPlay struct {
 	Checked bool
 }
 
+// fairnessView is how anyone checks a finished game's randomness: the
+// commitment published at the start, the secret and salt revealed at the
+// end, and where the action log is.
+type fairnessView struct {
+	Commitment, Secret, Salt string
+	Log                      string // the action log's path (GET /v1/games/{id}/actions)
+	Replay                   string // the replay command
+}
+
 // resultView is a finished game's outcome.
 type resultView struct {
 	Reason   string // how the game ended, as its last event says
@@ -330,6 +424,7 @@ type resultView struct {
 
 // scoreItem is one seat's final score.
 type scoreItem struct {
+	Rank       int // 1 for the winners, then by points and best challenge
 	Name       string
 	Points     int
 	Winner     bool
@@ -340,6 +435,9 @@ type scoreItem struct {
 // eventItem is one line of the game's log.
 type eventItem struct {
 	Seq   int64
+	Kind  string // the event's kind
+	Seat  int    // who did it; -1 for the game
+	N     int    // turn_started: the turn
 	Text  string
 	At    time.Time
 	Clock string // At in the reader's time zone, short
@@ -436,12 +534,14 @@ func (p *Pages) readBoard(c *gin.Context, id, uid int64, o boardOptions) (*board
 	}
 	if err == nil && bv.Started {
 		b := buffers.Get().(*bytes.Buffer)
+		bv.News = newsSlot // each reader's own news goes there (withNews)
 		err := p.pages["game"].t.ExecuteTemplate(b, "board", view{Data: bv})
-		bv.HTML = template.HTML(b.String())
+		bv.HTML, bv.News = template.HTML(b.String()), ""
 		putBuffer(b)
 		if err != nil {
 			return nil, err
 		}
+		bv.zip = &zipBoard{html: string(bv.HTML)}
 		cp := *bv
 		p.boards.put(k, &cp)
 	}
@@ -494,19 +594,22 @@ func (p *Pages) readBoardWith(c *gin.Context, id, uid int64, o boardOptions, bui
 	if err != nil {
 		return nil, err
 	}
+	if bv.Fairness != nil {
+		bv.Fairness.Replay = "datamonsters replay --url " + p.cfg.BaseURL + " " + strconv.FormatInt(id, 10)
+	}
 	for _, e := range events {
 		if e.Version > bv.Version {
 			break // recorded after the state read: the live stream brings it
 		}
 		bv.LastSeq = e.Seq
 		if v, ok := e.Event.For(bv.Seat); ok && v.Text != "" {
-			bv.Events = append(bv.Events, eventItem{Seq: e.Seq, Text: v.Text, At: e.At, Clock: clock(a, e.At), ISO: iso(e.At)})
+			bv.Events = append(bv.Events, eventOf(e.Seq, e.At, v, clock(a, e.At)))
 			if v.Kind == "game_over" && bv.Result != nil {
 				bv.Result.Reason = endedBecause(v)
 			}
 		}
 	}
-	bv.Log = logHTML(bv.Events)
+	bv.Log = groupedLogHTML(bv.Events, bv.Players, bv.Seat, o.whole || bv.Over)
 	if bv.Result != nil {
 		if bv.Result.Ratings, err = p.ratingLines(ctx, id, bv.Players); err != nil {
 			return nil, err
@@ -580,26 +683,48 @@ func boardOf(g *models.Game, seat int, st *engine.State, uid int64, key string) 
 		bv.Players = append(bv.Players, pi)
 	}
 	bv.Hand, bv.Bin = cardsOf(v.Hand), cardsOf(v.Bin)
+	said := map[string]bool{}
+	for _, b := range engine.BlockedCards(st, seat) {
+		if i := slices.IndexFunc(bv.Hand, func(c cardItem) bool { return c.ID == b.Card }); i >= 0 && !said[bv.Hand[i].Card] {
+			bv.Hand[i].Note, said[bv.Hand[i].Card] = b.Reason, true // two copies say it once
+		}
+	}
 	if v.Build != nil {
 		bv.Build = &buildItem{Owner: name(v.Active), Mine: v.Active == seat, Tools: cardsOf(v.Build.Tools), Tech: v.Build.Tech, Sci: v.Build.Sci}
 	}
 	if w := v.Window; w != nil {
-		wi := &windowItem{Text: w.Text}
+		wi := &windowItem{Text: w.Text, Challenges: cardsOf(w.Challenges)}
 		for _, s := range w.Seats {
-			if slices.Contains(w.Answered, s) {
-				wi.Answered = append(wi.Answered, name(s))
-			} else {
-				wi.Waiting = append(wi.Waiting, name(s))
+			who := name(s)
+			if s == seat {
+				who = "you"
 			}
+			if slices.Contains(w.Answered, s) {
+				wi.Answered = append(wi.Answered, who)
+			} else {
+				wi.Waiting = append(wi.Waiting, who)
+			}
+		}
+		if w.Card != nil {
+			wi.Card = cardOf(*w.Card).Block()
+		}
+		if len(w.Challenges) > 0 {
+			wi.Build = bv.Build
+			tech, sci := 0, 0
+			for _, c := range w.Challenges {
+				tech, sci = tech+c.Tech, sci+c.Sci
+			}
+			wi.Claim = "TECH " + strconv.Itoa(tech) + ", SCI " + strconv.Itoa(sci)
 		}
 		bv.Window = wi
 	}
+	bv.Hint = v.Hint(moves)
 	n := 0
 	formKey := func() string {
 		n++
 		return key + "-" + strconv.Itoa(n)
 	}
-	for _, m := range engine.Distinct(moves) {
+	for i, m := range engine.Distinct(moves) {
 		if m.Type != engine.ActAnswer {
 			fields := []string{"key", formKey(), "type", string(m.Type)}
 			if m.Card != "" {
@@ -608,7 +733,8 @@ func boardOf(g *models.Game, seat int, st *engine.State, uid int64, key string) 
 			for _, ch := range m.Challenges {
 				fields = append(fields, "challenge", ch)
 			}
-			bv.Actions = append(bv.Actions, actionItem{Form: moveForm(g.ID, g.Version, "", fields, m.Text, m.Type != engine.ActClaim)})
+			bv.Actions = append(bv.Actions, actionItem{Form: moveForm(g.ID, g.Version, "", fields, m.Text, m.Type != engine.ActClaim,
+				"mv-"+strconv.Itoa(i), moveRules(v, m), m.Warning, saysCost(m))})
 			continue
 		}
 		pi := promptItem{ID: m.Prompt, Text: m.Text, Min: m.Min, Max: m.Max, Single: m.Min == 1 && m.Max == 1, Key: formKey()}
@@ -621,9 +747,12 @@ func boardOf(g *models.Game, seat int, st *engine.State, uid int64, key string) 
 		pi.Hint = chooseHint(m.Min, m.Max)
 		for _, o := range m.Options {
 			oi := optionItem{ID: o.ID, Text: o.Text}
+			if c, ok := v.CardOf(o.Card); ok && o.Card != "" {
+				oi.Card, pi.Cards = cardOf(c).Block(), true
+			}
 			if pi.Single {
 				oi.Form = moveForm(g.ID, g.Version, ` data-kind="`+html.EscapeString(pi.Kind)+`"`,
-					[]string{"key", formKey(), "type", "answer", "prompt", pi.ID, "choice", o.ID}, o.Text, o.ID == engine.Pass)
+					[]string{"key", formKey(), "type", "answer", "prompt", pi.ID, "choice", o.ID}, o.Text, o.ID == engine.Pass, "", nil, "", false)
 			}
 			pi.Options = append(pi.Options, oi)
 		}
@@ -633,19 +762,66 @@ func boardOf(g *models.Game, seat int, st *engine.State, uid int64, key string) 
 		bv.Standing = standingOf(g, seat, v.Standing, formKey())
 		bv.Standing.Offer = offerOf(v)
 		bv.Voted = v.Players[seat].VotedEnd
+		bv.VoteNote = voteNote(g, v)
 	}
 	if bv.Over {
 		bv.Result = resultOf(v)
+		bv.Rematch = seat >= 0 && uid != 0
+		bv.RematchNow = bv.Rematch && !slices.ContainsFunc(g.Seats, func(st models.Seat) bool {
+			return st.SeatNo != seat && st.Bot != models.BotFromStart
+		})
+		if secret, salt, ok := st.Reveal(); ok {
+			bv.Fairness = &fairnessView{Commitment: st.Commitment(), Secret: secret.String(), Salt: salt.String(),
+				Log: "/v1/games/" + strconv.FormatInt(g.ID, 10) + "/actions"}
+		}
 	}
+	bv.table = st.Table()
 	return bv
 }
 
-// loggedEvent is a stored event of a game, decoded, not redacted.
-type loggedEvent struct {
-	Seq, Version int64
-	At           time.Time
-	Event        engine.Event
+// saysCost reports whether move m's text says already what its warning
+// says (giving up a build: "Abandon your build...: its 2 Tools go to
+// your Recycle Bin"), so that the page says it once; its form still asks
+// before it is sent.
+func saysCost(m engine.Move) bool { return m.Type == engine.ActAbandon || m.Type == engine.ActEndTurn }
+
+// moveRules is what the card of move m does, for a move whose text does
+// not say it (placing a card, playing a Tool): its rules text, a line
+// each; nil for others.
+func moveRules(v *engine.View, m engine.Move) []string {
+	if m.Type != engine.ActPlace && m.Type != engine.ActPlayTool {
+		return nil
+	}
+	for _, c := range v.Hand {
+		if c.ID == m.Card && c.Text != "" {
+			return strings.Split(c.Text, "\n")
+		}
+	}
+	return nil
 }
+
+// voteNote says why a vote to end game g cannot pass: a seat still in it
+// that the service's bot plays never votes. "" when every such seat is a
+// person's.
+func voteNote(g *models.Game, v *engine.View) string {
+	var bots []string
+	for i, s := range g.Seats {
+		if s.Bot != "" && i < len(v.Players) && !v.Players[i].Resigned && !v.Players[i].VotedEnd {
+			bots = append(bots, s.Username)
+		}
+	}
+	if len(bots) == 0 {
+		return ""
+	}
+	verb := "is"
+	if len(bots) > 1 {
+		verb = "are"
+	}
+	return names(bots) + " " + verb + " played by the service’s bot, which never votes: a vote cannot end this game. Play it to its end, or resign."
+}
+
+// loggedEvent is a stored event of a game, decoded, not redacted.
+type loggedEvent = play.Event
 
 // decodeEvents appends the events of recs to out; a body that does not
 // decode is left out.
@@ -742,32 +918,16 @@ func (p *Pages) remember(id int64, res *play.Result) {
 	l.m[id] = out
 }
 
-// readable is what a board reads of e: its kind, text and redaction, in
-// memory of its own.
+// readable is what a board reads of e: its kind, text and redaction,
+// and what its news read (cards, seats, counts), in memory of its own.
 func readable(e engine.Event) engine.Event {
-	out := engine.Event{Kind: e.Kind, Seat: e.Seat, Text: e.Text, Only: slices.Clone(e.Only)}
+	out := engine.Event{Kind: e.Kind, Seat: e.Seat, Card: e.Card, Cards: slices.Clone(e.Cards), N: e.N, Target: e.Target,
+		On: e.On, Scores: slices.Clone(e.Scores), Seats: slices.Clone(e.Seats), Text: e.Text, Only: slices.Clone(e.Only)}
 	if e.Public != nil {
 		pub := readable(*e.Public)
 		out.Public = &pub
 	}
 	return out
-}
-
-// logHTML draws a log: an ordered list of its events, each with its time
-// (escaped here, since a log runs to hundreds of lines).
-func logHTML(events []eventItem) template.HTML {
-	var b strings.Builder
-	n := 16
-	for _, e := range events {
-		n += 64 + len(e.Text)
-	}
-	b.Grow(n)
-	b.WriteString(`<ol class="log">`)
-	for _, e := range events {
-		b.WriteString("\n" + `<li><time datetime="` + e.ISO + `">` + html.EscapeString(e.Clock) + `</time> ` + html.EscapeString(e.Text) + `</li>`)
-	}
-	b.WriteString("\n</ol>")
-	return template.HTML(b.String())
 }
 
 // chooseHint says how many options a prompt takes.
@@ -879,6 +1039,24 @@ func resultOf(v *engine.View) *resultView {
 		rv.Scores = append(rv.Scores, si)
 	}
 	rv.Winners = strings.Join(names, " and ")
+	// In rank order: the winners, then the most points, then the most
+	// valuable challenge (the tie-break), seat order last.
+	slices.SortStableFunc(rv.Scores, func(a, b scoreItem) int {
+		switch {
+		case a.Winner != b.Winner:
+			return map[bool]int{true: -1, false: 1}[a.Winner]
+		case a.Points != b.Points:
+			return b.Points - a.Points
+		}
+		return b.BestPoints - a.BestPoints
+	})
+	for i := range rv.Scores {
+		rv.Scores[i].Rank = i + 1
+		if prev := rv.Scores[max(i-1, 0)]; i > 0 && prev.Winner == rv.Scores[i].Winner && prev.Points == rv.Scores[i].Points &&
+			prev.BestPoints == rv.Scores[i].BestPoints {
+			rv.Scores[i].Rank = prev.Rank
+		}
+	}
 	tied := 0
 	for _, s := range rv.Scores {
 		if s.Points == top {

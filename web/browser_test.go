@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
 )
@@ -73,6 +74,20 @@ type tab struct {
 	name string
 	ctx  context.Context
 	s    *site
+
+	mu      sync.Mutex
+	dialogs []string // the messages of the dialogs the page opened
+	dismiss bool     // the dialogs are dismissed, not accepted
+}
+
+// asked returns the messages of the dialogs the page opened since the
+// last call (a move that asks before it is sent), and forgets them.
+func (b *tab) asked() []string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	out := b.dialogs
+	b.dialogs = nil
+	return out
 }
 
 // tabs opens one tab per name, each in a browser context of its own. When
@@ -86,6 +101,32 @@ func (s *site) tabs(t *testing.T, root context.Context, names ...string) []*tab 
 			t.Fatal(err)
 		}
 		tb := &tab{t: t, name: n, ctx: ctx, s: s}
+		// A dialog (a move that asks first) is accepted, as a player who
+		// reads it and goes on would (or dismissed, when the test says so),
+		// and kept for the test to read.
+		dialogs := make(chan string, 16)
+		chromedp.Listen(ctx, func(ev any) {
+			if e, ok := ev.(*page.EventJavascriptDialogOpening); ok {
+				select {
+				case dialogs <- e.Message:
+				default:
+				}
+			}
+		})
+		go func() {
+			for {
+				select {
+				case <-ctx.Done():
+					return
+				case msg := <-dialogs:
+					tb.mu.Lock()
+					tb.dialogs = append(tb.dialogs, msg)
+					accept := !tb.dismiss
+					tb.mu.Unlock()
+					chromedp.Call(ctx, page.HandleJavaScriptDialog, page.HandleJavaScriptDialogParams{Accept: accept})
+				}
+			}
+		}()
 		t.Cleanup(cancel)
 		t.Cleanup(func() { // runs before cancel
 			if t.Failed() {

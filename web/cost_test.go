@@ -2,11 +2,13 @@ package web_test
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"os"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -80,7 +82,9 @@ func TestClickCostsNoMoreThanTheAPI(t *testing.T) {
 // pages). "cached" is the board read
 // again at the same version (its players and spectators, each live update
 // after the first); "uncached" reads every board from the play path, as
-// the first read after a change does.
+// the first read after a change does. Each request accepts gzip, as a
+// browser's does (BENCH_ACCEPT_ENCODING sets another Accept-Encoding;
+// "-" sends none, and the pages go uncompressed).
 //
 //	TEST_DATABASE_URL=postgres://... go test ./web -run - -bench BoardPage -benchtime 3000x
 func BenchmarkBoardPage(b *testing.B) {
@@ -128,6 +132,9 @@ func BenchmarkBoardPage(b *testing.B) {
 	serve := func() (time.Duration, int) {
 		r := readers[int(next.Add(1))%len(readers)]
 		req := httptest.NewRequest(http.MethodGet, r.path, nil)
+		if accept := os.Getenv("BENCH_ACCEPT_ENCODING"); accept != "-" {
+			req.Header.Set("Accept-Encoding", cmp.Or(accept, "gzip, deflate, br")) // as browsers send it
+		}
 		for _, ck := range r.cookies {
 			req.AddCookie(ck)
 		}

@@ -12,16 +12,21 @@
 //     preferences, vacations and API tokens, translated to the JSON API's own
 //     routes (apicall.go), so that both doors apply one set of rules; and
 //     the deletion of the account;
+//   - the rules page (rules.go): how to play, and the glossary;
 //   - the lobby (games.go, lobby.go): the user's games, those that wait for
-//     them first, their invitations and the public games with an open seat;
-//     a new game with every setting of the play path; join, leave, start,
-//     cancel;
+//     them first (with deadlines and results), their invitations and the
+//     public games with an open seat; a new game with every setting of the
+//     play path; join, leave, decline, start, cancel, rematch; the lobby
+//     and an open game's page follow by polling;
 //   - invitations by email and shareable join links (invite.go);
 //   - the board (board.go): a game as its reader may see it, with what
 //     their seat may do as forms, each one action applied at once through
 //     the play path at the page's version (moves.go); it follows its game
 //     over the live stream (live.go) and its small script; without script
-//     every action is a form post and a redirect;
+//     every action is a form post and a redirect; a banner above it says
+//     what changed since the reader last looked (news.go), and the page is
+//     sent compressed, a board kept drawn compressed once (compress.go);
+//   - the page of an email's unsubscribe link, for the API (unsubscribe.go);
 //   - the action links of decision emails (act.go): a page that shows one
 //     action and a button that applies it once.
 //

@@ -1,13 +1,19 @@
 package web
 
 import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/url"
 	"slices"
 	"strconv"
 	"time"
 
+	"github.com/datamonsters/turns/engine"
 	"github.com/datamonsters/turns/models"
 	"github.com/datamonsters/turns/play"
 	"github.com/gin-gonic/gin"
@@ -34,6 +40,11 @@ type gameItem struct {
 	Reclaim   bool   // the service's bot plays the signed-in user's seat since their timeouts
 	Deadline  time.Time
 	FormKey   string // the Idempotency-Key of the page's forms
+	// Result is a finished game's outcome for the reader ("You won, 7 to
+	// 5"), for the lobby; "" otherwise.
+	Result string
+	// DeadlineText is Deadline in the reader's time zone, for the lobby.
+	DeadlineText string
 }
 
 // seatItem is one seat of a game.
@@ -110,6 +121,9 @@ type lobbyView struct {
 	Rating   int    // the user's rating, rounded
 	Near     int    // the rating the public games listed are near; -1: any rating
 	Within   int    // how near
+	// Token names what the lobby shows (lobbyToken): the page's script
+	// reads the lobby again when /lobby/state answers another one.
+	Token string
 }
 
 // lobbyGames is how many of the user's games, and of the public games,
@@ -125,7 +139,8 @@ func (p *Pages) home(c *gin.Context) {
 		return
 	}
 	ctx := c.Request.Context()
-	mine, err := p.store.ListGames(ctx, models.GameFilter{UserID: a.ID, Limit: lobbyGames + 1})
+	filter, near := lobbyFilter(c)
+	mine, open, err := p.lobbyGames(ctx, a.ID, filter)
 	if err != nil {
 		p.fail(c, err)
 		return
@@ -135,21 +150,19 @@ func (p *Pages) home(c *gin.Context) {
 		p.fail(c, err)
 		return
 	}
-	lv := lobbyView{FormKey: newFormKey(), NewGame: newGamePath, Rating: round(r.Rating.Rating), Near: -1, Within: play.NearRatingWithin}
-	filter := models.GameFilter{Open: true, Limit: lobbyGames}
-	if f := nearRating(c); f != nil {
-		filter, lv.Near = *f, round(*f.Near)
+	lv := lobbyView{FormKey: newFormKey(), NewGame: newGamePath, Token: lobbyToken(mine, open), Rating: round(r.Rating.Rating),
+		Near: near, Within: play.NearRatingWithin}
+	if len(mine) > lobbyGames {
+		mine, lv.MoreMine = mine[:lobbyGames], true
 	}
-	open, err := p.store.ListGames(ctx, filter)
+	results, err := p.results(ctx, mine, a.ID)
 	if err != nil {
 		p.fail(c, err)
 		return
 	}
-	if len(mine) > lobbyGames {
-		mine, lv.MoreMine = mine[:lobbyGames], true
-	}
 	for i := range mine {
 		it := gameOf(&mine[i], a.ID)
+		it.Result, it.DeadlineText = results[it.ID], when(a, it.Deadline)
 		switch {
 		case it.YourTurn:
 			lv.Waiting = append(lv.Waiting, it)
@@ -170,7 +183,132 @@ func (p *Pages) home(c *gin.Context) {
 			return
 		}
 	}
-	p.render(c, http.StatusOK, "home", view{Data: lv})
+	p.render(c, http.StatusOK, "home", view{Data: lv, YourMove: len(lv.Waiting) > 0})
+}
+
+// lobbyToken names the state of the games a lobby lists, the user's and
+// the public open ones: it changes with any of their versions (a seat
+// taken, a start, a move, a new invitation is a new game in the list).
+func lobbyToken(lists ...[]models.Game) string {
+	h := sha256.New()
+	for _, gs := range lists {
+		for _, g := range gs {
+			fmt.Fprintf(h, "%d.%d.%s;", g.ID, g.Version, g.Status)
+		}
+		h.Write([]byte("|"))
+	}
+	return hex.EncodeToString(h.Sum(nil)[:8])
+}
+
+// lobbyState answers the lobby's script with the token of what the
+// signed-in user's lobby would show now (lobbyToken), as plain text.
+func (p *Pages) lobbyState(c *gin.Context) {
+	filter, _ := lobbyFilter(c)
+	mine, open, err := p.lobbyGames(c.Request.Context(), account(c).ID, filter)
+	if err != nil {
+		p.fail(c, err)
+		return
+	}
+	c.Data(http.StatusOK, "text/plain; charset=utf-8", []byte(lobbyToken(mine, open)))
+}
+
+// lobbyGames reads the games user uid's lobby lists: theirs (one more
+// than it shows, to know there are more) and the public ones open names.
+func (p *Pages) lobbyGames(ctx context.Context, uid int64, open models.GameFilter) (mine, public []models.Game, err error) {
+	if mine, err = p.store.ListGames(ctx, models.GameFilter{UserID: uid, Limit: lobbyGames + 1}); err != nil {
+		return nil, nil, err
+	}
+	public, err = p.store.ListGames(ctx, open)
+	return mine, public, err
+}
+
+// lobbyFilter is the filter of the public games the lobby lists, and the
+// rating they are near (-1: any rating): the request's ?near=, else all
+// the open games.
+func lobbyFilter(c *gin.Context) (models.GameFilter, int) {
+	if f := nearRating(c); f != nil {
+		return *f, round(*f.Near)
+	}
+	return models.GameFilter{Open: true, Limit: lobbyGames}, -1
+}
+
+// gameState answers an open game's page script with the game's version,
+// as plain text: it reads the page again when it changes (a seat taken,
+// the start). The game must be one the reader may see.
+func (p *Pages) gameState(c *gin.Context) {
+	id := gameID(c)
+	if id == 0 {
+		p.fail(c, errNotFound)
+		return
+	}
+	ref, err := p.play.Ref(c.Request.Context(), id, userOf(c), "")
+	if err != nil {
+		p.fail(c, err)
+		return
+	}
+	c.Data(http.StatusOK, "text/plain; charset=utf-8", []byte(strconv.FormatInt(ref.Version, 10)))
+}
+
+// results words the outcome of each finished game of games for user uid,
+// from its last event (game_over), by game id.
+func (p *Pages) results(ctx context.Context, games []models.Game, uid int64) (map[int64]string, error) {
+	var ids []int64
+	for _, g := range games {
+		if g.Status == models.StatusOver {
+			ids = append(ids, g.ID)
+		}
+	}
+	recs, err := p.store.LastEvents(ctx, ids)
+	if err != nil {
+		return nil, err
+	}
+	out := map[int64]string{}
+	for _, r := range recs {
+		var e engine.Event
+		i := slices.IndexFunc(games, func(g models.Game) bool { return g.ID == r.GameID })
+		if i >= 0 && json.Unmarshal([]byte(r.Body), &e) == nil && e.Kind == "game_over" {
+			out[r.GameID] = resultWords(&games[i], games[i].SeatOf(uid), e.Scores, e.Seats)
+		}
+	}
+	return out, nil
+}
+
+// resultWords says how game g ended for seat (-1: someone who did not
+// play), from the final scores and the winners' seats.
+func resultWords(g *models.Game, seat int, scores, winners []int) string {
+	score := func(s int) int {
+		if s >= 0 && s < len(scores) {
+			return scores[s]
+		}
+		return 0
+	}
+	bdp := func(n int) string { return count(n, "Big Data Point", "Big Data Points") }
+	var who []string
+	for _, w := range winners {
+		if w >= 0 && w < len(g.Seats) {
+			who = append(who, g.Seats[w].Username)
+		}
+	}
+	switch {
+	case len(winners) == 0:
+		return "nobody won"
+	case slices.Contains(winners, seat) && len(winners) > 1:
+		return "you shared the win, with " + bdp(score(seat))
+	case slices.Contains(winners, seat):
+		best := -1
+		for s := range scores {
+			if s != seat {
+				best = max(best, score(s))
+			}
+		}
+		if best < 0 {
+			return "you won, with " + bdp(score(seat))
+		}
+		return "you won, " + strconv.Itoa(score(seat)) + " to " + strconv.Itoa(best)
+	case seat >= 0:
+		return names(who) + " won with " + bdp(score(winners[0])) + "; you had " + strconv.Itoa(score(seat))
+	}
+	return names(who) + " won with " + bdp(score(winners[0]))
 }
 
 // gameID is the game id of the request's path; 0 for a malformed one.
@@ -201,11 +339,17 @@ func (p *Pages) game(c *gin.Context) {
 		return
 	}
 	bv, err := p.board(c, id, userOf(c), false)
+	if err == nil {
+		err = p.withNews(c.Request.Context(), bv, sinceOf(c, id))
+	}
 	if err != nil {
 		p.gameFailed(c, id, err)
 		return
 	}
-	p.render(c, http.StatusOK, "game", view{Data: bv})
+	if bv.Started && bv.Seat >= 0 {
+		p.markSeen(c, id, bv.Version)
+	}
+	p.renderBoard(c, http.StatusOK, "", bv)
 }
 
 // gameLog is a game's whole event log, as its reader may see it.
@@ -243,11 +387,16 @@ func (p *Pages) boardAgain(c *gin.Context, id int64, err error) {
 		return
 	}
 	bv, berr := p.board(c, id, userOf(c), false)
+	if berr == nil {
+		// What happened since the page the form came from.
+		since, _ := strconv.ParseInt(c.PostForm("v"), 10, 64)
+		berr = p.withNews(c.Request.Context(), bv, since)
+	}
 	if berr != nil {
 		p.fail(c, berr)
 		return
 	}
-	p.render(c, status, "game", view{Problem: ev.Title + ". " + ev.Message, Data: bv})
+	p.renderBoard(c, status, ev.Title+". "+ev.Message, bv)
 }
 
 // reclaim takes the signed-in user's seat back from the bot that plays it

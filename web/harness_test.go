@@ -76,6 +76,8 @@ type siteOptions struct {
 	proxy  bool   // believe X-Forwarded-For from 127.0.0.1 (clients of other addresses)
 	// readers is Config.Readers (0: the default).
 	readers int
+	// replies is Config.Replies: replies to emails come in.
+	replies bool
 }
 
 var testSecret = []byte("test-secret-0123456789abcdef0123456789")
@@ -105,6 +107,9 @@ func newSite(t testing.TB, d models.Dialect, o siteOptions) *site {
 		base = o.base
 	}
 	log := slog.New(slog.NewJSONHandler(io.Discard, nil))
+	if os.Getenv("SITE_LOG") != "" { // the site's log on stderr, to follow a failing test
+		log = slog.New(slog.NewJSONHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	}
 	if o.logins == 0 {
 		o.logins = 1000
 	}
@@ -148,7 +153,7 @@ func newSite(t testing.TB, d models.Dialect, o siteOptions) *site {
 		})
 	}
 	pages, err := web.New(st, s.api, sender, web.Config{BaseURL: base, Secret: s.secret, MailDomain: ecfg.Domain(),
-		Play: s.api.Play(), Hub: hub, Presence: presence, Readers: o.readers}, log, clk.Now)
+		Play: s.api.Play(), Hub: hub, Presence: presence, Readers: o.readers, Replies: o.replies}, log, clk.Now)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,7 +14,7 @@ import (
 var hostileFields = []string{"v", "key", "type", "card", "challenge", "prompt", "choice", "confirm", "username", "email",
 	"password", "time_zone", "next", "n", "t", "who", "pass", "play", "pref", "scope", "replies", "fixed", "deck",
 	"players", "mode", "office", "invite", "bots", "turn_deadline", "prompt_deadline", "on_timeouts", "timeout_limit",
-	"public", "policy", "first_day", "last_day", "name"}
+	"public", "policy", "first_day", "last_day", "name", "since", "done"}
 
 // hostileValues are what a careless user, a broken client or an attacker
 // puts in a field: nothing, bytes no database stores, numbers out of any
@@ -43,7 +43,7 @@ func TestHostileForms(t *testing.T) {
 		// are tried signed in.
 		posts := []string{"/register", "/login", "/verify", "/reset", "/reset/new", "/signin", game + "/act",
 			"/games", game + "/join", game + "/leave", game + "/start", game + "/cancel", game + "/invite", game + "/play",
-			game + "/reclaim", "/invite", "/join", "/settings/email", "/settings/verify", "/settings/time-zone",
+			game + "/reclaim", game + "/rematch", game + "/decline", "/invite", "/join", "/settings/email", "/settings/verify", "/settings/time-zone",
 			"/settings/notifications", "/settings/email-replies", "/settings/vacations", "/settings/vacations/1/end",
 			"/settings/tokens", "/settings/tokens/1/revoke",
 			"/games/abc/play", "/games/99999999999999999999/play", "/games/-1/join", "/games/0/start",
@@ -51,7 +51,9 @@ func TestHostileForms(t *testing.T) {
 			"/settings/delete", "/settings/sessions/end", "/logout"}
 		gets := []string{"/", "/login", "/register", "/verify", "/reset", "/reset/new", "/signin", game, game + "/log",
 			game + "/act", "/invite", "/join", "/new-game", "/settings", "/games/abc", "/games/99999999999999999999",
-			"/games/-1/log"}
+			"/games/-1/log", "/rules"}
+		// The scripts' polls answer plain text, never 5xx.
+		polls := []string{"/lobby/state", game + "/state", "/games/abc/state", "/games/99999999999999999999/state"}
 
 		check := func(what, method, path string, r resp) {
 			t.Helper()
@@ -116,6 +118,16 @@ func TestHostileForms(t *testing.T) {
 						q.Set(f, v)
 					}
 					check(fmt.Sprintf("every query field %.20q", v), "GET", path, c.get(path+"?"+q.Encode()))
+					requests++
+				}
+			}
+		}
+		for _, c := range []*client{ana, visitor} {
+			for _, path := range polls {
+				for _, v := range hostileValues[:len(hostileValues)-1] {
+					if r := c.get(path + "?since=" + url.QueryEscape(v)); r.Status >= 500 || r.Status < 200 {
+						t.Errorf("GET %s with %.20q answered %d", path, v, r.Status)
+					}
 					requests++
 				}
 			}

@@ -20,8 +20,12 @@ import (
 // and joining, leaving, starting and cancelling a game. Each translates
 // its fields into one call of the play path and the answer into a page.
 
-// newGamePath is the new game form's page.
-const newGamePath = "/new-game"
+// newGamePath is the new game form's page; lobbyStatePath what the
+// lobby's script polls (lobbyState).
+const (
+	newGamePath    = "/new-game"
+	lobbyStatePath = "/lobby/state"
+)
 
 // newFormKey returns the start of the Idempotency-Keys of a page's forms:
 // each form adds its own suffix, so that sending one form twice (a double
@@ -93,6 +97,19 @@ func (p *Pages) deckOptions(c *gin.Context, uid int64) ([]deckOption, error) {
 	return out, nil
 }
 
+// deckInfo is a prebuilt deck described for a player choosing one.
+type deckInfo struct{ Name, Text string }
+
+// prebuiltDecks describes the prebuilt decks (engine.Deck.Describe).
+func prebuiltDecks() []deckInfo {
+	cat := engine.Standard()
+	var out []deckInfo
+	for _, d := range cat.Decks() {
+		out = append(out, deckInfo{Name: d.Name, Text: d.Describe(cat)})
+	}
+	return out
+}
+
 // deckChoice reads a deck menu's value; ok is false for one no menu has.
 func deckChoice(v string) (play.DeckChoice, bool) {
 	if id, ok := strings.CutPrefix(v, "prebuilt:"); ok && id != "" {
@@ -122,6 +139,7 @@ var deadlineOptions = []durationOption{
 // newGameView is the new game form's data.
 type newGameView struct {
 	Decks     []deckOption
+	Prebuilt  []deckInfo // what each prebuilt deck plays like
 	Deadlines []durationOption
 	Bots      []int
 	FormKey   string
@@ -147,7 +165,7 @@ func (p *Pages) newGameAgain(c *gin.Context, status int, problem string, f form)
 		p.fail(c, err)
 		return
 	}
-	nv := newGameView{Decks: decks, Deadlines: deadlineOptions, Bots: []int{0, 1, 2, 3}, FormKey: newFormKey()}
+	nv := newGameView{Decks: decks, Deadlines: deadlineOptions, Bots: []int{0, 1, 2, 3}, FormKey: newFormKey(), Prebuilt: prebuiltDecks()}
 	p.render(c, status, "new-game", view{Problem: problem, Form: f, Data: nv})
 }
 
@@ -321,4 +339,51 @@ func (p *Pages) lobbyChange(c *gin.Context, op func(ctx context.Context, id, uid
 	uid := account(c).ID
 	res, err := op(c.Request.Context(), id, uid, p.formRecord(c, uid, next))
 	p.changed(c, id, res, err, next)
+}
+
+// decline turns down the signed-in user's invitation to a game that has
+// not started (play.Service.Decline): the seat opens for someone else.
+func (p *Pages) decline(c *gin.Context) {
+	p.lobbyChange(c, p.play.Decline, "/?done=declined")
+}
+
+// rematch opens a new game like the finished one in the path, with the
+// same players invited (play.Service.Rematch), and shows it.
+func (p *Pages) rematch(c *gin.Context) {
+	id := gameID(c)
+	if id == 0 {
+		p.fail(c, errNotFound)
+		return
+	}
+	uid := account(c).ID
+	// The new game's path is known only once it is made: the record
+	// stores it, so that the form sent again goes there too.
+	rec := p.formRecord(c, uid, "")
+	if rec != nil {
+		mk := rec.Make
+		rec.Make = func(r *play.Result) (*models.Idempotency, error) {
+			m, err := mk(r)
+			if err == nil {
+				m.Response = []byte(gamePath(r.Game.ID) + "?done=rematch")
+			}
+			return m, err
+		}
+	}
+	res, err := p.play.Rematch(c.Request.Context(), id, uid, rec)
+	if err != nil {
+		if key := c.PostForm("key"); errors.Is(err, models.ErrConflict) && key != "" {
+			if r, rerr := p.store.IdempotencyRecord(c.Request.Context(), uid, webKey(key)); rerr == nil {
+				redirect(c, localPath(string(r.Response)))
+				return
+			}
+		}
+		p.boardAgain(c, id, err)
+		return
+	}
+	res.Done()
+	done := "rematch"
+	if res.Game.Status == models.StatusActive {
+		done = "rematch-started"
+	}
+	redirect(c, gamePath(res.Game.ID)+"?done="+done)
 }

@@ -25,9 +25,10 @@ var errIncomplete = &pageError{http.StatusUnprocessableEntity, "This form is inc
 var errConfirm = &pageError{http.StatusUnprocessableEntity, "Not resigned",
 	"Tick the box that confirms you want to leave the game, then press the button again."}
 
-// movesAnchor is the board's part with the reader's moves: a move's answer
-// lands there.
-const movesAnchor = "#moves"
+// movesAnchor is where a move's answer lands: the top of the board, so
+// that what happened (the banner under the board's heading), an open
+// window and the moves come in that order, the first in view.
+const movesAnchor = "#board"
 
 // playAction applies the action of one of the board's forms for the
 // signed-in user's seat.
@@ -48,7 +49,9 @@ func (p *Pages) playAction(c *gin.Context) {
 		return
 	}
 	uid := account(c).ID
-	next := gamePath(id) + movesAnchor
+	// The board that answers shows what happened since the page the move
+	// was made on: its news start at the form's version.
+	next := gamePath(id) + "?since=" + strconv.FormatInt(version, 10) + movesAnchor
 	rec := p.formRecord(c, uid, next)
 	ctx := c.Request.Context()
 	var res *play.Result

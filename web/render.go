@@ -37,6 +37,7 @@ func parsePages(a *assets) (map[string]*page, error) {
 		"dict":   dict,
 		"names":  names,
 		"cards":  cardList,
+		"count":  count,
 		"clock":  clock,
 		"iso":    iso,
 		"player": playerPath,
@@ -89,6 +90,9 @@ type view struct {
 	Section string
 	Form    form // the values and errors of the form shown again
 	Data    any  // the page's own data
+	// YourMove says that a game of the page waits for the reader: the
+	// tab's title starts with it.
+	YourMove bool
 }
 
 // form is a submitted form shown again: its values (never passwords) and
@@ -205,6 +209,18 @@ func clock(a *models.Account, t time.Time) string {
 // iso formats t for a datetime attribute.
 func iso(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05Z") }
 
+// count is n with its noun, one or many: "1 open challenge", "no open
+// challenges" for 0.
+func count(n int, one, many string) string {
+	switch n {
+	case 0:
+		return "no " + many
+	case 1:
+		return "1 " + one
+	}
+	return strconv.Itoa(n) + " " + many
+}
+
 // names joins names for a sentence: "ana", "ana and bob", "ana, bob and eve".
 func names(ns []string) string {
 	switch len(ns) {
@@ -239,8 +255,20 @@ var locations sync.Map
 // render writes the page name with status. The account and the notice
 // named by the "done" query parameter are filled in.
 func (p *Pages) render(c *gin.Context, status int, name string, v view) {
-	pg, ok := p.pages[name]
-	if !ok {
+	b, ok := p.draw(c, name, v)
+	if ok {
+		writeBody(c, status, "text/html; charset=utf-8", b.Bytes())
+	}
+	putBuffer(b)
+	c.Abort()
+}
+
+// draw draws the page name into a buffer of buffers (the caller gives it
+// back), with the account and the notice filled in as render does. A
+// template that fails answers 500 itself, and ok is false.
+func (p *Pages) draw(c *gin.Context, name string, v view) (b *bytes.Buffer, ok bool) {
+	pg, found := p.pages[name]
+	if !found {
 		panic("web: no page " + name)
 	}
 	if v.Account == nil {
@@ -249,16 +277,14 @@ func (p *Pages) render(c *gin.Context, status int, name string, v view) {
 	if v.Notice == "" {
 		v.Notice = notices[c.Query("done")]
 	}
-	b := buffers.Get().(*bytes.Buffer)
-	defer putBuffer(b)
+	b = buffers.Get().(*bytes.Buffer)
 	if err := pg.t.ExecuteTemplate(b, "layout.html", v); err != nil {
 		p.log.Error("render page", "page", name, "error", err)
 		c.Data(http.StatusInternalServerError, "text/plain; charset=utf-8", []byte("The page could not be shown."))
 		c.Abort()
-		return
+		return b, false
 	}
-	c.Data(status, "text/html; charset=utf-8", b.Bytes())
-	c.Abort()
+	return b, true
 }
 
 // buffers hold the pages being drawn, so that a page does not grow a new
@@ -276,29 +302,32 @@ func putBuffer(b *bytes.Buffer) {
 // notices are the confirmations a redirect after a form names with
 // ?done=: fixed texts, so that a link cannot make a page say anything.
 var notices = map[string]string{
-	"registered":     "Welcome! Your account is ready. We sent you a link to verify your address.",
-	"registered-x":   "Welcome! Your account is ready. We could not send the verification mail; send it again from the settings.",
-	"signedout":      "You are signed out.",
-	"ended":          "You are signed out everywhere.",
-	"verified":       "Your address is verified.",
-	"reset":          "Your new password is set. Every other sign-in has ended.",
-	"email":          "Your address is changed. We sent a link to verify it.",
-	"email-x":        "Your address is changed. We could not send the verification mail; try again below.",
-	"sent":           "We sent a new verification link.",
-	"time-zone":      "Your time zone is saved.",
-	"notify":         "Your notification preferences are saved.",
-	"vacation":       "Your vacation is booked.",
-	"vacation-ended": "Your vacation is over: the days you did not use are back in this year's allowance.",
-	"revoked":        "The API token is revoked.",
-	"calendar":       "Your calendar feed has a new address; the old one no longer works.",
-	"calendar-off":   "Your calendar feed is off; its address no longer works.",
-	"deleted":        "Your account is deleted. Thank you for playing.",
-	"created":        "Your game is open. It starts when every seat is taken and you press Start.",
-	"created-x":      "Your game is open, but an invitation mail could not be sent; invite again below.",
-	"joined":         "You have a seat in this game.",
-	"left":           "You left the game.",
-	"started":        "The game has started.",
-	"cancelled":      "The game is cancelled.",
-	"invited":        "The invitation is on its way.",
-	"reclaimed":      "Your seat is yours again: the bot has stopped.",
+	"registered":      "Welcome! Your account is ready. We sent you a link to verify your address.",
+	"registered-x":    "Welcome! Your account is ready. We could not send the verification mail; send it again from the settings.",
+	"signedout":       "You are signed out.",
+	"ended":           "You are signed out everywhere.",
+	"verified":        "Your address is verified.",
+	"reset":           "Your new password is set. Every other sign-in has ended.",
+	"email":           "Your address is changed. We sent a link to verify it.",
+	"email-x":         "Your address is changed. We could not send the verification mail; try again below.",
+	"sent":            "We sent a new verification link.",
+	"time-zone":       "Your time zone is saved.",
+	"notify":          "Your notification preferences are saved.",
+	"vacation":        "Your vacation is booked.",
+	"vacation-ended":  "Your vacation is over: the days you did not use are back in this year's allowance.",
+	"revoked":         "The API token is revoked.",
+	"calendar":        "Your calendar feed has a new address; the old one no longer works.",
+	"calendar-off":    "Your calendar feed is off; its address no longer works.",
+	"deleted":         "Your account is deleted. Thank you for playing.",
+	"created":         "Your game is open. It starts when every seat is taken and you press Start.",
+	"created-x":       "Your game is open, but an invitation mail could not be sent; invite again below.",
+	"joined":          "You have a seat in this game.",
+	"left":            "You left the game.",
+	"started":         "The game has started.",
+	"cancelled":       "The game is cancelled.",
+	"invited":         "The invitation is on its way.",
+	"reclaimed":       "Your seat is yours again: the bot has stopped.",
+	"declined":        "You declined the invitation: the seat is open for someone else.",
+	"rematch":         "Your rematch is open: the other players are invited, and it starts once they have joined.",
+	"rematch-started": "Your rematch has started.",
 }

@@ -72,6 +72,7 @@ func (v apiVacation) LastDay() time.Time { return v.EndsAt.Add(-time.Second) }
 // settingsView is the settings page's data.
 type settingsView struct {
 	Replies   bool // the user's decision emails take replies with moves (see replies.go)
+	RepliesIn bool // replies to emails come in at all (Config.Replies): the switch is shown
 	Zones     []zoneGroup
 	Channels  []channelItem
 	Kinds     []kindItem // notification kinds, each with a box per channel
@@ -105,7 +106,8 @@ var (
 		notifier.KindInvitation: "Invitations", notifier.KindGameStarted: "A game starts", notifier.KindYourTurn: "Your turn",
 		notifier.KindPromptWaiting: "A decision waits for you", notifier.KindQueuedActions: "Your queued actions",
 		notifier.KindDeadlineReminder: "Deadline reminders", notifier.KindTimeoutApplied: "Someone ran out of time",
-		notifier.KindGameOver: "A game ends", notifier.KindVacation: "Another player is away", notifier.KindDigest: "Daily digest",
+		notifier.KindGameOver: "A game ends", notifier.KindVacation: "Another player is away",
+		notifier.KindSeatReclaimed: "You take your seat back from the bot", notifier.KindDigest: "Daily digest",
 	}
 	channelWords = map[string]string{notifier.ChannelEmail: "Email", notifier.ChannelWebhook: "Webhooks", notifier.ChannelStream: "Live stream"}
 )
@@ -152,11 +154,13 @@ func (p *Pages) settingsData(c *gin.Context) (*settingsView, error) {
 		return nil, err
 	}
 	sv.Calendar = cal
-	replies, err := p.repliesOn(c)
-	if err != nil {
-		return nil, err
+	if sv.RepliesIn = p.cfg.Replies; sv.RepliesIn {
+		replies, err := p.repliesOn(c)
+		if err != nil {
+			return nil, err
+		}
+		sv.Replies = replies
 	}
-	sv.Replies = replies
 	enabled := map[string]bool{}
 	for _, pr := range prefs.Preferences {
 		enabled[pr.Kind+"/"+pr.Channel] = pr.Enabled

@@ -46,6 +46,9 @@ type Config struct {
 	// the other processes (Postgres, where a game change announces its
 	// events only to games someone follows); nil with SQLite.
 	Presence *notifier.Presence
+	// Replies says that replies to decision emails come in (the inbound
+	// mail door is on): only then do the pages offer playing by reply.
+	Replies bool
 	// Readers is how many page reads (GET and HEAD, the live streams
 	// aside) are served at once; more wait their turn, first come first
 	// served. 0 means twice GOMAXPROCS. A read is mostly CPU (a session
@@ -144,6 +147,7 @@ func (p *Pages) Routes(r *gin.Engine) {
 	// Anyone: accounts, and the links of emails (each GET shows a page
 	// whose button posts).
 	g.GET("/", p.home)
+	g.GET(rulesPath, p.rules)
 	g.GET("/register", p.registerPage)
 	g.POST("/register", p.register)
 	g.GET("/login", p.loginPage)
@@ -159,6 +163,7 @@ func (p *Pages) Routes(r *gin.Engine) {
 	g.POST(notifier.SignInPath, p.signIn)
 	g.GET(notifier.GamesPath+":id", p.game) // a public game's page needs no account
 	g.GET(notifier.GamesPath+":id/log", p.gameLog)
+	g.GET(notifier.GamesPath+":id/state", p.gameState)
 	g.GET(notifier.GamesPath+":id"+notifier.ActionPath, p.actPage) // the token is the credential
 	g.POST(notifier.GamesPath+":id"+notifier.ActionPath, p.act)
 	g.GET(playersPath+":name", p.player)
@@ -168,6 +173,7 @@ func (p *Pages) Routes(r *gin.Engine) {
 	// Signed in.
 	my := g.Group("", p.requireAccount)
 	my.GET(newGamePath, p.newGamePage)
+	my.GET(lobbyStatePath, p.lobbyState)
 	my.POST("/games", p.createGame)
 	my.POST(notifier.GamesPath+":id/join", p.join)
 	my.POST(notifier.GamesPath+":id/leave", p.leave)
@@ -192,6 +198,8 @@ func (p *Pages) Routes(r *gin.Engine) {
 	my.POST("/settings/tokens/:id/revoke", p.revokeToken)
 	my.POST("/settings/sessions/end", p.endSessions)
 	my.POST(notifier.GamesPath+":id/reclaim", p.reclaim)
+	my.POST(notifier.GamesPath+":id/rematch", p.rematch)
+	my.POST(notifier.GamesPath+":id/decline", p.decline)
 }
 
 // NotFound answers a path outside /v1 that no route takes with the

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -98,6 +99,14 @@ func testRegisterRejectsBadInput(t *testing.T, d models.Dialect) {
 		if strings.Contains(r.Body, "long enough") {
 			t.Fatal("the page shows the password again")
 		}
+	}
+	// Every field wrong: the page says all of it at once, each beside its
+	// field and in the list at the top.
+	r := anon.post("/register", url.Values{"username": {"B!"}, "email": {"nope"}, "password": {"short"}, "time_zone": {"Mars/Olympus"}})
+	r.mustSee(t, 422, "Use 3 to 32 characters", "Enter an email address", "Use 8 to 256 characters", "Choose a time zone",
+		`href="#f-username"`, `href="#f-email"`, `href="#f-password"`, `href="#f-time_zone"`, "these fields need a change")
+	if n := strings.Count(r.Body, `aria-invalid="true"`); n != 4 {
+		t.Fatalf("%d fields marked invalid, want 4", n)
 	}
 	if anon.signedIn() {
 		t.Fatal("a refused registration signed in")
@@ -526,6 +535,24 @@ func TestSettings(t *testing.T) {
 		page := c.get("/settings").mustSee(t, 200, `value="ana@example.com"`, "is not verified yet", "<option selected>Europe/Paris</option>",
 			`value="your_turn/email" checked`, `value="digest/email">`, "You have no API tokens.")
 		key := hiddenValue(t, page.Body, "key")
+		// Every row of the notifications has a name; the switch of
+		// playing by reply is not offered where replies cannot come in.
+		if rows := regexp.MustCompile(`<tr><th scope="row">([^<]*)</th>`).FindAllStringSubmatch(page.Body, -1); len(rows) != len(notifier.Kinds) {
+			t.Fatalf("%d named rows for %d kinds", len(rows), len(notifier.Kinds))
+		} else {
+			for _, r := range rows {
+				if strings.TrimSpace(r[1]) == "" {
+					t.Fatalf("a row without a name: %q", r[0])
+				}
+			}
+		}
+		if strings.Contains(page.Body, "email-replies") {
+			t.Fatal("the settings offer playing by reply on a server that takes no replies")
+		}
+		replies := newSite(t, d, siteOptions{replies: true})
+		rc := replies.client()
+		rc.register("ana", "ana password")
+		rc.get("/settings").mustSee(t, 200, `action="/settings/email-replies"`, "Play by replying to emails")
 
 		// Time zone.
 		c.post("/settings/time-zone", url.Values{"time_zone": {"Nowhere/Else"}}).mustSee(t, 422, "Choose a time zone from the list")

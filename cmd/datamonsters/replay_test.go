@@ -264,6 +264,47 @@ func TestReplay(t *testing.T) {
 	} else {
 		t.Logf("action %d swapped for %v: %s", swapAt, swap, errOut)
 	}
+	// The events as an earlier version of the service logged them: other
+	// texts, and no cards on the events that name them now. The facts are
+	// the same: the replay passes, and says how many it words otherwise.
+	// A fact changed (a card) fails it.
+	events := func(name string, fn func(e map[string]any) bool) string {
+		r := rec
+		r.Events = nil
+		for _, raw := range rec.Events {
+			var le map[string]any
+			json.Unmarshal(raw, &le)
+			if ev, ok := le["event"].(map[string]any); ok && fn(ev) {
+				le["event"] = ev
+			}
+			b, _ := json.Marshal(le)
+			r.Events = append(r.Events, b)
+		}
+		data, _ := json.Marshal(r)
+		p := filepath.Join(dir, name)
+		os.WriteFile(p, data, 0o644)
+		return p
+	}
+	older := events("older.json", func(e map[string]any) bool {
+		e["text"] = "worded otherwise"
+		if e["kind"] == "window_opened" || e["kind"] == "cancelled" {
+			delete(e, "cards")
+		}
+		return true
+	})
+	if code, out, errOut := run(older); code != 0 || !strings.Contains(out, "worded, or with details added, as this version") {
+		t.Fatalf("a log of other wording: exit %d: %s%s", code, out, errOut)
+	}
+	changed := false
+	otherCard := events("card.json", func(e map[string]any) bool {
+		if _, ok := e["card"]; ok && !changed {
+			e["card"], changed = "data-lake-but-not", true
+		}
+		return true
+	})
+	if code, _, errOut := run(otherCard); code != 1 || !changed || !strings.Contains(errOut, "the game's event log") {
+		t.Fatalf("an event naming another card: exit %d: %s", code, errOut)
+	}
 	// A secret other than the one committed to.
 	badSecret := altered("secret.json", func(l map[string]any) {
 		f := l["fairness"].(map[string]any)

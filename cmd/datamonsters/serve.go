@@ -40,7 +40,7 @@ func runServe(args []string) int {
 	defer n.stop()
 	defer startInbound(cfg, n.inbound, st, srv, n, log)()
 	pages, err := web.New(st, srv, n.sender, web.Config{BaseURL: cfg.BaseURL, Secret: links, MailDomain: n.email.Domain(),
-		Play: srv.Play(), Hub: n.hub, Presence: n.presence}, log, nil)
+		Play: srv.Play(), Hub: n.hub, Presence: n.presence, Replies: n.inbound.enabled()}, log, nil)
 	if err != nil {
 		fatal(err)
 	}

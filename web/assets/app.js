@@ -49,14 +49,52 @@
   }
   limits(document);
 
-  // The board follows its game: when the game's live stream says that
-  // something happened, the board is read again and shown in place.
-  var board = document.querySelector("[data-live]");
-  if (!board || !window.EventSource || !window.fetch || !window.DOMParser) { return; }
+  // A move that loses something asks first (the page says what it costs
+  // beside the button, for a browser without this script).
+  document.addEventListener("submit", function (e) {
+    var msg = e.target.getAttribute && e.target.getAttribute("data-confirm");
+    if (msg && !window.confirm(msg + "\n\nDo it anyway?")) { e.preventDefault(); }
+  }, true);
+
+  // A page that waits for others (the lobby, a game before its start)
+  // asks every few seconds whether what it shows changed, while it is
+  // seen, and shows the new one in place; not while a field of it is
+  // being filled in.
+  var polled = document.querySelector("[data-poll]");
+  if (polled && window.fetch && window.DOMParser) {
+    var polling = false;
+    setInterval(function () {
+      if (polling || document.visibilityState === "hidden") { return; }
+      var here = document.getElementById(polled.id);
+      var a = document.activeElement;
+      if (!here || (a && here.contains(a) && /^(INPUT|SELECT|TEXTAREA)$/.test(a.tagName))) { return; }
+      polling = true;
+      fetch(here.getAttribute("data-poll"), { credentials: "same-origin", cache: "no-store" }).then(function (r) {
+        return r.ok ? r.text() : null;
+      }).then(function (token) {
+        if (token === null || token === here.getAttribute("data-token")) { return null; }
+        return fetch(location.pathname + location.search, { credentials: "same-origin" }).then(function (r) { return r.text(); });
+      }).then(function (html) {
+        if (!html) { return; }
+        var doc = new DOMParser().parseFromString(html, "text/html");
+        var fresh = doc.getElementById(polled.id);
+        if (!fresh) { location.reload(); return; } // the game started: its board follows it live
+        here.replaceWith(fresh);
+        document.title = doc.title;
+        announce("This page changed: it shows the news.");
+      }).catch(function () {}).then(function () { polling = false; });
+    }, 5000);
+  }
   var status = document.createElement("p");
   status.className = "visually-hidden";
   status.setAttribute("role", "status");
   document.body.appendChild(status);
+  function announce(text) { status.textContent = text; }
+
+  // The board follows its game: when the game's live stream says that
+  // something happened, the board is read again and shown in place.
+  var board = document.querySelector("[data-live]");
+  if (!board || !window.EventSource || !window.fetch || !window.DOMParser) { return; }
   var pending = false, again = false, lost = false;
   // refresh reads the board again; news that comes while it reads makes it
   // read once more after, and a failed read is tried again.
@@ -90,12 +128,20 @@
       if (b && !b.closest("#standing")) { b.checked = true; }
     }
     limits(fresh);
+    document.title = doc.title;
     if (focused && document.getElementById(focused)) { document.getElementById(focused).focus(); }
-    var last = fresh.querySelector(".log li:last-child");
-    status.textContent = "The game moved on" + (last ? ": " + last.textContent.replace(/^\S+ \S+ /, "") : ".");
+    var news = fresh.querySelector("#news li:last-child"), last = fresh.querySelector(".log li.newest");
+    announce("The game moved on" + (news ? ": " + news.textContent :
+      last ? ": " + last.textContent.replace(/^\S+ \S+ /, "") : "."));
   }
   var stream = new EventSource(board.getAttribute("data-live"));
   stream.addEventListener("event", refresh);
   stream.addEventListener("error", function () { lost = true; });
   stream.addEventListener("open", function () { if (lost) { lost = false; refresh(); } });
+  // A page left for another may be kept, frozen, to come back to: its
+  // stream would hold one of the few connections a browser opens to a
+  // site. It closes when the page is left, and a page shown again from
+  // that cache is read again, live.
+  window.addEventListener("pagehide", function () { stream.close(); });
+  window.addEventListener("pageshow", function (e) { if (e.persisted) { location.reload(); } });
 })();

@@ -1,0 +1,109 @@
+package engine
+
+import (
+	"slices"
+	"strings"
+	"testing"
+)
+
+// TestNews reads the news of a seat after moves that changed its plans
+// (an interrupt that cancels its card, one that makes its claim fail),
+// its own draws, what the others did, and the end of the game: each row
+// plays a position's steps and compares the news of every event since the
+// setup, for the seat, with the sentences wanted, in order.
+func TestNews(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		seat int
+		doc  string
+		want []string
+	}{
+		{"my Hack cancelled", 0, "players:\n  - {name: ana, hand: [t-pizza]}\n  - {name: bot-1, hand: [t-veto]}\nsteps:\n  - {do: play_hack, card: t-pizza}\n  - {seat: 1, answer: t-veto}\n",
+			[]string{"bot-1 played Veto: your Pizza was cancelled."}},
+		{"I cancelled theirs", 1, "players:\n  - {name: ana, hand: [t-pizza]}\n  - {name: bot-1, hand: [t-veto]}\nsteps:\n  - {do: play_hack, card: t-pizza}\n  - {seat: 1, answer: t-veto}\n",
+			[]string{"You played Veto: ana's Pizza was cancelled."}},
+		{"a spectator", Spectator, "players:\n  - {name: ana, hand: [t-bob-j]}\n  - {name: bob, hand: [t-freeze]}\nsteps:\n  - {do: place, card: t-bob-j}\n  - {seat: 1, answer: t-freeze}\n",
+			[]string{"bob played Freeze: ana's Bob (Junior) was cancelled."}},
+		{"my claim failed", 0, "players:\n  - {name: ana, hand: [t-drill, t-wrench]}\n  - {name: bot-1, hand: [t-creep]}\nmarket: [t-big]\nchallenge_deck: [t-one]\nsteps:\n  - {do: play_tool, card: t-drill}\n  - {do: play_tool, card: t-wrench}\n  - {do: claim, challenges: t-big}\n  - {seat: 1, answer: t-creep}\n",
+			[]string{"bot-1 played Creep on your claim of Big One: the challenges need 2 more TECH, so the claim failed; the build stays open."}},
+		{"my claim held", 0, "players:\n  - {name: ana, hand: [t-drill, t-drill]}\n  - {name: bot-1, hand: [t-creep]}\nmarket: [t-big]\nchallenge_deck: [t-one]\nsteps:\n  - {do: play_tool, card: t-drill}\n  - {do: play_tool, card: t-drill}\n  - {do: claim, challenges: t-big}\n  - {seat: 1, answer: t-creep}\n",
+			[]string{"bot-1 played Creep on your claim of Big One: the challenges need 2 more TECH.", "You won Big One (3 Big Data Points).", "New in the Market: One Point."}},
+		{"my draw shortened", 0, "players:\n  - {name: ana, deck: [t-wrench, t-drill]}\n  - {name: ben, hand: [t-lag]}\nphase: end\nactive: 1\nsteps:\n  - {seat: 1, answer: t-lag}\n",
+			[]string{"ben played Lag on your draw: the draw has 1 fewer card.", "You drew Wrench (TECH 1, SCI 0)."}},
+		{"their turn", 0, "players:\n  - {name: ana, deck: [t-pizza, t-wrench, t-drill]}\n  - {name: ben, hand: [t-bob-j, t-wrench], deck: [t-drill]}\nmarket: [t-one]\nchallenge_deck: [t-two, t-big]\nactive: 1\nsteps:\n  - {do: place, card: t-bob-j}\n  - {do: play_tool, card: t-wrench}\n  - {do: claim, challenges: t-one}\n  - {do: end_turn}\n",
+			[]string{"ben placed Bob (Junior) in their Lab.", "ben won One Point (1 Big Data Point).", "New in the Market: Two Points and Big One.", "You drew Pizza and Wrench (TECH 1, SCI 0)."}},
+		{"the end", 1, "players:\n  - {name: ana, hand: [t-wrench]}\n  - {name: ben}\nmarket: [t-two]\nsteps:\n  - {do: play_tool, card: t-wrench}\n  - {do: claim, challenges: t-two}\n",
+			[]string{"ana won Two Points (2 Big Data Points).", "The game is over: ana won with 2 Big Data Points."}},
+		{"a shared win", 0, "players:\n  - {name: ana}\n  - {name: ben}\nsteps:\n  - {do: vote_end}\n  - {do: vote_end, seat: 1}\n",
+			[]string{"ben voted to end the game as it stands.", "The game is over: you and ben share the win with 0 Big Data Points."}},
+		{"nothing new", 0, "players:\n  - {name: ana, hand: [t-wrench]}\n  - {name: ben}\nsteps:\n  - {do: play_tool, card: t-wrench}\n", nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res, err := RunScenario([]byte(sentenceCards + tc.doc))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Failed() {
+				t.Fatal(res.Failures)
+			}
+			var events []Event
+			for _, e := range res.Events {
+				if e.Step > 0 {
+					events = append(events, e.Event)
+				}
+			}
+			if got := News(res.State, tc.seat, events); !slices.Equal(got, tc.want) {
+				t.Errorf("news for seat %d:\n%s\nwant:\n%s", tc.seat, strings.Join(got, "\n"), strings.Join(tc.want, "\n"))
+			}
+		})
+	}
+}
+
+// TestNewsTellsNoSecret: a seat's news names the cards it drew, and
+// another seat's news names none of them.
+func TestNewsTellsNoSecret(t *testing.T) {
+	res, err := RunScenario([]byte(sentenceCards + "players:\n  - {name: ana, hand: [t-pizza], deck: [t-drill, t-wrench]}\n  - {name: ben, deck: [t-bob-j, t-bob-s]}\nsteps:\n  - {do: play_hack, card: t-pizza}\n  - {do: end_turn}\n"))
+	if err != nil || res.Failed() {
+		t.Fatal(err, res.Failures)
+	}
+	var events []Event
+	for _, e := range res.Events {
+		events = append(events, e.Event)
+	}
+	for _, tc := range []struct {
+		seat         int
+		want, secret string
+	}{{0, "You drew Drill (TECH 3, SCI 3).", "Bob"}, {1, "You drew Bob (Junior) and Bob (Senior).", "Drill"}, {Spectator, "", "Drill"}} {
+		got := News(res.State, tc.seat, events)
+		if tc.want != "" && !slices.Contains(got, tc.want) {
+			t.Errorf("seat %d: %q lacks %q", tc.seat, got, tc.want)
+		}
+		if all := strings.Join(got, " "); strings.Contains(all, tc.secret) || tc.seat == Spectator && all != "" {
+			t.Errorf("seat %d's news tells too much: %q", tc.seat, all)
+		}
+	}
+}
+
+// TestWindowShowsTheCard: an interrupt window shows every seat the card
+// about to be played, or the challenges about to be claimed, face up.
+func TestWindowShowsTheCard(t *testing.T) {
+	s := scenarioState(t, sentenceCards+"players:\n  - {name: ana, hand: [t-pizza, t-drill]}\n  - {name: ben, hand: [t-veto, t-creep]}\nmarket: [t-big, t-one]\nsteps:\n  - {do: play_hack, card: t-pizza}\n")
+	for _, seat := range []int{0, 1, Spectator} {
+		w := s.View(seat).Window
+		if w == nil || w.Card == nil || w.Card.Card != "t-pizza" || w.Card.Text == "" || len(w.Challenges) != 0 {
+			t.Errorf("seat %d: window %+v", seat, w)
+		}
+	}
+	s = scenarioState(t, sentenceCards+"players:\n  - {name: ana, hand: [t-drill, t-wrench]}\n  - {name: ben, hand: [t-creep]}\nmarket: [t-big, t-one]\nsteps:\n  - {do: play_tool, card: t-drill}\n  - {do: play_tool, card: t-wrench}\n  - {do: claim, challenges: t-big}\n")
+	w := s.View(Spectator).Window
+	if w == nil || w.Card != nil || len(w.Challenges) != 1 || w.Challenges[0].Card != "t-big" || w.Challenges[0].Tech != 4 {
+		t.Errorf("the claim's window: %+v", w)
+	}
+}
+
+// TestZeroTable: the zero Table has no news.
+func TestZeroTable(t *testing.T) {
+	if got := (Table{}).News(0, []Event{{Kind: "drew", Seat: 0, Cards: []string{"data-lake"}}}); got != nil {
+		t.Errorf("%q", got)
+	}
+}
