@@ -2420,11 +2420,17 @@ type View struct {
 	// Version The engine's own counter (not the game version).
 	Version int `json:"version"`
 	Window  *struct {
-		Actor    int    `json:"actor"`
-		Answered []int  `json:"answered"`
-		On       string `json:"on"`
-		Seats    []int  `json:"seats"`
-		Text     string `json:"text"`
+		Actor    int   `json:"actor"`
+		Answered []int `json:"answered"`
+
+		// Card The card about to be placed or played, face up; absent for a draw or a claim.
+		Card *CardView `json:"card,omitempty"`
+
+		// Challenges The Market challenges about to be claimed; absent for other events.
+		Challenges *[]CardView `json:"challenges,omitempty"`
+		On         string      `json:"on"`
+		Seats      []int       `json:"seats"`
+		Text       string      `json:"text"`
 	} `json:"window,omitempty"`
 	Winners *[]int `json:"winners,omitempty"`
 }
