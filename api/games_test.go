@@ -532,10 +532,18 @@ func TestTurnClock(t *testing.T) {
 			mine := e.getGame(g.ID, who)
 			legal := e.legal(g.ID, who)
 			a := answered(legal[0], mine.Prompts)
+			// Places and activations first, but every sixth action ends
+			// the turn when it can: a Monster that recovers the card it
+			// replaced could otherwise be placed and activated forever.
 			for _, l := range legal {
-				if l.Type == engine.ActPlace || l.Type == engine.ActActivate || i%6 == 5 && l.Type == engine.ActEndTurn {
+				if l.Type == engine.ActPlace || l.Type == engine.ActActivate {
 					a = l
 					break
+				}
+			}
+			for _, l := range legal {
+				if i%6 == 5 && l.Type == engine.ActEndTurn {
+					a = l
 				}
 			}
 			e.clock.Add(20 * time.Minute) // 30 of them stay within the access tokens' lifetime
