@@ -234,7 +234,15 @@ func TestRateLimitFields(t *testing.T) {
 				t.Errorf("%s %s may answer 429 without Retry-After", method, path)
 			}
 			if path == "/v1/inbound/email" {
-				continue // it limits senders, not its client
+				// It limits senders, not its client, and says so with
+				// Retry-After alone (inbound's TestRefusals reads it):
+				// the contract may promise no other field.
+				for name, h := range r.Value.Headers {
+					if name != "Retry-After" && h.Value.Required {
+						t.Errorf("%s %s 429 promises %s, which a sender's limit does not send", method, path, name)
+					}
+				}
+				continue
 			}
 			for code, res := range op.Responses.Map() {
 				if res.Value.Headers["RateLimit-Policy"] == nil {

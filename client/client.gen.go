@@ -2695,6 +2695,9 @@ type Preferences = PreferenceList
 // RateLimited defines model for RateLimited.
 type RateLimited = Problem
 
+// SenderLimited defines model for SenderLimited.
+type SenderLimited = Problem
+
 // Turn defines model for Turn.
 type Turn = TurnResult
 
@@ -11862,9 +11865,7 @@ func (r VoteEndResponse) ContentType() string {
 
 // InboundEmailResponse429Headers the declared response headers of an HTTP 429 response for InboundEmail
 type InboundEmailResponse429Headers struct {
-	RateLimit       *string
-	RateLimitPolicy string
-	RetryAfter      int
+	RetryAfter int
 }
 
 type InboundEmailResponse struct {
@@ -11889,7 +11890,7 @@ type InboundEmailResponse struct {
 	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
 	ApplicationproblemJSON422 *Problem
 	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
-	ApplicationproblemJSON429 *RateLimited
+	ApplicationproblemJSON429 *SenderLimited
 	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
 	ApplicationproblemJSON503 *Problem
 	// Headers429 the parsed response headers for an HTTP 429 response
@@ -11933,7 +11934,7 @@ func (r InboundEmailResponse) GetApplicationproblemJSON422() *Problem {
 }
 
 // GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
-func (r InboundEmailResponse) GetApplicationproblemJSON429() *RateLimited {
+func (r InboundEmailResponse) GetApplicationproblemJSON429() *SenderLimited {
 	return r.ApplicationproblemJSON429
 }
 
@@ -17203,7 +17204,7 @@ func ParseInboundEmailResponse(rsp *http.Response) (*InboundEmailResponse, error
 		response.ApplicationproblemJSON422 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
-		var dest RateLimited
+		var dest SenderLimited
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -17221,20 +17222,6 @@ func ParseInboundEmailResponse(rsp *http.Response) (*InboundEmailResponse, error
 	switch {
 	case rsp.StatusCode == 429:
 		var headers InboundEmailResponse429Headers
-		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
-			var value string
-			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
-				return nil, err
-			}
-			headers.RateLimit = &value
-		}
-		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
-			var value string
-			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
-				return nil, err
-			}
-			headers.RateLimitPolicy = value
-		}
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {

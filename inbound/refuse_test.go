@@ -356,8 +356,25 @@ func testRefusals(t *testing.T, d models.Dialect) {
 		}
 		e.settle()
 		n := len(e.sink.all())
-		if code, body := e.postHTTP(replyTo(who, em, "1").raw(), e.secret); code != 429 {
-			t.Fatalf("second: %d %s", code, body)
+		// The 429 says when to post again, as openapi.yaml's SenderLimited
+		// promises: Retry-After alone, in a problem.
+		hr, _ := http.NewRequest("POST", e.http.URL+"/v1/inbound/email", bytes.NewReader(replyTo(who, em, "1").raw()))
+		hr.Header.Set("Content-Type", "message/rfc822")
+		hr.Header.Set("Authorization", "Bearer "+e.secret)
+		res, err := http.DefaultClient.Do(hr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		if res.StatusCode != 429 {
+			t.Fatalf("second: %d %s", res.StatusCode, body)
+		}
+		if n, err := strconv.Atoi(res.Header.Get("Retry-After")); err != nil || n < 1 {
+			t.Errorf("429 Retry-After %q", res.Header.Get("Retry-After"))
+		}
+		if ct := res.Header.Get("Content-Type"); !strings.HasPrefix(ct, "application/problem+json") {
+			t.Errorf("429 is %s, not a problem", ct)
 		}
 		ln, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {
