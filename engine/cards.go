@@ -25,10 +25,8 @@ func (t CardType) Title() string {
 	switch t {
 	case LabEquipment:
 		return "Lab Equipment"
-	case "":
-		return ""
 	}
-	return strings.ToUpper(string(t[:1])) + string(t[1:])
+	return Capitalize(string(t))
 }
 
 // Level is a Monster's grade. The zero value means "not a Monster".
@@ -42,6 +40,9 @@ const (
 )
 
 func (l Level) String() string { return string(l) }
+
+// Title is the level as printed on a card ("Senior"; "" for none).
+func (l Level) Title() string { return Capitalize(string(l)) }
 
 // Rank orders levels: Junior 1, Senior 2, Chief 3, anything else 0.
 func (l Level) Rank() int {

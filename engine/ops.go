@@ -175,7 +175,7 @@ func (g *game) op(t *Task, op Op) bool {
 		if !t.Answered {
 			opts := make([]Option, len(op.Options))
 			for k, o := range op.Options {
-				opts[k] = Option{ID: strconv.Itoa(k + 1), Text: capitalize(OpsText(o))}
+				opts[k] = Option{ID: strconv.Itoa(k + 1), Text: Capitalize(OpsText(o))}
 			}
 			g.prompt(t, Prompt{Seat: t.Seat, Kind: PromptChoose, Min: 1, Max: 1, Options: opts, Source: t.Src, Text: src + ": choose one."})
 			return false

@@ -68,7 +68,7 @@ func wordCard(c *Card, name func(string) string) *cardWords {
 func namedCard(c *Card) string {
 	switch c.Type {
 	case Monster:
-		return c.Name + " (" + capitalize(string(c.Level)) + ")"
+		return c.Name + " (" + Capitalize(string(c.Level)) + ")"
 	case Tool:
 		return c.Name + " (" + techSci(c.Tech, c.Sci) + ")"
 	case Challenge:

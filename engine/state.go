@@ -58,6 +58,9 @@ const (
 
 func (p Phase) String() string { return string(p) }
 
+// Title is the phase as a player names it ("Action").
+func (p Phase) Title() string { return Capitalize(string(p)) }
+
 // Inst is one physical card: an opaque instance id and the card it is. The id
 // changes whenever the card enters a hidden zone, so it cannot be followed.
 type Inst struct {

@@ -96,7 +96,7 @@ func rulesLines(c *Card, name func(string) string) []string {
 	if len(c.Keywords) > 0 {
 		kw := make([]string, len(c.Keywords))
 		for i, k := range c.Keywords {
-			kw[i] = capitalize(string(k)) + "."
+			kw[i] = Capitalize(string(k)) + "."
 		}
 		lines = append(lines, strings.Join(kw, " "))
 	}
@@ -136,7 +136,7 @@ func typeLine(c *Card) string {
 		for i, cl := range c.Classes {
 			classes[i] = string(cl)
 		}
-		return fmt.Sprintf("%s Monster — %s", capitalize(string(c.Level)), strings.Join(classes, " / "))
+		return fmt.Sprintf("%s Monster — %s", Capitalize(string(c.Level)), strings.Join(classes, " / "))
 	case Tool:
 		return fmt.Sprintf("Tool — TECH %d · SCI %d", c.Tech, c.Sci)
 	case Challenge:
@@ -212,11 +212,11 @@ func effectText(e Effect, ctx textCtx) string {
 			head += ", if you have " + cond
 		}
 	default:
-		head = capitalize(string(e.Trigger))
+		head = Capitalize(string(e.Trigger))
 	}
 	body := opsText(e.Do, ctx, ", then ")
 	if head == "" {
-		return capitalize(body) + "."
+		return Capitalize(body) + "."
 	}
 	return head + ": " + body + "."
 }
@@ -225,7 +225,7 @@ func effectText(e Effect, ctx textCtx) string {
 // comes first.
 func joinHead(head, clause string) string {
 	if head == "" {
-		return capitalize(clause)
+		return Capitalize(clause)
 	}
 	return head + ", " + clause
 }
@@ -566,7 +566,8 @@ func andList(parts []string) string {
 	return strings.Join(parts[:len(parts)-1], ", ") + " and " + parts[len(parts)-1]
 }
 
-func capitalize(s string) string {
+// Capitalize returns s with its first letter upper-case ("" stays "").
+func Capitalize(s string) string {
 	if s == "" {
 		return s
 	}
@@ -583,7 +584,7 @@ func standardName(id string) string {
 	}
 	words := strings.FieldsFunc(id, func(r rune) bool { return r == '-' || r == '_' })
 	for i, w := range words {
-		words[i] = capitalize(w)
+		words[i] = Capitalize(w)
 	}
 	return strings.Join(words, " ")
 }

@@ -595,7 +595,7 @@ func (a *answer) control(ctx context.Context, rd *play.Reading) (Result, error) 
 	case errors.Is(err, models.ErrConflict), errors.Is(err, models.ErrKeyStored):
 		return a.appliedBefore(ctx, []string{did})
 	case errors.As(err, &perr):
-		return a.refuse(ctx, capitalize(perr.Detail)+"; nothing was done.", "")
+		return a.refuse(ctx, engine.Capitalize(perr.Detail)+"; nothing was done.", "")
 	case errors.Is(err, models.ErrNotFound):
 		return a.refuse(ctx, fmt.Sprintf("Game %d is not one of yours; nothing was done.", r.GameID), "")
 	}
@@ -630,13 +630,6 @@ func deckNames() string {
 		names = append(names, strconv.Quote(strings.ToLower(d.Name)))
 	}
 	return strings.Join(names, ", ")
-}
-
-func capitalize(s string) string {
-	if s == "" {
-		return s
-	}
-	return strings.ToUpper(s[:1]) + s[1:]
 }
 
 // applied answers a reply whose moves were played: what was applied, what

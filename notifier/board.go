@@ -127,20 +127,12 @@ func SeatBoard(st *engine.State, v *engine.View, seat int, version int64) *Board
 	return newBoard(v, version, engine.Numbered(v.Moves(engine.Legal(st, seat))))
 }
 
-// typeNames are the rulebook's names of the card types.
-var typeNames = map[engine.CardType]string{engine.Monster: "Monster", engine.LabEquipment: "Lab Equipment",
-	engine.Tool: "Tool", engine.Hack: "Hack", engine.Challenge: "Challenge"}
-
 // about is a card's type and stats in a few words: "Senior Monster",
 // "Tool · TECH 2 · SCI 1", "Challenge · TECH 4 · SCI 2 · 3 Big Data Points".
 func about(c engine.CardView) string {
-	t := typeNames[c.Type]
-	if t == "" {
-		t = c.Type.String()
-	}
+	t := c.Type.Title()
 	if c.Type == engine.Monster && c.Level != "" {
-		l := c.Level.String()
-		t = strings.ToUpper(l[:1]) + l[1:] + " " + t
+		t = c.Level.Title() + " " + t
 	}
 	parts := []string{t}
 	if c.Tech != 0 || c.Sci != 0 {

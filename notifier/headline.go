@@ -3,6 +3,8 @@ package notifier
 import (
 	"strconv"
 	"strings"
+
+	"github.com/datamonsters/turns/engine"
 )
 
 // Subject is the subject of every email about c's game, the same from
@@ -164,5 +166,5 @@ func winnersWords(scores []Score) string {
 		return " " + names[0] + " won."
 	}
 	s := strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1] + " share the win."
-	return " " + strings.ToUpper(s[:1]) + s[1:]
+	return " " + engine.Capitalize(s)
 }

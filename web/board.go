@@ -121,12 +121,7 @@ type cardItem struct {
 	Note string
 }
 
-// typeWords and levelWords name card types and levels.
 var (
-	typeWords  = map[engine.CardType]string{engine.Monster: "Monster", engine.Tool: "Tool", engine.Hack: "Hack", engine.LabEquipment: "Lab Equipment", engine.Challenge: "Challenge"}
-	levelWords = map[engine.Level]string{engine.Junior: "Junior", engine.Senior: "Senior", engine.Chief: "Chief"}
-	phaseWords = map[engine.Phase]string{engine.PhaseBeginning: "Beginning", engine.PhaseDraw: "Draw", engine.PhaseAction: "Action",
-		engine.PhaseEnd: "End", engine.PhaseOver: "Over"}
 	// eventWords say what an interrupt answers, for the standing answers.
 	eventWords = map[engine.EventKind]string{engine.EvDraw: "draw in their Draw phase", engine.EvPlace: "place a card in their Lab",
 		engine.EvPlayTool: "play a Tool", engine.EvPlayHack: "play a Hack", engine.EvClaim: "claim challenges"}
@@ -134,8 +129,8 @@ var (
 
 // cardOf draws c. The view's memory is not kept: every field is copied.
 func cardOf(c engine.CardView) cardItem {
-	it := cardItem{ID: c.ID, Card: c.Card, Name: c.Name, Type: typeWords[c.Type], Kind: strings.ReplaceAll(string(c.Type), "_", "-"),
-		Level: levelWords[c.Level], Tech: c.Tech, Sci: c.Sci, Points: c.Points, Hard: c.Hard,
+	it := cardItem{ID: c.ID, Card: c.Card, Name: c.Name, Type: c.Type.Title(), Kind: strings.ReplaceAll(string(c.Type), "_", "-"),
+		Level: c.Level.Title(), Tech: c.Tech, Sci: c.Sci, Points: c.Points, Hard: c.Hard,
 		Stats: c.Type == engine.Tool || c.Type == engine.Challenge}
 	if it.Type == "" {
 		it.Type = string(c.Type)
@@ -633,7 +628,7 @@ func boardOf(g *models.Game, seat int, st *engine.State, uid int64, key string) 
 	}
 	v := st.View(seat)
 	bv.Started, bv.Over = true, st.Over()
-	bv.Turn, bv.Phase = v.Turn, phaseWords[v.Phase]
+	bv.Turn, bv.Phase = v.Turn, v.Phase.Title()
 	bv.Deck, bv.Office, bv.Shared, bv.SharedBin = v.ChallengeDeck, v.Office, v.SharedDeck, v.SharedBin
 	name := func(s int) string {
 		if s >= 0 && s < len(v.Players) {
