@@ -20,35 +20,11 @@ import (
 	"github.com/datamonsters/turns/engine"
 	"github.com/datamonsters/turns/engine/bot"
 	"github.com/datamonsters/turns/models"
+	playpath "github.com/datamonsters/turns/play"
 )
 
 // fairness is the fairness part of a game detail.
-type fairness struct {
-	Commitment string  `json:"commitment"`
-	Secret     *string `json:"secret"`
-	Salt       *string `json:"salt"`
-}
-
-// actionLog is the part of GET /v1/games/{id}/actions the tests read.
-type actionLog struct {
-	Setup struct {
-		Mode  string `json:"mode"`
-		Seats []struct {
-			Name string      `json:"name"`
-			Deck engine.Deck `json:"deck"`
-		} `json:"seats"`
-	} `json:"setup"`
-	Fairness  *fairness `json:"fairness"`
-	FinalHash string    `json:"final_hash"`
-	Winners   []int     `json:"winners"`
-	Scores    []int     `json:"scores"`
-	Actions   []struct {
-		Seq     int64         `json:"seq"`
-		Version int64         `json:"version"`
-		Seat    int           `json:"seat"`
-		Action  engine.Action `json:"action"`
-	} `json:"actions"`
-}
+type fairness = playpath.Fairness
 
 func fairnessOf(t *testing.T, e *env, id int64, p *player) *fairness {
 	t.Helper()
@@ -183,7 +159,7 @@ func TestActionLog(t *testing.T) {
 		if out.game.Status != "over" {
 			t.Fatalf("status %s", out.game.Status)
 		}
-		var log actionLog
+		var log playpath.ActionLog
 		e.must(200, req{Method: "GET", Path: actionsPath(g.ID), Token: eve.Access}).decode(t, &log)
 		final := storedState(t, e, g.ID)
 		if log.FinalHash != final.Hash() || !slices.Equal(log.Winners, out.game.Winners) || len(log.Scores) != 2 {
@@ -207,17 +183,8 @@ func TestActionLog(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for i := 0; i < len(log.Actions); {
-			j := i
-			var batch []engine.Action
-			for ; j < len(log.Actions) && log.Actions[j].Version == log.Actions[i].Version; j++ {
-				batch = append(batch, log.Actions[j].Action)
-			}
-			var idx int
-			if s, _, idx, err = engine.ApplyBatch(s, log.Actions[i].Seat, batch); err != nil {
-				t.Fatalf("action seq %d: %v", log.Actions[i+idx].Seq, err)
-			}
-			i = j
+		if s, err = engine.Replay(s, log.Entries(), nil); err != nil {
+			t.Fatal(err)
 		}
 		if s.Hash() != log.FinalHash {
 			t.Fatal("the setup, secret and actions of the log do not give its final state")
@@ -307,7 +274,7 @@ func TestLegacyGameGetsSecret(t *testing.T) {
 		if out.game.Status != "over" {
 			t.Fatalf("status %s", out.game.Status)
 		}
-		var log actionLog
+		var log playpath.ActionLog
 		e.must(200, req{Method: "GET", Path: actionsPath(g.ID), Token: ana.Access}).decode(t, &log)
 		if log.Fairness != nil || fairnessOf(t, e, g.ID, ana) != nil {
 			t.Fatal("a game stored before secrets reveals a secret at the end")

@@ -138,7 +138,7 @@ func (p *Prompt) check(choices []string, v verdict) error {
 	if len(choices) < p.Min || len(choices) > p.Max {
 		return v.fail(ErrAnswer, func() string {
 			if p.Min == p.Max {
-				return fmt.Sprintf("prompt %s (%s) takes exactly %d choices, got %d", p.ID, p.Kind, p.Min, len(choices))
+				return fmt.Sprintf("prompt %s (%s) takes exactly %s, got %d", p.ID, p.Kind, plural(p.Min, "choice"), len(choices))
 			}
 			return fmt.Sprintf("prompt %s (%s) takes %d to %d choices, got %d", p.ID, p.Kind, p.Min, p.Max, len(choices))
 		})

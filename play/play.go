@@ -2,7 +2,6 @@ package play
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -353,24 +352,18 @@ func (s *Service) Replay(ctx context.Context, g *models.Game, cur *engine.State,
 	for i < len(recs) && recs[i].Version <= from {
 		i++ // replayed already
 	}
-	defer func() { s.replays.put(g.ID, version, st) }()
-	for i < len(recs) && recs[i].Version <= version {
-		j, seat := i, recs[i].Seat
-		var batch []engine.Action
-		for ; j < len(recs) && recs[j].Version == recs[i].Version; j++ {
-			var a engine.Action
-			if err := json.Unmarshal([]byte(recs[j].Body), &a); err != nil {
-				return nil, err
-			}
-			batch = append(batch, a)
-		}
-		next, _, _, err := engine.ApplyBatch(st, seat, batch)
-		if err != nil {
-			st = nil
-			return nil, fmt.Errorf("%w: replay of game %d at version %d: %w", ErrNoState, g.ID, recs[i].Version, err)
-		}
-		st, i = next, j
+	j := i
+	for j < len(recs) && recs[j].Version <= version {
+		j++
 	}
+	log, err := loggedActions(recs[i:j])
+	if err != nil {
+		return nil, err
+	}
+	if st, err = engine.Replay(st, log, nil); err != nil {
+		return nil, fmt.Errorf("%w: replay of game %d: %w", ErrNoState, g.ID, err)
+	}
+	s.replays.put(g.ID, version, st)
 	return st, nil
 }
 

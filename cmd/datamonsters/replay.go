@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/datamonsters/turns/engine"
+	"github.com/datamonsters/turns/play"
 )
 
 const replayUsage = `usage: datamonsters replay [flags] GAME_ID    (with --url: a finished game on a server)
@@ -41,42 +42,13 @@ type replayRecord struct {
 
 // The parts of the API's answers a replay reads.
 type (
-	replayFairness struct {
-		Commitment string  `json:"commitment"`
-		Secret     *string `json:"secret"`
-		Salt       *string `json:"salt"`
-	}
 	replayGame struct {
 		ID       int64           `json:"id"`
 		Status   string          `json:"status"`
 		YourSeat *int            `json:"your_seat"`
 		Winners  []int           `json:"winners"`
 		View     json.RawMessage `json:"view"`
-		Fairness *replayFairness `json:"fairness"`
-	}
-	replayLog struct {
-		GameID int64 `json:"game_id"`
-		Setup  struct {
-			Mode   engine.Mode   `json:"mode"`
-			Office bool          `json:"office"`
-			Policy engine.Policy `json:"policy"`
-			Seats  []struct {
-				Seat int         `json:"seat"`
-				Name string      `json:"name"`
-				Deck engine.Deck `json:"deck"`
-			} `json:"seats"`
-			OfficeDeck *engine.Deck `json:"office_deck"`
-		} `json:"setup"`
-		Fairness  *replayFairness `json:"fairness"`
-		FinalHash string          `json:"final_hash"`
-		Winners   []int           `json:"winners"`
-		Scores    []int           `json:"scores"`
-		Actions   []struct {
-			Seq     int64         `json:"seq"`
-			Version int64         `json:"version"`
-			Seat    int           `json:"seat"`
-			Action  engine.Action `json:"action"`
-		} `json:"actions"`
+		Fairness *play.Fairness  `json:"fairness"`
 	}
 	replayEvent struct {
 		Seq     int64           `json:"seq"`
@@ -262,7 +234,7 @@ func sameFacts(got, want string) bool {
 // saw while the game ran.
 func checkRecord(rec replayRecord, want string) (string, error) {
 	var report bytes.Buffer
-	var log replayLog
+	var log play.ActionLog
 	if err := json.Unmarshal(rec.Log, &log); err != nil {
 		return "", fmt.Errorf("action log: %w", err)
 	}
@@ -388,30 +360,15 @@ func checkRecord(rec replayRecord, want string) (string, error) {
 		}
 	}
 	submissions := 0
-	for i := 0; i < len(log.Actions); {
-		first := log.Actions[i]
-		j := i
-		var batch []engine.Action
-		for ; j < len(log.Actions) && log.Actions[j].Version == first.Version; j++ {
-			if log.Actions[j].Seat != first.Seat {
-				return report.String(), fmt.Errorf("%s: the actions of version %d are of two seats", name, first.Version)
-			}
-			batch = append(batch, log.Actions[j].Action)
-		}
-		if s.Over() {
-			return report.String(), fmt.Errorf("%s: action seq %d: the game was over before it", name, first.Seq)
-		}
-		next, events, idx, err := engine.ApplyBatch(s, first.Seat, batch)
-		if err != nil {
-			a := log.Actions[i+idx]
-			return report.String(), fmt.Errorf("%s: action seq %d (version %d, seat %d, %s): %w", name, a.Seq, a.Version, a.Seat, a.Action, err)
-		}
-		if err := sameEvents(first.Version, events); err != nil {
-			return report.String(), fmt.Errorf("%s: action seq %d (version %d, seat %d, %s): %w", name, first.Seq, first.Version, first.Seat, first.Action, err)
-		}
-		s = next
+	s, err = engine.Replay(s, log.Entries(), func(first engine.LoggedAction, events []engine.Event, _ *engine.State) error {
 		submissions++
-		i = j
+		if err := sameEvents(first.Version, events); err != nil {
+			return &engine.ReplayError{At: first, Err: err}
+		}
+		return nil
+	})
+	if err != nil {
+		return report.String(), fmt.Errorf("%s: %w", name, err)
 	}
 	for _, v := range versions {
 		if _, left := logged[v]; left {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -24,6 +25,7 @@ import (
 	"github.com/datamonsters/turns/engine/bot"
 	"github.com/datamonsters/turns/models"
 	"github.com/datamonsters/turns/models/modelstest"
+	"github.com/datamonsters/turns/play"
 )
 
 // apiClient calls a server's API as one user.
@@ -347,7 +349,7 @@ func TestReplay(t *testing.T) {
 // the first action (after the first few) of a one-action submission that
 // had another legal action of its type beside it, and that other action.
 func legalSwap(t *testing.T, rec replayRecord) (int, engine.Action) {
-	var log replayLog
+	var log play.ActionLog
 	if err := json.Unmarshal(rec.Log, &log); err != nil {
 		t.Fatal(err)
 	}
@@ -360,24 +362,27 @@ func legalSwap(t *testing.T, rec replayRecord) (int, engine.Action) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for i := 0; i < len(log.Actions); {
-		a, j := log.Actions[i], i
-		var batch []engine.Action
-		for ; j < len(log.Actions) && log.Actions[j].Version == a.Version; j++ {
-			batch = append(batch, log.Actions[j].Action)
+	entries := log.Entries()
+	i, found := 0, errors.New("found")
+	var swap engine.Action
+	_, err = engine.Replay(s, entries, func(first engine.LoggedAction, _ []engine.Event, after *engine.State) error {
+		j := i + 1
+		for j < len(entries) && entries[j].Version == first.Version {
+			j++
 		}
-		if i > 5 && a.Seat >= 0 && len(batch) == 1 {
-			for _, other := range engine.Legal(s, a.Seat) {
-				if other.Type == a.Action.Type && other.String() != a.Action.String() {
-					return i, other
+		if i > 5 && first.Seat >= 0 && j == i+1 {
+			for _, other := range engine.Legal(s, first.Seat) {
+				if other.Type == first.Action.Type && other.String() != first.Action.String() {
+					swap = other
+					return found
 				}
 			}
 		}
-		if s, _, _, err = engine.ApplyBatch(s, a.Seat, batch); err != nil {
-			t.Fatalf("action %d: %v", i, err)
-		}
-		i = j
+		s, i = after, j
+		return nil
+	})
+	if err != found {
+		t.Fatalf("no action with a legal alternative (%v)", err)
 	}
-	t.Fatal("no action with a legal alternative")
-	return 0, engine.Action{}
+	return i, swap
 }
