@@ -443,7 +443,7 @@ func (a *answer) play(ctx context.Context) (Result, error) {
 			if err != nil {
 				return err
 			}
-			if at, err = stateAt(ctx, p, full, cur, r.Version); err != nil {
+			if at, err = p.Replay(ctx, full, cur, r.Version); err != nil {
 				a.log.Warn("inbound: the email's version does not replay", "error", err)
 				notActive = "The game moved on since the email you answered, and its list cannot be rebuilt; nothing was played."
 				return nil
