@@ -250,11 +250,3 @@ func (s *State) cardView(in Inst) CardView {
 	return CardView{ID: in.ID, Card: in.Card, Name: c.Name, Type: c.Type, Level: c.Level, Classes: c.Classes,
 		Tech: c.Tech, Sci: c.Sci, Points: c.Points, Hard: c.Hard, Unique: c.Unique, Text: c.words().rules}
 }
-
-func (s *State) cardViews(ins []Inst) []CardView {
-	out := make([]CardView, len(ins))
-	for i, in := range ins {
-		out[i] = s.cardView(in)
-	}
-	return out
-}

@@ -566,9 +566,6 @@ func standingFor(d Data, also []string) Data {
 // and announces itself (100 fit a NOTIFY payload with room to spare).
 const maxChangeNotes = 100
 
-// hand words the recipient's hand with the engine's card texts.
-func (o *Outbox) hand(v *engine.View) []Card { return Hand(v) }
-
 // Hand words the hand of the view's seat with the engine's card texts.
 func Hand(v *engine.View) []Card {
 	cat := engine.Standard()

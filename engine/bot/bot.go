@@ -140,11 +140,6 @@ func PlayLog(setup engine.Setup, bots []Bot, maxTurns int, log Logger) (Result, 
 	return run(s, bots, maxTurns, log)
 }
 
-// Run continues the game s with one bot per seat, like Play.
-func Run(s *engine.State, bots []Bot, maxTurns int) (Result, error) {
-	return run(s, bots, maxTurns, nil)
-}
-
 func run(s *engine.State, bots []Bot, maxTurns int, log Logger) (Result, error) {
 	res := Result{First: s.Active}
 	if s.Turn > 1 {
