@@ -165,7 +165,7 @@ func (s *Server) parseAccess(ctx context.Context, token string) (int64, error) {
 // the generation's check.
 func (s *Server) verifyAccess(token string) (verifiedToken, error) {
 	now := s.now()
-	if v, ok := s.verified.get(token); ok && now.Before(v.exp) { // as the parser checks exp
+	if v, ok := s.verified.Get(token); ok && now.Before(v.exp) { // as the parser checks exp
 		return v, nil
 	}
 	var c claims
@@ -185,7 +185,7 @@ func (s *Server) verifyAccess(token string) (verifiedToken, error) {
 	}
 	v := verifiedToken{userID: id, gen: c.Gen, session: c.Session, exp: c.ExpiresAt.Time}
 	if c.NotBefore == nil { // a token good from some time on is verified each time
-		s.verified.put(token, v)
+		s.verified.Put(token, v)
 	}
 	return v, nil
 }

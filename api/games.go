@@ -228,7 +228,7 @@ func (s *Server) visibleJSON(c *gin.Context, prepare func(g *models.Game, seat i
 	if !ok {
 		return
 	}
-	if body, hit := s.bodies.get(k); hit {
+	if body, hit := s.bodies.Get(k); hit {
 		c.Data(http.StatusOK, "application/json; charset=utf-8", body)
 		return
 	}
@@ -240,7 +240,7 @@ func (s *Server) visibleJSON(c *gin.Context, prepare func(g *models.Game, seat i
 		}
 		var err error
 		if body, err = json.Marshal(build(st)); err == nil { // encoded while the state is lent
-			s.bodies.put(k, body)
+			s.bodies.Put(k, body)
 		}
 		return err
 	})

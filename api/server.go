@@ -12,6 +12,7 @@ import (
 
 	turns "github.com/datamonsters/turns"
 	"github.com/datamonsters/turns/engine"
+	"github.com/datamonsters/turns/internal/bounded"
 	"github.com/datamonsters/turns/models"
 	"github.com/datamonsters/turns/play"
 	"github.com/gin-gonic/gin"
@@ -60,15 +61,15 @@ type Server struct {
 	cat      *engine.Catalog
 	log      *slog.Logger
 	now      func() time.Time
-	limits   limits                               // login and registration attempts, counted in the database
-	hash     func(password string) string         // hashPassword; tests count its calls
-	play     *play.Service                        // the play path: every change of a game goes through it
-	bodies   *boundedCache[bodyKey, []byte]       // encoded game details and legal actions by version and seat
-	verified *boundedCache[string, verifiedToken] // access tokens already verified (see parseAccess)
-	notify   *Notifications                       // nil: streams and redelivery answer 503; see SetNotifications
-	running  runningKeys                          // the Idempotency-Keys of requests running now (see idempotent)
-	pages    Pages                                // the browser's pages; nil: none (see SetPages)
-	router   *gin.Engine                          // the last router Handler built, for CallAs
+	limits   limits                              // login and registration attempts, counted in the database
+	hash     func(password string) string        // hashPassword; tests count its calls
+	play     *play.Service                       // the play path: every change of a game goes through it
+	bodies   *bounded.Map[bodyKey, []byte]       // encoded game details and legal actions by version and seat
+	verified *bounded.Map[string, verifiedToken] // access tokens already verified (see parseAccess)
+	notify   *Notifications                      // nil: streams and redelivery answer 503; see SetNotifications
+	running  runningKeys                         // the Idempotency-Keys of requests running now (see idempotent)
+	pages    Pages                               // the browser's pages; nil: none (see SetPages)
+	router   *gin.Engine                         // the last router Handler built, for CallAs
 	// inbound takes the messages mail providers post, authenticated by
 	// inboundSecret; nil: POST /v1/inbound/email answers 503.
 	inbound       Inbound
@@ -112,8 +113,8 @@ func New(store *models.Store, cfg Config, log *slog.Logger, now func() time.Time
 		log = slog.Default()
 	}
 	return &Server{cfg: cfg, store: store, cat: engine.Standard(), log: log, now: now, limits: newLimits(cfg), hash: hashPassword,
-		play: play.New(store, now, log), bodies: newBoundedCache[bodyKey, []byte](4096),
-		verified: newBoundedCache[string, verifiedToken](16384), feedKey: feedKey(cfg.Secret)}
+		play: play.New(store, now, log), bodies: bounded.New[bodyKey, []byte](4096),
+		verified: bounded.New[string, verifiedToken](16384), feedKey: feedKey(cfg.Secret)}
 }
 
 // Play is the play path the server's game routes call, for the other

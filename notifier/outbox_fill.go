@@ -6,10 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"sync"
 	"sync/atomic"
 
 	"github.com/datamonsters/turns/engine"
+	"github.com/datamonsters/turns/internal/bounded"
 	"github.com/datamonsters/turns/models"
 	"github.com/datamonsters/turns/play"
 )
@@ -224,45 +224,28 @@ func (o *Outbox) stateAt(ctx context.Context, gameID, version int64) (*engine.St
 // log. It holds at most max states, dropping the oldest first; a state
 // it no longer holds is built again from the store (see stateAt).
 type recentStates struct {
-	mu    sync.Mutex
-	max   int
-	m     map[stateKey]*engine.State
-	order []stateKey // oldest first
+	m *bounded.Map[stateKey, *engine.State]
 }
 
 type stateKey struct{ game, version int64 }
 
 func newRecentStates(max int) *recentStates {
-	return &recentStates{max: max, m: make(map[stateKey]*engine.State, max)}
+	return &recentStates{bounded.New[stateKey, *engine.State](max)}
 }
 
 // put keeps a copy of st, the state of game at version.
 func (r *recentStates) put(game, version int64, st *engine.State) {
-	c := st.Clone()
-	k := stateKey{game, version}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if _, ok := r.m[k]; !ok {
-		r.order = append(r.order, k)
-	}
-	r.m[k] = c
-	for len(r.order) > r.max {
-		delete(r.m, r.order[0])
-		r.order = r.order[1:]
-	}
+	r.m.Put(stateKey{game, version}, st.Clone())
 }
 
 // get returns a copy of the state of game at version, or nil. The kept
 // state itself is never handed out: it is only ever copied, so that
 // readers share nothing they may write.
 func (r *recentStates) get(game, version int64) *engine.State {
-	r.mu.Lock()
-	st := r.m[stateKey{game, version}]
-	r.mu.Unlock()
-	if st == nil {
-		return nil
+	if st, ok := r.m.Get(stateKey{game, version}); ok {
+		return st.Clone()
 	}
-	return st.Clone()
+	return nil
 }
 
 // pendingNote is what a stored notification's Fill holds until it is

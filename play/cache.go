@@ -1,9 +1,8 @@
 package play
 
 import (
-	"sync"
-
 	"github.com/datamonsters/turns/engine"
+	"github.com/datamonsters/turns/internal/bounded"
 )
 
 // stateCache keeps the engine state of recently changed games, parsed, so
@@ -14,9 +13,7 @@ import (
 // takes it and puts it back once it has built what it answers (Read), so
 // no two callers ever share a state.
 type stateCache struct {
-	mu  sync.Mutex
-	max int
-	m   map[int64]cachedState
+	m *bounded.Map[int64, cachedState]
 }
 
 type cachedState struct {
@@ -25,42 +22,28 @@ type cachedState struct {
 }
 
 func newStateCache(max int) *stateCache {
-	return &stateCache{max: max, m: make(map[int64]cachedState)}
+	return &stateCache{bounded.New[int64, cachedState](max)}
 }
 
 // take removes the game's entry and returns its state if it is of version.
 func (c *stateCache) take(id, version int64) *engine.State {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	e, ok := c.m[id]
-	delete(c.m, id)
-	if !ok || e.version != version {
-		return nil
+	if e, ok := c.m.Take(id); ok && e.version == version {
+		return e.st
 	}
-	return e.st
+	return nil
 }
 
 // version returns the version of the game's entry, or 0 for none.
 func (c *stateCache) version(id int64) int64 {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.m[id].version
+	e, _ := c.m.Get(id)
+	return e.version
 }
 
 // put stores the state of the game at version, unless it is nil or the
 // cache holds a later version (put back by a request that read an earlier
 // one while a change moved the game on).
 func (c *stateCache) put(id, version int64, st *engine.State) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if e, ok := c.m[id]; st == nil || ok && e.version > version {
-		return
+	if st != nil {
+		c.m.PutUnless(id, cachedState{version, st}, func(old, _ cachedState) bool { return old.version > version })
 	}
-	if len(c.m) >= c.max {
-		for k := range c.m { // drop an arbitrary entry
-			delete(c.m, k)
-			break
-		}
-	}
-	c.m[id] = cachedState{version, st}
 }

@@ -5,10 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"sync"
 	"time"
 
 	"github.com/datamonsters/turns/engine"
+	"github.com/datamonsters/turns/internal/bounded"
 	"github.com/datamonsters/turns/models"
 )
 
@@ -19,8 +19,8 @@ type Service struct {
 	store   *models.Store
 	cat     *engine.Catalog
 	now     func() time.Time
-	states  *stateCache // parsed states of recently changed games
-	replays replays     // the last replay of a few games (Replay)
+	states  *stateCache                   // parsed states of recently changed games
+	replays *bounded.Map[int64, replayed] // the last replay of a few games (Replay)
 }
 
 // New returns the play path over store. now is the clock (nil: time.Now);
@@ -32,7 +32,8 @@ func New(store *models.Store, now func() time.Time, log *slog.Logger) *Service {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Service{log: log, store: store, cat: engine.Standard(), now: now, states: newStateCache(4096)}
+	return &Service{log: log, store: store, cat: engine.Standard(), now: now, states: newStateCache(4096),
+		replays: bounded.New[int64, replayed](maxReplays)}
 }
 
 // Store is the store the service plays on.
@@ -333,8 +334,11 @@ func (s *Service) Replay(ctx context.Context, g *models.Game, cur *engine.State,
 		// The start's events are the game's first: before, there is no state.
 		return nil, fmt.Errorf("%w: version %d of game %d is before its start", ErrNoState, version, g.ID)
 	}
-	st, from := s.replays.from(g.ID, version)
-	if st == nil {
+	var st *engine.State
+	var from int64
+	if kept, ok := s.replays.Get(g.ID); ok && kept.version <= version {
+		st, from = kept.st.Clone(), kept.version
+	} else {
 		setup, err := s.SetupOf(g)
 		if err != nil {
 			return nil, err
@@ -363,19 +367,15 @@ func (s *Service) Replay(ctx context.Context, g *models.Game, cur *engine.State,
 	if st, err = engine.Replay(st, log, nil); err != nil {
 		return nil, fmt.Errorf("%w: replay of game %d: %w", ErrNoState, g.ID, err)
 	}
-	s.replays.put(g.ID, version, st)
+	s.replays.Put(g.ID, replayed{version, st.Clone()})
 	return st, nil
 }
 
-// replays keeps the last state Replay rebuilt of each of a few games, so
-// that the next replay of a game (the notifications of its later changes,
-// worked one after another after a restart) goes on from it instead of
-// from the start.
-type replays struct {
-	mu sync.Mutex
-	m  map[int64]replayed
-}
-
+// replayed is the last state Replay rebuilt of a game, kept (a few games'
+// in Service.replays) so that the next replay of the game (the
+// notifications of its later changes, worked one after another after a
+// restart) goes on from it instead of from the start. The state is only
+// ever copied, in and out.
 type replayed struct {
 	version int64
 	st      *engine.State
@@ -383,34 +383,3 @@ type replayed struct {
 
 // maxReplays is the most games whose last replay is kept.
 const maxReplays = 64
-
-// from returns a copy of the game's kept replay, if one is kept at
-// version or before, with its version; nil, 0 otherwise.
-func (r *replays) from(id, version int64) (*engine.State, int64) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if e, ok := r.m[id]; ok && e.version <= version {
-		return e.st.Clone(), e.version
-	}
-	return nil, 0
-}
-
-// put keeps a copy of st, the game's state at version (nil: nothing).
-func (r *replays) put(id, version int64, st *engine.State) {
-	if st == nil {
-		return
-	}
-	c := st.Clone()
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.m == nil {
-		r.m = map[int64]replayed{}
-	}
-	if len(r.m) >= maxReplays {
-		for k := range r.m {
-			delete(r.m, k)
-			break
-		}
-	}
-	r.m[id] = replayed{version, c}
-}

@@ -468,41 +468,11 @@ type boardKey struct {
 	zone                  string
 }
 
-// boards are the boards of games in play read lately, drawn, by key, so
-// that a board read again (its players', its spectators', after a live
-// update) costs the session's query and the game's (play.Service.Read, its
-// state not used) and the page around it. Entries are never changed;
-// callers get copies.
-type boards struct {
-	mu  sync.Mutex
-	max int
-	m   map[boardKey]*boardView
-}
-
-func (b *boards) get(k boardKey) (*boardView, bool) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	bv, ok := b.m[k]
-	return bv, ok
-}
-
-func (b *boards) put(k boardKey, bv *boardView) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if b.max <= 0 {
-		return
-	}
-	if b.m == nil {
-		b.m = make(map[boardKey]*boardView)
-	}
-	if len(b.m) >= b.max {
-		for k := range b.m { // drop an arbitrary entry
-			delete(b.m, k)
-			break
-		}
-	}
-	b.m[k] = bv
-}
+// Pages.boards are the boards of games in play read lately, drawn, by
+// key, so that a board read again (its players', its spectators', after a
+// live update) costs the session's query and the game's
+// (play.Service.Read, its state not used) and the page around it. Entries
+// are never changed; callers get copies.
 
 // readBoard is board with options. The game is read from the play path;
 // a board of it already drawn at its version (boards) is taken as it is,
@@ -520,7 +490,7 @@ func (p *Pages) readBoard(c *gin.Context, id, uid int64, o boardOptions) (*board
 			deadline = g.DeadlineAt.UnixMicro()
 		}
 		k = boardKey{id: id, version: g.Version, deadline: deadline, seat: seat, zone: zone}
-		hit, _ = p.boards.get(k)
+		hit, _ = p.boards.Get(k)
 		return hit == nil
 	})
 	if hit != nil {
@@ -538,7 +508,7 @@ func (p *Pages) readBoard(c *gin.Context, id, uid int64, o boardOptions) (*board
 		}
 		bv.zip = &zipBoard{html: string(bv.HTML)}
 		cp := *bv
-		p.boards.put(k, &cp)
+		p.boards.Put(k, &cp)
 	}
 	return bv, err
 }
@@ -830,24 +800,24 @@ func decodeEvents(out []loggedEvent, recs []models.EventRecord) []loggedEvent {
 	return out
 }
 
-// logs keeps the last events of the games read lately, decoded, so that
-// a board read again reads and decodes only the events recorded since.
-// Entries are never changed (a longer log replaces one).
-type logs struct {
-	mu  sync.Mutex
-	max int
-	m   map[int64][]loggedEvent
+// Pages.logs keeps the last events of the games read lately, decoded, so
+// that a board read again reads and decodes only the events recorded
+// since. Entries are never changed (a longer log replaces one).
+
+// lastSeq is the seq of the last event of l, 0 for none.
+func lastSeq(l []loggedEvent) int64 {
+	if len(l) == 0 {
+		return 0
+	}
+	return l[len(l)-1].Seq
 }
 
 // latestEvents returns the last boardEvents events of game id, oldest
 // first, up to seq at least (the game's last event as read; the log kept
 // is current without a query when it has it).
 func (p *Pages) latestEvents(ctx context.Context, id, seq int64) ([]loggedEvent, error) {
-	l := &p.logs
-	l.mu.Lock()
-	have := l.m[id]
-	l.mu.Unlock()
-	if len(have) > 0 && have[len(have)-1].Seq >= seq {
+	have, _ := p.logs.Get(id)
+	if len(have) > 0 && lastSeq(have) >= seq {
 		return have, nil
 	}
 	var recs []models.EventRecord
@@ -855,7 +825,7 @@ func (p *Pages) latestEvents(ctx context.Context, id, seq int64) ([]loggedEvent,
 	if len(have) == 0 {
 		recs, err = p.store.LatestEvents(ctx, id, boardEvents)
 	} else {
-		recs, err = p.store.EventsAfter(ctx, id, have[len(have)-1].Seq, logEvents)
+		recs, err = p.store.EventsAfter(ctx, id, lastSeq(have), logEvents)
 	}
 	if err != nil {
 		return nil, err
@@ -867,20 +837,7 @@ func (p *Pages) latestEvents(ctx context.Context, id, seq int64) ([]loggedEvent,
 	if len(out) > boardEvents {
 		out = out[len(out)-boardEvents:]
 	}
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.m == nil {
-		l.m = make(map[int64][]loggedEvent)
-	}
-	if cur := l.m[id]; len(cur) == 0 || cur[len(cur)-1].Seq < out[len(out)-1].Seq {
-		if _, ok := l.m[id]; !ok && len(l.m) >= l.max {
-			for k := range l.m { // drop an arbitrary entry
-				delete(l.m, k)
-				break
-			}
-		}
-		l.m[id] = out
-	}
+	p.logs.PutUnless(id, out, func(cur, out []loggedEvent) bool { return lastSeq(cur) >= lastSeq(out) })
 	return out, nil
 }
 
@@ -896,11 +853,8 @@ func (p *Pages) remember(id int64, res *play.Result) {
 	if len(evs) == 0 {
 		return
 	}
-	l := &p.logs
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	have := l.m[id]
-	if len(have) == 0 || have[len(have)-1].Seq != evs[0].Seq-1 {
+	have, _ := p.logs.Get(id)
+	if len(have) == 0 || lastSeq(have) != evs[0].Seq-1 {
 		return
 	}
 	out := slices.Clip(have)
@@ -910,7 +864,8 @@ func (p *Pages) remember(id int64, res *play.Result) {
 	if len(out) > boardEvents {
 		out = out[len(out)-boardEvents:]
 	}
-	l.m[id] = out
+	// Unless another change's events came in meanwhile.
+	p.logs.PutUnless(id, out, func(cur, _ []loggedEvent) bool { return lastSeq(cur) != lastSeq(have) })
 }
 
 // readable is what a board reads of e: its kind, text and redaction,

@@ -1,5 +1,7 @@
 package web
 
+import "github.com/datamonsters/turns/internal/bounded"
+
 // NoBoardCacheForTest makes every board be read from the play path, for
 // the benchmark of an uncached board.
-func (p *Pages) NoBoardCacheForTest() { p.boards.max, p.boards.m = 0, nil }
+func (p *Pages) NoBoardCacheForTest() { p.boards = bounded.New[boardKey, *boardView](0) }

@@ -12,6 +12,7 @@ import (
 	"time"
 	_ "time/tzdata" // time zones load on machines without a zoneinfo folder
 
+	"github.com/datamonsters/turns/internal/bounded"
 	"github.com/datamonsters/turns/models"
 	"github.com/datamonsters/turns/notifier"
 	"github.com/datamonsters/turns/play"
@@ -85,10 +86,10 @@ type Pages struct {
 	cop    *http.CrossOriginProtection
 	pages  map[string]*page
 	assets *assets
-	boards boards        // the boards read lately
-	logs   logs          // the last events of the games read lately
-	turns  chan struct{} // a token per page read being served (Config.Readers)
-	queued atomic.Int64  // page reads waiting for a turn
+	boards *bounded.Map[boardKey, *boardView] // the boards read lately
+	logs   *bounded.Map[int64, []loggedEvent] // the last events of the games read lately
+	turns  chan struct{}                      // a token per page read being served (Config.Readers)
+	queued atomic.Int64                       // page reads waiting for a turn
 }
 
 // New returns the pages. mail sends the verification and reset emails
@@ -119,7 +120,8 @@ func New(store *models.Store, api API, mail notifier.Sender, cfg Config, log *sl
 		log = slog.Default()
 	}
 	p := &Pages{cfg: cfg, play: cfg.Play, store: store, api: api, mail: mail, log: log, now: now, secure: base.Scheme == "https",
-		cop: http.NewCrossOriginProtection(), boards: boards{max: 2048}, logs: logs{max: 2048},
+		cop: http.NewCrossOriginProtection(), boards: bounded.New[boardKey, *boardView](2048),
+		logs:  bounded.New[int64, []loggedEvent](2048),
 		turns: make(chan struct{}, cfg.Readers)}
 	if err := p.cop.AddTrustedOrigin(base.Scheme + "://" + base.Host); err != nil {
 		return nil, fmt.Errorf("web: BASE_URL: %w", err)
