@@ -355,11 +355,16 @@ func (s *Store) GameRef(ctx context.Context, id, userID int64, session string) (
 	var version *int64
 	var public *bool
 	var seat *int
-	q, args := qGameRef, []any{session, session, id, userID}
+	// Straight to the connection, in the dialect's own placeholders: the
+	// query of every read of a game, whose statement GORM would build anew.
+	q, pg, args := qGameRef, qGameRefPG, []any{session, session, id, userID}
 	if userID == 0 {
-		q, args = qGameRefVisitor, []any{id}
+		q, pg, args = qGameRefVisitor, qGameRefVisitorPG, []any{id}
 	}
-	row := s.db.WithContext(ctx).Raw(q, args...).Row()
+	if s.dialect == Postgres {
+		q = pg
+	}
+	row := s.db.Statement.ConnPool.QueryRowContext(ctx, q, args...)
 	if err := row.Scan(&version, &public, &r.DeadlineAt, &seat, &r.TokenGen, &r.SessionLive); err != nil {
 		if errors.Is(err, sql.ErrNoRows) {
 			return r, fmt.Errorf("user %d: %w", userID, ErrNotFound)

@@ -1,6 +1,11 @@
 package models
 
-import "github.com/datamonsters/turns/engine"
+import (
+	"strconv"
+	"strings"
+
+	"github.com/datamonsters/turns/engine"
+)
 
 // Named SQL for the queries that are more than a lookup by key. Placeholders
 // are "?"; GORM rewrites them for Postgres.
@@ -116,6 +121,29 @@ SELECT g.version, g.public, g.deadline_at, s.seat_no, u.token_gen,
   (? = '' OR EXISTS (SELECT 1 FROM refresh_tokens r WHERE r.family_id = ? AND r.user_id = u.id AND r.revoked_at IS NULL))
 FROM users u LEFT JOIN games g ON g.id = ? LEFT JOIN seats s ON s.game_id = g.id AND s.user_id = u.id
 WHERE u.id = ?`
+
+// numbered is q with its "?" placeholders numbered for Postgres ("$1",
+// "$2", ...), for the queries sent without GORM (whose texts hold no "?"
+// but placeholders).
+func numbered(q string) string {
+	var b strings.Builder
+	k := 0
+	for _, r := range q {
+		if r == '?' {
+			k++
+			b.WriteString("$" + strconv.Itoa(k))
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// The texts for Postgres of the queries sent without GORM.
+var (
+	qGameRefPG        = numbered(qGameRef)
+	qGameRefVisitorPG = numbered(qGameRefVisitor)
+)
 
 // qGameRefVisitor is qGameRef for a reader signed in nowhere (the same
 // columns: no seat, token generation -1, no session to end).
