@@ -328,12 +328,12 @@ func TestFormsAndDeletion(t *testing.T) {
 	e := newEnv(t, models.SQLite, accounts.Config{LoginBurst: 2})
 	u := e.user(t, "ana", "ana password")
 	for i := range 3 {
-		err := e.acc.CountForm(e.ctx, "verify", "client "+string(rune('a'+i)), "ANA")
+		_, err := e.acc.CountForm(e.ctx, "verify", "client "+string(rune('a'+i)), "ANA")
 		if (err != nil) != (i == 2) {
 			t.Fatalf("verify %d: %v", i, err)
 		}
 	}
-	if err := e.acc.CountForm(e.ctx, "invite", "c", "ana"); err != nil {
+	if _, err := e.acc.CountForm(e.ctx, "invite", "c", "ana"); err != nil {
 		t.Fatalf("another form's budget: %v", err)
 	}
 	if err := e.acc.Delete(e.ctx, u.ID); err != nil {

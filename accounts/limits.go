@@ -129,8 +129,9 @@ func (s *Service) CountRegistration(ctx context.Context, client string) (Tally, 
 // the numbers of the registration's limit, which the form "register"
 // shares), else per subject, an account or an address, from any client
 // (with the numbers of the sign-in's per-account limit). With none left
-// it is a *refusal.RateLimitError.
-func (s *Service) CountForm(ctx context.Context, form, client, subject string) error {
+// it is a *refusal.RateLimitError; either way the tally says how the
+// bucket stands.
+func (s *Service) CountForm(ctx context.Context, form, client, subject string) (Tally, error) {
 	a := attempt{Limit{form + " account", s.limits.loginAccount.Rate}, strings.ToLower(subject)}
 	switch {
 	case form == "register":
@@ -138,6 +139,6 @@ func (s *Service) CountForm(ctx context.Context, form, client, subject string) e
 	case subject == "":
 		a = attempt{Limit{form + " address", s.limits.register.Rate}, client}
 	}
-	_, err := s.take(ctx, a)
-	return err
+	t, err := s.take(ctx, a)
+	return t.tally, err
 }

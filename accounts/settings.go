@@ -2,6 +2,7 @@ package accounts
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"time"
 
@@ -99,6 +100,10 @@ type Preference struct {
 	Hours   int
 }
 
+// emailChannel is the channel of emails (notifier.ChannelEmail), which
+// the digest goes out on.
+const emailChannel = models.DigestChannel
+
 // MaxDigestHours is the longest a digest's period may be: a week.
 const MaxDigestHours = 7 * 24
 
@@ -156,6 +161,19 @@ func (s *Service) SetPreferences(ctx context.Context, userID int64, ps []Prefere
 	for _, p := range ps {
 		if err := s.store.SetPreference(ctx, models.Preference{UserID: userID, Kind: p.Kind, Channel: p.Channel,
 			Enabled: p.Enabled, Hours: p.Hours}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// StopEmails turns off the emails of kinds for user userID (an
+// unsubscribe link's): their preferences on the email channel, the other
+// channels as they are. A user that is gone is no error.
+func (s *Service) StopEmails(ctx context.Context, userID int64, kinds []string) error {
+	for _, k := range kinds {
+		err := s.store.SetPreference(ctx, models.Preference{UserID: userID, Kind: k, Channel: emailChannel})
+		if err != nil && !errors.Is(err, models.ErrNotFound) {
 			return err
 		}
 	}

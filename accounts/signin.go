@@ -129,9 +129,9 @@ func (s *Service) ChangePassword(ctx context.Context, client string, userID int6
 // or those that verified that address, and only with their address
 // verified. None is no error.
 func (s *Service) ResetAccounts(ctx context.Context, client, who string) ([]models.Account, error) {
-	err := s.CountForm(ctx, "reset", client, "")
+	_, err := s.CountForm(ctx, "reset", client, "")
 	if err == nil {
-		err = s.CountForm(ctx, "reset", client, who)
+		_, err = s.CountForm(ctx, "reset", client, who)
 	}
 	if err != nil {
 		return nil, err

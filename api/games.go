@@ -57,6 +57,14 @@ func deadlineKey(g *models.Game) int64 {
 	return g.DeadlineAt.UnixMicro()
 }
 
+// bodyKey names a response that is fixed by the game version and deadline
+// and the seat asking: the game detail or the legal actions.
+type bodyKey struct {
+	game, version, deadline int64
+	seat                    int
+	kind                    byte
+}
+
 // keyOf names the body of kind for seat of g at its version and deadline.
 func keyOf(g *models.Game, seat int, kind byte) bodyKey {
 	return bodyKey{g.ID, g.Version, deadlineKey(g), seat, kind}
@@ -228,7 +236,7 @@ func (s *Server) visibleJSON(c *gin.Context, prepare func(g *models.Game, seat i
 	if !ok {
 		return
 	}
-	if body, hit := s.bodies.get(k); hit {
+	if body, hit := s.bodies.Get(k); hit {
 		c.Data(http.StatusOK, "application/json; charset=utf-8", body)
 		return
 	}
@@ -240,7 +248,7 @@ func (s *Server) visibleJSON(c *gin.Context, prepare func(g *models.Game, seat i
 		}
 		var err error
 		if body, err = json.Marshal(build(st)); err == nil { // encoded while the state is lent
-			s.bodies.put(k, body)
+			s.bodies.Put(k, body)
 		}
 		return err
 	})
