@@ -82,10 +82,10 @@ func kindProblem(k refusal.Kind, code, detail string) Problem {
 	return Problem{Status: k.Status(), Code: code, Title: titles[k], Detail: detail}
 }
 
-// problemFor maps any error to the response a client sees. It is the only
+// ProblemFor maps any error to the response a client sees. It is the only
 // place that decides codes for errors (their statuses are their kind's;
 // see kindProblem); unexpected errors become a 500 without their text.
-func problemFor(err error) Problem {
+func ProblemFor(err error) Problem {
 	var (
 		apiErr   *Error
 		re       *refusal.Error
@@ -155,7 +155,7 @@ const unavailableRetry = 5
 
 // writeError responds with the problem for err and logs server errors.
 func writeError(c *gin.Context, err error) {
-	p := problemFor(err)
+	p := ProblemFor(err)
 	p.RequestID = c.GetString(ctxRequestID)
 	if p.Status >= 500 {
 		c.Error(err) // logged by the request logger

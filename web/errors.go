@@ -94,6 +94,13 @@ func problemFor(err error) (int, errorView) {
 	return status, v
 }
 
+// ErrorPage is what the pages answer err with (problemFor): the status,
+// and the error page's heading and sentence.
+func ErrorPage(err error) (status int, heading, message string) {
+	status, v := problemFor(err)
+	return status, v.Title, v.Message
+}
+
 // fail answers with the error page for err, and logs server errors.
 func (p *Pages) fail(c *gin.Context, err error) {
 	status, ev := problemFor(err)
