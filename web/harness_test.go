@@ -84,6 +84,8 @@ type siteOptions struct {
 	readers int
 	// replies is Config.Replies: replies to emails come in.
 	replies bool
+	// log takes the site's log (nil: discarded).
+	log slog.Handler
 }
 
 var testSecret = []byte("test-secret-0123456789abcdef0123456789")
@@ -113,6 +115,9 @@ func newSite(t testing.TB, d models.Dialect, o siteOptions) *site {
 		base = o.base
 	}
 	log := slog.New(slog.NewJSONHandler(io.Discard, nil))
+	if o.log != nil {
+		log = slog.New(o.log)
+	}
 	if os.Getenv("SITE_LOG") != "" { // the site's log on stderr, to follow a failing test
 		log = slog.New(slog.NewJSONHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	}
