@@ -9,6 +9,7 @@ import (
 	"errors"
 	"html/template"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -82,12 +83,15 @@ type settingsView struct {
 	Zones     []zoneGroup
 	Channels  []channelItem
 	Kinds     []kindItem // notification kinds, each with a box per channel
-	Vacations vacationsView
-	Tokens    []tokenItem
-	NewToken  *tokenItem    // the token just created, shown once
-	Calendar  *calendarView // the calendar feed's address; nil: the feed is off
-	FormKey   string        // the Idempotency-Key of the page's create forms
-	Today     string        // the user's date, for the date inputs' minimum
+	// DigestHours are the periods the digest may have, the player's
+	// selected (see digestChoices).
+	DigestHours []hourChoice
+	Vacations   vacationsView
+	Tokens      []tokenItem
+	NewToken    *tokenItem    // the token just created, shown once
+	Calendar    *calendarView // the calendar feed's address; nil: the feed is off
+	FormKey     string        // the Idempotency-Key of the page's create forms
+	Today       string        // the user's date, for the date inputs' minimum
 }
 
 // channelItem is a notification channel, in words.
@@ -113,10 +117,50 @@ var (
 		notifier.KindPromptWaiting: "A decision waits for you", notifier.KindQueuedActions: "Your queued actions",
 		notifier.KindDeadlineReminder: "Deadline reminders", notifier.KindTimeoutApplied: "Someone ran out of time",
 		notifier.KindGameOver: "A game ends", notifier.KindVacation: "Another player is away",
-		notifier.KindSeatReclaimed: "You take your seat back from the bot", notifier.KindDigest: "Daily digest",
+		notifier.KindSeatReclaimed: "You take your seat back from the bot", notifier.KindDigest: "Digest",
 	}
 	channelWords = map[string]string{notifier.ChannelEmail: "Email", notifier.ChannelWebhook: "Webhooks", notifier.ChannelStream: "Live stream"}
 )
+
+// hourChoice is a period the digest may have, in words.
+type hourChoice struct {
+	Hours    int
+	Label    string
+	Selected bool
+}
+
+// digestPeriods are the periods the settings offer for the digest (the
+// accounts take any from 1 to accounts.MaxDigestHours; a period chosen
+// through the API is offered too).
+var digestPeriods = []int{4, 8, 12, 24, 48, 168}
+
+// digestChoices are the digest's periods, the current one selected.
+func digestChoices(current int) []hourChoice {
+	hours := digestPeriods
+	if !slices.Contains(hours, current) {
+		hours = slices.Sorted(slices.Values(append(slices.Clone(hours), current)))
+	}
+	out := make([]hourChoice, len(hours))
+	for i, h := range hours {
+		out[i] = hourChoice{Hours: h, Label: everyHours(h), Selected: h == current}
+	}
+	return out
+}
+
+// everyHours says a digest's period: "every 8 hours", "every 24 hours (once
+// a day)".
+func everyHours(h int) string {
+	s := "every " + strconv.Itoa(h) + " hours"
+	switch h {
+	case 1:
+		return "every hour"
+	case 24:
+		s += " (once a day)"
+	case 168:
+		s += " (once a week)"
+	}
+	return s
+}
 
 // settings shows the settings page.
 func (p *Pages) settings(c *gin.Context) {
@@ -173,14 +217,22 @@ func (p *Pages) settingsData(c *gin.Context) (*settingsView, error) {
 		sv.Replies = replies
 	}
 	enabled := map[string]bool{}
+	hours := models.DefaultDigestHours
 	for _, pr := range prefs {
 		enabled[pr.Kind+"/"+pr.Channel] = pr.Enabled
+		if pr.Hours > 0 {
+			hours = pr.Hours // the digest's row
+		}
 	}
+	sv.DigestHours = digestChoices(hours)
 	for _, ch := range notifier.Channels {
 		sv.Channels = append(sv.Channels, channelItem{Name: ch, Label: channelWords[ch]})
 	}
 	for _, k := range notifier.Kinds {
 		ki := kindItem{Label: kindWords[k]}
+		if k == notifier.KindDigest {
+			ki.Label += " " + everyHours(hours)
+		}
 		for _, ch := range notifier.Channels {
 			v := string(k) + "/" + ch
 			ki.Boxes = append(ki.Boxes, prefBox{Value: v, Label: kindWords[k] + " by " + strings.ToLower(channelWords[ch]), Enabled: enabled[v]})
@@ -321,16 +373,31 @@ func (p *Pages) changeTimeZone(c *gin.Context) {
 }
 
 // changePreferences sets every notification preference from the form's
-// boxes: a box left unticked turns that notification off.
+// boxes: a box left unticked turns that notification off; and the
+// digest's period, when the form has one.
 func (p *Pages) changePreferences(c *gin.Context) {
 	on := map[string]bool{}
 	for _, v := range c.PostFormArray("pref") {
 		on[v] = true
 	}
+	hours := 0 // unchanged
+	if v := c.PostForm("digest_hours"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > accounts.MaxDigestHours {
+			p.settingsAgain(c, "notifications", http.StatusUnprocessableEntity,
+				"Choose how often the digest comes: every 1 to "+strconv.Itoa(accounts.MaxDigestHours)+" hours.", form{})
+			return
+		}
+		hours = n
+	}
 	var ps []accounts.Preference
 	for _, k := range notifier.Kinds {
 		for _, ch := range notifier.Channels {
-			ps = append(ps, accounts.Preference{Kind: string(k), Channel: ch, Enabled: on[string(k)+"/"+ch]})
+			pr := accounts.Preference{Kind: string(k), Channel: ch, Enabled: on[string(k)+"/"+ch]}
+			if pr.Kind == models.DigestKind && pr.Channel == models.DigestChannel {
+				pr.Hours = hours
+			}
+			ps = append(ps, pr)
 		}
 	}
 	if err := p.acc.SetPreferences(c.Request.Context(), account(c).ID, ps); err != nil {
