@@ -128,9 +128,6 @@ func (s *Service) In(st *models.Store) *Service {
 	return &c
 }
 
-// Store is the store the accounts are kept in.
-func (s *Service) Store() *models.Store { return s.store }
-
 // SessionTTL is how long a browser session lasts without use.
 func (s *Service) SessionTTL() time.Duration { return s.cfg.SessionTTL }
 
