@@ -2,17 +2,14 @@ package web_test
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/chromedp/chromedp"
-	"github.com/datamonsters/turns/engine"
 	"github.com/datamonsters/turns/models"
 )
 
@@ -36,44 +33,6 @@ active: 1
 turn: 6
 phase: end
 `
-
-// stage sets game id to the position doc (the scenario format): its
-// state, the events of its setup (as a change of the game would record
-// them, with their notifications), and the seats it waits for.
-func (s *site) stage(t *testing.T, id int64, doc string) {
-	t.Helper()
-	res, err := engine.RunScenario([]byte(doc))
-	if err != nil || res.Failed() {
-		t.Fatalf("the position: %v %v", err, res.Failures)
-	}
-	st := res.State
-	var events []engine.Event
-	for _, e := range res.Events {
-		events = append(events, e.Event)
-	}
-	_, err = s.store.Mutate(context.Background(), id, func(g *models.Game) (*models.Change, error) {
-		data, err := st.Marshal()
-		if err != nil {
-			return nil, err
-		}
-		g.State, g.Version = data, g.Version+1
-		awaiting := engine.Awaiting(st)
-		for i := range g.Seats {
-			g.Seats[i].Awaited = slices.Contains(awaiting, g.Seats[i].SeatNo)
-		}
-		deadline := s.clock.Now().Add(24 * time.Hour)
-		g.DeadlineAt = &deadline
-		ch := &models.Change{ReplacePrompts: true, Engine: &models.EngineChange{State: st, Events: events}}
-		for _, e := range events {
-			body, _ := json.Marshal(e)
-			ch.Events = append(ch.Events, models.EventRecord{Body: string(body)})
-		}
-		return ch, nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-}
 
 // pressButton clicks the button whose text starts with text and waits
 // for the page that follows; it returns that page's status.
