@@ -537,3 +537,11 @@ func (s *site) startGame(a, b apiUser) int64 {
 }
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
+
+// stage sets game id to the position doc (the scenario format): its
+// state, the events of its setup (as a change of the game would record
+// them, with their notifications), and the seats it waits for.
+func (s *site) stage(t *testing.T, id int64, doc string) {
+	t.Helper()
+	modelstest.Stage(t, s.store, id, doc, s.clock.Now())
+}
