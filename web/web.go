@@ -75,7 +75,6 @@ type Pages struct {
 	pages  map[string]*page
 	assets *assets
 	boards *bounded.Map[boardKey, *boardView] // the boards read lately
-	logs   *bounded.Map[int64, []loggedEvent] // the last events of the games read lately
 	turns  chan struct{}                      // a token per page read being served (Config.Readers)
 	queued atomic.Int64                       // page reads waiting for a turn
 }
@@ -106,7 +105,6 @@ func New(store *models.Store, mail notifier.Sender, cfg Config, log *slog.Logger
 	}
 	p := &Pages{cfg: cfg, play: cfg.Play, acc: cfg.Accounts, store: store, mail: mail, log: log, now: now, secure: base.Scheme == "https",
 		cop: http.NewCrossOriginProtection(), boards: bounded.New[boardKey, *boardView](2048),
-		logs:  bounded.New[int64, []loggedEvent](2048),
 		turns: make(chan struct{}, cfg.Readers)}
 	if err := p.cop.AddTrustedOrigin(base.Scheme + "://" + base.Host); err != nil {
 		return nil, fmt.Errorf("web: BASE_URL: %w", err)
