@@ -22,6 +22,8 @@ type Notifications struct {
 	Presence          *notifier.Presence // nil: a connection silences emails worked in this process only
 	UnsubscribeSecret []byte
 	AllowPrivate      bool // WEBHOOK_ALLOW_PRIVATE
+	// Push sends Web Push; nil: the push routes answer 503 (see push.go).
+	Push *notifier.PushSender
 }
 
 // SetNotifications installs the notification dependencies; without them

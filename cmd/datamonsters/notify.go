@@ -13,7 +13,8 @@ import (
 )
 
 // startNotifications wires the notification pipeline: the email sender
-// (SMTP, or a folder of .eml files with no SMTP_HOST), the webhook client,
+// (SMTP, or a folder of .eml files with no SMTP_HOST), the webhook and
+// push clients,
 // the live-stream hub with its Postgres LISTEN loop and the presence
 // heartbeat of its connections, and the River outbox
 // whose jobs the store writes in each game change's transaction. It returns
@@ -36,9 +37,13 @@ func startNotifications(ctx context.Context, cfg Config, st *models.Store, srv *
 		reply = notifier.ReplyConfig{Secret: replySecret(cfg), Domain: ic.Domain}
 	}
 	unsub := deriveSecret(cfg.JWTSecret, "datamonsters unsubscribe links")
+	push, err := notifier.NewPushSender(cfg.Push, wopts)
+	if err != nil {
+		fatal(err)
+	}
 	hub := notifier.NewHub(0)
 	ob, err := notifier.NewOutbox(notifier.OutboxConfig{Store: st, Sender: sender, Email: ecfg,
-		Webhook: notifier.NewWebhookClient(wopts), Hub: hub, Logger: log, UnsubscribeSecret: unsub, SignInSecret: links, Reply: reply,
+		Webhook: notifier.NewWebhookClient(wopts), Push: push, Hub: hub, Logger: log, UnsubscribeSecret: unsub, SignInSecret: links, Reply: reply,
 		Timeouts: srv.Play(), Bots: srv.Play(), DatabaseURL: cfg.DatabaseURL, JobTimeout: cfg.JobTimeout})
 	if err != nil {
 		fatal(err)
@@ -50,7 +55,7 @@ func startNotifications(ctx context.Context, cfg Config, st *models.Store, srv *
 		go presence.Run(ctx)
 	}
 	srv.SetNotifications(api.Notifications{Outbox: ob, Hub: hub, Presence: presence, UnsubscribeSecret: unsub,
-		AllowPrivate: wopts.AllowPrivate})
+		AllowPrivate: wopts.AllowPrivate, Push: push})
 	if err := ob.Start(ctx); err != nil {
 		fatal(err)
 	}
