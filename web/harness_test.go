@@ -78,6 +78,9 @@ type siteOptions struct {
 	readers int
 	// replies is Config.Replies: replies to emails come in.
 	replies bool
+	// push, with outbox, sends Web Push (to push services on any address)
+	// and lets the API take subscriptions.
+	push *notifier.PushSender
 }
 
 var testSecret = []byte("test-secret-0123456789abcdef0123456789")
@@ -131,7 +134,7 @@ func newSite(t testing.TB, d models.Dialect, o siteOptions) *site {
 		hub = notifier.NewHub(0)
 		ob, err := notifier.NewOutbox(notifier.OutboxConfig{Store: st, Sender: sender, Email: ecfg, Hub: hub, Logger: log,
 			Now: clk.Now, UnsubscribeSecret: s.unsub, SignInSecret: s.secret, Timeouts: s.api.Play(), Bots: s.api.Play(),
-			PollInterval: 20 * time.Millisecond, DatabaseURL: dbURL})
+			PollInterval: 20 * time.Millisecond, DatabaseURL: dbURL, Push: o.push})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -141,7 +144,8 @@ func newSite(t testing.TB, d models.Dialect, o siteOptions) *site {
 			go presence.Run(ctx)
 			go ob.Listen(ctx)
 		}
-		s.api.SetNotifications(api.Notifications{Outbox: ob, Hub: hub, Presence: presence, UnsubscribeSecret: s.unsub})
+		s.api.SetNotifications(api.Notifications{Outbox: ob, Hub: hub, Presence: presence, UnsubscribeSecret: s.unsub,
+			Push: o.push, AllowPrivate: o.push != nil})
 		if err := ob.Start(ctx); err != nil {
 			t.Fatal(err)
 		}
