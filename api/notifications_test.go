@@ -228,7 +228,9 @@ func startNotifyEnv(t *testing.T, st *models.Store, clk *clock, o notifyOptions)
 	t.Cleanup(func() { sender.Close() })
 	hub := notifier.NewHub(0)
 	secret := []byte("unsubscribe-secret")
+	push, _ := testPushSender(t) // as serve, which always pushes
 	ob, err := notifier.NewOutbox(notifier.OutboxConfig{Store: st, Sender: sender, Email: ecfg, Hub: hub, Logger: log, Now: clk.Now,
+		Push:              push,
 		Webhook:           notifier.NewWebhookClient(notifier.WebhookOptions{AllowPrivate: o.allowPrivate, Timeout: 2 * time.Second}),
 		UnsubscribeSecret: secret, Timeouts: srv.Play(), Bots: srv.Play(), PollInterval: 20 * time.Millisecond,
 		WebhookDisableAfter: 3, WebhookBackoffBase: 20 * time.Millisecond, DatabaseURL: o.databaseURL})
@@ -239,7 +241,8 @@ func startNotifyEnv(t *testing.T, st *models.Store, clk *clock, o notifyOptions)
 	presence := notifier.NewPresence(st, notifier.PresenceOptions{Now: clk.Now, Logger: log})
 	go presence.Run(ctx)
 	go ob.Listen(ctx)
-	srv.SetNotifications(api.Notifications{Outbox: ob, Hub: hub, Presence: presence, UnsubscribeSecret: secret, AllowPrivate: o.allowPrivate})
+	srv.SetNotifications(api.Notifications{Outbox: ob, Hub: hub, Presence: presence, UnsubscribeSecret: secret, AllowPrivate: o.allowPrivate,
+		Push: push})
 	if !o.idle {
 		if err := ob.Start(ctx); err != nil {
 			t.Fatal(err)

@@ -136,8 +136,12 @@ func (s *Server) deletePushSubscription(c *gin.Context) {
 // session only).
 func (s *Server) deletePushEndpoint(c *gin.Context) {
 	endpoint := c.Query("endpoint")
-	if endpoint == "" {
+	switch {
+	case endpoint == "":
 		writeError(c, badRequest("endpoint: the subscription's endpoint is required"))
+		return
+	case !models.Storable(endpoint):
+		writeError(c, errNoPushSubscription) // no subscription has such an endpoint, on either database
 		return
 	}
 	pushDeleted(c, s.store.DeletePushEndpoint(c.Request.Context(), userID(c), endpoint))

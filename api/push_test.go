@@ -19,8 +19,8 @@ import (
 	"github.com/datamonsters/turns/notifier"
 )
 
-// pushEnv is a server that sends Web Push with a fresh VAPID identity.
-func pushEnv(t *testing.T, d models.Dialect) (*env, notifier.PushConfig) {
+// testPushSender is a push sender with a fresh VAPID identity, and it.
+func testPushSender(t *testing.T) (*notifier.PushSender, notifier.PushConfig) {
 	t.Helper()
 	priv, err := notifier.NewVAPIDKey()
 	if err != nil {
@@ -32,6 +32,13 @@ func pushEnv(t *testing.T, d models.Dialect) (*env, notifier.PushConfig) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return sender, cfg
+}
+
+// pushEnv is a server that sends Web Push with a fresh VAPID identity.
+func pushEnv(t *testing.T, d models.Dialect) (*env, notifier.PushConfig) {
+	t.Helper()
+	sender, cfg := testPushSender(t)
 	clk := &clock{t: time.Now().UTC()}
 	st := modelstest.Open(t, d, models.Options{Now: clk.Now})
 	srv := api.New(st, testConfig(), slog.New(slog.NewJSONHandler(io.Discard, nil)), clk.Now)
@@ -128,6 +135,10 @@ func TestPushSubscriptionsAPI(t *testing.T) {
 			e.must(http.StatusOK, req{Method: "POST", Path: "/v1/me/push-subscriptions", Token: ben.Access, Body: sub})
 			if l := e.must(http.StatusOK, req{Method: "GET", Path: "/v1/me/push-subscriptions", Token: ana.Access}); string(l.Body) != `{"subscriptions":[]}` {
 				t.Fatalf("ana's after ben took the endpoint: %s", l.Body)
+			}
+			for _, v := range []string{"\x00", "\xff", strings.Repeat("x", 5000)} {
+				e.must(http.StatusNotFound, req{Method: "DELETE", Path: "/v1/me/push-subscriptions?endpoint=" + url.QueryEscape(v),
+					Token: ana.Access, NoContract: true})
 			}
 			q := "/v1/me/push-subscriptions?endpoint=" + url.QueryEscape(endpoint)
 			e.must(http.StatusNotFound, req{Method: "DELETE", Path: q, Token: ana.Access})

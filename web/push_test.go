@@ -82,6 +82,18 @@ func TestPushPage(t *testing.T) {
 		c.get("/settings/push?done=push-off").mustSee(t, http.StatusOK, "Push notifications are off there.",
 			"Push notifications go to no browser yet.")
 
+		// Hostile input answers no 5xx, and with a page or a redirect.
+		for _, v := range hostileValues {
+			form := url.Values{"endpoint": {v}, "p256dh": {v}, "auth": {v}}
+			for _, path := range []string{"/settings/push", "/settings/push/off", "/settings/push/" + url.PathEscape(v) + "/off"} {
+				r := c.post(path, form)
+				if ct := r.Header.Get("Content-Type"); r.Status >= 500 || r.Status != http.StatusSeeOther && !strings.HasPrefix(ct, "text/html") {
+					t.Errorf("POST %s with %.20q: %d %s", path, v, r.Status, ct)
+				}
+			}
+		}
+		s.client().post("/settings/push", url.Values{"endpoint": {phone.Endpoint}}).mustRedirect(t, "/login")
+
 		// Someone else's subscription is not theirs to turn off.
 		other := s.client()
 		other.register("ben", "correct horse")
