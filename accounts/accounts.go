@@ -53,6 +53,9 @@ type Config struct {
 	// Vacations tells the other players of a vacation booked (the outbox);
 	// nil: nobody is told.
 	Vacations VacationNotice
+	// Push is Web Push: the key browsers subscribe with and the check of
+	// a subscription; nil: the server sends no push.
+	Push Pusher
 	// Hash makes the stored hash of a password; nil is HashPassword
 	// (argon2id). A test counts the hashes with it.
 	Hash func(password string) string
