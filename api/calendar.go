@@ -168,6 +168,9 @@ func deadlineDescription(d play.Deadline, board string) string {
 		lines = append(lines, "It is your turn in Game #"+strconv.FormatInt(d.GameID, 10)+
 			" (turn "+strconv.Itoa(d.Turn)+"). If time runs out, your turn ends.")
 	}
+	if d.Quiet {
+		lines = append(lines, "The deadline was moved out of your quiet hours, to their end.")
+	}
 	if len(d.Players) > 0 {
 		lines = append(lines, "With "+joinAnd(d.Players)+".")
 	}

@@ -259,7 +259,7 @@ func TestTurnsVersionsAndErrors(t *testing.T) {
 		// changes the ETag and the body.
 		old, _ := time.Parse(time.RFC3339Nano, *e.getGame(g.ID, me).DeadlineAt)
 		row, _ := e.store.Game(context.Background(), g.ID)
-		if ok, err := e.store.ExtendDeadline(context.Background(), g.ID, *row.DeadlineAt, row.DeadlineAt.Add(time.Hour), *row.DeadlineAt); !ok || err != nil {
+		if ok, err := e.store.ExtendDeadline(context.Background(), g.ID, *row.DeadlineAt, row.DeadlineAt.Add(time.Hour), *row.DeadlineAt, ""); !ok || err != nil {
 			t.Fatalf("extend: %v %v", ok, err)
 		}
 		r = e.must(200, req{Method: "GET", Path: fmt.Sprintf("/v1/games/%d", g.ID), Token: me.Access, Header: map[string]string{"If-None-Match": etag}})

@@ -41,7 +41,7 @@ var qDeleteAccount = []string{
 // games the user played refer to it.
 const qAnonymizeUser = `
 UPDATE users SET username = ?, email = '', display_name = '', notify_email = FALSE, notify_turns = FALSE,
-  time_zone = 'UTC', verified_email = '', token_gen = token_gen + 1, updated_at = ?
+  time_zone = 'UTC', quiet_start = NULL, quiet_end = NULL, verified_email = '', token_gen = token_gen + 1, updated_at = ?
 WHERE id = ?`
 
 // DeleteAccount deletes the account of userID, in one transaction: what

@@ -46,10 +46,14 @@ type Game struct {
 	// none); the outbox keeps both (see notifier's clock).
 	ClockFrom *time.Time
 	ClockAt   *time.Time
-	CreatedAt time.Time
-	UpdatedAt time.Time
-	StartedAt *time.Time
-	EndedAt   *time.Time
+	// DeadlineQuiet are the seats (comma-separated numbers) whose players'
+	// quiet hours moved DeadlineAt to their end; "" when the clock set it
+	// as it is. See QuietSeats.
+	DeadlineQuiet string
+	CreatedAt     time.Time
+	UpdatedAt     time.Time
+	StartedAt     *time.Time
+	EndedAt       *time.Time
 
 	Seats []Seat `gorm:"-"` // in seat order
 
@@ -59,6 +63,9 @@ type Game struct {
 	// seatUsers are the seats' users as recipients, when read with the
 	// game (MutateCached with an outbox); see RecipientsOf.
 	seatUsers map[int64]recipientRow
+	// quietHours reads users' quiet hours in the transaction of the
+	// change that loaded the game; see QuietHours.
+	quietHours func(ids []int64) (map[int64]QuietHours, error)
 }
 
 // Snapshot returns the engine snapshot (nil before the start): State, or
@@ -83,6 +90,10 @@ type GameSettings struct {
 	PromptDeadlineSeconds int    `json:"prompt_deadline_seconds"`
 	TimeoutLimit          int    `json:"timeout_limit,omitempty"` // consecutive timeouts before OnTimeouts; 0: never
 	OnTimeouts            string `json:"on_timeouts,omitempty"`   // "bot" or "forfeit"
+	// IgnoreQuietHours keeps a deadline where the clock sets it, in the
+	// quiet hours of the player it awaits; false (the default): it moves
+	// to their end.
+	IgnoreQuietHours bool `json:"ignore_quiet_hours,omitempty"`
 }
 
 // Turn is the time a player has for a turn.
@@ -426,7 +437,7 @@ func loadGameSeats(tx *gorm.DB, id int64, q string, args ...any) (*Game, error) 
 		)
 		dst := []any{&r.ID, &r.CreatedBy, &r.Status, &r.Public, &r.Mode, &r.Office, &r.Policy, &r.Players, &r.Settings,
 			&r.Version, &r.EventSeq, &r.ActionSeq, &r.Winners, &r.DeadlineAt, &r.ClockFrom, &r.ClockAt, &r.CreatedAt, &r.UpdatedAt,
-			&r.StartedAt, &r.EndedAt}
+			&r.StartedAt, &r.EndedAt, &r.DeadlineQuiet}
 		if withState {
 			dst = append(dst, &state)
 		}
@@ -584,6 +595,7 @@ func (s *Store) mutate(ctx context.Context, id int64, cached *int64, key Key, fn
 		if err != nil {
 			return err
 		}
+		g.quietHours = func(ids []int64) (map[int64]QuietHours, error) { return s.on(tx).QuietHoursOf(ctx, ids...) }
 		before, prevDeadline := slices.Clone(g.Seats), g.DeadlineAt
 		ch, err := fn(g)
 		if err != nil {
@@ -630,8 +642,7 @@ func (s *Store) mutate(ctx context.Context, id int64, cached *int64, key Key, fn
 				return err
 			}
 			if rec != nil {
-				txs := &Store{db: tx, dialect: s.dialect, now: s.now}
-				if err := txs.SaveIdempotency(ctx, rec); err != nil {
+				if err := s.on(tx).SaveIdempotency(ctx, rec); err != nil {
 					return err
 				}
 			}
@@ -647,6 +658,9 @@ func (s *Store) mutate(ctx context.Context, id int64, cached *int64, key Key, fn
 	}
 	return out, nil
 }
+
+// on is the store on transaction tx, which it does not end.
+func (s *Store) on(tx *gorm.DB) *Store { return &Store{db: tx, dialect: s.dialect, now: s.now} }
 
 // stmt is one SQL statement with "?" placeholders.
 type stmt struct {
@@ -676,7 +690,8 @@ func (s *Store) writeGame(tx *gorm.DB, g *Game, before []Seat, ch *Change, moved
 		return writeChange(tx, g, seats, ch, moved)
 	}
 	stmts := []stmt{{qUpdateGame, []any{g.Status, g.Version, g.EventSeq, g.ActionSeq, g.newState(), g.Winners,
-		g.DeadlineAt, g.ClockFrom, g.ClockAt, g.UpdatedAt, g.StartedAt, g.EndedAt, g.Settings, moved, moved, g.UpdatedAt, g.ID}}}
+		g.DeadlineAt, g.ClockFrom, g.ClockAt, g.UpdatedAt, g.StartedAt, g.EndedAt, g.Settings, moved, moved, g.UpdatedAt,
+		g.DeadlineQuiet, g.ID}}}
 	for _, st := range seats {
 		stmts = append(stmts, stmt{qUpdateSeat, []any{st.UserID, st.Username, st.Invited, st.Joined, st.Deck,
 			st.Awaited, st.JoinedAt, st.Bot, st.Timeouts, st.BotSince, g.ID, st.SeatNo}})
@@ -763,7 +778,8 @@ func writeChange(tx *gorm.DB, g *Game, seats []Seat, ch *Change, moved int) erro
 		columns(prompts, func(p PromptRecord) *time.Time { return p.DeadlineAt }), g.Holders(), // $41
 		columns(seats, func(s Seat) int64 { return s.BotSince }), // $42
 		moved, // $43
-		columns(ch.Notifications, func(n Notification) string { return n.Fill })) // $44
+		columns(ch.Notifications, func(n Notification) string { return n.Fill }), // $44
+		g.DeadlineQuiet) // $45
 	_, err := tx.Statement.ConnPool.ExecContext(tx.Statement.Context, qWriteChange, args...)
 	return writeError(err)
 }

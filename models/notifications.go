@@ -573,11 +573,13 @@ func (s *Store) Vacations(ctx context.Context, userID int64, since time.Time) ([
 
 // ExtendDeadline moves game id's deadline from old to new, if it is still
 // old, and reports whether it did; the clock of the new stretch runs from
-// old, and clockAt is when the game's reminder job for it runs.
-func (s *Store) ExtendDeadline(ctx context.Context, id int64, old, new, clockAt time.Time) (bool, error) {
+// old, clockAt is when the game's reminder job for it runs, and quiet the
+// seats whose quiet hours moved new to their end (Game.DeadlineQuiet; ""
+// for none).
+func (s *Store) ExtendDeadline(ctx context.Context, id int64, old, new, clockAt time.Time, quiet string) (bool, error) {
 	res := s.db.WithContext(ctx).Exec(`UPDATE games SET deadline_at = ?, clock_from = ?, clock_at = ?,
-  deadline_seq = deadline_seq + 1, deadline_set_at = ?
-WHERE id = ? AND deadline_at = ? AND status = ?`, new.UTC(), old.UTC(), clockAt.UTC(), s.Now(), id, old.UTC(), StatusActive)
+  deadline_seq = deadline_seq + 1, deadline_set_at = ?, deadline_quiet = ?
+WHERE id = ? AND deadline_at = ? AND status = ?`, new.UTC(), old.UTC(), clockAt.UTC(), s.Now(), quiet, id, old.UTC(), StatusActive)
 	if res.Error != nil {
 		return false, res.Error
 	}

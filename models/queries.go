@@ -61,7 +61,8 @@ RETURNING tat`
 
 // gameColumns are the games columns but the snapshot, of the game g.
 const gameColumns = `g.id, g.created_by, g.status, g.public, g.mode, g.office, g.policy, g.players, g.settings,
-  g.version, g.event_seq, g.action_seq, g.winners, g.deadline_at, g.clock_from, g.clock_at, g.created_at, g.updated_at, g.started_at, g.ended_at`
+  g.version, g.event_seq, g.action_seq, g.winners, g.deadline_at, g.clock_from, g.clock_at, g.created_at, g.updated_at, g.started_at, g.ended_at,
+  g.deadline_quiet`
 
 // seatColumns are the seats columns, prefixed, for a game row joined with
 // its seats (see gameSeatRow).
@@ -166,7 +167,8 @@ SELECT * FROM seats WHERE game_id IN ? ORDER BY game_id, seat_no`
 const qUpdateGame = `
 UPDATE games SET status = ?, version = ?, event_seq = ?, action_seq = ?, state = COALESCE( ?, state), winners = ?,
   deadline_at = ?, clock_from = ?, clock_at = ?, updated_at = ?, started_at = ?, ended_at = ?, settings = ?,
-  deadline_seq = deadline_seq + ?, deadline_set_at = CASE WHEN ? > 0 THEN ? ELSE deadline_set_at END
+  deadline_seq = deadline_seq + ?, deadline_set_at = CASE WHEN ? > 0 THEN ? ELSE deadline_set_at END,
+  deadline_quiet = ?
 WHERE id = ?`
 
 const qUpdateSeat = `
@@ -244,7 +246,7 @@ WITH g AS (
   UPDATE games SET status = $2, version = $3, event_seq = $4, action_seq = $5, state = COALESCE($6, state),
     winners = $7, deadline_at = $8, clock_from = $9, clock_at = $10, updated_at = $11, started_at = $12,
     ended_at = $13, settings = $14, deadline_seq = deadline_seq + $43::int,
-    deadline_set_at = CASE WHEN $43::int > 0 THEN $11 ELSE deadline_set_at END
+    deadline_set_at = CASE WHEN $43::int > 0 THEN $11 ELSE deadline_set_at END, deadline_quiet = $45
   WHERE id = $1),
 s AS (
   UPDATE seats s SET user_id = u.user_id, username = u.username, invited = u.invited, joined = u.joined,

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"reflect"
-	"sync"
 	"time"
 
 	"github.com/datamonsters/turns/models"
@@ -70,24 +69,9 @@ func (o *Outbox) completeDecision(ctx context.Context, a EmailArgs, c *Common, b
 	return nil
 }
 
-var zones sync.Map // name -> *time.Location
-
 // Zone returns the time zone of an IANA name, UTC for "" and for a name
-// that is not one; zones are loaded once per name.
-func Zone(name string) *time.Location {
-	if name == "" || name == "UTC" {
-		return time.UTC
-	}
-	if l, ok := zones.Load(name); ok {
-		return l.(*time.Location)
-	}
-	l, err := time.LoadLocation(name)
-	if err != nil {
-		l = time.UTC
-	}
-	zones.Store(name, l)
-	return l
-}
+// that is not one; zones are loaded once per name (models.Zone).
+func Zone(name string) *time.Location { return models.Zone(name) }
 
 // generalReplyTo is the reply address of an email of game a.GameID that
 // numbers no moves (General): its recipient may answer it with help,

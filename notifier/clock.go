@@ -188,11 +188,22 @@ func (w *timeoutWorker) Work(ctx context.Context, job *river.Job[TimeoutArgs]) e
 	}
 	if away > 0 {
 		// The clock paused while an awaited player was away: move the
-		// deadline by that time, and watch the new stretch.
+		// deadline by that time (and out of the quiet hours of the players
+		// it awaits, as a change does), and watch the new stretch.
 		return o.store.Begin(ctx, func(tx models.OutboxTx) error {
-			next := a.Deadline.Add(away)
+			old, next := *g.DeadlineAt, a.Deadline.Add(away)
+			g.DeadlineAt, g.DeadlineQuiet = &next, ""
+			if !g.SettingsOf().IgnoreQuietHours {
+				err := g.MoveOutOfQuiet(engine.Awaiting(st), func(ids []int64) (map[int64]models.QuietHours, error) {
+					return tx.Store.QuietHoursOf(ctx, ids...)
+				})
+				if err != nil {
+					return err
+				}
+				next = *g.DeadlineAt
+			}
 			at := o.reminderAt(a.Deadline, next)
-			ok, err := tx.Store.ExtendDeadline(ctx, g.ID, *g.DeadlineAt, next, at)
+			ok, err := tx.Store.ExtendDeadline(ctx, g.ID, old, next, at, g.DeadlineQuiet)
 			if err != nil || !ok {
 				return err
 			}

@@ -50,6 +50,9 @@ type Deadline struct {
 	RevisedAt time.Time
 	Turn      int      // the game's turn
 	Players   []string // the other players' names, in seat order
+	// Quiet: the deadline was moved out of the player's quiet hours, to
+	// their end (see models.Game.QuietSeats).
+	Quiet bool
 }
 
 // Deadlines returns user uid's running deadlines, soonest first: one per
@@ -69,7 +72,7 @@ func (s *Service) Deadlines(ctx context.Context, uid int64) ([]Deadline, error) 
 				return nil // moved on meanwhile
 			}
 			d := Deadline{GameID: g.ID, Seat: seat, Kind: DeadlineTurn, Wait: "turn-" + strconv.Itoa(st.Turn), At: r.DeadlineAt.UTC(),
-				Revision: r.Seq, RevisedAt: r.SetAt.UTC(), Turn: st.Turn}
+				Revision: r.Seq, RevisedAt: r.SetAt.UTC(), Turn: st.Turn, Quiet: slices.Contains(g.QuietSeats(), seat)}
 			if ps := engine.PromptsFor(st, seat); len(ps) > 0 {
 				d.Kind, d.Wait = DeadlinePrompt, "prompt-"+ps[0].ID
 			}

@@ -26,21 +26,9 @@ func TestOwnTurnChoiceKeepsTheTurnsDeadline(t *testing.T) {
 	clock := func() time.Time { return now }
 	svc := play.New(st, clock, nil)
 	ana, bob := newUser(t, st, "ana"), newUser(t, st, "bob")
-	deck := play.DeckChoice{Prebuilt: "running-a-startup"}
-	res, err := svc.Create(ctx, ana.ID, play.NewGame{Players: 2, Mode: "fast", Deck: deck, Invite: []string{"bob"},
-		TurnDeadlineSeconds: 7200, PromptDeadlineSeconds: 600}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	id := res.Game.ID
-	if _, err := svc.Join(ctx, id, bob.ID, deck, nil); err != nil {
-		t.Fatal(err)
-	}
-	if res, err = svc.Start(ctx, id, ana.ID, nil); err != nil {
-		t.Fatal(err)
-	}
-	users := []int64{*res.Game.Seats[0].UserID, *res.Game.Seats[1].UserID}
-	res.Done()
+	g := startDuel(t, svc, ana, bob, play.NewGame{TurnDeadlineSeconds: 7200, PromptDeadlineSeconds: 600})
+	id := g.ID
+	users := []int64{*g.Seats[0].UserID, *g.Seats[1].UserID}
 	for step := 0; step < 40; step++ {
 		now = now.Add(time.Minute)
 		var g *models.Game

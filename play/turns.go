@@ -214,6 +214,14 @@ func (s *Service) commit(g *models.Game, seat int, prevPrompts []engine.Prompt, 
 	default:
 		g.DeadlineAt = nil
 	}
+	if g.DeadlineAt != deadline { // set anew, or none
+		g.DeadlineQuiet = ""
+		if g.DeadlineAt != nil && !set.IgnoreQuietHours {
+			if err := g.MoveOutOfQuiet(awaiting, g.QuietHours); err != nil {
+				return nil, nil, err
+			}
+		}
+	}
 	happened.Deadline = g.DeadlineAt != nil && g.DeadlineAt != deadline
 	ch := &models.Change{Happened: happened}
 	ch.Timeouts = countTimeouts(g, seat, len(actions) > 0, events, set)
