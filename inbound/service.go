@@ -760,6 +760,7 @@ func (a *answer) now(g *models.Game, st *engine.State) {
 	if g.DeadlineAt != nil {
 		deadline = *g.DeadlineAt
 	}
+	a.data.Quiet = notifier.QuietMoveOf(g, seat)
 	awaiting := engine.Awaiting(st)
 	switch {
 	case st.Over():

@@ -70,7 +70,9 @@ type digestWorker struct {
 }
 
 // Work sends the user's digest if it is due, or, for the sweep, every
-// digest that is due.
+// digest that is due. A digest that is not urgent waits while its
+// recipient is in their quiet hours, and gathers what happens until they
+// end.
 func (w *digestWorker) Work(ctx context.Context, job *river.Job[DigestArgs]) error {
 	a := job.Args
 	if a.UserID == 0 {
@@ -78,6 +80,11 @@ func (w *digestWorker) Work(ctx context.Context, job *river.Job[DigestArgs]) err
 	}
 	if wait := a.At.Sub(w.o.now()); wait > 0 && !a.Urgent {
 		return river.JobSnooze(wait)
+	}
+	if !a.Urgent {
+		if err := w.o.waitQuiet(ctx, a.UserID, time.Time{}, a.Key); err != nil {
+			return err
+		}
 	}
 	return w.o.sendDigest(ctx, a.UserID, w.o.now(), a.Urgent, true)
 }
@@ -113,13 +120,24 @@ func (o *Outbox) insertDigest(ctx context.Context, tx *sql.Tx, uid int64, at tim
 // RunDigest sends, at at, the digest of every user who chose it and whose
 // digest is due (their period has passed since the last one) and has
 // something new; the daily sweep runs it, for digests no change scheduled.
+// The digest of a user in their quiet hours gets a job at their end
+// instead.
 func (o *Outbox) RunDigest(ctx context.Context, at time.Time) error {
 	ids, err := o.store.DigestUsers(ctx)
 	if err != nil {
 		return err
 	}
+	quiet, err := o.store.QuietHoursOf(ctx, ids...)
+	if err != nil {
+		return err
+	}
 	for _, uid := range ids {
-		if err := o.sendDigest(ctx, uid, at, false, false); err != nil {
+		if end, ok := quiet[uid].Within(at); ok {
+			err = o.store.Begin(ctx, func(tx models.OutboxTx) error { return o.insertDigest(ctx, tx.Tx, uid, end, false) })
+		} else {
+			err = o.sendDigest(ctx, uid, at, false, false)
+		}
+		if err != nil {
 			return err
 		}
 	}

@@ -281,19 +281,9 @@ func TestDigestEveryHours(t *testing.T) {
 		}
 		p := play.New(e.st, e.clock.Now, nil)
 		newGame := func(turn int) int64 {
-			res, err := p.Create(ctx, ana.ID, play.NewGame{Players: 2, Mode: "fast", Invite: []string{ben.Username},
-				Deck: play.DeckChoice{Prebuilt: "running-a-startup"}, TurnDeadlineSeconds: turn}, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if _, err := p.Join(ctx, res.Game.ID, ben.ID, play.DeckChoice{Prebuilt: "working-for-the-enterprise"}, nil); err != nil {
-				t.Fatal(err)
-			}
-			if res, err = p.Start(ctx, res.Game.ID, ana.ID, nil); err != nil {
-				t.Fatal(err)
-			}
-			res.Done()
-			return res.Game.ID
+			id, start := e.duel(t, p, play.NewGame{TurnDeadlineSeconds: turn})
+			start()
+			return id
 		}
 		// turns plays game *id until ben's turn has started n times more,
 		// in a new game of the same clock (turn seconds) when one ends.

@@ -345,14 +345,15 @@ func (o *Outbox) batched(ctx context.Context, tx *sql.Tx, fn func(ctx context.Co
 	return err
 }
 
-// RunDue makes the scheduled clock jobs (reminders, timeouts, digests) whose time
+// RunDue makes the scheduled clock jobs (reminders, timeouts, digests,
+// and the emails and pushes that wait for quiet hours to end) whose time
 // has come on the injected clock available now, instead of waiting for
 // River's scheduler to notice, and returns how many. Tests that move the
 // clock call it; River's scheduler does the same on its own in production.
 func (o *Outbox) RunDue(ctx context.Context) (int, error) {
 	now := o.now()
 	res, err := o.client.JobList(ctx, river.NewJobListParams().
-		States(rivertype.JobStateScheduled).Kinds(reminderKind, timeoutKind, digestKind).First(1000))
+		States(rivertype.JobStateScheduled).Kinds(reminderKind, timeoutKind, digestKind, emailKind, pushKind).First(1000))
 	if err != nil {
 		return 0, err
 	}

@@ -387,6 +387,7 @@ func (o *Outbox) dispatch(ctx context.Context, tx models.OutboxTx, g *models.Gam
 		if o.cfg.UnsubscribeSecret != nil {
 			c.UnsubscribeURL = UnsubscribeURL(base, UnsubscribeToken(o.cfg.UnsubscribeSecret, strconv.FormatInt(u.ID, 10), string(n.kind)))
 		}
+		c.Quiet = QuietMoveOf(g, n.seat)
 		e := entry{note: n, user: u}
 		var public json.RawMessage
 		if e.body, public, err = Payload(n.data); err != nil {

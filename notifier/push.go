@@ -293,6 +293,9 @@ type PushArgs struct {
 	Seat           int         `json:"seat"` // the recipient's seat in Message.GameID; -1 for none
 	Urgent         bool        `json:"urgent,omitempty"`
 	Message        PushMessage `json:"message"`
+	// Deadline is the recipient's deadline the notification names (zero:
+	// none), which says whether it waits for their quiet hours to end.
+	Deadline time.Time `json:"deadline,omitzero"`
 }
 
 // Kind is the River job kind.
@@ -306,8 +309,9 @@ type pushWorker struct {
 // Work sends one push. A subscription deleted since, or that has moved
 // to another account (the browser subscribed again for someone else),
 // gets nothing; like their emails, a "your turn" or prompt push is skipped
-// while its recipient follows the game live; a subscription the push
-// service says is gone is deleted.
+// while its recipient follows the game live, and one that is not urgent
+// waits while they are in their quiet hours (see quiet.go); a
+// subscription the push service says is gone is deleted.
 func (w *pushWorker) Work(ctx context.Context, job *river.Job[PushArgs]) error {
 	a := job.Args
 	o := w.o
@@ -325,6 +329,9 @@ func (w *pushWorker) Work(ctx context.Context, job *river.Job[PushArgs]) error {
 	if (k == KindYourTurn || k == KindPromptWaiting) && o.onStream(ctx, a.UserID, a.Message.GameID, a.Seat) {
 		o.log.Info("push skipped: recipient is on the live stream", "key", a.Key)
 		return nil
+	}
+	if err := o.waitQuiet(ctx, a.UserID, a.Deadline, a.Key); err != nil {
+		return err
 	}
 	if o.cfg.Push == nil {
 		return errors.New("push is not configured in this process")
@@ -407,7 +414,7 @@ func (o *Outbox) enqueuePush(ctx context.Context, tx *sql.Tx, p *pushPlan, i int
 	msg, urgent := o.pushMessage(n, also)
 	for _, s := range p.subs[n.userID] {
 		args := PushArgs{Key: n.key + ".push" + strconv.FormatInt(s.ID, 10), SubscriptionID: s.ID, UserID: n.userID,
-			Seat: n.seat, Urgent: urgent, Message: msg}
+			Seat: n.seat, Urgent: urgent, Message: msg, Deadline: deadlineOf(deref(n.data))}
 		if err := o.insert(ctx, tx, args, time.Time{}); err != nil {
 			return err
 		}

@@ -60,6 +60,20 @@ func (e *outboxEnv) withPush(t *testing.T) PushConfig {
 	return cfg
 }
 
+// pushBrowsers makes e's outbox push (withPush) to a local push service,
+// to which ana's and ben's browsers subscribed; it returns the identity,
+// the service and the browsers, by user.
+func (e *outboxEnv) pushBrowsers(t *testing.T) (PushConfig, *pushtest.Service, map[int64]*pushtest.Subscriber) {
+	cfg := e.withPush(t)
+	ps := pushtest.NewService(t)
+	browsers := map[int64]*pushtest.Subscriber{}
+	for _, u := range e.users[:2] {
+		browsers[u.ID] = pushtest.NewSubscriber(t, ps, u.Username)
+		subscribe(t, e.st, browsers[u.ID], u)
+	}
+	return cfg, ps, browsers
+}
+
 // pushJobs returns the push jobs, by state.
 func pushJobs(t *testing.T, o *Outbox) map[rivertype.JobState][]PushArgs {
 	t.Helper()
@@ -112,13 +126,8 @@ func TestPushAWholeGame(t *testing.T) {
 	eachOutboxDB(t, func(t *testing.T, d models.Dialect) {
 		ctx := context.Background()
 		e := newOutboxEnv(t, d)
-		cfg := e.withPush(t)
-		ps := pushtest.NewService(t)
+		cfg, ps, browsers := e.pushBrowsers(t)
 		ana, ben := e.users[0], e.users[1]
-		browsers := map[int64]*pushtest.Subscriber{ana.ID: pushtest.NewSubscriber(t, ps, "ana"), ben.ID: pushtest.NewSubscriber(t, ps, "ben")}
-		for _, u := range []*models.User{ana, ben} {
-			subscribe(t, e.st, browsers[u.ID], u)
-		}
 		o := e.outbox(t, true)
 		// Every card each seat ever held, read before each move.
 		held := map[int]map[string]bool{0: {}, 1: {}}

@@ -75,6 +75,9 @@ type Common struct {
 	// when its recipient answers by email (see Board); "" says that replies
 	// are not read. It is never stored.
 	ReplyTo string
+	// Quiet, when the game's deadline was moved out of quiet hours, says
+	// so (QuietNote, QuietLine); nil: it was not.
+	Quiet *QuietMove `json:",omitempty"`
 }
 
 func (c Common) base() Common { return c }

@@ -175,8 +175,9 @@ type emailWorker struct {
 // Work renders and sends one email. A "your turn" or "prompt" email is
 // skipped while the recipient follows the game live (their notification
 // stream, or the game's stream: its board's page), in any process (see
-// Presence). A message that can never be sent is cancelled,
-// not retried.
+// Presence); one that is not urgent waits while the recipient is in
+// their quiet hours (see quiet.go). A message that can never be sent is
+// cancelled, not retried.
 func (w *emailWorker) Work(ctx context.Context, job *river.Job[EmailArgs]) error {
 	a := job.Args
 	if (a.NoteKind == KindYourTurn || a.NoteKind == KindPromptWaiting) && w.o.onStream(ctx, a.UserID, a.GameID, a.seat()) {
@@ -186,6 +187,11 @@ func (w *emailWorker) Work(ctx context.Context, job *river.Job[EmailArgs]) error
 	d, err := decodeData(a.NoteKind, a.Data)
 	if err != nil {
 		return river.JobCancel(err)
+	}
+	if a.NoteKind != KindReplyAnswer { // an answer goes to someone writing now
+		if err := w.o.waitQuiet(ctx, a.UserID, deadlineOf(d), a.Key); err != nil {
+			return err
+		}
 	}
 	if d, err = w.o.filled(ctx, d, a.Fill); err != nil {
 		return err
