@@ -159,6 +159,9 @@ type createGameRequest struct {
 	Bots                  int        `json:"bots"`          // the last seats, played by the service's greedy bot
 	TimeoutLimit          *int       `json:"timeout_limit"` // consecutive timeouts before OnTimeouts; nil: 3, 0: never
 	OnTimeouts            string     `json:"on_timeouts"`   // "bot" (default) or "forfeit"
+	// RespectQuietHours moves a deadline out of the quiet hours of the
+	// player it awaits; nil: true.
+	RespectQuietHours *bool `json:"respect_quiet_hours"`
 }
 
 type joinRequest struct {
@@ -174,26 +177,31 @@ type seatResponse struct {
 }
 
 type gameResponse struct {
-	ID                    int64           `json:"id"`
-	Status                string          `json:"status"`
-	Public                bool            `json:"public"`
-	Mode                  string          `json:"mode"`
-	Office                bool            `json:"office"`
-	Policy                string          `json:"policy"`
-	Players               int             `json:"players"`
-	Version               int64           `json:"version"`
-	TurnDeadlineSeconds   int             `json:"turn_deadline_seconds"`
-	PromptDeadlineSeconds int             `json:"prompt_deadline_seconds"`
-	Seats                 []seatResponse  `json:"seats"`
-	YourSeat              *int            `json:"your_seat"`
-	Winners               []int           `json:"winners"`
-	DeadlineAt            *string         `json:"deadline_at"`
-	CreatedAt             string          `json:"created_at"`
-	StartedAt             *string         `json:"started_at"`
-	EndedAt               *string         `json:"ended_at"`
-	View                  *engine.View    `json:"view,omitempty"`
-	Prompts               []engine.Prompt `json:"prompts,omitempty"`
-	Legal                 *[]legalAction  `json:"legal,omitempty"`
+	ID                    int64          `json:"id"`
+	Status                string         `json:"status"`
+	Public                bool           `json:"public"`
+	Mode                  string         `json:"mode"`
+	Office                bool           `json:"office"`
+	Policy                string         `json:"policy"`
+	Players               int            `json:"players"`
+	Version               int64          `json:"version"`
+	TurnDeadlineSeconds   int            `json:"turn_deadline_seconds"`
+	PromptDeadlineSeconds int            `json:"prompt_deadline_seconds"`
+	Seats                 []seatResponse `json:"seats"`
+	YourSeat              *int           `json:"your_seat"`
+	Winners               []int          `json:"winners"`
+	DeadlineAt            *string        `json:"deadline_at"`
+	CreatedAt             string         `json:"created_at"`
+	StartedAt             *string        `json:"started_at"`
+	EndedAt               *string        `json:"ended_at"`
+	// RespectQuietHours: the game moves deadlines out of the awaited
+	// players' quiet hours; QuietSeats are the seats whose quiet hours
+	// moved the current deadline (none: it was not moved).
+	RespectQuietHours bool            `json:"respect_quiet_hours"`
+	QuietSeats        []int           `json:"deadline_quiet_seats"`
+	View              *engine.View    `json:"view,omitempty"`
+	Prompts           []engine.Prompt `json:"prompts,omitempty"`
+	Legal             *[]legalAction  `json:"legal,omitempty"`
 	// Fairness, in the detail of a started game, is its commitment to its
 	// secret, and once it is over the secret itself (docs/fairness.md).
 	Fairness *fairnessResponse `json:"fairness,omitempty"`

@@ -1159,6 +1159,9 @@ type CreateGameRequest struct {
 	// Public Listed in the lobby and visible to spectators.
 	Public *bool `json:"public,omitempty"`
 
+	// RespectQuietHours A deadline that would fall in the quiet hours of the player it awaits moves to their end (GET /v1/me/quiet-hours); false keeps deadlines where the clock sets them.
+	RespectQuietHours *bool `json:"respect_quiet_hours,omitempty"`
+
 	// TimeoutLimit Consecutive timeouts after which a seat is taken over (on_timeouts); 0: never.
 	TimeoutLimit        *int `json:"timeout_limit,omitempty"`
 	TurnDeadlineSeconds *int `json:"turn_deadline_seconds,omitempty"`
@@ -1324,7 +1327,10 @@ type Fairness struct {
 type Game struct {
 	CreatedAt  time.Time  `json:"created_at"`
 	DeadlineAt *time.Time `json:"deadline_at"`
-	EndedAt    *time.Time `json:"ended_at"`
+
+	// DeadlineQuietSeats The seats whose players' quiet hours moved `deadline_at` to their end; empty when the clock set it as it is.
+	DeadlineQuietSeats []int      `json:"deadline_quiet_seats"`
+	EndedAt            *time.Time `json:"ended_at"`
 
 	// Fairness In the detail of a started game, its commitment to its secret; the secret and salt once it is over (docs/fairness.md). Absent in lists, before the start, and for a game started before commitments.
 	Fairness *Fairness `json:"fairness,omitempty"`
@@ -1339,10 +1345,13 @@ type Game struct {
 	PromptDeadlineSeconds int            `json:"prompt_deadline_seconds"`
 	Prompts               *[]Prompt      `json:"prompts,omitempty"`
 	Public                bool           `json:"public"`
-	Seats                 []Seat         `json:"seats"`
-	StartedAt             *time.Time     `json:"started_at"`
-	Status                GameStatus     `json:"status"`
-	TurnDeadlineSeconds   int            `json:"turn_deadline_seconds"`
+
+	// RespectQuietHours Deadlines move out of the quiet hours of the players they await.
+	RespectQuietHours   bool       `json:"respect_quiet_hours"`
+	Seats               []Seat     `json:"seats"`
+	StartedAt           *time.Time `json:"started_at"`
+	Status              GameStatus `json:"status"`
+	TurnDeadlineSeconds int        `json:"turn_deadline_seconds"`
 
 	// Version Grows with every change; submit actions at this version.
 	Version int `json:"version"`
@@ -2116,6 +2125,30 @@ type QueuedActionsData struct {
 
 	// SettingsUrl The recipient's notification preferences.
 	SettingsUrl string `json:"settings_url"`
+}
+
+// QuietHours defines model for QuietHours.
+type QuietHours struct {
+	// Enabled Whether the caller has quiet hours.
+	Enabled bool `json:"enabled"`
+
+	// End When they end; before start when they wrap midnight; null when not enabled.
+	End *string `json:"end"`
+
+	// Start When they start, on a 24-hour clock; null when not enabled.
+	Start *string `json:"start"`
+
+	// TimeZone The caller's time zone (IANA), on whose clock they run.
+	TimeZone string `json:"time_zone"`
+}
+
+// QuietHoursRequest defines model for QuietHoursRequest.
+type QuietHoursRequest struct {
+	// End A time of day other than start; before it to wrap midnight.
+	End string `json:"end"`
+
+	// Start A time of day, HH:MM on a 24-hour clock.
+	Start string `json:"start"`
 }
 
 // RefreshRequest defines model for RefreshRequest.
@@ -3028,6 +3061,9 @@ type ChangePasswordJSONRequestBody = ChangePasswordRequest
 
 // CreatePushSubscriptionJSONRequestBody defines body for CreatePushSubscription for application/json ContentType.
 type CreatePushSubscriptionJSONRequestBody = PushSubscriptionRequest
+
+// SetQuietHoursJSONRequestBody defines body for SetQuietHours for application/json ContentType.
+type SetQuietHoursJSONRequestBody = QuietHoursRequest
 
 // CreateVacationJSONRequestBody defines body for CreateVacation for application/json ContentType.
 type CreateVacationJSONRequestBody = VacationRequest
@@ -4515,6 +4551,47 @@ type ClientInterface interface {
 	// Corresponds with DELETE /v1/me/push-subscriptions/{id} (the `DeletePushSubscription` operationId).
 	DeletePushSubscription(ctx context.Context, id ID, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// DeleteQuietHours Turn the caller's quiet hours off (login session only).
+	//
+	// Deadlines set from now on stay where the clocks set them; a deadline moved already stays moved.
+	//
+	// Corresponds with DELETE /v1/me/quiet-hours (the `DeleteQuietHours` operationId).
+	DeleteQuietHours(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetQuietHours The caller's quiet hours (login session only).
+	//
+	// The hours of the day, on the clock of the caller's time zone (`time_zone`, set in the settings),
+	// in which the emails and pushes that are not urgent wait until the hours end, and out of which the
+	// deadlines of the caller's turns and decisions move, to their end (unless a game's
+	// `respect_quiet_hours` is false). Urgent, and sent at once: the answer to the caller's own email
+	// reply, and a notification whose deadline comes less than two hours after the quiet hours end.
+	// Off (`enabled` false) until set.
+	//
+	// Corresponds with GET /v1/me/quiet-hours (the `GetQuietHours` operationId).
+	GetQuietHours(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// SetQuietHoursWithBody Set the caller's quiet hours (login session only).
+	//
+	// From `start` to `end`, every day, on the clock of the caller's time zone; an end before the start
+	// wraps midnight (22:00 to 07:00). A time that is none, or an end equal to the start, is refused with
+	// 422 naming the field, and nothing changes.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with PUT /v1/me/quiet-hours (the `SetQuietHours` operationId).
+	SetQuietHoursWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// SetQuietHours Set the caller's quiet hours (login session only).
+	//
+	// From `start` to `end`, every day, on the clock of the caller's time zone; an end before the start
+	// wraps midnight (22:00 to 07:00). A time that is none, or an end equal to the start, is refused with
+	// 422 naming the field, and nothing changes.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with PUT /v1/me/quiet-hours (the `SetQuietHours` operationId).
+	SetQuietHours(ctx context.Context, body SetQuietHoursJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// ListVacations The caller's current and coming vacations and this year's allowance left (login session only).
 	//
 	// Corresponds with GET /v1/me/vacations (the `ListVacations` operationId).
@@ -5870,6 +5947,87 @@ func (c *Client) CreatePushSubscription(ctx context.Context, body CreatePushSubs
 // Corresponds with DELETE /v1/me/push-subscriptions/{id} (the `DeletePushSubscription` operationId).
 func (c *Client) DeletePushSubscription(ctx context.Context, id ID, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewDeletePushSubscriptionRequest(c.Server, id)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// DeleteQuietHours Turn the caller's quiet hours off (login session only).
+//
+// Deadlines set from now on stay where the clocks set them; a deadline moved already stays moved.
+//
+// Corresponds with DELETE /v1/me/quiet-hours (the `DeleteQuietHours` operationId).
+func (c *Client) DeleteQuietHours(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewDeleteQuietHoursRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetQuietHours The caller's quiet hours (login session only).
+//
+// The hours of the day, on the clock of the caller's time zone (`time_zone`, set in the settings),
+// in which the emails and pushes that are not urgent wait until the hours end, and out of which the
+// deadlines of the caller's turns and decisions move, to their end (unless a game's
+// `respect_quiet_hours` is false). Urgent, and sent at once: the answer to the caller's own email
+// reply, and a notification whose deadline comes less than two hours after the quiet hours end.
+// Off (`enabled` false) until set.
+//
+// Corresponds with GET /v1/me/quiet-hours (the `GetQuietHours` operationId).
+func (c *Client) GetQuietHours(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetQuietHoursRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// SetQuietHoursWithBody Set the caller's quiet hours (login session only).
+//
+// From `start` to `end`, every day, on the clock of the caller's time zone; an end before the start
+// wraps midnight (22:00 to 07:00). A time that is none, or an end equal to the start, is refused with
+// 422 naming the field, and nothing changes.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with PUT /v1/me/quiet-hours (the `SetQuietHours` operationId).
+func (c *Client) SetQuietHoursWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSetQuietHoursRequestWithBody(c.Server, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// SetQuietHours Set the caller's quiet hours (login session only).
+//
+// From `start` to `end`, every day, on the clock of the caller's time zone; an end before the start
+// wraps midnight (22:00 to 07:00). A time that is none, or an end equal to the start, is refused with
+// 422 naming the field, and nothing changes.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with PUT /v1/me/quiet-hours (the `SetQuietHours` operationId).
+func (c *Client) SetQuietHours(ctx context.Context, body SetQuietHoursJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSetQuietHoursRequest(c.Server, body)
 	if err != nil {
 		return nil, err
 	}
@@ -8323,6 +8481,100 @@ func NewDeletePushSubscriptionRequest(server string, id ID) (*http.Request, erro
 	return req, nil
 }
 
+// NewDeleteQuietHoursRequest constructs an http.Request for the DeleteQuietHours method
+func NewDeleteQuietHoursRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/me/quiet-hours")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodDelete, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewGetQuietHoursRequest constructs an http.Request for the GetQuietHours method
+func NewGetQuietHoursRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/me/quiet-hours")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewSetQuietHoursRequest calls the generic SetQuietHours builder with application/json body
+func NewSetQuietHoursRequest(server string, body SetQuietHoursJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewSetQuietHoursRequestWithBody(server, "application/json", bodyReader)
+}
+
+// NewSetQuietHoursRequestWithBody constructs an http.Request for the SetQuietHours method, with any body, and a specified content type
+func NewSetQuietHoursRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/me/quiet-hours")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPut, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
 // NewListVacationsRequest constructs an http.Request for the ListVacations method
 func NewListVacationsRequest(server string) (*http.Request, error) {
 	var err error
@@ -9806,6 +10058,51 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with DELETE /v1/me/push-subscriptions/{id} (the `DeletePushSubscription` operationId).
 	DeletePushSubscriptionWithResponse(ctx context.Context, id ID, reqEditors ...RequestEditorFn) (*DeletePushSubscriptionResponse, error)
+
+	// DeleteQuietHoursWithResponse Turn the caller's quiet hours off (login session only).
+	//
+	// Deadlines set from now on stay where the clocks set them; a deadline moved already stays moved.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with DELETE /v1/me/quiet-hours (the `DeleteQuietHours` operationId).
+	DeleteQuietHoursWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*DeleteQuietHoursResponse, error)
+
+	// GetQuietHoursWithResponse The caller's quiet hours (login session only).
+	//
+	// The hours of the day, on the clock of the caller's time zone (`time_zone`, set in the settings),
+	// in which the emails and pushes that are not urgent wait until the hours end, and out of which the
+	// deadlines of the caller's turns and decisions move, to their end (unless a game's
+	// `respect_quiet_hours` is false). Urgent, and sent at once: the answer to the caller's own email
+	// reply, and a notification whose deadline comes less than two hours after the quiet hours end.
+	// Off (`enabled` false) until set.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /v1/me/quiet-hours (the `GetQuietHours` operationId).
+	GetQuietHoursWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetQuietHoursResponse, error)
+
+	// SetQuietHoursWithBodyWithResponse Set the caller's quiet hours (login session only).
+	//
+	// From `start` to `end`, every day, on the clock of the caller's time zone; an end before the start
+	// wraps midnight (22:00 to 07:00). A time that is none, or an end equal to the start, is refused with
+	// 422 naming the field, and nothing changes.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PUT /v1/me/quiet-hours (the `SetQuietHours` operationId).
+	SetQuietHoursWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SetQuietHoursResponse, error)
+
+	// SetQuietHoursWithResponse Set the caller's quiet hours (login session only).
+	//
+	// From `start` to `end`, every day, on the clock of the caller's time zone; an end before the start
+	// wraps midnight (22:00 to 07:00). A time that is none, or an end equal to the start, is refused with
+	// 422 naming the field, and nothing changes.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PUT /v1/me/quiet-hours (the `SetQuietHours` operationId).
+	SetQuietHoursWithResponse(ctx context.Context, body SetQuietHoursJSONRequestBody, reqEditors ...RequestEditorFn) (*SetQuietHoursResponse, error)
 
 	// ListVacationsWithResponse The caller's current and coming vacations and this year's allowance left (login session only).
 	//
@@ -13433,6 +13730,192 @@ func (r DeletePushSubscriptionResponse) ContentType() string {
 	return ""
 }
 
+type DeleteQuietHoursResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Problem
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r DeleteQuietHoursResponse) GetApplicationproblemJSON401() *Problem {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r DeleteQuietHoursResponse) GetApplicationproblemJSON403() *Problem {
+	return r.ApplicationproblemJSON403
+}
+
+// GetBody returns the raw response body bytes
+func (r DeleteQuietHoursResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r DeleteQuietHoursResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r DeleteQuietHoursResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r DeleteQuietHoursResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type GetQuietHoursResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *QuietHours
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Problem
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetQuietHoursResponse) GetJSON200() *QuietHours {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r GetQuietHoursResponse) GetApplicationproblemJSON401() *Problem {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r GetQuietHoursResponse) GetApplicationproblemJSON403() *Problem {
+	return r.ApplicationproblemJSON403
+}
+
+// GetBody returns the raw response body bytes
+func (r GetQuietHoursResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetQuietHoursResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetQuietHoursResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetQuietHoursResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type SetQuietHoursResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *QuietHours
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *Problem
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Problem
+	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
+	ApplicationproblemJSON413 *Problem
+	// ApplicationproblemJSON415 the response for an HTTP 415 `application/problem+json` response
+	ApplicationproblemJSON415 *Problem
+	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationproblemJSON422 *Problem
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r SetQuietHoursResponse) GetJSON200() *QuietHours {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r SetQuietHoursResponse) GetApplicationproblemJSON400() *Problem {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r SetQuietHoursResponse) GetApplicationproblemJSON401() *Problem {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r SetQuietHoursResponse) GetApplicationproblemJSON403() *Problem {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
+func (r SetQuietHoursResponse) GetApplicationproblemJSON413() *Problem {
+	return r.ApplicationproblemJSON413
+}
+
+// GetApplicationproblemJSON415 returns the response for an HTTP 415 `application/problem+json` response
+func (r SetQuietHoursResponse) GetApplicationproblemJSON415() *Problem {
+	return r.ApplicationproblemJSON415
+}
+
+// GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r SetQuietHoursResponse) GetApplicationproblemJSON422() *Problem {
+	return r.ApplicationproblemJSON422
+}
+
+// GetBody returns the raw response body bytes
+func (r SetQuietHoursResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r SetQuietHoursResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r SetQuietHoursResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r SetQuietHoursResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 type ListVacationsResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -15648,6 +16131,75 @@ func (c *ClientWithResponses) DeletePushSubscriptionWithResponse(ctx context.Con
 		return nil, err
 	}
 	return ParseDeletePushSubscriptionResponse(rsp)
+}
+
+// DeleteQuietHoursWithResponse Turn the caller's quiet hours off (login session only).
+//
+// Deadlines set from now on stay where the clocks set them; a deadline moved already stays moved.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with DELETE /v1/me/quiet-hours (the `DeleteQuietHours` operationId).
+func (c *ClientWithResponses) DeleteQuietHoursWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*DeleteQuietHoursResponse, error) {
+	rsp, err := c.DeleteQuietHours(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseDeleteQuietHoursResponse(rsp)
+}
+
+// GetQuietHoursWithResponse The caller's quiet hours (login session only).
+//
+// The hours of the day, on the clock of the caller's time zone (`time_zone`, set in the settings),
+// in which the emails and pushes that are not urgent wait until the hours end, and out of which the
+// deadlines of the caller's turns and decisions move, to their end (unless a game's
+// `respect_quiet_hours` is false). Urgent, and sent at once: the answer to the caller's own email
+// reply, and a notification whose deadline comes less than two hours after the quiet hours end.
+// Off (`enabled` false) until set.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /v1/me/quiet-hours (the `GetQuietHours` operationId).
+func (c *ClientWithResponses) GetQuietHoursWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetQuietHoursResponse, error) {
+	rsp, err := c.GetQuietHours(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetQuietHoursResponse(rsp)
+}
+
+// SetQuietHoursWithBodyWithResponse Set the caller's quiet hours (login session only).
+//
+// From `start` to `end`, every day, on the clock of the caller's time zone; an end before the start
+// wraps midnight (22:00 to 07:00). A time that is none, or an end equal to the start, is refused with
+// 422 naming the field, and nothing changes.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PUT /v1/me/quiet-hours (the `SetQuietHours` operationId).
+func (c *ClientWithResponses) SetQuietHoursWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SetQuietHoursResponse, error) {
+	rsp, err := c.SetQuietHoursWithBody(ctx, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSetQuietHoursResponse(rsp)
+}
+
+// SetQuietHoursWithResponse Set the caller's quiet hours (login session only).
+//
+// From `start` to `end`, every day, on the clock of the caller's time zone; an end before the start
+// wraps midnight (22:00 to 07:00). A time that is none, or an end equal to the start, is refused with
+// 422 naming the field, and nothing changes.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PUT /v1/me/quiet-hours (the `SetQuietHours` operationId).
+func (c *ClientWithResponses) SetQuietHoursWithResponse(ctx context.Context, body SetQuietHoursJSONRequestBody, reqEditors ...RequestEditorFn) (*SetQuietHoursResponse, error) {
+	rsp, err := c.SetQuietHours(ctx, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSetQuietHoursResponse(rsp)
 }
 
 // ListVacationsWithResponse The caller's current and coming vacations and this year's allowance left (login session only).
@@ -19050,6 +19602,150 @@ func ParseDeletePushSubscriptionResponse(rsp *http.Response) (*DeletePushSubscri
 			return nil, err
 		}
 		response.ApplicationproblemJSON404 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseDeleteQuietHoursResponse parses an HTTP response from a DeleteQuietHoursWithResponse call
+func ParseDeleteQuietHoursResponse(rsp *http.Response) (*DeleteQuietHoursResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &DeleteQuietHoursResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case rsp.StatusCode == 204:
+		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseGetQuietHoursResponse parses an HTTP response from a GetQuietHoursWithResponse call
+func ParseGetQuietHoursResponse(rsp *http.Response) (*GetQuietHoursResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetQuietHoursResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest QuietHours
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseSetQuietHoursResponse parses an HTTP response from a SetQuietHoursWithResponse call
+func ParseSetQuietHoursResponse(rsp *http.Response) (*SetQuietHoursResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &SetQuietHoursResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest QuietHours
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON422 = &dest
 
 	}
 
