@@ -136,14 +136,17 @@ func (m *QuietMove) whose() string {
 	return strings.Join(ws[:len(ws)-1], ", ") + " and " + ws[len(ws)-1]
 }
 
+// Note says the move after the deadline: "moved out of your quiet
+// hours", "moved out of ben's quiet hours".
+func (m *QuietMove) Note() string { return "moved out of " + m.whose() + " quiet hours" }
+
 // QuietNote is what a deadline line says of t when it is the deadline
-// moved out of quiet hours: "moved out of your quiet hours"; "" for any
-// other time.
+// moved out of quiet hours (QuietMove.Note); "" for any other time.
 func (c Common) QuietNote(t time.Time) string {
 	if c.Quiet == nil || t.IsZero() || !t.Equal(c.Quiet.Deadline) {
 		return ""
 	}
-	return "moved out of " + c.Quiet.whose() + " quiet hours"
+	return c.Quiet.Note()
 }
 
 // QuietLine is the sentence of an email that shows no deadline of its
@@ -154,6 +157,5 @@ func (c Common) QuietLine() string {
 	if c.Quiet == nil {
 		return ""
 	}
-	return "The game's deadline, " + c.When(c.Quiet.Deadline) + ", was moved out of " + c.Quiet.whose() +
-		" quiet hours, to their end."
+	return "The game's deadline, " + c.When(c.Quiet.Deadline) + ", was " + c.Quiet.Note() + ", to their end."
 }

@@ -82,6 +82,10 @@ type boardView struct {
 	// prompt of another player's turn), "answers are due", "the turn ends".
 	DeadlineText  string
 	DeadlineLabel string
+	// DeadlineMoved says that the deadline was moved out of the quiet
+	// hours of the players it awaits: "moved out of bob's quiet hours";
+	// "" when it was not.
+	DeadlineMoved string
 	// table is the game's players' names and card set, for the news of
 	// any reader of this version.
 	table engine.Table
@@ -599,6 +603,9 @@ func boardOf(g *models.Game, seat int, st *engine.State, uid int64, key string) 
 		}
 	}
 	bv.DeadlineLabel = deadlineLabel(v)
+	if m := notifier.QuietMoveOf(g, seat); m != nil {
+		bv.DeadlineMoved = m.Note()
+	}
 	var moves []engine.Move
 	if seat >= 0 && g.Status == models.StatusActive {
 		moves = v.Moves(engine.Legal(st, seat))
@@ -931,6 +938,11 @@ func settingsWords(g *models.Game) []string {
 		out = append(out, "a player who runs out of time "+strconv.Itoa(set.TimeoutLimit)+" times in a row forfeits")
 	default:
 		out = append(out, "after "+strconv.Itoa(set.TimeoutLimit)+" timeouts in a row a bot plays the seat")
+	}
+	if set.IgnoreQuietHours {
+		out = append(out, "deadlines may fall in the players’ quiet hours")
+	} else {
+		out = append(out, "a deadline in its player’s quiet hours moves to their end")
 	}
 	if g.Public {
 		out = append(out, "public: anyone may join or watch")

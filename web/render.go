@@ -313,6 +313,8 @@ var notices = map[string]string{
 	"sent":            "We sent a new verification link.",
 	"time-zone":       "Your time zone is saved.",
 	"notify":          "Your notification preferences are saved.",
+	"quiet":           "Your quiet hours are saved.",
+	"quiet-off":       "You have no quiet hours now.",
 	"vacation":        "Your vacation is booked.",
 	"vacation-ended":  "Your vacation is over: the days you did not use are back in this year's allowance.",
 	"revoked":         "The API token is revoked.",

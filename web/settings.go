@@ -91,6 +91,8 @@ type settingsView struct {
 	Calendar    *calendarView // the calendar feed's address; nil: the feed is off
 	FormKey     string        // the Idempotency-Key of the page's create forms
 	Today       string        // the user's date, for the date inputs' minimum
+
+	Quiet accounts.Quiet // the player's quiet hours
 }
 
 // channelItem is a notification channel, in words.
@@ -168,7 +170,7 @@ func (p *Pages) settings(c *gin.Context) {
 		p.fail(c, err)
 		return
 	}
-	p.render(c, http.StatusOK, "settings", view{Form: settingsForm(c, form{}), Data: sv})
+	p.render(c, http.StatusOK, "settings", view{Form: quietForm(settingsForm(c, form{}), sv.Quiet), Data: sv})
 }
 
 // settingsForm fills in the current address where f has none.
@@ -206,6 +208,9 @@ func (p *Pages) settingsData(c *gin.Context) (*settingsView, error) {
 		sv.Tokens = append(sv.Tokens, tokenOf(&toks[i]))
 	}
 	if sv.Calendar, err = p.calendarFeed(c); err != nil {
+		return nil, err
+	}
+	if sv.Quiet, err = p.acc.QuietHours(ctx, uid); err != nil {
 		return nil, err
 	}
 	if sv.RepliesIn = p.cfg.Replies; sv.RepliesIn {
@@ -250,7 +255,7 @@ func (p *Pages) settingsAgain(c *gin.Context, section string, status int, msg st
 		p.fail(c, err)
 		return
 	}
-	p.render(c, status, "settings", view{Section: section, Problem: msg, Form: settingsForm(c, f), Data: sv})
+	p.render(c, status, "settings", view{Section: section, Problem: msg, Form: quietForm(settingsForm(c, f), sv.Quiet), Data: sv})
 }
 
 // settingsFailed is settingsAgain for a refusal of the accounts the user

@@ -174,6 +174,8 @@ func (p *Pages) Routes(r *gin.Engine) {
 	my.POST("/settings/verify", p.resendVerification)
 	my.POST("/settings/time-zone", p.changeTimeZone)
 	my.POST("/settings/notifications", p.changePreferences)
+	my.POST("/settings/quiet-hours", p.changeQuietHours)
+	my.POST("/settings/quiet-hours/off", p.quietHoursOff)
 	my.POST("/settings/email-replies", p.changeEmailReplies)
 	my.POST("/settings/vacations", p.startVacation)
 	my.POST("/settings/vacations/:id/end", p.endVacation)
