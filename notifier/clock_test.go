@@ -12,6 +12,7 @@ import (
 
 	"github.com/datamonsters/turns/engine"
 	"github.com/datamonsters/turns/models"
+	"github.com/datamonsters/turns/models/modelstest"
 	"github.com/datamonsters/turns/play"
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/rivertype"
@@ -409,10 +410,17 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 // turn; the other players are told, no reminder goes out, and at the
 // deadline the clock moves by the time away instead of timing out.
 func TestClockVacation(t *testing.T) {
-	eachOutboxDB(t, testClockVacation)
+	eachOutboxDB(t, func(t *testing.T, d models.Dialect) { testClockVacation(t, d, false) })
 }
 
-func testClockVacation(t *testing.T, d models.Dialect) {
+// TestClockVacationQuiet: as TestClockVacation, but the deadline moved by
+// the time away would fall in the away player's quiet hours: it moves on
+// to their end, and the game says whose quiet hours moved it.
+func TestClockVacationQuiet(t *testing.T) {
+	eachOutboxDB(t, func(t *testing.T, d models.Dialect) { testClockVacation(t, d, true) })
+}
+
+func testClockVacation(t *testing.T, d models.Dialect, quiet bool) {
 	ctx := context.Background()
 	e := newOutboxEnv(t, d)
 	o, to, g, before := e.startTimedGame(t)
@@ -424,6 +432,16 @@ func testClockVacation(t *testing.T, d models.Dialect) {
 		}
 	}
 	start := e.clock.Now()
+	want, wantSeats := start.Add(72*time.Hour).Add(72*time.Hour), []int(nil)
+	if quiet {
+		// Quiet from an hour before the start's time of day to two after.
+		q := modelstest.QuietAround(start)
+		if err := e.st.SetQuietHours(ctx, *away.UserID, &q); err != nil {
+			t.Fatal(err)
+		}
+		end, _ := q.Within(want)
+		want, wantSeats = end, []int{away.SeatNo}
+	}
 	v := models.Vacation{UserID: *away.UserID, StartsAt: start, EndsAt: start.Add(10 * 24 * time.Hour)}
 	err := e.st.Begin(ctx, func(tx models.OutboxTx) error {
 		if err := tx.Store.AddVacation(ctx, &v); err != nil {
@@ -457,8 +475,9 @@ func testClockVacation(t *testing.T, d models.Dialect) {
 	if to.calls.Load() != 0 {
 		t.Fatal("timed out a player on vacation")
 	}
-	if !game.DeadlineAt.Equal(start.Add(72 * time.Hour).Add(72 * time.Hour)) {
-		t.Fatalf("deadline %v, want moved by the 72 h away", game.DeadlineAt.Sub(start))
+	if !game.DeadlineAt.Equal(want) || !slices.Equal(game.QuietSeats(), wantSeats) {
+		t.Fatalf("deadline %v moved by the quiet hours of seats %v, want %v (moved by the 72 h away) by %v",
+			game.DeadlineAt.Sub(start), game.QuietSeats(), want.Sub(start), wantSeats)
 	}
 	if got := mailKinds(t, e.sink.messages()[before:]); len(got) != 0 {
 		t.Fatalf("mails while away: %v", got)

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/datamonsters/turns/models"
+	"github.com/datamonsters/turns/models/modelstest"
 	"github.com/datamonsters/turns/play"
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/rivertype"
@@ -18,8 +19,7 @@ import (
 func (e *outboxEnv) quietNow(t *testing.T) time.Time {
 	t.Helper()
 	now := e.clock.Now()
-	m := now.Hour()*60 + now.Minute()
-	q := models.QuietHours{Start: (m + models.MinutesPerDay - 60) % models.MinutesPerDay, End: (m + 120) % models.MinutesPerDay}
+	q := modelstest.QuietAround(now)
 	for _, u := range e.users[:2] {
 		if err := e.st.SetQuietHours(context.Background(), u.ID, &q); err != nil {
 			t.Fatal(err)

@@ -158,3 +158,12 @@ func createDatabase(ctx context.Context, base string) error {
 	}
 	return nil
 }
+
+// QuietAround is quiet hours (UTC) from an hour before t's time of day
+// (UTC) to two hours after it: t falls in them, and so does the same
+// time of any other day.
+func QuietAround(t time.Time) models.QuietHours {
+	t = t.UTC()
+	m := t.Hour()*60 + t.Minute()
+	return models.QuietHours{Start: (m + models.MinutesPerDay - 60) % models.MinutesPerDay, End: (m + 120) % models.MinutesPerDay}
+}
