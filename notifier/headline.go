@@ -90,6 +90,8 @@ func Headline(d Data) string {
 		return "Your seat is yours again: you play it yourself from now on" + turnWords(x.Turn) + "."
 	case ReplyAnswer:
 		switch {
+		case len(x.Applied) > 0 && x.Over != nil:
+			return "Your moves were played. " + Headline(*x.Over)
 		case len(x.Applied) > 0:
 			return "Your moves were played."
 		case x.Taken:

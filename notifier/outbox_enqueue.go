@@ -270,16 +270,27 @@ func endReason(events []event) string {
 	reason := ""
 	for _, e := range events {
 		if e.ev.Kind == "game_over" {
-			reason = cmp.Or(engine.EndReason(e.ev), e.ev.Text)
+			reason = EndReason(e.ev)
 		}
 	}
 	return reason
 }
 
+// EndReason is how a game ended, as its game_over event e says it ("the
+// last challenge was won"), for the game-over email's first line.
+func EndReason(e engine.Event) string { return cmp.Or(engine.EndReason(e), e.Text) }
+
 // replayCommand is the command that checks a finished game g: it replays
 // the game's public log from its revealed secret (docs/fairness.md).
 func (o *Outbox) replayCommand(g *models.Game) string {
-	return "datamonsters replay --url " + strings.TrimRight(o.cfg.Email.BaseURL, "/") + " " + strconv.FormatInt(g.ID, 10)
+	return ReplayCommand(o.cfg.Email.BaseURL, g.ID)
+}
+
+// ReplayCommand is the command that checks finished game id of the
+// service at baseURL: it replays the game's public log from its revealed
+// secret (docs/fairness.md).
+func ReplayCommand(baseURL string, id int64) string {
+	return "datamonsters replay --url " + strings.TrimRight(baseURL, "/") + " " + strconv.FormatInt(id, 10)
 }
 
 // reclaimURL is where a player takes back their seat from the bot: the
@@ -485,11 +496,11 @@ var emailRank = map[Kind]int{KindGameOver: 1, KindPromptWaiting: 2, KindYourTurn
 // email of their own (direct: not gathered by a digest), by its index in
 // notes, with the headlines of the others it stands for. A seat that the
 // change's door answers itself (answered: an email reply's answer, which
-// shows what the change did and the board it leaves) gets no email from
-// it but the game's end.
+// shows what the change did and the board it leaves, and the game's end
+// when the change ends it) gets no email from it.
 func oneEmailEach(notes []note, answered []int, direct func(note) bool) map[int][]string {
 	candidate := func(n note) bool {
-		return direct(n) && (n.kind == KindGameOver || !slices.Contains(answered, n.seat))
+		return direct(n) && !slices.Contains(answered, n.seat)
 	}
 	best := map[int64]int{}
 	for i, n := range notes {

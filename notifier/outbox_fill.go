@@ -98,17 +98,33 @@ func fillData(d Data, st *engine.State, f Fill) (Data, error) {
 		x.Hand, x.Prompts = Hand(v), Prompts(st, ps, x.Deadline)
 		return x, nil
 	case GameOver:
-		x.Scores, x.TieBreak = ranked(v)
-		x.Board = board()
-		for i := range x.Board.Seats {
-			x.Board.Seats[i].Active = false // nobody plays now
-		}
-		if secret, salt, ok := st.Reveal(); ok {
-			x.Secret, x.Salt, x.Commitment = secret.String(), salt.String(), st.Commitment()
-		}
-		return x, nil
+		return finalOf(x, st, v, f.Seat, f.Version), nil
 	}
 	return nil, fmt.Errorf("notifier: nothing to fill in a %s notification", d.Kind())
+}
+
+// Final is the end of a finished game as seat sees it in its state st at
+// version: the scores by rank with the tie-break, the final board and the
+// fairness check, with how it ended (reason, "" for not said) and the
+// command that replays it (replay). The game-over email says it, and so
+// does the answer to the reply that ended the game, which stands for that
+// email.
+func Final(st *engine.State, seat int, version int64, reason, replay string) GameOver {
+	return finalOf(GameOver{Reason: reason, Replay: replay}, st, st.View(seat), seat, version)
+}
+
+// finalOf is x with the scores, the final board and the fairness check of
+// st as seat sees it (v).
+func finalOf(x GameOver, st *engine.State, v *engine.View, seat int, version int64) GameOver {
+	x.Scores, x.TieBreak = ranked(v)
+	x.Board = SeatBoard(st, v, seat, version)
+	for i := range x.Board.Seats {
+		x.Board.Seats[i].Active = false // nobody plays now
+	}
+	if secret, salt, ok := st.Reveal(); ok {
+		x.Secret, x.Salt, x.Commitment = secret.String(), salt.String(), st.Commitment()
+	}
+	return x
 }
 
 // unfilled is d with empty lists where a fill would have put its lists,

@@ -301,6 +301,10 @@ type ReplyAnswer struct {
 	// may answer now to the interrupt windows of the others' coming turn
 	// (StandingOffer); none: no offer.
 	Offer []string
+	// Over is the end of the game when it is over (Final): the answer to
+	// the reply that ended it stands for the game-over email, which the
+	// change then sends the recipient no more. nil: the game goes on.
+	Over *GameOver `json:",omitempty"`
 }
 
 // TimeoutApplied: a deadline passed and the engine's default was applied.
