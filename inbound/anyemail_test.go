@@ -4,9 +4,12 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/datamonsters/turns/engine"
 	"github.com/datamonsters/turns/models"
 	"github.com/datamonsters/turns/models/modelstest"
+	"github.com/datamonsters/turns/notifier"
 )
 
 // TestControlsByReply: the commands that need no list, each by a reply to
@@ -82,5 +85,61 @@ func TestControlsByReply(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestAnswerOpensWithNews: Ana plays a Tool by a reply; Ben cancels it by
+// a reply that plays Merge Conflict in the window it opened. The answer
+// to Ben's reply opens (below the greeting) with what his move did, and
+// the email that tells Ana her turn goes on with what happened to her
+// Tool, each in the sentence of the board's banner.
+func TestAnswerOpensWithNews(t *testing.T) {
+	e := newEnv(t, models.SQLite)
+	ana, ben := e.user("ana"), e.user("ben")
+	ctx := context.Background()
+	res, err := engine.RunScenario([]byte(`name: a Tool cancelled
+players:
+  - {name: ana, hand: [open-source-library, frontend-framework]}
+  - {name: ben, hand: [merge-conflict]}
+`))
+	if err != nil || res.Failed() {
+		t.Fatalf("scenario: %v %+v", err, res)
+	}
+	data, err := res.State.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now()
+	g := &models.Game{CreatedBy: ana.ID, Status: models.StatusActive, Mode: "fast", Policy: "holders", Players: 2,
+		Settings: `{"turn_deadline_seconds":259200,"prompt_deadline_seconds":86400}`, Version: 1, State: data, StartedAt: &now}
+	for i, u := range []*models.User{ana, ben} {
+		id := u.ID
+		g.Seats = append(g.Seats, models.Seat{SeatNo: i, UserID: &id, Username: u.Username, Joined: true, Awaited: i == 0})
+	}
+	if err := e.st.CreateGame(ctx, g, models.Happened{}); err != nil {
+		t.Fatal(err)
+	}
+	// The game's emails before these replies are not in the test: its
+	// players answer from general addresses.
+	general := func(u *models.User, seat int) sent {
+		addr := notifier.Reply{GameID: g.ID, Seat: seat, UserID: u.ID, Version: e.version(g.ID), Expires: now.Add(time.Hour), General: true}.
+			Address(e.reply.Secret, domain)
+		return sent{ReplyTo: addr, Subject: "[Data Monsters] Game", MessageID: "x@dm.example"}
+	}
+	opening := func(m sent, name string) string {
+		body, _ := strings.CutPrefix(m.Text, "Hello "+name+",\n\n")
+		first, _, _ := strings.Cut(body, "\n")
+		return first
+	}
+	if a := e.answered(t, ana, general(ana, 0), "play open source library"); !strings.Contains(a.Text, "Your moves were played.") {
+		t.Fatalf("Ana's Tool:\n%s", a.Text)
+	}
+	a := e.answered(t, ben, general(ben, 1), "play merge conflict")
+	if got, want := opening(a, "ben"), "You played Merge Conflict: ana's Open Source Library (TECH 1, SCI 1) was cancelled."; got != want {
+		t.Errorf("the answer to Ben opens with %q, want %q:\n%s", got, want, a.Text)
+	}
+	toAna := e.sink.to(ana.Email)
+	if got, want := opening(toAna[len(toAna)-1], "ana"), "ben played Merge Conflict: your Open Source Library (TECH 1, SCI 1) was cancelled."; got != want {
+		t.Errorf("Ana's email opens with %q, want %q:\n%s", got, want, toAna[len(toAna)-1].Text)
 	}
 }

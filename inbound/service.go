@@ -648,6 +648,7 @@ func capitalize(s string) string {
 // the other seats saw happen because of it, and what comes next.
 func (a *answer) applied(ctx context.Context, res *play.Result, texts []string) (Result, error) {
 	a.data.Applied = texts
+	var evs []engine.Event
 	for _, e := range res.Events() {
 		if v, ok := e.For(a.reply.Seat); ok && v.Text != "" {
 			a.data.Since = append(a.data.Since, v.Text)
@@ -655,6 +656,13 @@ func (a *answer) applied(ctx context.Context, res *play.Result, texts []string) 
 		if e.Kind == "game_over" {
 			a.reason = notifier.EndReason(e.Event)
 		}
+		evs = append(evs, e.Event)
+	}
+	if res.State != nil {
+		// What the change did that the moves' author did not write (an
+		// interrupt that cancelled a card of theirs, a claim that failed),
+		// first in the answer, as their board's banner says it.
+		a.data.News = notifier.News(res.State.Table(), a.reply.Seat, evs)
 	}
 	a.now(res.Game, res.State)
 	if slices.ContainsFunc(res.Events(), func(e play.Event) bool { return e.Kind == "turn_started" && e.Seat != a.reply.Seat }) {

@@ -400,6 +400,27 @@ players:
 	return res.State
 }
 
+// scenarioGame stores an active game of ana and ben (the first two
+// users) in st, ana's turn, under the policy holders.
+func (e *outboxEnv) scenarioGame(t *testing.T, st *engine.State) *models.Game {
+	t.Helper()
+	data, err := st.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := e.clock.Now()
+	g := &models.Game{CreatedBy: e.users[0].ID, Status: models.StatusActive, Mode: "fast", Policy: "holders", Players: 2,
+		Settings: `{"turn_deadline_seconds":259200,"prompt_deadline_seconds":86400}`, Version: 1, State: data, StartedAt: &now}
+	for i, u := range e.users[:2] {
+		id := u.ID
+		g.Seats = append(g.Seats, models.Seat{SeatNo: i, UserID: &id, Username: u.Username, Joined: true, Awaited: i == 0})
+	}
+	if err := e.st.CreateGame(context.Background(), g, models.Happened{}); err != nil {
+		t.Fatal(err)
+	}
+	return g
+}
+
 // TestStandingAnswerSendsNothing: Ana plays a batch of three Tools, each
 // of which opens an interrupt window for Ben. With his standing answer
 // covering them, the batch runs through and nobody is emailed; without
@@ -411,25 +432,12 @@ func TestStandingAnswerSendsNothing(t *testing.T) {
 			e := newOutboxEnv(t, d)
 			o := e.outbox(t, true)
 			st := standingScenario(t, pass)
-			data, err := st.Marshal()
-			if err != nil {
-				t.Fatal(err)
-			}
-			now := e.clock.Now()
-			g := &models.Game{CreatedBy: e.users[0].ID, Status: models.StatusActive, Mode: "fast", Policy: "holders", Players: 2,
-				Settings: `{"turn_deadline_seconds":259200,"prompt_deadline_seconds":86400}`, Version: 1, State: data, StartedAt: &now}
-			for i, u := range e.users[:2] {
-				id := u.ID
-				g.Seats = append(g.Seats, models.Seat{SeatNo: i, UserID: &id, Username: u.Username, Joined: true, Awaited: i == 0})
-			}
-			if err := e.st.CreateGame(ctx, g, models.Happened{}); err != nil {
-				t.Fatal(err)
-			}
+			g := e.scenarioGame(t, st)
 			wrenches := []engine.Action{}
 			for _, in := range st.Players[0].Hand {
 				wrenches = append(wrenches, engine.Action{Type: engine.ActPlayTool, Card: in.ID})
 			}
-			_, err = e.st.Mutate(ctx, g.ID, func(g *models.Game) (*models.Change, error) {
+			_, err := e.st.Mutate(ctx, g.ID, func(g *models.Game) (*models.Change, error) {
 				cur, err := engine.Unmarshal(g.State)
 				if err != nil {
 					return nil, err

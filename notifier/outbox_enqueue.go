@@ -142,6 +142,11 @@ func (o *Outbox) changeNotes(ctx context.Context, tx models.OutboxTx, g *models.
 	if g.DeadlineAt != nil {
 		deadline = *g.DeadlineAt
 	}
+	table := st.Table()
+	evs := make([]engine.Event, len(events))
+	for i, e := range events {
+		evs[i] = e.ev
+	}
 	var notes []note
 	for _, s := range g.Seats {
 		if s.UserID == nil {
@@ -149,6 +154,7 @@ func (o *Outbox) changeNotes(ctx context.Context, tx models.OutboxTx, g *models.
 		}
 		uid, seat := *s.UserID, s.SeatNo
 		fill := &Fill{GameID: g.ID, Version: g.Version, Seat: seat}
+		news := News(table, seat, evs)
 		if h.Started {
 			d := &GameStarted{Players: seatNames(g), FirstPlayer: seatName(g, st.Active), YourTurn: st.Active == seat && !h.Over}
 			n := note{userID: uid, seat: seat, kind: KindGameStarted, data: d, common: &d.Common}
@@ -169,7 +175,7 @@ func (o *Outbox) changeNotes(ctx context.Context, tx models.OutboxTx, g *models.
 					continue
 				}
 				if queued == nil {
-					queued = &QueuedActions{Actions: []string{}}
+					queued = &QueuedActions{Actions: []string{}, News: news}
 					notes = append(notes, note{userID: uid, seat: seat, kind: KindQueuedActions, data: queued, common: &queued.Common})
 				}
 				if ev.Kind == "queue_dropped" {
@@ -193,7 +199,7 @@ func (o *Outbox) changeNotes(ctx context.Context, tx models.OutboxTx, g *models.
 			}
 		}
 		if h.Over {
-			d := &GameOver{Reason: endReason(events), Replay: o.replayCommand(g)}
+			d := &GameOver{Reason: endReason(events), Replay: o.replayCommand(g), News: news}
 			notes = append(notes, note{userID: uid, seat: seat, kind: KindGameOver, data: d, common: &d.Common, fill: fill})
 			continue
 		}
@@ -221,18 +227,18 @@ func (o *Outbox) changeNotes(ctx context.Context, tx models.OutboxTx, g *models.
 		turnStarted := slices.ContainsFunc(events, func(e event) bool { return e.ev.Kind == "turn_started" && e.ev.Seat == seat })
 		switch {
 		case turnStarted && st.Active == seat && !h.Started:
-			d := &YourTurn{Turn: st.Turn, Since: eventTexts(events, seat), Deadline: deadline}
+			d := &YourTurn{Turn: st.Turn, Since: eventTexts(events, seat), News: news, Deadline: deadline}
 			notes = append(notes, note{userID: uid, seat: seat, kind: KindYourTurn, data: d, common: &d.Common, fill: fill})
 		case len(fresh) == 0 && st.Active == seat && !h.Started && slices.Contains(h.Awaited, seat):
 			// The game waits for the seat again, its turn going on (an
 			// interrupt window of another seat closed): without this email a
 			// player who plays by email would not know.
-			d := &YourTurn{Turn: st.Turn, Since: eventTexts(events, seat), Deadline: deadline}
+			d := &YourTurn{Turn: st.Turn, Since: eventTexts(events, seat), News: news, Deadline: deadline}
 			f := *fill
 			f.NoPrompts = true
 			notes = append(notes, note{userID: uid, seat: seat, kind: KindYourTurn, data: d, common: &d.Common, fill: &f})
 		case len(fresh) > 0:
-			d := &PromptWaiting{TurnOf: seatName(g, st.Active), Turn: st.Turn, Since: eventTexts(events, seat), Deadline: deadline}
+			d := &PromptWaiting{TurnOf: seatName(g, st.Active), Turn: st.Turn, Since: eventTexts(events, seat), News: news, Deadline: deadline}
 			f := *fill
 			f.Prompts = fresh
 			notes = append(notes, note{userID: uid, seat: seat, kind: KindPromptWaiting, data: d, common: &d.Common, fill: &f})

@@ -47,20 +47,28 @@ var boardsBuilt atomic.Int64
 // filled returns d with what f adds to it, built from the game's state at
 // f.Version.
 func (o *Outbox) filled(ctx context.Context, d Data, f *Fill) (Data, error) {
+	d, _, err := o.filledState(ctx, d, f)
+	return d, err
+}
+
+// filledState is filled, with the state it read (nil for none).
+func (o *Outbox) filledState(ctx context.Context, d Data, f *Fill) (Data, *engine.State, error) {
 	if f == nil {
-		return d, nil
+		return d, nil, nil
 	}
 	st, err := o.stateAt(ctx, f.GameID, f.Version)
 	if errors.Is(err, play.ErrNoState) || errors.Is(err, models.ErrNotFound) {
 		// Never to be had: the notification goes out with what the change
 		// said, without what the state would have added.
 		o.log.Warn("notification without the game's state", "game", f.GameID, "version", f.Version, "error", err)
-		return fillData(d, nil, *f)
+		d, err = fillData(d, nil, *f)
+		return d, nil, err
 	}
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return fillData(d, st, *f)
+	d, err = fillData(d, st, *f)
+	return d, st, err
 }
 
 // fillData adds to d what f names, from st, the game's state at

@@ -227,8 +227,12 @@ type GameStarted struct {
 // YourTurn: it is the recipient's turn.
 type YourTurn struct {
 	Common
-	Turn     int       // turn number; 0 hides it
-	Since    []string  // what happened since the recipient last acted, redacted for them
+	Turn  int      // turn number; 0 hides it
+	Since []string // what happened since the recipient last acted, redacted for them
+	// News is what changed for the recipient, in the sentences of the
+	// board's banner (News): the first lines of the email. It is not part
+	// of the notification's public payload.
+	News     []string
 	Hand     []Card    // the recipient's hand
 	Prompts  []Prompt  // prompts also waiting for the recipient
 	Deadline time.Time // when the turn times out; zero: no deadline
@@ -239,9 +243,11 @@ type YourTurn struct {
 // player's turn (an interrupt window, a choice).
 type PromptWaiting struct {
 	Common
-	TurnOf   string    // whose turn it is ("" to leave out)
-	Turn     int       // turn number; 0 hides it
-	Since    []string  // what happened since the recipient last acted
+	TurnOf string   // whose turn it is ("" to leave out)
+	Turn   int      // turn number; 0 hides it
+	Since  []string // what happened since the recipient last acted
+	// News: what changed for the recipient, as YourTurn.News says.
+	News     []string
 	Prompts  []Prompt  // at least one
 	Hand     []Card    // the recipient's hand, to decide with
 	Deadline time.Time // when unanswered prompts pass; zero: no deadline
@@ -255,6 +261,8 @@ type QueuedActions struct {
 	Dropped bool     // false: all resumed
 	Actions []string // what ran of the queue, in words (the engine's events)
 	Reason  string   // Dropped: which action was dropped, and why
+	// News: what changed for the recipient, as YourTurn.News says.
+	News []string
 }
 
 // DeadlineReminder: most of the recipient's time is used up.
@@ -284,9 +292,11 @@ type ReplyAnswer struct {
 	// thanks, a mail app's line), skipped.
 	Skipped []string
 	// Help is the command language in short, when the reply asked for it.
-	Help    string
-	Taken   bool   // the reply answered a decision that was already taken
-	Next    string // what happens next ("It is still your turn.", "Ben's turn.")
+	Help  string
+	Taken bool   // the reply answered a decision that was already taken
+	Next  string // what happens next ("It is still your turn.", "Ben's turn.")
+	// News: what changed for the recipient, as YourTurn.News says.
+	News    []string
 	Since   []string
 	Hand    []Card
 	Prompts []Prompt
@@ -348,6 +358,8 @@ type GameOver struct {
 	// public log and checks all three.
 	Secret, Salt, Commitment string
 	Replay                   string
+	// News: what changed for the recipient, as YourTurn.News says.
+	News []string
 }
 
 // VacationNotice: another player is away; their clocks pause.
