@@ -2,6 +2,7 @@ package inbound_test
 
 import (
 	"context"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -10,6 +11,7 @@ import (
 	"github.com/datamonsters/turns/models"
 	"github.com/datamonsters/turns/models/modelstest"
 	"github.com/datamonsters/turns/notifier"
+	"github.com/datamonsters/turns/play"
 )
 
 // TestControlsByReply: the commands that need no list, each by a reply to
@@ -141,5 +143,57 @@ players:
 	toAna := e.sink.to(ana.Email)
 	if got, want := opening(toAna[len(toAna)-1], "ana"), "ben played Merge Conflict: your Open Source Library (TECH 1, SCI 1) was cancelled."; got != want {
 		t.Errorf("Ana's email opens with %q, want %q:\n%s", got, want, toAna[len(toAna)-1].Text)
+	}
+}
+
+// TestOneSubjectWhileSeatsChange: the players of a game may change before
+// its start (an invitee declines, someone takes an open seat), but every
+// email of the game, from the invitations and the answers to replies in
+// the lobby to its end, has the same subject, which names its host.
+func TestOneSubjectWhileSeatsChange(t *testing.T) {
+	e := newEnv(t, models.SQLite)
+	ana, ben, cy, dee := e.user("ana"), e.user("ben"), e.user("cy"), e.user("dee")
+	ctx := context.Background()
+	res, err := e.play.Create(ctx, ana.ID, play.NewGame{Players: 3, Mode: "fast", Invite: []string{"ben", "cy"},
+		Deck: play.DeckChoice{Prebuilt: "running-a-startup"}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := res.Game.ID
+	res.Done()
+	e.settle()
+	invitation := func(u *models.User) sent {
+		ms := e.sink.to(u.Email)
+		if len(ms) != 1 {
+			t.Fatalf("%d invitations to %s", len(ms), u.Username)
+		}
+		return ms[0]
+	}
+	e.answered(t, cy, invitation(cy), "decline")
+	if res, err = e.play.Join(ctx, id, dee.ID, play.DeckChoice{Prebuilt: "running-a-startup"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	res.Done()
+	e.answered(t, ben, invitation(ben), "join")
+	g, _ := e.start(t, id, ana, [2]*models.User{ana, ben})
+	for _, u := range []*models.User{ana, ben, dee} {
+		e.answered(t, u, e.sink.to(u.Email)[len(e.sink.to(u.Email))-1], "resign")
+		if g, _ = e.st.GameNoState(ctx, id); g.Status == models.StatusOver {
+			break
+		}
+	}
+	if g.Status != models.StatusOver {
+		t.Fatalf("the game is %s", g.Status)
+	}
+	want := "[Data Monsters] Game #" + strconv.FormatInt(id, 10) + ", hosted by ana"
+	n := 0
+	for _, m := range e.sink.all() {
+		n++
+		if m.Subject != want {
+			t.Errorf("the email %s to %s has the subject %q, want %q", m.MessageID, m.To, m.Subject, want)
+		}
+	}
+	if n < 10 {
+		t.Fatalf("only %d emails", n)
 	}
 }

@@ -7,13 +7,15 @@ import (
 
 // Subject is the subject of every email about c's game, the same from
 // the first to the last so that every mail client keeps them in one
-// conversation: "[Data Monsters] Game #12: ana, bob" (the game's title and
-// the players' names, c.Names). What changed is each email's headline.
-// Mail about no game (the digest) has a subject of its own.
+// conversation: "[Data Monsters] Game #12, hosted by ana" (the game's
+// title and its host, c.Host, who is in the game from its invitations to
+// its end, when the other players may still change before the start).
+// What changed is each email's headline. Mail about no game (the digest)
+// has a subject of its own.
 func Subject(c Common) string {
 	s := "[Data Monsters] " + gameName(c)
-	if len(c.Names) > 0 {
-		s += ": " + strings.Join(c.Names, ", ")
+	if c.Host != "" {
+		s += ", hosted by " + c.Host
 	}
 	return s
 }

@@ -107,7 +107,7 @@ func TestOneEmailPerDecision(t *testing.T) {
 			return n == 2
 		})
 		time.Sleep(200 * time.Millisecond)
-		subject := "[Data Monsters] Game #" + strconv.FormatInt(pg.id, 10) + ": ana, ben"
+		subject := "[Data Monsters] Game #" + strconv.FormatInt(pg.id, 10) + ", hosted by ana"
 		perChange := map[string]int{}
 		kinds := map[string]int{}
 		for _, m := range e.sink.messages() {

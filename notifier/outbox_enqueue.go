@@ -399,7 +399,7 @@ func (o *Outbox) dispatch(ctx context.Context, tx models.OutboxTx, g *models.Gam
 		}
 		c := n.common
 		c.Recipient = cmp.Or(u.DisplayName, u.Username)
-		c.GameID, c.GameTitle, c.GameURL, c.Names = gid, "Game #"+gid, GameURL(base, g.ID), subjectNames(g)
+		c.GameID, c.GameTitle, c.GameURL, c.Host = gid, "Game #"+gid, GameURL(base, g.ID), hostName(g)
 		c.SettingsURL = PreferencesURL(base)
 		if o.cfg.UnsubscribeSecret != nil {
 			c.UnsubscribeURL = UnsubscribeURL(base, UnsubscribeToken(o.cfg.UnsubscribeSecret, strconv.FormatInt(u.ID, 10), string(n.kind)))
@@ -674,17 +674,15 @@ func seatName(g *models.Game, seat int) string {
 	return ""
 }
 
-// subjectNames are the names the subject of g's emails gives its players:
-// every seat's that has one, in seat order (see Subject). From the start
-// they are the same in every email of the game.
-func subjectNames(g *models.Game) []string {
-	var out []string
+// hostName is the name of g's host, its creator (in seat 0 from its
+// creation), as the subject of its emails names them.
+func hostName(g *models.Game) string {
 	for _, s := range g.Seats {
-		if s.Username != "" {
-			out = append(out, s.Username)
+		if s.UserID != nil && *s.UserID == g.CreatedBy {
+			return s.Username
 		}
 	}
-	return out
+	return seatName(g, 0)
 }
 
 func seatNames(g *models.Game) []string {

@@ -56,9 +56,10 @@ type Common struct {
 	GameID    string // "" for mail about no single game (the digest)
 	GameTitle string // the game's title as its creator typed it
 	GameURL   string // link to the game in a client; "" hides the link
-	// Names are the game's players, as the subject of its every email
-	// names them (see Subject); none: the subject names the game only.
-	Names []string
+	// Host is the game's host, its creator, who holds a seat of it from
+	// before the start to the end: the subject of its every email names
+	// them (see Subject); "": the subject names the game only.
+	Host string
 
 	UnsubscribeURL string // one-click unsubscribe for this kind of mail; "" hides it
 	SettingsURL    string // notification preferences; "" hides it

@@ -25,7 +25,7 @@ func common() Common {
 		GameURL:        "https://dm.example/games/42",
 		UnsubscribeURL: "https://dm.example/v1/unsubscribe?token=abc",
 		SettingsURL:    "https://dm.example/settings/notifications",
-		Names:          []string{"Ana", "Bob", "Cleo"},
+		Host:           "Bob",
 		Now:            renderNow,
 	}
 }
@@ -172,7 +172,7 @@ func TestRenderYourTurnContent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if subject != "[Data Monsters] Friday lab: Ana, Bob, Cleo" {
+	if subject != "[Data Monsters] Friday lab, hosted by Bob" {
 		t.Errorf("subject = %q", subject)
 	}
 	for _, want := range []string{
@@ -219,7 +219,7 @@ func TestRenderEscaping(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if subject != "[Data Monsters] <script>alert(1)</script> Bcc: x@y: Ana, Bob, Cleo" {
+	if subject != "[Data Monsters] <script>alert(1)</script> Bcc: x@y, hosted by Bob" {
 		t.Errorf("subject = %q", subject)
 	}
 	for _, bad := range []string{"<script>", "<img", "<b>Card</b>", `" onmouseover="`, `href="javascript:`} {
@@ -247,22 +247,22 @@ func TestRenderVariants(t *testing.T) {
 		text    []string
 	}{
 		{QueuedActions{Common: c, Actions: []string{"complete the build"}},
-			"[Data Monsters] Friday lab: Ana, Bob, Cleo",
+			"[Data Monsters] Friday lab, hosted by Bob",
 			[]string{"Your queued actions were played", "  - complete the build"}},
 		{TimeoutApplied{Common: c, Player: "Bob", Prompt: true, Consecutive: 3, Limit: 3, TakeOver: "bot"},
-			"[Data Monsters] Friday lab: Ana, Bob, Cleo",
+			"[Data Monsters] Friday lab, hosted by Bob",
 			[]string{"Bob ran out of time: the default answers applied.", "After 3 timeouts in a row, a bot now plays Bob's seat."}},
 		{TimeoutApplied{Common: c, You: true, Consecutive: 1, Limit: 2, TakeOver: "forfeit"},
-			"[Data Monsters] Friday lab: Ana, Bob, Cleo",
+			"[Data Monsters] Friday lab, hosted by Bob",
 			[]string{"You ran out of time: the turn ended with the default choices.", "After 1 timeout in a row, you have forfeited the game."}},
 		{GameOver{Common: c, Scores: []Score{{Player: "Ana", Points: 9, You: true, Winner: true}, {Player: "Bob", Points: 9, Winner: true}}},
-			"[Data Monsters] Friday lab: Ana, Bob, Cleo",
+			"[Data Monsters] Friday lab, hosted by Bob",
 			[]string{"  1. Ana (you): 9  - winner\n  2. Bob: 9  - winner\n", "Game over. You and Bob share the win."}},
 		{GameStarted{Common: c, Players: []string{"Bob", "Ana"}, FirstPlayer: "Bob"},
-			"[Data Monsters] Friday lab: Ana, Bob, Cleo",
+			"[Data Monsters] Friday lab, hosted by Bob",
 			[]string{"The game has started: Bob plays first.", "We will tell you when it is your turn."}},
 		{DeadlineReminder{Common: c, Deadline: renderNow.Add(90 * time.Minute)},
-			"[Data Monsters] Friday lab: Ana, Bob, Cleo",
+			"[Data Monsters] Friday lab, hosted by Bob",
 			[]string{"Reminder: your turn ends in 1 hour 30 minutes.", "At the deadline it ends with the default choices.",
 				"Deadline: your turn ends Sun 29 Nov 2026, 22:30 UTC (in 1 hour 30 minutes)"}},
 		{Digest{Common: Common{Recipient: "Ana"}},

@@ -201,11 +201,11 @@ func (w *emailWorker) Work(ctx context.Context, job *river.Job[EmailArgs]) error
 			d = yt
 		}
 	}
-	if c := d.base(); c.GameID != "" && len(c.Names) == 0 && a.GameID > 0 {
-		// Written without the players' names (an answer to a reply): the
+	if c := d.base(); c.GameID != "" && c.Host == "" && a.GameID > 0 {
+		// Written without the host's name (an answer to a reply): the
 		// game's subject names them all the same.
 		if g, err := w.o.store.GameNoState(ctx, a.GameID); err == nil {
-			d = withCommon(d, func(c *Common) { c.Names = subjectNames(g) })
+			d = withCommon(d, func(c *Common) { c.Host = hostName(g) })
 		}
 	}
 	d = WithSignIn(d, w.o.cfg.Email.BaseURL, w.o.cfg.SignInSecret, a.UserID, w.o.now())
