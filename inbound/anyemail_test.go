@@ -17,7 +17,8 @@ import (
 // TestControlsByReply: the commands that need no list, each by a reply to
 // an email that numbers no moves: "join" alone takes the invited seat with
 // the first prebuilt deck; "status" gets a waiting player the board; "vote
-// end" from both players ends the game, and each of them is told its end
+// end" from both players (the first signed off with "Take care", which is
+// skipped) ends the game, and each of them is told its end
 // once: the first voter by the game-over email, the second by the answer
 // to their vote, with the final board, the scores by rank and the
 // fairness check, and no other email from that change.
@@ -53,8 +54,9 @@ func TestControlsByReply(t *testing.T) {
 			if v := e.version(id); v != g.Version {
 				t.Fatalf("status moved the game from version %d to %d", g.Version, v)
 			}
-			if a := send(waiting, em, "vote end"); !strings.Contains(a.Text, "You voted to end the game as it stands.") {
-				t.Fatalf("the first vote:\n%s", a.Text)
+			if a := send(waiting, em, "vote end\n\nTake care"); !strings.Contains(a.Text, "You voted to end the game as it stands.") ||
+				!strings.Contains(a.Text, "Not read as commands, so skipped:\n  > Take care\n") {
+				t.Fatalf("the first vote, with a sign-off:\n%s", a.Text)
 			}
 			if g, _ := e.st.GameNoState(ctx, id); g.Status != models.StatusActive {
 				t.Fatalf("one vote ended the game: %s", g.Status)
@@ -90,7 +92,8 @@ func TestControlsByReply(t *testing.T) {
 	}
 }
 
-// TestAnswerOpensWithNews: Ana plays a Tool by a reply; Ben cancels it by
+// TestAnswerOpensWithNews: Ana plays a Tool by a reply (signed off with
+// words that name no move, skipped); Ben cancels it by
 // a reply that plays Merge Conflict in the window it opened. The answer
 // to Ben's reply opens (below the greeting) with what his move did, and
 // the email that tells Ana her turn goes on with what happened to her
@@ -133,8 +136,9 @@ players:
 		first, _, _ := strings.Cut(body, "\n")
 		return first
 	}
-	if a := e.answered(t, ana, general(ana, 0), "play open source library"); !strings.Contains(a.Text, "Your moves were played.") {
-		t.Fatalf("Ana's Tool:\n%s", a.Text)
+	if a := e.answered(t, ana, general(ana, 0), "play open source library\n\nLet me know when you can"); !strings.Contains(a.Text, "Your moves were played.") ||
+		!strings.Contains(a.Text, "Not read as commands, so skipped:\n  > Let me know when you can\n") {
+		t.Fatalf("Ana's Tool, with a sign-off:\n%s", a.Text)
 	}
 	a := e.answered(t, ben, general(ben, 1), "play merge conflict")
 	if got, want := opening(a, "ben"), "You played Merge Conflict: ana's Open Source Library (TECH 1, SCI 1) was cancelled."; got != want {

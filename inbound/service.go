@@ -469,6 +469,7 @@ func (a *answer) play(ctx context.Context) (Result, error) {
 			return nil
 		}
 		actions, texts = plan.Actions, plan.Texts
+		a.data.Skipped = play.Skipped(rd, plan)
 		return nil
 	})
 	switch {
