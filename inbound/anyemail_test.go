@@ -101,36 +101,12 @@ func TestControlsByReply(t *testing.T) {
 func TestAnswerOpensWithNews(t *testing.T) {
 	e := newEnv(t, models.SQLite)
 	ana, ben := e.user("ana"), e.user("ben")
-	ctx := context.Background()
-	res, err := engine.RunScenario([]byte(`name: a Tool cancelled
+	g := e.scenarioGame(t, `name: a Tool cancelled
 players:
   - {name: ana, hand: [open-source-library, frontend-framework]}
   - {name: ben, hand: [merge-conflict]}
-`))
-	if err != nil || res.Failed() {
-		t.Fatalf("scenario: %v %+v", err, res)
-	}
-	data, err := res.State.Marshal()
-	if err != nil {
-		t.Fatal(err)
-	}
-	now := time.Now()
-	g := &models.Game{CreatedBy: ana.ID, Status: models.StatusActive, Mode: "fast", Policy: "holders", Players: 2,
-		Settings: `{"turn_deadline_seconds":259200,"prompt_deadline_seconds":86400}`, Version: 1, State: data, StartedAt: &now}
-	for i, u := range []*models.User{ana, ben} {
-		id := u.ID
-		g.Seats = append(g.Seats, models.Seat{SeatNo: i, UserID: &id, Username: u.Username, Joined: true, Awaited: i == 0})
-	}
-	if err := e.st.CreateGame(ctx, g, models.Happened{}); err != nil {
-		t.Fatal(err)
-	}
-	// The game's emails before these replies are not in the test: its
-	// players answer from general addresses.
-	general := func(u *models.User, seat int) sent {
-		addr := notifier.Reply{GameID: g.ID, Seat: seat, UserID: u.ID, Version: e.version(g.ID), Expires: now.Add(time.Hour), General: true}.
-			Address(e.reply.Secret, domain)
-		return sent{ReplyTo: addr, Subject: "[Data Monsters] Game", MessageID: "x@dm.example"}
-	}
+`, ana, ben)
+	general := func(u *models.User, seat int) sent { return e.general(g.ID, u, seat) }
 	opening := func(m sent, name string) string {
 		body, _ := strings.CutPrefix(m.Text, "Hello "+name+",\n\n")
 		first, _, _ := strings.Cut(body, "\n")
@@ -199,5 +175,65 @@ func TestOneSubjectWhileSeatsChange(t *testing.T) {
 	}
 	if n < 10 {
 		t.Fatalf("only %d emails", n)
+	}
+}
+
+// scenarioGame stores an active game of a and b (in that order) in the
+// position of the scenario doc, a's turn, under the policy holders.
+func (e *env) scenarioGame(t *testing.T, doc string, a, b *models.User) *models.Game {
+	t.Helper()
+	res, err := engine.RunScenario([]byte(doc))
+	if err != nil || res.Failed() {
+		t.Fatalf("scenario: %v %+v", err, res)
+	}
+	data, err := res.State.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now()
+	g := &models.Game{CreatedBy: a.ID, Status: models.StatusActive, Mode: "fast", Policy: "holders", Players: 2,
+		Settings: `{"turn_deadline_seconds":259200,"prompt_deadline_seconds":86400}`, Version: 1, State: data, StartedAt: &now}
+	for i, u := range []*models.User{a, b} {
+		id := u.ID
+		g.Seats = append(g.Seats, models.Seat{SeatNo: i, UserID: &id, Username: u.Username, Joined: true, Awaited: i == 0})
+	}
+	if err := e.st.CreateGame(context.Background(), g, models.Happened{}); err != nil {
+		t.Fatal(err)
+	}
+	return g
+}
+
+// general is an email of game id to u at seat whose reply address is a
+// general one at the game's version: a player may answer it (this test's
+// game sent them none before).
+func (e *env) general(id int64, u *models.User, seat int) sent {
+	addr := notifier.Reply{GameID: id, Seat: seat, UserID: u.ID, Version: e.version(id), Expires: time.Now().Add(time.Hour), General: true}.
+		Address(e.reply.Secret, domain)
+	return sent{ReplyTo: addr, Subject: "[Data Monsters] Game", MessageID: "x@dm.example"}
+}
+
+// TestOfferAtTheEndOfTurn: the answer to the reply that ends Ana's turn
+// offers her, in one line, the standing answers that spare the waits of
+// Ben's coming turn, for the interrupt she holds; at the end of his turn
+// Ben, who holds none, is offered nothing.
+func TestOfferAtTheEndOfTurn(t *testing.T) {
+	e := newEnv(t, models.SQLite)
+	ana, ben := e.user("ana"), e.user("ben")
+	g := e.scenarioGame(t, `name: an interrupt held at the end of a turn
+players:
+  - {name: ana, hand: [merge-conflict, open-source-library]}
+  - {name: ben, hand: [frontend-framework], deck: [rapid-prototype, data-lake, design-system]}
+`, ana, ben)
+	a := e.answered(t, ana, e.general(g.ID, ana, 0), "end")
+	offer := `So that the others' coming turn need not wait for you: reply "always pass", "merge conflict when tool", or nothing to be asked.`
+	if !strings.Contains(a.Text, "Your moves were played.") || !strings.Contains(strings.Join(strings.Fields(a.Text), " "), offer) {
+		t.Fatalf("the answer that ends Ana's turn does not offer %q:\n%s", offer, a.Text)
+	}
+	if !strings.Contains(a.HTML, "always pass") || !strings.Contains(a.HTML, "merge conflict when tool") {
+		t.Fatalf("the HTML part does not offer the standing answers:\n%s", a.HTML)
+	}
+	if a := e.answered(t, ben, e.general(g.ID, ben, 1), "end"); !strings.Contains(a.Text, "Your moves were played.") ||
+		strings.Contains(a.Text, "need not wait for you") {
+		t.Fatalf("Ben, who holds no interrupt, is offered standing answers:\n%s", a.Text)
 	}
 }
