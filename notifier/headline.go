@@ -59,9 +59,9 @@ func Headline(d Data) string {
 		return s + "."
 	case QueuedActions:
 		if x.Dropped {
-			return "Your queued actions were dropped after the interrupt window closed."
+			return "Your queued actions were dropped after the interrupt window closed" + turnWords(x.Turn) + "."
 		}
-		return "Your queued actions were played: the interrupt window closed."
+		return "Your queued actions were played" + turnWords(x.Turn) + ": the interrupt window closed."
 	case DeadlineReminder:
 		when := c.Until(x.Deadline)
 		if when == "" {

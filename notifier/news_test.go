@@ -185,6 +185,26 @@ func TestEveryGameEmailTakesReplies(t *testing.T) {
 	})
 }
 
+// TestQueuedActionsNameTheirTurn: the email of a queue played names the
+// turn the queue was Ana's, also when the change that played it went on
+// to start Ben's turn, so that two such emails of two turns never read
+// alike.
+func TestQueuedActionsNameTheirTurn(t *testing.T) {
+	t.Parallel()
+	st := &engine.State{Turn: 8}
+	events := []event{{seq: 10, ev: engine.Event{Kind: "queue_resumed"}}, {seq: 11, ev: engine.Event{Kind: "turn_ended"}},
+		{seq: 12, ev: engine.Event{Kind: "turn_started", Seat: 1}}}
+	if got := turnAt(st, events, 10); got != 7 {
+		t.Fatalf("the queue of turn 7, played as turn 8 began: turn %d", got)
+	}
+	if got := turnAt(st, events, 12); got != 8 {
+		t.Fatalf("after the turn began: turn %d", got)
+	}
+	if h := Headline(QueuedActions{Turn: 7}); h != "Your queued actions were played (turn 7): the interrupt window closed." {
+		t.Fatalf("headline %q", h)
+	}
+}
+
 // kindsOf is the kinds of the emails the sink has, in order.
 func kindsOf(t *testing.T, e *outboxEnv) []string {
 	var out []string

@@ -175,7 +175,7 @@ func (o *Outbox) changeNotes(ctx context.Context, tx models.OutboxTx, g *models.
 					continue
 				}
 				if queued == nil {
-					queued = &QueuedActions{Actions: []string{}, News: news}
+					queued = &QueuedActions{Actions: []string{}, News: news, Turn: turnAt(st, events, e.seq)}
 					notes = append(notes, note{userID: uid, seat: seat, kind: KindQueuedActions, data: queued, common: &queued.Common})
 				}
 				if ev.Kind == "queue_dropped" {
@@ -245,6 +245,19 @@ func (o *Outbox) changeNotes(ctx context.Context, tx models.OutboxTx, g *models.
 		}
 	}
 	return notes, nil
+}
+
+// turnAt is the turn of the game st, the state a change of events
+// leaves, at its event seq: a turn the change started after it is not
+// yet.
+func turnAt(st *engine.State, events []event, seq int64) int {
+	turn := st.Turn
+	for _, e := range events {
+		if e.seq > seq && e.ev.Kind == "turn_started" {
+			turn--
+		}
+	}
+	return turn
 }
 
 // parsedChange returns the change's new engine state and its events with

@@ -262,6 +262,7 @@ type QueuedActions struct {
 	Dropped bool     // false: all resumed
 	Actions []string // what ran of the queue, in words (the engine's events)
 	Reason  string   // Dropped: which action was dropped, and why
+	Turn    int      // the turn whose queue it was; 0 hides it
 	// News: what changed for the recipient, as YourTurn.News says.
 	News []string
 }

@@ -79,7 +79,7 @@ func samples() []Data {
 			News:  []string{"Bob placed Overfit Goblin (Senior) in their Lab.", "Cleo won Sort a Billion Rows (3 Big Data Points)."}},
 		PromptWaiting{Common: c, TurnOf: "Bob", Turn: 8, Prompts: prompts, Hand: hand, Deadline: prompts[0].Deadline,
 			Since: []string{"Bob played Quantum Annealer into a Software Build."}},
-		QueuedActions{Common: c, Dropped: true, Actions: []string{"Your queued action runs: Play Data Lake into your build (TECH 2, SCI 1 so far)."},
+		QueuedActions{Common: c, Dropped: true, Turn: 8, Actions: []string{"Your queued action runs: Play Data Lake into your build (TECH 2, SCI 1 so far)."},
 			Reason: "Your 2 queued actions were dropped at \"Claim Sort a Billion Rows\": your build has too little TECH.",
 			News:   []string{"Bob played Merge Conflict: your Data Lake (TECH 2, SCI 1) was cancelled."}},
 		DeadlineReminder{Common: c, Prompt: true, Prompts: prompts, Deadline: prompts[0].Deadline},
