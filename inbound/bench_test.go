@@ -218,11 +218,10 @@ const (
 )
 
 // emailTargetsDue makes BenchmarkEmailGames fail when the planner misses a
-// target. The emails and duplicates are the notifier's half of issue 19
-// (one email per decision): set it to true once that half is in, and run
-// the benchmark with -benchtime 4x, since a few games are a small sample
-// for the share of turns in one reply.
-const emailTargetsDue = false
+// target (issue 19: both halves, a turn in one reply and one email per
+// decision, are in). Run the benchmark with -benchtime 4x, since a few
+// games are a small sample for the share of turns in one reply.
+const emailTargetsDue = true
 
 // emailGamesEach is how many games each iteration of BenchmarkEmailGames
 // plays on each database (-benchtime 4x: four times as many).
