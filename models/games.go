@@ -450,10 +450,12 @@ func loadGameSeats(tx *gorm.DB, id int64, q string, args ...any) (*Game, error) 
 			createdAt, updatedAt     *time.Time
 			hasPrefs, hasHooks       bool
 			hasPush                  bool
+			quietStart, quietEnd     *int
+			zone                     *string
 		}
 		if withUsers {
 			dst = append(dst, &u.id, &u.username, &u.email, &u.display, &u.notifyEmail, &u.notifyTurns, &u.createdAt,
-				&u.updatedAt, &u.hasPrefs, &u.hasHooks, &u.hasPush)
+				&u.updatedAt, &u.hasPrefs, &u.hasHooks, &u.hasPush, &u.quietStart, &u.quietEnd, &u.zone)
 		}
 		if err := rows.Scan(dst...); err != nil {
 			return nil, err
@@ -468,7 +470,10 @@ func loadGameSeats(tx *gorm.DB, id int64, q string, args ...any) (*Game, error) 
 			g.seatUsers[*u.id] = recipientRow{User: User{ID: *u.id, Username: deref(u.username), Email: deref(u.email),
 				DisplayName: deref(u.display), NotifyEmail: deref(u.notifyEmail), NotifyTurns: deref(u.notifyTurns),
 				CreatedAt: deref(u.createdAt), UpdatedAt: deref(u.updatedAt)}, HasPrefs: u.hasPrefs, HasHooks: u.hasHooks,
-				HasPush: u.hasPush}
+				HasPush: u.hasPush, quietRead: true}
+			if u.quietStart != nil && u.quietEnd != nil {
+				g.seatUsers[*u.id] = withQuiet(g.seatUsers[*u.id], QuietHours{Start: *u.quietStart, End: *u.quietEnd, Zone: deref(u.zone)})
+			}
 		}
 		if state != nil {
 			g.State = state
@@ -595,7 +600,12 @@ func (s *Store) mutate(ctx context.Context, id int64, cached *int64, key Key, fn
 		if err != nil {
 			return err
 		}
-		g.quietHours = func(ids []int64) (map[int64]QuietHours, error) { return s.on(tx).QuietHoursOf(ctx, ids...) }
+		g.quietHours = func(ids []int64) (map[int64]QuietHours, error) {
+			if hs, ok := g.seatQuiet(ids); ok {
+				return hs, nil
+			}
+			return s.on(tx).QuietHoursOf(ctx, ids...)
+		}
 		before, prevDeadline := slices.Clone(g.Seats), g.DeadlineAt
 		ch, err := fn(g)
 		if err != nil {

@@ -213,6 +213,10 @@ type recipientRow struct {
 	HasPrefs bool
 	HasHooks bool
 	HasPush  bool
+	// quietRead says that quiet holds the user's quiet hours (nil: none),
+	// read with the game's seats (see Game.QuietHours).
+	quietRead bool
+	quiet     *QuietHours
 }
 
 // seatUser returns user id as a recipient, if g read it with its seats.

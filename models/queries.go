@@ -102,14 +102,16 @@ const selectGameSeats = `
 SELECT ` + gameColumns + `, CASE WHEN g.version = ? OR s.seat_no > 0 THEN NULL ELSE g.state END AS state, ` + seatColumns
 
 // qLockGameRecipients is qLockGameCached with each seat's user, as the
-// outbox reads its recipients (see RecipientsOf), in the same round trip.
+// outbox reads its recipients (see RecipientsOf), and their quiet hours
+// (see Game.QuietHours), in the same round trip.
 const qLockGameRecipients = selectGameSeats + `,
   u.id AS u_id, u.username AS u_username, u.email AS u_email, u.display_name AS u_display_name,
   u.notify_email AS u_notify_email, u.notify_turns AS u_notify_turns, u.created_at AS u_created_at,
   u.updated_at AS u_updated_at,
   EXISTS (SELECT 1 FROM notification_prefs p WHERE p.user_id = u.id) AS u_has_prefs,
   EXISTS (SELECT 1 FROM webhooks w WHERE w.user_id = u.id AND w.disabled_at IS NULL) AS u_has_hooks,
-  EXISTS (SELECT 1 FROM push_subscriptions ps WHERE ps.user_id = u.id) AS u_has_push
+  EXISTS (SELECT 1 FROM push_subscriptions ps WHERE ps.user_id = u.id) AS u_has_push,
+  u.quiet_start AS u_quiet_start, u.quiet_end AS u_quiet_end, u.time_zone AS u_time_zone
 FROM games g JOIN seats s ON s.game_id = g.id LEFT JOIN users u ON u.id = s.user_id
 WHERE g.id = ? ORDER BY s.seat_no` + limitSeats
 

@@ -161,9 +161,33 @@ func (g *Game) SetQuietSeats(seats []int) {
 	g.DeadlineQuiet = strings.Join(fs, ",")
 }
 
+// withQuiet is r with the user's quiet hours q.
+func withQuiet(r recipientRow, q QuietHours) recipientRow {
+	r.quiet = &q
+	return r
+}
+
+// seatQuiet returns the quiet hours of the users ids that have them, as
+// the read of g's seats with their users read them (qLockGameRecipients),
+// and whether it read every one of ids.
+func (g *Game) seatQuiet(ids []int64) (map[int64]QuietHours, bool) {
+	out := map[int64]QuietHours{}
+	for _, id := range ids {
+		r, ok := g.seatUser(id)
+		if !ok || !r.quietRead {
+			return nil, false
+		}
+		if r.quiet != nil {
+			out[id] = *r.quiet
+		}
+	}
+	return out, true
+}
+
 // QuietHours returns the quiet hours of the users ids that have them, by
 // user, as the transaction of the change that loaded g reads them (see
-// Mutate); none for a game read outside a change.
+// Mutate): with its seats when it read their users, else now; none for a
+// game read outside a change.
 func (g *Game) QuietHours(ids []int64) (map[int64]QuietHours, error) {
 	if g.quietHours == nil {
 		return map[int64]QuietHours{}, nil
