@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/datamonsters/turns/engine"
 	"github.com/datamonsters/turns/models"
 	"github.com/datamonsters/turns/models/modelstest"
 	"github.com/datamonsters/turns/play"
@@ -15,8 +16,9 @@ import (
 )
 
 // quietNow gives ana and ben quiet hours (UTC) from an hour before e's
-// clock to two hours after it, and returns when they end.
-func (e *outboxEnv) quietNow(t *testing.T) time.Time {
+// clock to two hours after it (modelstest.QuietAround), and returns them
+// and when they end.
+func (e *outboxEnv) quietNow(t *testing.T) (models.QuietHours, time.Time) {
 	t.Helper()
 	now := e.clock.Now()
 	q := modelstest.QuietAround(now)
@@ -29,7 +31,7 @@ func (e *outboxEnv) quietNow(t *testing.T) time.Time {
 	if !ok {
 		t.Fatalf("%v is not in %+v", now, q)
 	}
-	return end
+	return q, end
 }
 
 // duel creates a game of ana's against ben with n's clocks, and has ben
@@ -87,7 +89,9 @@ func scheduledJobs(t *testing.T, o *Outbox, kind string) []time.Time {
 // email nor push goes out (their jobs wait for the end), until the clock
 // reaches it; then both go, the first player's saying that their
 // deadline was moved out of their quiet hours, the other's that the
-// game's deadline was moved out of the first player's.
+// game's deadline was moved out of the first player's. The next night,
+// the other player's your-turn email waits likewise, and is sent when
+// the quiet hours end.
 func TestQuietHoursWait(t *testing.T) {
 	eachOutboxDB(t, func(t *testing.T, d models.Dialect) {
 		ctx := context.Background()
@@ -99,7 +103,7 @@ func TestQuietHoursWait(t *testing.T) {
 		_, start := e.duel(t, p, play.NewGame{TurnDeadlineSeconds: 2 * 24 * 3600})
 		before := len(e.waitMail(t, 1)) // ben's invitation, before quiet hours
 		waitFor(t, "the invitation's push", func() bool { return len(ps.Requests(browsers[ben.ID].Path)) == 1 })
-		end := e.quietNow(t)
+		quiet, end := e.quietNow(t)
 		g := start()
 		first, other := g.Seats[0], g.Seats[1]
 		if g.Seats[1].Awaited {
@@ -151,7 +155,70 @@ func TestQuietHoursWait(t *testing.T) {
 		if m := readPush(t, ps.Requests(browsers[ana.ID].Path)[0], browsers[ana.ID], ps, cfg); m.Kind != KindGameStarted {
 			t.Fatalf("ana's push: %+v", m)
 		}
+
+		// The next night, half an hour before the quiet hours end, the
+		// first player ends their turn: the other's your-turn email waits
+		// for the end, and then says that their deadline was moved.
+		e.clock.Add(23*time.Hour + 30*time.Minute)
+		next, ok := quiet.Within(e.clock.Now())
+		if !ok || next.Sub(e.clock.Now()) != 30*time.Minute {
+			t.Fatalf("at %v the quiet hours end at %v", e.clock.Now(), next)
+		}
+		before = len(e.sink.messages())
+		e.endTurns(t, p, g.ID, first.SeatNo)
+		waitFor(t, "the turn's email to wait", func() bool {
+			at := scheduledJobs(t, o, emailKind)
+			return len(at) == 1 && at[0].Equal(next)
+		})
+		if n := len(e.sink.messages()); n != before {
+			t.Fatalf("%d emails sent in the quiet hours: %v", n-before, mailKinds(t, e.sink.messages()[before:]))
+		}
+		e.clock.Add(30 * time.Minute)
+		if _, err := o.RunDue(ctx); err != nil {
+			t.Fatal(err)
+		}
+		msgs = e.waitMail(t, before+1)
+		if got := mailKinds(t, msgs[before:]); !slices.Equal(got, []string{"your_turn>" + other.Username + "@example.com"}) {
+			t.Fatalf("at the end of the second night: %v", got)
+		}
+		if txt := parseMail(t, msgs[before].Data).Text; !strings.Contains(txt, ", moved out of your quiet hours") {
+			t.Fatalf("the turn's email does not say the deadline was moved:\n%s", txt)
+		}
 	})
+}
+
+// endTurns has seat of game id end its turn (answering its own turn's
+// choices with their first options) until the game waits for another
+// seat.
+func (e *outboxEnv) endTurns(t *testing.T, p *play.Service, id int64, seat int) {
+	t.Helper()
+	ctx := context.Background()
+	uid := e.users[seat].ID
+	for range 10 {
+		var a engine.Action
+		var v int64
+		done := false
+		err := p.Read(ctx, id, uid, func(g *models.Game, _ int, st *engine.State) error {
+			v, done = g.Version, !slices.Contains(engine.Awaiting(st), seat)
+			a = engine.Action{Type: engine.ActEndTurn}
+			if ps := engine.PromptsFor(st, seat); len(ps) > 0 {
+				a = engine.Action{Type: engine.ActAnswer, Prompt: ps[0].ID, Choices: ps[0].Default()}
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if done {
+			return
+		}
+		res, err := p.Submit(ctx, id, uid, &v, []engine.Action{a}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Done()
+	}
+	t.Fatalf("seat %d's turn does not end", seat)
 }
 
 // TestQuietHoursUrgent: a game whose settings ignore quiet hours, with an
@@ -166,7 +233,7 @@ func TestQuietHoursUrgent(t *testing.T) {
 		p := play.New(e.st, e.clock.Now, nil)
 		_, start := e.duel(t, p, play.NewGame{TurnDeadlineSeconds: 3600, IgnoreQuietHours: true})
 		before := len(e.waitMail(t, 1))
-		end := e.quietNow(t)
+		_, end := e.quietNow(t)
 		g := start()
 		first := g.Seats[0]
 		if g.Seats[1].Awaited {
@@ -203,7 +270,7 @@ func TestQuietHoursDigest(t *testing.T) {
 		p := play.New(e.st, e.clock.Now, nil)
 		_, start := e.duel(t, p, play.NewGame{})
 		before := len(e.waitMail(t, 1)) // the invitation is no digest's
-		end := e.quietNow(t)
+		_, end := e.quietNow(t)
 		start()
 		waitFor(t, "the digest to wait", func() bool {
 			at := scheduledJobs(t, o, digestKind)
