@@ -294,7 +294,7 @@ func (s *Server) preferences(c *gin.Context) (preferenceList, error) {
 	out := preferenceList{Preferences: []preference{}}
 	for _, k := range notifier.Kinds {
 		for _, ch := range notifier.Channels {
-			p := preference{Kind: string(k), Channel: ch, Enabled: k != notifier.KindDigest} // the digest is opt-in
+			p := preference{Kind: string(k), Channel: ch, Enabled: notifier.DefaultOn(k, ch)} // the digest is opt-in, and messages by email of their own
 			digest := k == notifier.KindDigest && ch == notifier.ChannelEmail
 			if digest {
 				p.Hours = models.DefaultDigestHours

@@ -198,6 +198,7 @@ func (s *Server) routes(r *gin.Engine) {
 	read.GET("/games/:id/events", s.listEvents)
 	read.GET("/games/:id/actions", s.actionLog)
 	read.GET("/games/:id/stream", s.streamGame)
+	read.GET("/games/:id/messages", s.listMessages)
 	read.GET("/notifications/stream", s.streamNotifications)
 	read.GET("/webhooks", s.listWebhooks)
 	read.POST("/webhooks", s.createWebhook)
@@ -221,6 +222,8 @@ func (s *Server) routes(r *gin.Engine) {
 	play.POST("/games/:id/reclaim", s.reclaim)
 	play.POST("/games/:id/actions", s.submitActions)
 	play.PUT("/games/:id/email-replies", s.setGameReplies)
+	play.POST("/games/:id/messages", s.postMessage)
+	play.PUT("/games/:id/messages/mute", s.muteMessages)
 
 	// Session only: a login's access token, never an API token.
 	session := v1.Group("", s.authenticate, s.require(scopeAccount))

@@ -47,6 +47,9 @@ type NewGame struct {
 	Bots                  int        // the last seats, played by the service's greedy bot
 	TimeoutLimit          *int       // consecutive timeouts before OnTimeouts; nil: DefaultTimeoutLimit, 0: never
 	OnTimeouts            string     // OnTimeoutsBot (default) or OnTimeoutsForfeit
+	// SpectatorMessages shows the players' public messages to spectators
+	// (false: to the players only).
+	SpectatorMessages bool
 }
 
 // check validates the settings and fills in their defaults.
@@ -108,7 +111,8 @@ func (s *Service) Create(ctx context.Context, uid int64, n NewGame, rec *Record)
 		return nil, err
 	}
 	settings, _ := json.Marshal(models.GameSettings{TurnDeadlineSeconds: n.TurnDeadlineSeconds,
-		PromptDeadlineSeconds: n.PromptDeadlineSeconds, TimeoutLimit: *n.TimeoutLimit, OnTimeouts: n.OnTimeouts})
+		PromptDeadlineSeconds: n.PromptDeadlineSeconds, TimeoutLimit: *n.TimeoutLimit, OnTimeouts: n.OnTimeouts,
+		SpectatorMessages: n.SpectatorMessages})
 	now := s.now().UTC()
 	g := &models.Game{CreatedBy: me.ID, Status: models.StatusOpen, Public: n.Public == nil || *n.Public, Mode: n.Mode,
 		Office: n.Office, Policy: n.Policy, Players: n.Players, Settings: string(settings), Version: 1,
