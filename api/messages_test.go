@@ -495,6 +495,11 @@ func TestMessageRefusals(t *testing.T) {
 		if n != 1 {
 			t.Errorf("a repeated post was posted %d times", n)
 		}
+		// A batch of commands takes moves only: a message has its route.
+		v := e.getGame(g.ID, ana).Version
+		if r := e.do(req{Method: "POST", Path: actionsPath(g.ID), Token: ana.Access, Body: map[string]any{"expected_version": v, "commands": []string{"say hi"}}}); r.Status != 422 || r.code(t) != "command_refused" || !strings.Contains(string(r.Body), "say") {
+			t.Errorf("say in a command batch: %d %s", r.Status, r.Body)
+		}
 		// Before the start, nobody talks.
 		var open game
 		e.must(201, req{Method: "POST", Path: "/v1/games", Token: ana.Access, Body: map[string]any{"players": 2, "deck": deck(0)}}).decode(t, &open)

@@ -158,6 +158,7 @@ type env struct {
 	srv    *api.Server
 	play   *play.Service
 	ob     *notifier.Outbox
+	hub    *notifier.Hub
 	in     *inbound.Service
 	sink   *sink
 	smtp   string // the inbound SMTP server's address
@@ -192,8 +193,10 @@ func newEnv(tb testing.TB, d models.Dialect) *env {
 	log := slog.New(slog.NewTextHandler(testLog{tb}, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	e.srv = api.New(st, api.Config{Secret: []byte("0123456789abcdef0123456789abcdef"), Issuer: "dm", Audience: "dm"}, log, nil)
 	e.play = e.srv.Play()
-	e.ob, err = notifier.NewOutbox(notifier.OutboxConfig{Store: st, Sender: sender, Email: ecfg, Hub: notifier.NewHub(0), Logger: log,
-		SignInSecret: []byte("links"), Reply: e.reply, PollInterval: 50 * time.Millisecond})
+	e.hub = notifier.NewHub(0)
+	e.ob, err = notifier.NewOutbox(notifier.OutboxConfig{Store: st, Sender: sender, Email: ecfg, Hub: e.hub, Logger: log,
+		SignInSecret: []byte("links"), Reply: e.reply, PollInterval: 50 * time.Millisecond,
+		Webhook: notifier.NewWebhookClient(notifier.WebhookOptions{AllowPrivate: true, Timeout: 2 * time.Second})})
 	if err != nil {
 		tb.Fatal(err)
 	}
