@@ -125,8 +125,14 @@ func MessageEvent(g *models.Game, m *models.Message, seats []int64) Event {
 	if m.ToSeat != nil {
 		to = seatName(g, *m.ToSeat)
 	}
-	body, _ := json.Marshal(NewMessageBody(m.ID, m.Seat, seatName(g, m.Seat), m.ToSeat, to, m.Body, m.CreatedAt))
-	return Event{Type: "message", Data: body, Seats: seats}
+	return MessageBodyEvent(NewMessageBody(m.ID, m.Seat, seatName(g, m.Seat), m.ToSeat, to, m.Body, m.CreatedAt), seats)
+}
+
+// MessageBodyEvent is the SSE event of a message's body b (see
+// MessageEvent).
+func MessageBodyEvent(b MessageBody, seats []int64) Event {
+	data, _ := json.Marshal(b)
+	return Event{Type: "message", Data: data, Seats: seats}
 }
 
 // deliverMessage publishes message a.MessageID to the game's live streams

@@ -93,6 +93,11 @@ type boardView struct {
 	// HTML is the board drawn (the "board" template) when it was read
 	// into the cache of boards; "" otherwise.
 	HTML template.HTML
+	// Talk is the table talk as the reader sees it, drawn around the
+	// board (withTalk); nil for none. talkValue, talkError and talkTo are
+	// a message refused, to show again in its form.
+	Talk                         *talkView
+	talkValue, talkError, talkTo string
 }
 
 // cardItem is a card as the board draws it.

@@ -131,7 +131,8 @@ func newSite(t testing.TB, d models.Dialect, o siteOptions) *site {
 		hub = notifier.NewHub(0)
 		ob, err := notifier.NewOutbox(notifier.OutboxConfig{Store: st, Sender: sender, Email: ecfg, Hub: hub, Logger: log,
 			Now: clk.Now, UnsubscribeSecret: s.unsub, SignInSecret: s.secret, Timeouts: s.api.Play(), Bots: s.api.Play(),
-			PollInterval: 20 * time.Millisecond, DatabaseURL: dbURL})
+			PollInterval: 20 * time.Millisecond, DatabaseURL: dbURL,
+			Webhook: notifier.NewWebhookClient(notifier.WebhookOptions{AllowPrivate: true, Timeout: 2 * time.Second})})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -141,7 +142,7 @@ func newSite(t testing.TB, d models.Dialect, o siteOptions) *site {
 			go presence.Run(ctx)
 			go ob.Listen(ctx)
 		}
-		s.api.SetNotifications(api.Notifications{Outbox: ob, Hub: hub, Presence: presence, UnsubscribeSecret: s.unsub})
+		s.api.SetNotifications(api.Notifications{Outbox: ob, Hub: hub, Presence: presence, UnsubscribeSecret: s.unsub, AllowPrivate: true})
 		if err := ob.Start(ctx); err != nil {
 			t.Fatal(err)
 		}
