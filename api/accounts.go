@@ -4,24 +4,13 @@ import (
 	"context"
 	"errors"
 	"net/http"
-	"net/mail"
-	"regexp"
-	"slices"
 	"strings"
 
+	"github.com/datamonsters/turns/accounts"
+	"github.com/datamonsters/turns/internal/router"
 	"github.com/datamonsters/turns/models"
 	"github.com/gin-gonic/gin"
 )
-
-var usernamePattern = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{2,31}$`)
-
-func validEmail(s string) bool {
-	if s == "" {
-		return true
-	}
-	a, err := mail.ParseAddress(s)
-	return err == nil && a.Address == s && len(s) <= 254
-}
 
 func userOut(u *models.User) userResponse {
 	return userResponse{ID: u.ID, Username: u.Username, Email: u.Email, DisplayName: u.DisplayName,
@@ -31,8 +20,8 @@ func userOut(u *models.User) userResponse {
 // checkNewPassword applies the rules of a new password, given in the
 // field named field: 8 to 256 bytes.
 func checkNewPassword(field, password string) error {
-	if len(password) < 8 || len(password) > 256 {
-		return invalid("%s: 8 to 256 characters", field)
+	if !accounts.ValidPassword(password) {
+		return invalid("%s: %d to %d characters", field, accounts.MinPassword, accounts.MaxPassword)
 	}
 	return nil
 }
@@ -47,7 +36,7 @@ func (s *Server) register(c *gin.Context) {
 		writeError(c, err)
 		return
 	}
-	if !usernamePattern.MatchString(req.Username) {
+	if !accounts.ValidUsername(req.Username) {
 		writeError(c, invalid("username: 3 to 32 characters of a-z, 0-9, _ and -, starting with a letter or digit"))
 		return
 	}
@@ -56,14 +45,16 @@ func (s *Server) register(c *gin.Context) {
 		return
 	}
 	switch {
-	case !validEmail(req.Email):
+	case !accounts.ValidEmail(req.Email):
 		writeError(c, invalid("email: not an address"))
 		return
-	case len(req.DisplayName) > 64:
-		writeError(c, invalid("display_name: at most 64 characters"))
+	case len(req.DisplayName) > accounts.MaxDisplayName:
+		writeError(c, invalid("display_name: at most %d characters", accounts.MaxDisplayName))
 		return
 	}
-	if _, err := s.take(c, attempt{s.limits.register, clientAddress(c)}); err != nil {
+	tally, err := s.acc.CountRegistration(c.Request.Context(), router.ClientAddress(c))
+	router.RateHeaders(c, tally)
+	if err != nil {
 		writeError(c, err)
 		return
 	}
@@ -71,128 +62,79 @@ func (s *Server) register(c *gin.Context) {
 	// is nothing to send, and adding one later turns them on unless the
 	// user has turned them off (PATCH /v1/me).
 	u := &models.User{Username: req.Username, Email: req.Email, DisplayName: req.DisplayName, NotifyEmail: true, NotifyTurns: true}
-	hash := s.hash(req.Password) // before the transaction: argon2id takes a while
+	hash := s.acc.Hash(req.Password) // before the transaction: argon2id takes a while
 	s.idempotent(c, idemScope{subject: "user:" + req.Username}, func(st *models.Store) (response, error) {
-		if err := st.CreateUser(c.Request.Context(), u, hash); err != nil {
-			if errors.Is(err, models.ErrConflict) {
-				err = conflict("username_taken", "the username %q is taken", req.Username)
-			}
+		acc := s.acc.In(st)
+		if err := acc.CreateUser(c.Request.Context(), u, hash, ""); err != nil {
 			return response{}, err
 		}
-		return s.session(c.Request.Context(), st, http.StatusCreated, u)
+		return session(c.Request.Context(), acc, http.StatusCreated, u)
 	})
 }
 
-var errBadLogin = newError(http.StatusUnauthorized, "bad_credentials", "Unauthorized", "unknown username or wrong password")
-
 // login exchanges a username and password for tokens. Attempts are limited
 // per client address and per account (whatever the address), in the
-// database, and the password is checked, before an Idempotency-Key (scoped
-// by the username) is looked at: a repeat gets the same tokens again only
-// with the right password. A login with the right password gives its
-// attempts back: only failed ones count.
+// database, and the password is checked (accounts.Service.SignIn), before
+// an Idempotency-Key (scoped by the username) is looked at: a repeat gets
+// the same tokens again only with the right password. A login with the
+// right password gives its attempts back: only failed ones count.
 func (s *Server) login(c *gin.Context) {
 	var req loginRequest
 	if err := decode(c, &req); err != nil {
 		writeError(c, err)
 		return
 	}
-	ctx := c.Request.Context()
-	took, err := s.take(c, s.loginAttempts(c, req.Username)...)
+	u, tally, err := s.acc.SignIn(c.Request.Context(), router.ClientAddress(c), req.Username, req.Password)
+	router.RateHeaders(c, tally)
 	if err != nil {
 		writeError(c, err)
 		return
 	}
-	u, err := s.store.UserByUsername(ctx, req.Username)
-	if errors.Is(err, models.ErrNotFound) {
-		checkPassword(dummyHash, req.Password)
-		writeError(c, errBadLogin)
-		return
-	}
-	if err != nil {
-		writeError(c, err)
-		return
-	}
-	_, ok, err := s.passwordOf(ctx, u.ID, req.Password)
-	if err == nil && !ok {
-		err = errBadLogin
-	}
-	if err != nil {
-		writeError(c, err)
-		return
-	}
-	s.give(c, took)
 	s.idempotent(c, idemScope{subject: "user:" + req.Username}, func(st *models.Store) (response, error) {
-		return s.session(c.Request.Context(), st, http.StatusOK, u)
+		return session(c.Request.Context(), s.acc.In(st), http.StatusOK, u)
 	})
 }
 
-// passwordOf reads the user's password hash and checks password against
-// it: the hash, and whether password is the user's.
-func (s *Server) passwordOf(ctx context.Context, userID int64, password string) (hash string, ok bool, err error) {
-	if hash, err = s.store.PasswordHash(ctx, userID); err != nil {
-		return "", false, err
-	}
-	return hash, checkPassword(hash, password), nil
-}
-
-// session starts a refresh token family for u with st and returns the
-// response with an access and a refresh token.
-func (s *Server) session(ctx context.Context, st *models.Store, status int, u *models.User) (response, error) {
-	refresh := randomToken(refreshTokenPrefix)
-	family := randomToken("")
-	if err := st.CreateRefreshToken(ctx, u.ID, family, models.HashToken(refresh), s.now().Add(s.cfg.RefreshTTL)); err != nil {
-		return response{}, err
-	}
-	return s.tokens(status, u, refresh, family)
-}
-
-// tokens is the response with a new access token for u (of generation
-// u.TokenGen, in the session family; see issueAccess) and the refresh
-// token refresh.
-func (s *Server) tokens(status int, u *models.User, refresh, family string) (response, error) {
-	access, exp, err := s.issueAccess(u, family)
+// session starts a sign-in session of u with acc and returns the response
+// with its access and refresh token.
+func session(ctx context.Context, acc *accounts.Service, status int, u *models.User) (response, error) {
+	ses, err := acc.StartSession(ctx, u)
 	if err != nil {
 		return response{}, err
 	}
-	return response{status: status, header: map[string]string{"Cache-Control": "no-store"},
-		body: tokensResponse{AccessToken: access, TokenType: "Bearer", ExpiresAt: rfc3339(exp),
-			RefreshToken: refresh, RefreshExpiresAt: rfc3339(s.now().Add(s.cfg.RefreshTTL)), User: userOut(u)}}, nil
+	return tokensOut(status, ses), nil
 }
 
-// refresh rotates a refresh token. Presenting a rotated token again revokes
-// its whole family. With an Idempotency-Key (scoped by the presented
-// token) a repeat gets the same new tokens again instead, so a client that
-// lost the response is not logged out; the rotation runs in its own
-// transaction (idemScope.outside) so that a reuse's revocation is written
-// although the request fails.
+// tokensOut is the response with the tokens of ses.
+func tokensOut(status int, ses accounts.Session) response {
+	return response{status: status, header: map[string]string{"Cache-Control": "no-store"},
+		body: tokensResponse{AccessToken: ses.Access, TokenType: "Bearer", ExpiresAt: rfc3339(ses.AccessExpires),
+			RefreshToken: ses.Refresh, RefreshExpiresAt: rfc3339(ses.RefreshExpires), User: userOut(ses.User)}}
+}
+
+// refresh rotates a refresh token (accounts.Service.Refresh). Presenting
+// a rotated token again revokes its whole family. With an Idempotency-Key
+// (scoped by the presented token) a repeat gets the same new tokens again
+// instead, so a client that lost the response is not logged out; the
+// rotation runs in its own transaction (idemScope.outside) so that a
+// reuse's revocation is written although the request fails.
 func (s *Server) refresh(c *gin.Context) {
 	var req refreshRequest
 	if err := decode(c, &req); err != nil {
 		writeError(c, err)
 		return
 	}
-	if !strings.HasPrefix(req.RefreshToken, refreshTokenPrefix) {
+	if !strings.HasPrefix(req.RefreshToken, accounts.RefreshTokenPrefix) {
 		writeError(c, models.ErrInvalidToken)
 		return
 	}
 	old := models.HashToken(req.RefreshToken)
-	s.idempotent(c, idemScope{subject: "refresh:" + string(old), outside: true}, func(st *models.Store) (response, error) {
-		// The user, and so the generation of the new access token, before
-		// the rotation checks the refresh token (see issueAccess).
-		u, family, err := st.RefreshTokenUser(c.Request.Context(), old)
+	s.idempotent(c, idemScope{subject: "refresh:" + string(old), outside: true}, func(*models.Store) (response, error) {
+		ses, err := s.acc.Refresh(c.Request.Context(), req.RefreshToken)
 		if err != nil {
 			return response{}, err
 		}
-		next := randomToken(refreshTokenPrefix)
-		_, err = st.RotateRefreshToken(c.Request.Context(), old, models.HashToken(next), s.now().Add(s.cfg.RefreshTTL))
-		if errors.Is(err, models.ErrTokenReuse) {
-			s.log.Warn("refresh token reuse; family revoked, access tokens ended", "request_id", c.GetString(ctxRequestID), "user_id", u.ID)
-		}
-		if err != nil {
-			return response{}, err
-		}
-		return s.tokens(http.StatusOK, u, next, family)
+		return tokensOut(http.StatusOK, ses), nil
 	})
 }
 
@@ -207,7 +149,7 @@ func (s *Server) logout(c *gin.Context) {
 		writeError(c, err)
 		return
 	}
-	if _, err := s.store.RevokeRefreshFamily(c.Request.Context(), models.HashToken(req.RefreshToken)); err != nil {
+	if err := s.acc.Logout(c.Request.Context(), req.RefreshToken); err != nil {
 		writeError(c, err)
 		return
 	}
@@ -220,7 +162,7 @@ func (s *Server) logout(c *gin.Context) {
 // (models.Store.EndSessions). Personal API tokens go on. It takes no
 // Idempotency-Key: a repeat is refused with 401, the token being ended.
 func (s *Server) logoutEverywhere(c *gin.Context) {
-	if err := s.store.EndSessions(c.Request.Context(), userID(c)); err != nil {
+	if err := s.acc.EndSessions(c.Request.Context(), userID(c)); err != nil {
 		writeError(c, err)
 		return
 	}
@@ -248,44 +190,16 @@ func (s *Server) changePassword(c *gin.Context) {
 		writeError(c, err)
 		return
 	}
-	ctx := c.Request.Context()
-	u, err := s.store.UserByID(ctx, userID(c))
-	if err != nil {
-		writeError(c, err)
-		return
-	}
-	took, err := s.take(c, s.loginAttempts(c, u.Username)...)
-	if err != nil {
-		writeError(c, err)
-		return
-	}
-	old, ok, err := s.passwordOf(ctx, u.ID, req.CurrentPassword)
-	if err == nil && !ok {
+	ses, tally, err := s.acc.ChangePassword(c.Request.Context(), router.ClientAddress(c), userID(c), req.CurrentPassword, req.NewPassword)
+	router.RateHeaders(c, tally)
+	if errors.Is(err, accounts.ErrWrongPassword) {
 		err = errWrongPassword
 	}
 	if err != nil {
 		writeError(c, err)
 		return
 	}
-	s.give(c, took)
-	hash := s.hash(req.NewPassword)
-	var resp response
-	err = s.store.InTx(ctx, func(tx *models.Store) error {
-		gen, err := tx.ChangePassword(ctx, u.ID, old, hash)
-		if err != nil {
-			return err
-		}
-		u.TokenGen = gen
-		resp, err = s.session(ctx, tx, http.StatusOK, u)
-		return err
-	})
-	if errors.Is(err, models.ErrConflict) {
-		err = conflict("password_changed", "the password was changed meanwhile; log in again")
-	}
-	if err != nil {
-		writeError(c, err)
-		return
-	}
+	resp := tokensOut(http.StatusOK, ses)
 	for k, v := range resp.header {
 		c.Header(k, v)
 	}
@@ -294,28 +208,19 @@ func (s *Server) changePassword(c *gin.Context) {
 
 // me returns the caller's profile.
 func (s *Server) me(c *gin.Context) {
-	u, err := s.store.UserByID(c.Request.Context(), userID(c))
+	p, err := s.acc.Profile(c.Request.Context(), userID(c))
 	if err != nil {
 		writeError(c, err)
 		return
 	}
-	out, err := s.withReplies(c.Request.Context(), u)
-	if err != nil {
-		writeError(c, err)
-		return
-	}
-	c.JSON(http.StatusOK, out)
+	c.JSON(http.StatusOK, meOut(p))
 }
 
-// withReplies is userOut with the user's reply-by-email choice.
-func (s *Server) withReplies(ctx context.Context, u *models.User) (userResponse, error) {
-	out := userOut(u)
-	set, err := s.store.MailSettingsOf(ctx, u.ID, 0)
-	if err != nil {
-		return out, err
-	}
-	out.Notifications.Replies = &set.Replies
-	return out, nil
+// meOut is the user of p with the reply-by-email choice.
+func meOut(p accounts.Profile) userResponse {
+	out := userOut(p.User)
+	out.Notifications.Replies = &p.Replies
+	return out
 }
 
 // updateMe changes the fields given of the caller's profile.
@@ -325,44 +230,17 @@ func (s *Server) updateMe(c *gin.Context) {
 		writeError(c, err)
 		return
 	}
-	if req.Email != nil && !validEmail(*req.Email) {
-		writeError(c, invalid("email: not an address"))
-		return
+	ch := accounts.ProfileChange{Email: req.Email, DisplayName: req.DisplayName}
+	if n := req.Notifications; n != nil {
+		ch.Notify = &struct{ Email, Turns bool }{n.Email, n.Turns}
+		ch.Replies = n.Replies
 	}
-	if req.DisplayName != nil && len(*req.DisplayName) > 64 {
-		writeError(c, invalid("display_name: at most 64 characters"))
-		return
-	}
-	u, err := s.store.UserByID(c.Request.Context(), userID(c))
+	p, err := s.acc.UpdateProfile(c.Request.Context(), userID(c), ch)
 	if err != nil {
 		writeError(c, err)
 		return
 	}
-	if req.Email != nil {
-		u.Email = *req.Email
-	}
-	if req.DisplayName != nil {
-		u.DisplayName = *req.DisplayName
-	}
-	if req.Notifications != nil {
-		u.NotifyEmail, u.NotifyTurns = req.Notifications.Email, req.Notifications.Turns
-	}
-	if err := s.store.UpdateProfile(c.Request.Context(), u); err != nil {
-		writeError(c, err)
-		return
-	}
-	if req.Notifications != nil && req.Notifications.Replies != nil {
-		if err := s.store.SetEmailReplies(c.Request.Context(), u.ID, *req.Notifications.Replies); err != nil {
-			writeError(c, err)
-			return
-		}
-	}
-	out, err := s.withReplies(c.Request.Context(), u)
-	if err != nil {
-		writeError(c, err)
-		return
-	}
-	c.JSON(http.StatusOK, out)
+	c.JSON(http.StatusOK, meOut(p))
 }
 
 func tokenOut(t *models.APIToken) tokenResponse {
@@ -372,7 +250,7 @@ func tokenOut(t *models.APIToken) tokenResponse {
 
 // listTokens lists the caller's live API tokens (never the secrets).
 func (s *Server) listTokens(c *gin.Context) {
-	list, err := s.store.APITokens(c.Request.Context(), userID(c))
+	list, err := s.acc.Tokens(c.Request.Context(), userID(c))
 	if err != nil {
 		writeError(c, err)
 		return
@@ -392,26 +270,13 @@ func (s *Server) createToken(c *gin.Context) {
 		writeError(c, err)
 		return
 	}
-	if req.Name == "" || len(req.Name) > 64 {
-		writeError(c, invalid("name: 1 to 64 characters"))
+	t, secret, err := accounts.NewToken(userID(c), req.Name, req.Scopes)
+	if err != nil {
+		writeError(c, err)
 		return
 	}
-	if len(req.Scopes) == 0 {
-		writeError(c, invalid("scopes: at least one of read, play"))
-		return
-	}
-	for _, sc := range req.Scopes {
-		if sc != ScopeRead && sc != ScopePlay {
-			writeError(c, invalid("scopes: %q is not read or play", sc))
-			return
-		}
-	}
-	scopes := slices.Compact(slices.Sorted(slices.Values(req.Scopes)))
-	secret := randomToken(apiTokenPrefix)
-	t := &models.APIToken{UserID: userID(c), Name: req.Name, Prefix: secret[:len(apiTokenPrefix)+6],
-		TokenHash: models.HashToken(secret), Scopes: strings.Join(scopes, ",")}
 	s.idempotentCreate(c, func(st *models.Store) (response, error) {
-		if err := st.CreateAPIToken(c.Request.Context(), t); err != nil {
+		if err := s.acc.In(st).SaveToken(c.Request.Context(), t); err != nil {
 			return response{}, err
 		}
 		out := tokenOut(t)
@@ -427,7 +292,7 @@ func (s *Server) revokeToken(c *gin.Context) {
 		writeError(c, err)
 		return
 	}
-	if err := s.store.RevokeAPIToken(c.Request.Context(), userID(c), id); err != nil {
+	if err := s.acc.RevokeToken(c.Request.Context(), userID(c), id); err != nil {
 		writeError(c, err)
 		return
 	}

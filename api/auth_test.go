@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/datamonsters/turns/api"
+	"github.com/datamonsters/turns/accounts"
 	"github.com/datamonsters/turns/models"
 	"github.com/datamonsters/turns/models/modelstest"
 )
@@ -28,7 +28,7 @@ type replica struct {
 // with two servers of configuration cfg on one fresh store and one clock.
 // cfg trusts X-Forwarded-For from the loopback address, so that a request
 // names its client address with it (see replica.from).
-func eachDBReplicas(t *testing.T, cfg api.Config, f func(t *testing.T, a, b *replica)) {
+func eachDBReplicas(t *testing.T, cfg config, f func(t *testing.T, a, b *replica)) {
 	cfg.TrustedProxies = []string{"127.0.0.1", "::1"}
 	for _, d := range []models.Dialect{models.SQLite, models.Postgres} {
 		t.Run(d.String(), func(t *testing.T) {
@@ -37,9 +37,10 @@ func eachDBReplicas(t *testing.T, cfg api.Config, f func(t *testing.T, a, b *rep
 			st := modelstest.Open(t, d, models.Options{Now: clk.Now})
 			var rs [2]*replica
 			for i := range rs {
-				s := api.New(st, cfg, slog.New(slog.NewJSONHandler(io.Discard, nil)), clk.Now)
 				n := &atomic.Int64{}
-				api.SetPasswordHasher(s, func(p string) string { n.Add(1); return api.HashPassword(p) })
+				cfg := cfg
+				cfg.Hash = func(p string) string { n.Add(1); return accounts.HashPassword(p) }
+				s := newServer(st, nil, cfg, slog.New(slog.NewJSONHandler(io.Discard, nil)), clk.Now)
 				srv := httptest.NewServer(s.Handler())
 				t.Cleanup(srv.Close)
 				rs[i] = &replica{env: &env{t: t, srv: srv, store: st, http: srv.Client(), clock: clk}, hashes: n}

@@ -1,16 +1,13 @@
 package api
 
 import (
-	"crypto/hmac"
-	"crypto/sha256"
-	"encoding/base64"
-	"encoding/hex"
 	"errors"
 	"net/http"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/datamonsters/turns/accounts"
 	"github.com/datamonsters/turns/internal/ical"
 	"github.com/datamonsters/turns/models"
 	"github.com/datamonsters/turns/play"
@@ -19,18 +16,7 @@ import (
 
 // The calendar feed: a player's running deadlines as an iCalendar feed
 // (RFC 5545) at a private address, for their calendar app to subscribe
-// to. The address carries a token that is an HMAC of the user and a
-// nonce under the server's key (feedKey): the database keeps the token's
-// SHA-256 and the nonce, never the token, and the server can show the
-// address again. A new nonce renews the address (the old one answers 404
-// from then on); deleting the row revokes it.
-
-// feedPrefix starts every feed token; the file's name is the token and
-// feedSuffix.
-const (
-	feedPrefix = "dmc_"
-	feedSuffix = ".ics"
-)
+// to. The address carries a token (accounts.Feed) that is the credential.
 
 // feedRefresh is how often the feed asks a subscriber to fetch it again.
 const feedRefresh = 15 * time.Minute
@@ -41,34 +27,10 @@ type calendarResponse struct {
 	CreatedAt string `json:"created_at"`
 }
 
-// feedKey is the key of the feed tokens, derived from the API's secret.
-func feedKey(secret []byte) []byte {
-	m := hmac.New(sha256.New, secret)
-	m.Write([]byte("datamonsters calendar feeds"))
-	return m.Sum(nil)
-}
-
-// feedToken is the token of user uid's feed made from nonce.
-func feedToken(key []byte, uid int64, nonce string) string {
-	m := hmac.New(sha256.New, key)
-	m.Write([]byte(strconv.FormatInt(uid, 10) + "\x00" + nonce))
-	return feedPrefix + base64.RawURLEncoding.EncodeToString(m.Sum(nil))
-}
-
-// feedOut is the feed f's addresses, or false when its token cannot be
-// made again (the server's key changed since it was made: its address
-// still works, but only a new one can be shown).
-func (s *Server) feedOut(c *gin.Context, f *models.CalendarFeed) (calendarResponse, bool) {
-	tok := feedToken(s.feedKey, f.UserID, f.Nonce)
-	if !hmac.Equal(models.HashToken(tok), f.TokenHash) {
-		return calendarResponse{}, false
-	}
-	u := s.baseURL(c) + "/v1/calendar/" + tok + feedSuffix
-	webcal := u
-	if i := strings.Index(u, "://"); i >= 0 {
-		webcal = "webcal" + u[i:]
-	}
-	return calendarResponse{URL: u, WebcalURL: webcal, CreatedAt: rfc3339(f.CreatedAt)}, true
+// feedOut is the feed f's addresses.
+func (s *Server) feedOut(c *gin.Context, f *accounts.Feed) calendarResponse {
+	base := s.baseURL(c)
+	return calendarResponse{URL: f.URL(base), WebcalURL: f.WebcalURL(base), CreatedAt: rfc3339(f.CreatedAt)}
 }
 
 // baseURL is the service's public address: BaseURL, or without one (a
@@ -89,42 +51,38 @@ var errNoFeed = newError(http.StatusNotFound, "not_found", "Not found", "you hav
 
 // getCalendar gives the address of the caller's feed (login session only).
 func (s *Server) getCalendar(c *gin.Context) {
-	f, err := s.store.CalendarFeedOf(c.Request.Context(), userID(c))
-	if errors.Is(err, models.ErrNotFound) {
+	f, err := s.acc.CalendarFeed(c.Request.Context(), userID(c))
+	switch {
+	case errors.Is(err, models.ErrNotFound):
 		err = errNoFeed
+	case errors.Is(err, accounts.ErrFeedKeyChanged):
+		err = newError(http.StatusNotFound, "not_found", "Not found",
+			"your calendar feed's address can no longer be shown (the server's key changed): POST /v1/me/calendar makes a new one")
 	}
 	if err != nil {
 		writeError(c, err)
 		return
 	}
-	out, ok := s.feedOut(c, f)
-	if !ok {
-		writeError(c, newError(http.StatusNotFound, "not_found", "Not found",
-			"your calendar feed's address can no longer be shown (the server's key changed): POST /v1/me/calendar makes a new one"))
-		return
-	}
 	c.Header("Cache-Control", "no-store")
-	c.JSON(http.StatusOK, out)
+	c.JSON(http.StatusOK, s.feedOut(c, f))
 }
 
 // createCalendar makes the caller's feed, or renews it: a new address,
 // and the old one stops working (login session only).
 func (s *Server) createCalendar(c *gin.Context) {
-	f := &models.CalendarFeed{UserID: userID(c), Nonce: hex.EncodeToString(randomBytes(16))}
-	f.TokenHash = models.HashToken(feedToken(s.feedKey, f.UserID, f.Nonce))
-	if err := s.store.SetCalendarFeed(c.Request.Context(), f); err != nil {
+	f, err := s.acc.NewCalendarFeed(c.Request.Context(), userID(c))
+	if err != nil {
 		writeError(c, err)
 		return
 	}
-	out, _ := s.feedOut(c, f)
 	c.Header("Cache-Control", "no-store")
-	c.JSON(http.StatusCreated, out)
+	c.JSON(http.StatusCreated, s.feedOut(c, f))
 }
 
 // deleteCalendar revokes the caller's feed: its address answers 404 from
 // now on (login session only).
 func (s *Server) deleteCalendar(c *gin.Context) {
-	err := s.store.DeleteCalendarFeed(c.Request.Context(), userID(c))
+	err := s.acc.DeleteCalendarFeed(c.Request.Context(), userID(c))
 	if errors.Is(err, models.ErrNotFound) {
 		err = errNoFeed
 	}
@@ -140,13 +98,13 @@ var errNoSuchFeed = newError(http.StatusNotFound, "not_found", "Not found", "no 
 // calendarFeed serves a feed: the token in its address is the credential.
 // An address that is no feed's (revoked, renewed, or never made) is 404.
 func (s *Server) calendarFeed(c *gin.Context) {
-	tok, ok := strings.CutSuffix(c.Param("file"), feedSuffix)
-	if !ok || !strings.HasPrefix(tok, feedPrefix) || len(tok) > 64 {
+	tok, ok := strings.CutSuffix(c.Param("file"), accounts.FeedSuffix)
+	if !ok {
 		writeError(c, errNoSuchFeed)
 		return
 	}
 	ctx := c.Request.Context()
-	uid, err := s.store.CalendarFeedUser(ctx, models.HashToken(tok))
+	uid, err := s.acc.FeedUser(ctx, tok)
 	if errors.Is(err, models.ErrNotFound) {
 		err = errNoSuchFeed
 	}

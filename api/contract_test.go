@@ -16,7 +16,6 @@ import (
 	"testing"
 
 	turns "github.com/datamonsters/turns"
-	"github.com/datamonsters/turns/api"
 	"github.com/datamonsters/turns/models"
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/getkin/kin-openapi/openapi3filter"
@@ -33,7 +32,7 @@ func TestRouteTableMatchesContract(t *testing.T) {
 		t.Fatal(err)
 	}
 	e := newEnv(t, "sqlite", testConfig())
-	engine := api.New(e.store, testConfig(), nil, nil).Handler().(*gin.Engine)
+	engine := newServer(e.store, nil, testConfig(), nil, nil).Handler().(*gin.Engine)
 	param := regexp.MustCompile(`:(\w+)`)
 	served := map[string]bool{}
 	for _, r := range engine.Routes() {

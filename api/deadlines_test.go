@@ -20,7 +20,7 @@ func TestTimeouts(t *testing.T) {
 		g := e.startGame(map[string]any{"mode": "fast", "turn_deadline_seconds": 3600}, ana, bob)
 		first := awaited(g, players)[0]
 		e.drain(t)
-		if ok, err := e.api.Play().Timeout(ctx, g.ID); ok || err != nil {
+		if ok, err := e.play.Timeout(ctx, g.ID); ok || err != nil {
 			t.Fatalf("timeout before the deadline: %v %v", ok, err)
 		}
 		mails := func(kind, to string) int {
@@ -66,7 +66,7 @@ func TestTimeouts(t *testing.T) {
 		if n, err := e.ob.RunDue(ctx); err != nil || n != 0 {
 			t.Fatalf("due after the timeout: %d %v", n, err)
 		}
-		if ok, _ := e.api.Play().Timeout(ctx, g.ID); ok {
+		if ok, _ := e.play.Timeout(ctx, g.ID); ok {
 			t.Fatal("timeout applied twice")
 		}
 		e.drain(t)

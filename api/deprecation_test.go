@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/datamonsters/turns/engine"
+	"github.com/datamonsters/turns/models/modelstest"
 )
 
 // rawLegal returns p's legal entries in game id exactly as listed.
@@ -130,6 +131,67 @@ func TestLegalEntriesSentBack(t *testing.T) {
 		}
 		if !sent {
 			t.Fatal("nobody may act")
+		}
+	})
+}
+
+// kanboAtWork is a position in which ana may activate Kanbo, whose
+// Market refresh asks her to put up to 1 challenge under the Challenge
+// Deck: a prompt that takes 0 choices too.
+const kanboAtWork = `
+seed: 3
+players:
+  - name: ana
+    lab: [kanbo-junior]
+    hand: [rapid-prototype]
+    deck: [data-lake, data-lake, data-lake, data-lake]
+  - name: bob
+    hand: [qubo-junior]
+    deck: [data-lake, data-lake, data-lake, data-lake]
+market: [landing-page, todo-app, spam-filter]
+challenge_deck: [sales-dashboard, online-store]
+active: 0
+turn: 3
+phase: action
+`
+
+// TestAnswerOfNoChoiceSentBack: an answer entry sent back as listed, to a
+// prompt that takes no choice too (min 0), is applied as choosing
+// nothing, as docs/api-changes.md promises, with the deprecation marked.
+func TestAnswerOfNoChoiceSentBack(t *testing.T) {
+	eachDB(t, func(t *testing.T, e *env) {
+		ana, bob := e.register("ana"), e.register("bob")
+		g := e.startGame(map[string]any{"mode": "fast"}, ana, bob)
+		modelstest.Stage(t, e.store, g.ID, kanboAtWork, e.clock.Now())
+		version, listed := rawLegal(e, g.ID, ana)
+		var activate map[string]any
+		for _, a := range listed {
+			if a["type"] == "activate" {
+				activate = a
+			}
+		}
+		if activate == nil {
+			t.Fatalf("Kanbo cannot be activated: %v", listed)
+		}
+		e.must(200, req{Method: "POST", Path: actionsPath(g.ID), Token: ana.Access,
+			Body: map[string]any{"expected_version": version, "actions": []any{activate}}})
+		version, listed = rawLegal(e, g.ID, ana)
+		var answer map[string]any
+		for _, a := range listed {
+			if a["type"] == "answer" {
+				answer = a
+			}
+		}
+		if answer == nil || answer["min"] != float64(0) || answer["max"] != float64(1) || len(answer["options"].([]any)) != 3 {
+			t.Fatalf("the refresh's answer entry: %v", answer)
+		}
+		before := e.getGame(g.ID, ana).View.Market
+		r := e.must(200, req{Method: "POST", Path: actionsPath(g.ID), Token: ana.Access,
+			Body: map[string]any{"expected_version": version, "actions": []any{answer}}})
+		deprecatedHeaders(t, "an answer of no choice as listed", r, true)
+		after := e.getGame(g.ID, ana)
+		if len(after.Prompts) != 0 || fmt.Sprint(after.View.Market) != fmt.Sprint(before) {
+			t.Fatalf("the answer did not choose nothing: prompts %v, Market %v, was %v", after.Prompts, after.View.Market, before)
 		}
 	})
 }

@@ -1,11 +1,15 @@
-// Package api is the turn service's HTTP API: a gin router whose route table
-// (Server.routes) lists every route grouped by the authentication it needs,
-// the handlers, authentication (argon2id passwords, JWT access tokens,
-// rotating refresh tokens, scoped personal API tokens) and the single mapping
-// from errors to RFC 9457 problem responses (problemFor).
+// Package api is the turn service's JSON front door: its route table
+// (Server.Routes) lists every route grouped by the authentication it
+// needs, the handlers, the authentication of requests (access tokens and
+// scoped personal API tokens, checked by package accounts) and the single
+// mapping from errors to RFC 9457 problem responses (problemFor, whose
+// statuses are the shared table's of package refusal).
 //
 // Handlers are linear: decode strictly (unknown fields are rejected) →
-// validate → call the store or the engine → respond. Request and response
-// types are separate from the store's types. The contract is openapi.yaml
-// at the repository root, served at /openapi.yaml.
+// validate → call the play path (package play) or the accounts (package
+// accounts) → respond. The API builds neither: main wires them, and mounts
+// the API beside the pages on the house's router (package
+// internal/router); Handler serves it alone. Request and response types
+// are separate from the store's types. The contract is openapi.yaml at the
+// repository root, served at /openapi.yaml.
 package api

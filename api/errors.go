@@ -7,8 +7,10 @@ import (
 	"strconv"
 
 	"github.com/datamonsters/turns/engine"
+	"github.com/datamonsters/turns/internal/router"
 	"github.com/datamonsters/turns/models"
 	"github.com/datamonsters/turns/play"
+	"github.com/datamonsters/turns/refusal"
 	"github.com/gin-gonic/gin"
 )
 
@@ -48,11 +50,6 @@ var (
 	errNotFound     = newError(http.StatusNotFound, "not_found", "Not found", "no such resource")
 )
 
-// RateLimitError is too many attempts; retry after RetryAfter seconds.
-type RateLimitError struct{ RetryAfter int }
-
-func (e *RateLimitError) Error() string { return "rate limited" }
-
 // Problem is an RFC 9457 problem detail.
 type Problem struct {
 	Type           string   `json:"type"`
@@ -71,46 +68,49 @@ type Problem struct {
 	Moves          []string `json:"moves,omitempty"`           // command_refused: the moves at that step, in words
 }
 
-// playStatus and playTitle are the status and title of each kind of
-// refusal of the play path.
-var (
-	playStatus = map[play.Kind]int{play.Invalid: http.StatusUnprocessableEntity, play.Conflict: http.StatusConflict,
-		play.Forbidden: http.StatusForbidden}
-	playTitle = map[play.Kind]string{play.Invalid: "Invalid request", play.Conflict: "Conflict", play.Forbidden: "Forbidden"}
-)
-
 // problemType is the stable type URI of a problem code.
 func problemType(code string) string { return "urn:datamonsters:problem:" + code }
 
-// problemFor maps any error to the response a client sees. It is the only
-// place that decides statuses and codes for errors; unexpected errors become
-// a 500 without their text.
-func problemFor(err error) Problem {
+// kindProblem is the one place the API says a refusal's kind: a problem
+// with the status of the kind (the shared table's, as the pages answer
+// it), the kind's title, and code and detail.
+func kindProblem(k refusal.Kind, code, detail string) Problem {
+	titles := map[refusal.Kind]string{refusal.Invalid: "Invalid request", refusal.Conflict: "Conflict",
+		refusal.Forbidden: "Forbidden", refusal.NotFound: "Not found", refusal.Unauthorized: "Unauthorized",
+		refusal.RateLimited: "Too many requests", refusal.TooLarge: "Request body too large",
+		refusal.Unavailable: "Service unavailable", refusal.Internal: "Internal error"}
+	return Problem{Status: k.Status(), Code: code, Title: titles[k], Detail: detail}
+}
+
+// ProblemFor maps any error to the response a client sees. It is the only
+// place that decides codes for errors (their statuses are their kind's;
+// see kindProblem); unexpected errors become a 500 without their text.
+func ProblemFor(err error) Problem {
 	var (
 		apiErr   *Error
-		playErr  *play.Error
+		re       *refusal.Error
 		stale    *play.StaleVersionError
 		batch    *play.BatchError
 		illegal  *engine.IllegalActionError
 		deckErr  *engine.DeckError
-		rateErr  *RateLimitError
+		rateErr  *refusal.RateLimitError
 		maxBytes *http.MaxBytesError
 		command  *play.CommandError
 	)
-	p := Problem{Status: http.StatusInternalServerError, Code: "internal", Title: "Internal error",
-		Detail: "the server failed to handle the request; it has been logged"}
+	k := router.KindOf(err)
+	p := kindProblem(refusal.Internal, "internal", "the server failed to handle the request; it has been logged")
 	switch {
 	case errors.As(err, &apiErr):
 		p = Problem{Status: apiErr.Status, Code: apiErr.Code, Title: apiErr.Title, Detail: apiErr.Detail}
-	case errors.As(err, &playErr):
-		p = Problem{Status: playStatus[playErr.Kind], Code: playErr.Code, Title: playTitle[playErr.Kind], Detail: playErr.Detail}
+	case errors.As(err, &re):
+		p = kindProblem(k, re.Code, re.Detail)
 	case errors.As(err, &stale):
 		cur := stale.Current
-		p = Problem{Status: http.StatusConflict, Code: "stale_version", Title: "Stale version",
-			Detail: fmt.Sprintf("the game is at version %d; reload and resubmit", cur), CurrentVersion: &cur}
+		p = kindProblem(k, "stale_version", fmt.Sprintf("the game is at version %d; reload and resubmit", cur))
+		p.Title, p.CurrentVersion = "Stale version", &cur
 	case errors.As(err, &command):
-		p = Problem{Status: http.StatusUnprocessableEntity, Code: "command_refused", Title: "Command refused",
-			Detail: command.Error(), Command: command.Command, Moves: command.Moves}
+		p = kindProblem(k, "command_refused", command.Error())
+		p.Title, p.Command, p.Moves = "Command refused", command.Command, command.Moves
 		if command.Line > 0 {
 			idx := command.Line - 1
 			p.Index = &idx
@@ -121,33 +121,29 @@ func problemFor(err error) Problem {
 		}
 	case errors.As(err, &batch) && errors.As(err, &illegal):
 		idx := batch.Index
-		p = Problem{Status: http.StatusUnprocessableEntity, Code: "illegal_action", Title: "Illegal action",
-			Detail: fmt.Sprintf("action %d: %s", idx, illegal.Error()), Index: &idx, Reason: illegal.Code}
+		p = kindProblem(k, "illegal_action", fmt.Sprintf("action %d: %s", idx, illegal.Error()))
+		p.Title, p.Index, p.Reason = "Illegal action", &idx, illegal.Code
 	case errors.As(err, &illegal):
-		p = Problem{Status: http.StatusUnprocessableEntity, Code: "illegal_action", Title: "Illegal action",
-			Detail: illegal.Error(), Reason: illegal.Code}
+		p = kindProblem(k, "illegal_action", illegal.Error())
+		p.Title, p.Reason = "Illegal action", illegal.Code
 	case errors.As(err, &deckErr):
-		p = Problem{Status: http.StatusUnprocessableEntity, Code: "invalid_deck", Title: "Invalid deck",
-			Detail: deckErr.Error(), Card: deckErr.Card, Rule: string(deckErr.Rule)}
+		p = kindProblem(k, "invalid_deck", deckErr.Error())
+		p.Title, p.Card, p.Rule = "Invalid deck", deckErr.Card, string(deckErr.Rule)
 	case errors.As(err, &rateErr):
-		p = Problem{Status: http.StatusTooManyRequests, Code: "rate_limited", Title: "Too many requests",
-			Detail: "too many attempts; retry after " + strconv.Itoa(rateErr.RetryAfter) + " seconds"}
+		p = kindProblem(k, "rate_limited", "too many attempts; retry after "+strconv.Itoa(rateErr.RetryAfter())+" seconds")
 	case errors.As(err, &maxBytes):
-		p = Problem{Status: http.StatusRequestEntityTooLarge, Code: "body_too_large", Title: "Request body too large",
-			Detail: fmt.Sprintf("the body exceeds %d bytes", maxBytes.Limit)}
-	case errors.Is(err, models.ErrUnavailable):
-		p = Problem{Status: http.StatusServiceUnavailable, Code: "database_unavailable", Title: "Service unavailable",
-			Detail: "the database cannot be reached; retry after " + strconv.Itoa(unavailableRetry) + " seconds"}
+		p = kindProblem(k, "body_too_large", fmt.Sprintf("the body exceeds %d bytes", maxBytes.Limit))
+	case k == refusal.Unavailable:
+		p = kindProblem(k, "database_unavailable", "the database cannot be reached; retry after "+strconv.Itoa(unavailableRetry)+" seconds")
 	case errors.Is(err, models.ErrUnstorableText):
-		p = Problem{Status: http.StatusUnprocessableEntity, Code: "invalid", Title: "Invalid request",
-			Detail: "a text holds a character that cannot be stored"}
-	case errors.Is(err, models.ErrNotFound):
-		p = Problem{Status: http.StatusNotFound, Code: "not_found", Title: "Not found", Detail: "no such resource"}
-	case errors.Is(err, models.ErrTokenReuse), errors.Is(err, models.ErrInvalidToken):
-		p = Problem{Status: http.StatusUnauthorized, Code: "invalid_token", Title: "Invalid token",
-			Detail: "the token is unknown, expired or revoked"}
-	case errors.Is(err, models.ErrConflict):
-		p = Problem{Status: http.StatusConflict, Code: "conflict", Title: "Conflict", Detail: "the resource already exists or changed meanwhile"}
+		p = kindProblem(k, "invalid", "a text holds a character that cannot be stored")
+	case k == refusal.NotFound:
+		p = kindProblem(k, "not_found", "no such resource")
+	case k == refusal.Unauthorized: // the store's: a refresh token unknown, expired, revoked or reused
+		p = kindProblem(k, "invalid_token", "the token is unknown, expired or revoked")
+		p.Title = "Invalid token"
+	case k == refusal.Conflict:
+		p = kindProblem(k, "conflict", "the resource already exists or changed meanwhile")
 	}
 	p.Type = problemType(p.Code)
 	return p
@@ -159,15 +155,15 @@ const unavailableRetry = 5
 
 // writeError responds with the problem for err and logs server errors.
 func writeError(c *gin.Context, err error) {
-	p := problemFor(err)
+	p := ProblemFor(err)
 	p.RequestID = c.GetString(ctxRequestID)
 	if p.Status >= 500 {
 		c.Error(err) // logged by the request logger
 	}
-	var rateErr *RateLimitError
+	var rateErr *refusal.RateLimitError
 	switch {
 	case errors.As(err, &rateErr):
-		c.Header("Retry-After", strconv.Itoa(rateErr.RetryAfter))
+		c.Header("Retry-After", strconv.Itoa(rateErr.RetryAfter()))
 	case errors.Is(err, models.ErrUnavailable):
 		c.Header("Retry-After", strconv.Itoa(unavailableRetry))
 	}

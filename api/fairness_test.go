@@ -16,7 +16,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/datamonsters/turns/api"
 	"github.com/datamonsters/turns/engine"
 	"github.com/datamonsters/turns/engine/bot"
 	"github.com/datamonsters/turns/models"
@@ -150,9 +149,9 @@ func TestActionLog(t *testing.T) {
 		players := []*player{ana, bob}
 		g := e.startGame(map[string]any{"mode": "fast", "turn_deadline_seconds": 3600, "prompt_deadline_seconds": 3600}, ana, bob)
 		// The deadline passes: the service times the first turn out.
-		service := api.New(e.store, testConfig(), slog.New(slog.NewJSONHandler(io.Discard, nil)), e.clock.Now)
+		service := playpath.New(e.store, e.clock.Now, slog.New(slog.NewJSONHandler(io.Discard, nil)))
 		e.clock.Add(time.Hour + time.Minute)
-		if ok, err := service.Play().Timeout(context.Background(), g.ID); !ok || err != nil {
+		if ok, err := service.Timeout(context.Background(), g.ID); !ok || err != nil {
 			t.Fatalf("timeout: %v %v", ok, err)
 		}
 		out := play(t, e, g.ID, players, 4, 3000)

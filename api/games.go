@@ -58,6 +58,14 @@ func deadlineKey(g *models.Game) int64 {
 	return g.DeadlineAt.UnixMicro()
 }
 
+// bodyKey names a response that is fixed by the game version and deadline
+// and the seat asking: the game detail or the legal actions.
+type bodyKey struct {
+	game, version, deadline int64
+	seat                    int
+	kind                    byte
+}
+
 // keyOf names the body of kind for seat of g at its version and deadline.
 func keyOf(g *models.Game, seat int, kind byte) bodyKey {
 	return bodyKey{g.ID, g.Version, deadlineKey(g), seat, kind}

@@ -15,9 +15,12 @@ import (
 	"time"
 
 	turns "github.com/datamonsters/turns"
+	"github.com/datamonsters/turns/accounts"
 	"github.com/datamonsters/turns/api"
 	"github.com/datamonsters/turns/models"
 	"github.com/datamonsters/turns/models/modelstest"
+	"github.com/datamonsters/turns/notifier"
+	playpath "github.com/datamonsters/turns/play"
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/getkin/kin-openapi/openapi3filter"
 	"github.com/getkin/kin-openapi/routers"
@@ -104,21 +107,41 @@ func (c *clock) Add(d time.Duration) {
 
 var testSecret = []byte("test-secret-0123456789abcdef0123456789")
 
-func testConfig() api.Config {
-	return api.Config{Secret: testSecret, Issuer: "datamonsters", Audience: "datamonsters-api", MaxBodyBytes: 64 << 10, AccessTTL: 24 * time.Hour}
+// config is a test server's configuration: the API's and its accounts'.
+type config struct {
+	api.Config
+	accountsConfig
+}
+
+type accountsConfig = accounts.Config
+
+func testConfig() config {
+	return config{api.Config{Secret: testSecret, MaxBodyBytes: 64 << 10},
+		accounts.Config{Secret: testSecret, Issuer: "datamonsters", Audience: "datamonsters-api", AccessTTL: 24 * time.Hour}}
+}
+
+// newServer wires a server on st as main does: the play path pl (nil:
+// one of its own) and the accounts, which the API calls.
+func newServer(st *models.Store, pl *playpath.Service, cfg config, log *slog.Logger, now func() time.Time) *api.Server {
+	if pl == nil {
+		pl = playpath.New(st, now, log)
+	}
+	ac := cfg.accountsConfig
+	ac.Kinds, ac.Channels = notifier.KindNames(), notifier.Channels
+	return api.New(st, pl, accounts.New(st, pl, ac, log, now), cfg.Config, log, now)
 }
 
 // newEnv starts a server on a fresh store of dialect.
-func newEnv(t testing.TB, d models.Dialect, cfg api.Config) *env {
+func newEnv(t testing.TB, d models.Dialect, cfg config) *env {
 	t.Helper()
 	clk := &clock{t: time.Now().UTC()}
 	return envOn(t, modelstest.Open(t, d, models.Options{Now: clk.Now}), clk, cfg)
 }
 
 // envOn starts a server on st, whose clock is clk.
-func envOn(t testing.TB, st *models.Store, clk *clock, cfg api.Config) *env {
+func envOn(t testing.TB, st *models.Store, clk *clock, cfg config) *env {
 	log := slog.New(slog.NewJSONHandler(io.Discard, nil))
-	srv := httptest.NewServer(api.New(st, cfg, log, clk.Now).Handler())
+	srv := httptest.NewServer(newServer(st, nil, cfg, log, clk.Now).Handler())
 	t.Cleanup(srv.Close)
 	return &env{t: t, srv: srv, store: st, http: srv.Client(), clock: clk}
 }

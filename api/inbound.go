@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/datamonsters/turns/refusal"
 	"github.com/gin-gonic/gin"
 )
 
@@ -61,7 +62,7 @@ func (s *Server) inboundEmail(c *gin.Context) {
 		return
 	}
 	if retry > 0 {
-		writeError(c, &RateLimitError{RetryAfter: int(retry.Seconds()) + 1})
+		writeError(c, &refusal.RateLimitError{Retry: retry})
 		return
 	}
 	c.JSON(http.StatusOK, inboundResponse{Outcome: outcome, Reason: reason})

@@ -6,6 +6,9 @@ import (
 	"net/http"
 	"strconv"
 
+	"github.com/datamonsters/turns/accounts"
+	"github.com/datamonsters/turns/internal/router"
+	"github.com/datamonsters/turns/models"
 	"github.com/datamonsters/turns/notifier"
 	"github.com/datamonsters/turns/play"
 	"github.com/gin-gonic/gin"
@@ -77,20 +80,32 @@ func (s *Server) listMessages(c *gin.Context) {
 	c.JSON(http.StatusOK, out)
 }
 
+// messageLimit is the limit of a player's messages in one game, as the
+// RateLimit fields name it.
+var messageLimit = accounts.Limit{Name: "messages", Rate: models.RateLimit{Burst: play.MessageBurst, Every: play.MessageEvery}}
+
 // postMessage posts the caller's message to the table, or to one seat.
-// With an Idempotency-Key a repeat posts nothing more.
+// With an Idempotency-Key a repeat posts nothing more. A message counted
+// in the limit says how it stands (RateLimit).
 func (s *Server) postMessage(c *gin.Context) {
 	var req messageRequest
 	if err := decode(c, &req); err != nil {
 		writeError(c, err)
 		return
 	}
+	counted := func(st models.RateState) {
+		router.RateHeaders(c, accounts.Tally{Limits: []accounts.Limit{messageLimit}, States: []models.RateState{st}})
+	}
 	call := s.gameCall(c, func(ctx context.Context, id, uid int64, rec *play.Record) (*play.Result, error) {
 		res, err := s.play.Say(ctx, id, uid, play.Say{Text: req.Text, ToSeat: req.ToSeat}, rec)
 		var many *play.TooManyMessagesError
 		if errors.As(err, &many) {
+			counted(many.State)
 			c.Header("Retry-After", strconv.Itoa(many.Seconds()))
 			return nil, newError(http.StatusTooManyRequests, "rate_limited", "Too many requests", "%s", many.Error())
+		}
+		if err == nil {
+			counted(res.Rate)
 		}
 		return res, err
 	})

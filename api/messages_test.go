@@ -472,6 +472,9 @@ func TestMessageRefusals(t *testing.T) {
 		if r.Status != 429 || r.code(t) != "rate_limited" || r.Header.Get("Retry-After") == "" || !strings.Contains(string(r.Body), "too many messages") {
 			t.Fatalf("past the limit: %d %v %s", r.Status, r.Header, r.Body)
 		}
+		if p, l := r.Header.Get("RateLimit-Policy"), r.Header.Get("RateLimit"); p != `"messages";q=8;w=120` || !strings.HasPrefix(l, `"messages";r=0;t=`) {
+			t.Errorf("past the limit, the RateLimit fields: %q, %q", p, l)
+		}
 		if got := e.messages(g.ID, bob); len(got) != playpath.MessageBurst || got[len(got)-1].Text == "one too many" {
 			t.Errorf("after the limit bob lists %d messages", len(got))
 		}

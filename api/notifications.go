@@ -6,8 +6,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 
+	"github.com/datamonsters/turns/accounts"
 	"github.com/datamonsters/turns/models"
 	"github.com/datamonsters/turns/notifier"
 	"github.com/gin-gonic/gin"
@@ -22,6 +22,12 @@ type Notifications struct {
 	Presence          *notifier.Presence // nil: a connection silences emails worked in this process only
 	UnsubscribeSecret []byte
 	AllowPrivate      bool // WEBHOOK_ALLOW_PRIVATE
+	// UnsubscribePage draws the page of an unsubscribe link in the pages'
+	// look (main gives web.Pages.Unsubscribe): what it turns off (scope: a
+	// notification kind, or "all"), and, before it is done, the button
+	// that posts the one-click request to action. nil: a plain page of the
+	// API's own.
+	UnsubscribePage func(c *gin.Context, scope, action string, done bool)
 }
 
 // SetNotifications installs the notification dependencies; without them
@@ -81,9 +87,6 @@ type preference struct {
 	// 0, absent: unchanged, or the default).
 	Hours int `json:"hours,omitempty"`
 }
-
-// maxDigestHours is the longest a digest's period may be: a week.
-const maxDigestHours = 7 * 24
 
 type preferenceList struct {
 	Preferences []preference `json:"preferences"`
@@ -278,39 +281,16 @@ func (s *Server) redeliver(c *gin.Context) {
 // getPreferences lists, for every notification kind and channel, whether
 // the caller receives it (on unless turned off).
 func (s *Server) getPreferences(c *gin.Context) {
-	out, err := s.preferences(c)
+	ps, err := s.acc.Preferences(c.Request.Context(), userID(c))
 	if err != nil {
 		writeError(c, err)
 		return
 	}
-	c.JSON(http.StatusOK, out)
-}
-
-func (s *Server) preferences(c *gin.Context) (preferenceList, error) {
-	stored, err := s.store.Preferences(c.Request.Context(), []int64{userID(c)})
-	if err != nil {
-		return preferenceList{}, err
-	}
 	out := preferenceList{Preferences: []preference{}}
-	for _, k := range notifier.Kinds {
-		for _, ch := range notifier.Channels {
-			p := preference{Kind: string(k), Channel: ch, Enabled: notifier.DefaultOn(k, ch)} // the digest is opt-in, and messages by email of their own
-			digest := k == notifier.KindDigest && ch == notifier.ChannelEmail
-			if digest {
-				p.Hours = models.DefaultDigestHours
-			}
-			for _, st := range stored {
-				if st.Kind == p.Kind && st.Channel == ch {
-					p.Enabled = st.Enabled
-					if digest {
-						p.Hours = int(st.Every() / time.Hour)
-					}
-				}
-			}
-			out.Preferences = append(out.Preferences, p)
-		}
+	for _, p := range ps {
+		out.Preferences = append(out.Preferences, preference(p))
 	}
-	return out, nil
+	c.JSON(http.StatusOK, out)
 }
 
 // updatePreferences sets the preferences listed; others stay as they are.
@@ -324,25 +304,13 @@ func (s *Server) updatePreferences(c *gin.Context) {
 		writeError(c, invalid("preferences: at most %d entries", maxPreferences))
 		return
 	}
+	ps := make([]accounts.Preference, len(req.Preferences))
 	for i, p := range req.Preferences {
-		switch {
-		case !knownKind(p.Kind) || !slices.Contains(notifier.Channels, p.Channel):
-			writeError(c, invalid("preferences[%d]: unknown kind %q or channel %q", i, p.Kind, p.Channel))
-			return
-		case p.Hours != 0 && (p.Kind != string(notifier.KindDigest) || p.Channel != notifier.ChannelEmail):
-			writeError(c, invalid("preferences[%d].hours: only the digest (kind digest, channel email) has hours", i))
-			return
-		case p.Hours < 0 || p.Hours > maxDigestHours:
-			writeError(c, invalid("preferences[%d].hours: 1 to %d hours between two digests", i, maxDigestHours))
-			return
-		}
+		ps[i] = accounts.Preference(p)
 	}
-	for _, p := range req.Preferences {
-		if err := s.store.SetPreference(c.Request.Context(), models.Preference{UserID: userID(c), Kind: p.Kind,
-			Channel: p.Channel, Enabled: p.Enabled, Hours: p.Hours}); err != nil {
-			writeError(c, err)
-			return
-		}
+	if err := s.acc.SetPreferences(c.Request.Context(), userID(c), ps); err != nil {
+		writeError(c, err)
+		return
 	}
 	s.getPreferences(c)
 }

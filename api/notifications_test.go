@@ -29,6 +29,7 @@ import (
 	"github.com/datamonsters/turns/models"
 	"github.com/datamonsters/turns/models/modelstest"
 	"github.com/datamonsters/turns/notifier"
+	playpath "github.com/datamonsters/turns/play"
 	"github.com/emersion/go-smtp"
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/rivertype"
@@ -176,6 +177,7 @@ type notifyEnv struct {
 	ob   *notifier.Outbox
 	hub  *notifier.Hub
 	api  *api.Server
+	play *playpath.Service
 }
 
 // eachNotifyDB runs f in parallel subtests on a notifyEnv of each dialect
@@ -217,7 +219,7 @@ func startNotifyEnv(t *testing.T, st *models.Store, clk *clock, o notifyOptions)
 	if log == nil {
 		log = slog.New(slog.NewJSONHandler(io.Discard, nil))
 	}
-	srv := api.New(st, testConfig(), log, clk.Now)
+	pl := playpath.New(st, clk.Now, log)
 	ms := startMailSink(t)
 	ecfg := notifier.EmailConfig{Host: ms.host, Port: ms.port, TLS: notifier.TLSNone,
 		From: mail.Address{Name: "Data Monsters", Address: "turns@dm.example"}, BaseURL: "https://dm.example", Timeout: 5 * time.Second}
@@ -230,12 +232,15 @@ func startNotifyEnv(t *testing.T, st *models.Store, clk *clock, o notifyOptions)
 	secret := []byte("unsubscribe-secret")
 	ob, err := notifier.NewOutbox(notifier.OutboxConfig{Store: st, Sender: sender, Email: ecfg, Hub: hub, Logger: log, Now: clk.Now,
 		Webhook:           notifier.NewWebhookClient(notifier.WebhookOptions{AllowPrivate: o.allowPrivate, Timeout: 2 * time.Second}),
-		UnsubscribeSecret: secret, Timeouts: srv.Play(), Bots: srv.Play(), PollInterval: 20 * time.Millisecond,
+		UnsubscribeSecret: secret, Timeouts: pl, Bots: pl, PollInterval: 20 * time.Millisecond,
 		WebhookDisableAfter: 3, WebhookBackoffBase: 20 * time.Millisecond, DatabaseURL: o.databaseURL})
 	if err != nil {
 		t.Fatal(err)
 	}
 	st.SetOutbox(ob)
+	cfg := testConfig()
+	cfg.Vacations = ob
+	srv := newServer(st, pl, cfg, log, clk.Now)
 	presence := notifier.NewPresence(st, notifier.PresenceOptions{Now: clk.Now, Logger: log})
 	go presence.Run(ctx)
 	go ob.Listen(ctx)
@@ -259,7 +264,7 @@ func startNotifyEnv(t *testing.T, st *models.Store, clk *clock, o notifyOptions)
 	if o.databaseURL != "" {
 		waitFor(t, "the live stream listener", ob.Listening)
 	}
-	return &notifyEnv{env: &env{t: t, srv: hs, store: st, http: hs.Client(), clock: clk}, mail: ms, ob: ob, hub: hub, api: srv}
+	return &notifyEnv{env: &env{t: t, srv: hs, store: st, http: hs.Client(), clock: clk}, mail: ms, ob: ob, hub: hub, api: srv, play: pl}
 }
 
 // drain waits until River has no job left to work now.
@@ -663,7 +668,8 @@ func TestUnsubscribeLink(t *testing.T) {
 	}
 	e.must(200, req{Method: "GET", Path: "/v1/me/notification-preferences", Token: bob.Access}).decode(t, &prefs)
 	for _, p := range prefs.Preferences {
-		if p.Kind != "digest" && p.Enabled == (p.Kind == "invitation" && p.Channel == "email") {
+		// Off: what was unsubscribed, and what is off until turned on.
+		if off := p.Kind == "invitation" && p.Channel == "email" || models.OptIn(p.Kind, p.Channel); p.Enabled == off {
 			t.Fatalf("after unsubscribing: %+v", p)
 		}
 	}

@@ -6,8 +6,6 @@ import (
 	"log/slog"
 	"net/http/httptest"
 	"testing"
-
-	"github.com/datamonsters/turns/api"
 )
 
 // TestDetailFromCachedState: the game detail and legal actions a server
@@ -29,7 +27,7 @@ func TestDetailFromCachedState(t *testing.T) {
 			e.must(200, req{Method: "POST", Path: actionsPath(g.ID), Token: me.Access,
 				Body: map[string]any{"expected_version": cur.Version, "actions": []any{answered(acts[len(acts)-1], cur.Prompts)}}})
 			// A server that has not seen the game, on the same database.
-			srv := httptest.NewServer(api.New(e.store, testConfig(), slog.New(slog.NewJSONHandler(io.Discard, nil)), e.clock.Now).Handler())
+			srv := httptest.NewServer(newServer(e.store, nil, testConfig(), slog.New(slog.NewJSONHandler(io.Discard, nil)), e.clock.Now).Handler())
 			t.Cleanup(srv.Close)
 			fresh := &env{t: t, srv: srv, store: e.store, http: srv.Client(), clock: e.clock}
 			for _, p := range players {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"strconv"
 
+	"github.com/datamonsters/turns/internal/router"
 	"github.com/datamonsters/turns/models"
 	"github.com/datamonsters/turns/notifier"
 	"github.com/gin-gonic/gin"
@@ -151,7 +152,7 @@ var errSeatChanging = conflict("seat_changing", "your seat changed while the str
 
 func (s *Server) serveStream(c *gin.Context, sub *notifier.Subscription, opts notifier.StreamOptions) {
 	c.Header("X-Accel-Buffering", "no")
-	if isHead(c.Request) {
+	if router.IsHead(c.Request) {
 		notifier.NewSSEWriter(c.Writer, 0) // the stream's headers, and no stream
 		return
 	}

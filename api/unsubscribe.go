@@ -2,13 +2,11 @@ package api
 
 import (
 	"bytes"
-	"errors"
 	"html/template"
 	"net/http"
 	"strconv"
 	"strings"
 
-	"github.com/datamonsters/turns/models"
 	"github.com/datamonsters/turns/notifier"
 	"github.com/gin-gonic/gin"
 )
@@ -57,8 +55,8 @@ func (s *Server) unsubscribePage(c *gin.Context) {
 		writeError(c, err)
 		return
 	}
-	if s.pages != nil {
-		s.pages.Unsubscribe(c, scope, c.Request.URL.RequestURI(), false)
+	if s.notify.UnsubscribePage != nil {
+		s.notify.UnsubscribePage(c, scope, c.Request.URL.RequestURI(), false)
 		return
 	}
 	writeUnsubscribePage(c, unsubscribeView{What: unsubscribeWhat(scope), Action: c.Request.URL.RequestURI()})
@@ -80,16 +78,17 @@ func (s *Server) unsubscribe(c *gin.Context) {
 		writeError(c, badRequest("the body must be the form %s=%s (RFC 8058)", oneClickField, oneClickValue))
 		return
 	}
-	for _, k := range kinds {
-		err := s.store.SetPreference(c.Request.Context(), models.Preference{UserID: uid, Kind: string(k), Channel: notifier.ChannelEmail})
-		if err != nil && !errors.Is(err, models.ErrNotFound) {
-			writeError(c, err)
-			return
-		}
+	names := make([]string, len(kinds))
+	for i, k := range kinds {
+		names[i] = string(k)
+	}
+	if err := s.acc.StopEmails(c.Request.Context(), uid, names); err != nil {
+		writeError(c, err)
+		return
 	}
 	if c.NegotiateFormat(gin.MIMEJSON, gin.MIMEHTML) == gin.MIMEHTML {
-		if s.pages != nil {
-			s.pages.Unsubscribe(c, scope, "", true)
+		if s.notify.UnsubscribePage != nil {
+			s.notify.UnsubscribePage(c, scope, "", true)
 			return
 		}
 		writeUnsubscribePage(c, unsubscribeView{What: unsubscribeWhat(scope), Done: true})

@@ -5,6 +5,7 @@ import (
 	"math"
 	"net/http"
 
+	"github.com/datamonsters/turns/accounts"
 	"github.com/datamonsters/turns/models"
 	"github.com/datamonsters/turns/play"
 	"github.com/gin-gonic/gin"
@@ -34,7 +35,7 @@ func profileOut(username string, r play.PlayerRating) userProfileResponse {
 func (s *Server) getUser(c *gin.Context) {
 	name := c.Param("name")
 	noSuch := newError(http.StatusNotFound, "not_found", "Not found", "no player is named %q", name)
-	if !usernamePattern.MatchString(name) {
+	if !accounts.ValidUsername(name) {
 		writeError(c, noSuch)
 		return
 	}

@@ -90,8 +90,9 @@ func ApplyBatch(s *State, seat int, actions []Action) (*State, []Event, int, err
 		}
 		if i+1 < len(actions) && waits(c, seat, actions[i+1]) {
 			c.Queue = queue(c, seat, actions[i+1:])
-			events = append(events, Event{Kind: "queued", Seat: seat, N: len(actions) - i - 1, Only: []int{seat},
-				Text: fmt.Sprintf("%s wait for the game to continue.", plural(len(actions)-i-1, "action"))})
+			n := len(actions) - i - 1
+			events = append(events, Event{Kind: KindQueued, Seat: seat, N: n, Only: []int{seat},
+				Text: fmt.Sprintf("%s %s for the game to continue.", plural(n, "planned move"), pluralWord(n, "waits", "wait"))})
 			break
 		}
 	}
@@ -412,7 +413,7 @@ func (g *game) apply(seat int, a Action) {
 			s.Build = &Build{}
 		}
 		g.emit(func() Event {
-			return Event{Kind: "played", Seat: seat, Card: c.ID, Inst: in.ID, On: kind, Text: s.name(seat) + " plays " + c.Name + "."}
+			return Event{Kind: KindPlayed, Seat: seat, Card: c.ID, Inst: in.ID, On: kind, Text: s.name(seat) + " plays " + c.words().named + "."}
 		})
 		g.propose(Proposal{Kind: kind, Actor: seat, Card: &in})
 	case ActClaim:
@@ -426,7 +427,7 @@ func (g *game) apply(seat int, a Action) {
 		in, _ := find(p.Lab, a.Card)
 		c := s.card(in.Card)
 		g.emit(func() Event {
-			return Event{Kind: "activated", Seat: seat, Card: c.ID, Inst: in.ID, Text: s.name(seat) + " activates " + c.Name + "."}
+			return Event{Kind: KindActivated, Seat: seat, Card: c.ID, Inst: in.ID, Text: s.name(seat) + " activates " + c.Name + "."}
 		})
 		g.pushEffect(seat, c, e, 0)
 	case ActEndTurn:
@@ -437,12 +438,12 @@ func (g *game) apply(seat int, a Action) {
 	case ActStanding:
 		s.Players[seat].Standing = *a.Standing
 		g.emit(func() Event {
-			return Event{Kind: "standing_set", Seat: seat, Only: []int{seat}, Text: "Your standing interrupt answers are saved."}
+			return Event{Kind: KindStandingSet, Seat: seat, Only: []int{seat}, Text: "Your standing interrupt answers are saved."}
 		})
 	case ActVoteEnd:
 		s.Players[seat].VotedEnd = true
 		g.emit(func() Event {
-			return Event{Kind: "voted_end", Seat: seat, Text: fmt.Sprintf("%s votes to end the game.", s.name(seat))}
+			return Event{Kind: KindVotedEnd, Seat: seat, Text: fmt.Sprintf("%s votes to end the game.", s.name(seat))}
 		})
 		for _, o := range s.order(seat) {
 			if !s.Players[o].VotedEnd {
@@ -467,12 +468,12 @@ func (g *game) timeout() {
 			g.answer(p, p.Default())
 		}
 		g.emit(func() Event {
-			return Event{Kind: "timeout", Seat: -1, Seats: seats, Text: fmt.Sprintf("Time ran out for %s: the default answers apply.", s.seatList(seats))}
+			return Event{Kind: KindTimeout, Seat: -1, Seats: seats, Text: fmt.Sprintf("Time ran out for %s: the default answers apply.", s.seatList(seats))}
 		})
 		return
 	}
 	g.emit(func() Event {
-		return Event{Kind: "timeout", Seat: -1, Seats: []int{s.Active}, Text: fmt.Sprintf("Time ran out for %s: the turn ends.", s.name(s.Active))}
+		return Event{Kind: KindTimeout, Seat: -1, Seats: []int{s.Active}, Text: fmt.Sprintf("Time ran out for %s: the turn ends.", s.name(s.Active))}
 	})
 	if s.idle() {
 		g.push(Task{Kind: TaskNext, Seat: s.Active}, Task{Kind: TaskEnd, Seat: s.Active})
@@ -492,7 +493,7 @@ func (g *game) resign(seat int) {
 		s.Queue = nil
 	}
 	g.emit(func() Event {
-		return Event{Kind: "resigned", Seat: seat, Text: fmt.Sprintf("%s resigns.", s.name(seat))}
+		return Event{Kind: KindResigned, Seat: seat, Text: fmt.Sprintf("%s resigns.", s.name(seat))}
 	})
 	g.expireGlobals(seat)
 	if len(s.order(seat)) < 2 {
@@ -575,7 +576,7 @@ func (g *game) drainQueue() {
 					msg = fmt.Sprintf("Your %d planned moves were not played, since %q no longer goes: %s. They were: %s.",
 						n, text(ran), queueReason(failed), strings.Join(all, "; "))
 				}
-				return Event{Kind: "queue_dropped", Seat: q.Seat, N: len(q.Actions), Only: []int{q.Seat}, Text: msg}
+				return Event{Kind: KindQueueDropped, Seat: q.Seat, N: len(q.Actions), Only: []int{q.Seat}, Text: msg}
 			})
 			return
 		}
@@ -588,7 +589,7 @@ func (g *game) drainQueue() {
 			if ran == 1 {
 				what = "Your planned move goes on: "
 			}
-			return Event{Kind: "queue_resumed", Seat: q.Seat, N: ran, Only: []int{q.Seat}, Text: what + strings.Join(texts, "; ") + "."}
+			return Event{Kind: KindQueueResumed, Seat: q.Seat, N: ran, Only: []int{q.Seat}, Text: what + strings.Join(texts, "; ") + "."}
 		})
 		g.events = append(g.events, run.events...)
 		*s = *c

@@ -165,7 +165,7 @@ func (g *game) step() {
 	case TaskNext:
 		g.pop()
 		g.emit(func() Event {
-			return Event{Kind: "turn_ended", Seat: t.Seat, Text: s.name(t.Seat) + " ends their turn."}
+			return Event{Kind: KindTurnEnded, Seat: t.Seat, Text: s.name(t.Seat) + " ends their turn."}
 		})
 		var seats [MaxPlayers]int
 		next := s.appendOrder(seats[:0], t.Seat)[0]
@@ -190,7 +190,7 @@ func (g *game) beginTurn(seat int) {
 	p.Limited = false
 	p.Used = nil
 	g.emit(func() Event {
-		return Event{Kind: "turn_started", Seat: seat, N: s.Turn, Text: "Turn " + strconv.Itoa(s.Turn) + ": " + s.name(seat) + " begins."}
+		return Event{Kind: KindTurnStarted, Seat: seat, N: s.Turn, Text: "Turn " + strconv.Itoa(s.Turn) + ": " + s.name(seat) + " begins."}
 	})
 	g.expireGlobals(seat)
 	g.labEffects(seat, OnTurnStart)
@@ -208,7 +208,7 @@ func (g *game) expireGlobals(seat int) {
 		}
 		*s.bin(seat) = append(*s.bin(seat), s.rekey(gl.Inst))
 		g.emit(func() Event {
-			return Event{Kind: "global_expired", Seat: seat, Card: gl.Card, Inst: gl.ID,
+			return Event{Kind: KindGlobalExpired, Seat: seat, Card: gl.Card, Inst: gl.ID,
 				Text: s.name(seat) + "'s " + s.card(gl.Card).Name + " leaves the Global zone."}
 		})
 	}
@@ -262,10 +262,10 @@ func (g *game) draw(seat, n int) {
 	g.emitPrivate(seat,
 		func() Event {
 			cards, insts := split(got)
-			return Event{Kind: "drew", Seat: seat, Cards: cards, Insts: insts, N: len(got), Text: "You draw " + s.cardList(cards) + "."}
+			return Event{Kind: KindDrew, Seat: seat, Cards: cards, Insts: insts, N: len(got), Text: "You draw " + s.cardList(cards) + "."}
 		},
 		func() Event {
-			return Event{Kind: "drew", Seat: seat, N: len(got), Text: s.name(seat) + " draws " + plural(len(got), "card") + "."}
+			return Event{Kind: KindDrew, Seat: seat, N: len(got), Text: s.name(seat) + " draws " + plural(len(got), "card") + "."}
 		})
 }
 
@@ -283,7 +283,7 @@ func (g *game) ensureDeck(seat int) bool {
 	*deck, *bin = *bin, nil
 	s.shuffle(*deck)
 	g.emit(func() Event {
-		return Event{Kind: "deck_reshuffled", Seat: seat, N: len(*deck),
+		return Event{Kind: KindDeckReshuffled, Seat: seat, N: len(*deck),
 			Text: s.name(seat) + " shuffles the Recycle Bin into a new Laboratory Deck of " + plural(len(*deck), "card") + "."}
 	})
 	return true
@@ -317,10 +317,10 @@ func (g *game) discard(seat int, ids []string, random bool) {
 	g.emitPrivate(seat,
 		func() Event {
 			cards, _ := split(gone)
-			return Event{Kind: "discarded", Seat: seat, Cards: cards, N: len(gone), Text: "You discard " + s.cardList(cards) + how + "."}
+			return Event{Kind: KindDiscarded, Seat: seat, Cards: cards, N: len(gone), Text: "You discard " + s.cardList(cards) + how + "."}
 		},
 		func() Event {
-			return Event{Kind: "discarded", Seat: seat, N: len(gone), Text: s.name(seat) + " discards " + plural(len(gone), "card") + how + "."}
+			return Event{Kind: KindDiscarded, Seat: seat, N: len(gone), Text: s.name(seat) + " discards " + plural(len(gone), "card") + how + "."}
 		})
 }
 
@@ -333,7 +333,7 @@ func (g *game) refillMarket() {
 		s.ChallengeDeck = s.ChallengeDeck[1:]
 		s.Market = append(s.Market, c)
 		g.emit(func() Event {
-			return Event{Kind: "challenge_revealed", Seat: -1, Card: c.Card, Inst: c.ID,
+			return Event{Kind: KindChallengeRevealed, Seat: -1, Card: c.Card, Inst: c.ID,
 				Text: s.card(c.Card).Name + " opens in the Market."}
 		})
 	}
@@ -349,7 +349,7 @@ func (g *game) abandonBuild(seat int) {
 	s.Build = nil
 	g.toBin(seat, tools...)
 	g.emit(func() Event {
-		return Event{Kind: "build_abandoned", Seat: seat, N: len(tools),
+		return Event{Kind: KindBuildAbandoned, Seat: seat, N: len(tools),
 			Text: s.name(seat) + " abandons a Software Build of " + plural(len(tools), "Tool") + "."}
 	})
 }
@@ -370,9 +370,9 @@ func (g *game) prompt(t *Task, p Prompt) {
 	s.Prompts = append(s.Prompts, p)
 	t.Prompt = p.ID
 	g.emitPrivate(p.Seat,
-		func() Event { return Event{Kind: "prompt", Seat: p.Seat, Prompt: p.ID, Text: p.Text} },
+		func() Event { return Event{Kind: KindPrompt, Seat: p.Seat, Prompt: p.ID, Text: p.Text} },
 		func() Event {
-			return Event{Kind: "waiting", Seat: p.Seat, Text: "Waiting for " + s.name(p.Seat) + " to decide."}
+			return Event{Kind: KindWaiting, Seat: p.Seat, Text: "Waiting for " + s.name(p.Seat) + " to decide."}
 		})
 }
 
@@ -393,7 +393,7 @@ func (g *game) answer(p Prompt, choices []string) {
 				w.Plays = append(w.Plays, WindowPlay{Seat: p.Seat, Card: choices[0]})
 			}
 			g.emit(func() Event {
-				return Event{Kind: "answered", Seat: p.Seat, Prompt: p.ID, On: t.Ev.Kind,
+				return Event{Kind: KindAnswered, Seat: p.Seat, Prompt: p.ID, On: t.Ev.Kind,
 					Text: s.name(p.Seat) + " has answered."}
 			})
 			return
@@ -419,14 +419,14 @@ func (g *game) finish(reason string) {
 	}
 	s.Winners = s.winners(scores)
 	g.emit(func() Event {
-		return Event{Kind: "game_over", Seat: -1, Scores: scores, Seats: s.Winners,
-			Text: gameOverOpen + reason + gameOverWinner + s.seatList(s.Winners) + "."}
+		return Event{Kind: KindGameOver, Seat: -1, Scores: scores, Seats: s.Winners,
+			Text: gameOverOpen + reason + pluralWord(max(len(s.Winners), 1), gameOverWinner, gameOverWinners) + s.seatList(s.Winners) + "."}
 	})
 }
 
 // How a game_over event's text names its reason: "The game is over (" +
-// reason + "). Winner: " + the winners + ".".
-const gameOverOpen, gameOverWinner = "The game is over (", "). Winner: "
+// reason + "). Winner: " + the winner + "." ("). Winners: " for several).
+const gameOverOpen, gameOverWinner, gameOverWinners = "The game is over (", "). Winner: ", "). Winners: "
 
 // EndReason is how the game ended, as its game_over event e says ("the
 // last challenge was won"), for a front door that names the winners
@@ -435,8 +435,8 @@ const gameOverOpen, gameOverWinner = "The game is over (", "). Winner: "
 // shape finish writes it.
 func EndReason(e Event) string {
 	rest, ok := strings.CutPrefix(e.Text, gameOverOpen)
-	i := strings.LastIndex(rest, gameOverWinner)
-	if e.Kind != "game_over" || !ok || i <= 0 {
+	i := max(strings.LastIndex(rest, gameOverWinner), strings.LastIndex(rest, gameOverWinners))
+	if e.Kind != KindGameOver || !ok || i <= 0 {
 		return ""
 	}
 	return rest[:i]

@@ -95,15 +95,15 @@ type newsroom struct {
 
 func (n *newsroom) read(v Event) {
 	s := n.t
-	if v.Kind != "challenge_revealed" {
+	if v.Kind != KindChallengeRevealed {
 		n.market = -1
 	}
 	switch v.Kind {
-	case "drew":
+	case KindDrew:
 		if v.Seat == n.seat && len(v.Cards) > 0 {
 			n.say("You drew " + n.namedList(v.Cards) + ".")
 		}
-	case "discarded":
+	case KindDiscarded:
 		if v.Seat == n.seat && len(v.Cards) > 0 {
 			how := ""
 			if strings.HasSuffix(v.Text, " at random.") {
@@ -111,52 +111,52 @@ func (n *newsroom) read(v Event) {
 			}
 			n.say("You discarded " + n.namedList(v.Cards) + how + ".")
 		}
-	case "recovered":
+	case KindRecovered:
 		if v.Seat == n.seat && len(v.Cards) > 0 {
 			n.say("You took " + n.namedList(v.Cards) + " from your Recycle Bin.")
 		}
-	case "looked":
+	case KindLooked:
 		if v.Seat == n.seat && v.Card != "" {
 			n.say("You took " + n.named(v.Card) + " from the top of your Laboratory Deck.")
 		}
-	case "placed":
+	case KindPlaced:
 		if v.Seat != n.seat {
 			n.say(s.name(v.Seat) + " placed " + n.named(v.Card) + " in their Lab.")
 		}
-	case "place_failed":
+	case KindPlaceFailed:
 		if v.Seat == n.seat {
 			n.say("Your " + n.named(v.Card) + " could not be placed any more and went back to your hand.")
 		}
-	case "build_completed":
+	case KindBuildCompleted:
 		won := s.cardList(v.Cards) + " (" + plural(v.N, "Big Data Point") + ")"
 		if v.Seat == n.seat {
 			n.say("You won " + won + ".")
 		} else {
 			n.say(s.name(v.Seat) + " won " + won + ".")
 		}
-	case "hack_resolved":
+	case KindHackResolved:
 		if c := s.cat.Card(v.Card); c != nil && c.Has(KwGlobal) && v.Seat != n.seat {
 			n.say(s.name(v.Seat) + " played " + c.Name + ": it stays in the Global zone until their next turn.")
 		}
-	case "cancelled":
+	case KindCancelled:
 		if v.Seat == n.seat || v.Target == n.seat || n.seat < 0 {
 			n.say(n.interrupter(v) + ": " + n.whose(v.Target) + " " + n.object(v) + " was cancelled.")
 		}
-	case "altered":
+	case KindAltered:
 		if v.Seat == n.seat || v.Target == n.seat || n.seat < 0 {
 			n.say(n.interrupter(v) + " on " + n.whose(v.Target) + " " + n.object(v) + ": " + n.alteration(v) + ".")
 			if v.On == EvClaim {
 				n.alter, n.altered = len(n.out)-1, v.Target
 			}
 		}
-	case "claim_failed":
+	case KindClaimFailed:
 		if i := n.alter; i >= 0 && n.altered == v.Seat {
 			n.out[i] = strings.TrimSuffix(n.out[i], ".") + ", so the claim failed; the build stays open."
 			n.alter = -1
 		} else if v.Seat == n.seat {
 			n.say("Your claim of " + s.cardList(v.Cards) + " failed: your build no longer covers it, and it stays open.")
 		}
-	case "bounce", "scrap":
+	case KindBounce, KindScrap:
 		if v.Seat == n.seat || v.Target == n.seat {
 			who, their := s.name(v.Seat), "their"
 			if v.Seat == n.seat {
@@ -166,12 +166,12 @@ func (n *newsroom) read(v Event) {
 				their = "your"
 			}
 			where := " back to " + their + " hand"
-			if v.Kind == "scrap" {
+			if v.Kind == KindScrap {
 				where = " to " + their + " Recycle Bin"
 			}
 			n.say(who + " sent " + n.whose(v.Target) + " " + n.named(v.Card) + where + ".")
 		}
-	case "challenge_revealed":
+	case KindChallengeRevealed:
 		if n.market < 0 {
 			n.revealed = n.revealed[:0]
 			n.say("")
@@ -179,25 +179,25 @@ func (n *newsroom) read(v Event) {
 		}
 		n.revealed = append(n.revealed, v.Card)
 		n.out[n.market] = "New in the Market: " + s.cardList(n.revealed) + "."
-	case "timeout":
+	case KindTimeout:
 		if slices.Contains(v.Seats, n.seat) {
 			n.say("Time ran out for you.")
 		} else {
 			n.say("Time ran out for " + joinNames(len(v.Seats), func(i int) string { return s.name(v.Seats[i]) }, "and") + ".")
 		}
-	case "resigned":
+	case KindResigned:
 		if v.Seat != n.seat {
 			n.say(s.name(v.Seat) + " resigned.")
 		}
-	case "voted_end":
+	case KindVotedEnd:
 		if v.Seat != n.seat {
 			n.say(s.name(v.Seat) + " voted to end the game as it stands.")
 		}
-	case "game_over":
+	case KindGameOver:
 		n.say(n.ending(v))
 	}
-	if v.Kind != "altered" && v.Kind != "claim_failed" && v.Kind != "window_closed" && v.Kind != "hack_resolved" &&
-		v.Kind != "answered" && v.Kind != "played" {
+	if v.Kind != KindAltered && v.Kind != KindClaimFailed && v.Kind != KindWindowClosed && v.Kind != KindHackResolved &&
+		v.Kind != KindAnswered && v.Kind != KindPlayed {
 		n.alter = -1 // a failure of the claim must follow its alteration closely
 	}
 }

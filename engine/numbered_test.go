@@ -361,7 +361,7 @@ func TestEndReason(t *testing.T) {
 	reasonOf := func(events []engine.Event) string {
 		t.Helper()
 		for _, e := range events {
-			if e.Kind == "game_over" {
+			if e.Kind == engine.KindGameOver {
 				return engine.EndReason(e)
 			} else if r := engine.EndReason(e); r != "" {
 				t.Fatalf("a %s event has the reason %q", e.Kind, r)
@@ -387,5 +387,13 @@ func TestEndReason(t *testing.T) {
 	}
 	if r := reasonOf(events); r != "all players agreed to end it" {
 		t.Fatalf("voted: %q", r)
+	}
+	// Events are kept as logged: a shared win logged as "Winner: ..."
+	// before the plural was said reads as one logged now.
+	for _, text := range []string{"The game is over (all players agreed to end it). Winner: Ana and Bob.",
+		"The game is over (all players agreed to end it). Winners: Ana and Bob."} {
+		if r := engine.EndReason(engine.Event{Kind: engine.KindGameOver, Text: text}); r != "all players agreed to end it" {
+			t.Errorf("%q: %q", text, r)
+		}
 	}
 }

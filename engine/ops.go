@@ -128,7 +128,7 @@ func (g *game) op(t *Task, op Op) bool {
 			if k == 0 {
 				text = s.name(t.Seat) + " has no card in the Recycle Bin to shuffle into the Laboratory Deck."
 			}
-			return Event{Kind: "recycled", Seat: t.Seat, N: k, Text: text}
+			return Event{Kind: KindRecycled, Seat: t.Seat, N: k, Text: text}
 		})
 	case VBoost:
 		if s.Build != nil && s.Active == t.Seat {
@@ -138,7 +138,7 @@ func (g *game) op(t *Task, op Op) bool {
 				s.Build.Sci += n
 			}
 			g.emit(func() Event {
-				return Event{Kind: "boosted", Seat: t.Seat, Card: t.Src, N: n, Text: src + " adds " + strconv.Itoa(n) + " " + statName(op.Stat) + " to the Software Build."}
+				return Event{Kind: KindBoosted, Seat: t.Seat, Card: t.Src, N: n, Text: src + " adds " + strconv.Itoa(n) + " " + statName(op.Stat) + " to the Software Build."}
 			})
 		}
 	case VCancel:
@@ -149,7 +149,7 @@ func (g *game) op(t *Task, op Op) bool {
 				if p.Card != nil {
 					text = src + " cancels " + s.proposalNoun(p) + ", which goes to the Recycle Bin."
 				}
-				return Event{Kind: "cancelled", Seat: t.Seat, Card: t.Src, On: p.Kind, Target: p.Actor, N: p.N, Cards: s.proposalCards(p), Text: text}
+				return Event{Kind: KindCancelled, Seat: t.Seat, Card: t.Src, On: p.Kind, Target: p.Actor, N: p.N, Cards: s.proposalCards(p), Text: text}
 			})
 		}
 	case VAlter:
@@ -163,7 +163,7 @@ func (g *game) op(t *Task, op Op) bool {
 				p.Sci += op.N
 			}
 			g.emit(func() Event {
-				return Event{Kind: "altered", Seat: t.Seat, Card: t.Src, On: p.Kind, N: op.N, Target: p.Actor, Cards: s.proposalCards(p),
+				return Event{Kind: KindAltered, Seat: t.Seat, Card: t.Src, On: p.Kind, N: op.N, Target: p.Actor, Cards: s.proposalCards(p),
 					Text: src + ": " + s.alteredText(p, op) + "."}
 			})
 		}
@@ -229,10 +229,18 @@ func (g *game) look(t *Task, n int) bool {
 			for _, c := range rest {
 				seen = append(seen, c.Card)
 			}
-			return Event{Kind: "looked", Seat: seat, Card: taken.Card, Cards: seen, N: len(seen), Text: "You look at " + s.cardList(seen) + " and take " + s.card(taken.Card).Name + "."}
+			text := "You look at " + s.cardList(seen) + " and take " + s.card(taken.Card).Name + "."
+			if len(rest) == 0 {
+				text = "You take " + s.card(taken.Card).Name + ", the top card of your Laboratory Deck."
+			}
+			return Event{Kind: KindLooked, Seat: seat, Card: taken.Card, Cards: seen, N: len(seen), Text: text}
 		},
 		func() Event {
-			return Event{Kind: "looked", Seat: seat, N: 1 + len(rest), Text: s.name(seat) + " looks at " + plural(1+len(rest), "card") + " of their deck and takes one."}
+			text := s.name(seat) + " looks at " + plural(1+len(rest), "card") + " of their deck and takes one."
+			if len(rest) == 0 {
+				text = s.name(seat) + " takes the top card of their Laboratory Deck."
+			}
+			return Event{Kind: KindLooked, Seat: seat, N: 1 + len(rest), Text: text}
 		})
 	return true
 }
@@ -274,10 +282,10 @@ func (g *game) recover(t *Task, n int) bool {
 	g.emitPrivate(seat,
 		func() Event {
 			cards, _ := split(got)
-			return Event{Kind: "recovered", Seat: seat, Cards: cards, N: len(got), Text: "You take " + s.cardList(cards) + " from your Recycle Bin."}
+			return Event{Kind: KindRecovered, Seat: seat, Cards: cards, N: len(got), Text: "You take " + s.cardList(cards) + " from your Recycle Bin."}
 		},
 		func() Event {
-			return Event{Kind: "recovered", Seat: seat, N: len(got), Text: s.name(seat) + " takes " + plural(len(got), "card") + " from the Recycle Bin."}
+			return Event{Kind: KindRecovered, Seat: seat, N: len(got), Text: s.name(seat) + " takes " + plural(len(got), "card") + " from the Recycle Bin."}
 		})
 	return true
 }
@@ -298,7 +306,7 @@ func (g *game) refresh(t *Task, n int) bool {
 		if c, ok := remove(&s.Market, id); ok {
 			s.ChallengeDeck = append(s.ChallengeDeck, s.rekey(c))
 			g.emit(func() Event {
-				return Event{Kind: "challenge_refreshed", Seat: t.Seat, Card: c.Card, Inst: c.ID,
+				return Event{Kind: KindChallengeRefreshed, Seat: t.Seat, Card: c.Card, Inst: c.ID,
 					Text: fmt.Sprintf("%s puts %s under the Challenge Deck.", s.name(t.Seat), s.card(c.Card).Name)}
 			})
 		}
@@ -336,16 +344,16 @@ func (g *game) removeFromLab(t *Task, op Op) bool {
 			}
 			t.Answer, t.Answered = nil, false
 			c, _ := remove(&s.Players[seat].Lab, id)
-			where := "hand"
+			kind, where := KindBounce, "hand"
 			if op.Verb == VBounce {
 				s.Players[seat].Hand = append(s.Players[seat].Hand, s.rekey(c))
 			} else {
 				g.toBin(seat, c)
-				where = "Recycle Bin"
+				kind, where = KindScrap, "Recycle Bin"
 			}
 			g.emit(func() Event {
-				return Event{Kind: string(op.Verb), Seat: t.Seat, Target: seat, Card: c.Card, Inst: c.ID,
-					Text: fmt.Sprintf("%s sends %s from %s's Lab to their %s.", s.srcName(t.Src), s.card(c.Card).Name, s.name(seat), where)}
+				return Event{Kind: kind, Seat: t.Seat, Target: seat, Card: c.Card, Inst: c.ID,
+					Text: fmt.Sprintf("%s sends %s's %s from the Lab to their %s.", s.srcName(t.Src), s.name(seat), s.card(c.Card).words().named, where)}
 			})
 		}
 		t.Who = t.Who[1:]

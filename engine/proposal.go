@@ -82,20 +82,20 @@ func (g *game) openWindow(i int) bool {
 	w := &Window{Seats: seats}
 	ev.Window = w
 	g.emit(func() Event {
-		return Event{Kind: "window_opened", Seat: ev.Actor, On: ev.Kind, Seats: seats, Cards: s.proposalCards(ev),
+		return Event{Kind: KindWindowOpened, Seat: ev.Actor, On: ev.Kind, Seats: seats, Cards: s.proposalCards(ev),
 			Text: s.proposalText(ev) + "; " + s.seatList(seats) + " may answer with an interrupt."}
 	})
 	for k, seat := range seats {
 		if play, ok := s.standingPlay(seat, ev.Kind, playable[k]); ok {
 			w.Plays = append(w.Plays, WindowPlay{Seat: seat, Card: play})
 			g.emit(func() Event {
-				return Event{Kind: "answered", Seat: seat, On: ev.Kind, Text: s.name(seat) + " has answered."}
+				return Event{Kind: KindAnswered, Seat: seat, On: ev.Kind, Text: s.name(seat) + " has answered."}
 			})
 			continue
 		}
 		if s.Players[seat].Standing.Pass {
 			g.emit(func() Event {
-				return Event{Kind: "answered", Seat: seat, On: ev.Kind, Text: s.name(seat) + " has answered."}
+				return Event{Kind: KindAnswered, Seat: seat, On: ev.Kind, Text: s.name(seat) + " has answered."}
 			})
 			continue
 		}
@@ -161,7 +161,7 @@ func (g *game) closeWindow(i int) {
 		if len(plays) > 0 {
 			text = "The interrupt window closes with " + plural(len(plays), "interrupt") + "."
 		}
-		return Event{Kind: "window_closed", Seat: ev.Actor, On: ev.Kind, N: len(plays), Text: text}
+		return Event{Kind: KindWindowClosed, Seat: ev.Actor, On: ev.Kind, N: len(plays), Text: text}
 	})
 	for k := len(plays) - 1; k >= 0; k-- {
 		g.propose(plays[k])
@@ -212,7 +212,7 @@ func (g *game) happen(i int) {
 		s.Build.Sci += max(c.Sci+ev.Sci, 0)
 		bt, bs := s.buildStats()
 		g.emit(func() Event {
-			return Event{Kind: "tool_played", Seat: ev.Actor, Card: c.ID, Inst: ev.Card.ID, N: len(s.Build.Tools),
+			return Event{Kind: KindToolPlayed, Seat: ev.Actor, Card: c.ID, Inst: ev.Card.ID, N: len(s.Build.Tools),
 				Text: s.name(ev.Actor) + " adds " + c.Name + " to the Software Build (now " + strconv.Itoa(bt) + " TECH, " + strconv.Itoa(bs) + " SCI)."}
 		})
 		// The Tool's own effects run first, then those of the stack Tools
@@ -231,7 +231,7 @@ func (g *game) happen(i int) {
 			g.push(Task{Kind: TaskEvent, Seat: ev.Actor, Ev: &Proposal{Kind: EvPlayHack, Actor: ev.Actor, Card: ev.Card, Stage: stageBin}})
 		}
 		g.emit(func() Event {
-			return Event{Kind: "hack_resolved", Seat: ev.Actor, Card: c.ID, Inst: ev.Card.ID,
+			return Event{Kind: KindHackResolved, Seat: ev.Actor, Card: c.ID, Inst: ev.Card.ID,
 				Text: s.name(ev.Actor) + "'s " + c.Name + " takes effect."}
 		})
 		trigger, parent := OnPlay, 0
@@ -276,7 +276,7 @@ func (g *game) completeRecipes(seat int) {
 		}
 		if ran {
 			g.emit(func() Event {
-				return Event{Kind: "recipe_completed", Seat: seat, Card: k.ID, Inst: tools[i].ID,
+				return Event{Kind: KindRecipeCompleted, Seat: seat, Card: k.ID, Inst: tools[i].ID,
 					Text: s.name(seat) + "'s Software Build holds the recipe of " + k.Name + ": its effect applies."}
 			})
 		}
@@ -340,7 +340,7 @@ func (g *game) claim(ev Proposal) {
 				text += "it needs " + strconv.Itoa(tech) + " TECH and " + strconv.Itoa(sci) + " SCI; the Software Build has " +
 					strconv.Itoa(bt) + " TECH and " + strconv.Itoa(bs) + " SCI and stays open"
 			}
-			return Event{Kind: "claim_failed", Seat: ev.Actor, N: len(ev.Challenges), Cards: cards, Text: text + "."}
+			return Event{Kind: KindClaimFailed, Seat: ev.Actor, N: len(ev.Challenges), Cards: cards, Text: text + "."}
 		})
 		return
 	}
@@ -354,7 +354,7 @@ func (g *game) claim(ev Proposal) {
 	g.toBin(ev.Actor, tools...)
 	g.emit(func() Event {
 		cards, insts := split(won)
-		return Event{Kind: "build_completed", Seat: ev.Actor, Cards: cards, Insts: insts, N: points,
+		return Event{Kind: KindBuildCompleted, Seat: ev.Actor, Cards: cards, Insts: insts, N: points,
 			Text: s.name(ev.Actor) + " completes a Software Build of " + plural(len(tools), "Tool") + " and wins " + s.cardList(cards) + " (" + plural(points, "Big Data Point") + ")."}
 	})
 	g.refillMarket()
@@ -377,7 +377,7 @@ func (g *game) place(i int) {
 		g.pop()
 		p.Hand = append(p.Hand, s.rekey(*ev.Card))
 		g.emit(func() Event {
-			return Event{Kind: "place_failed", Seat: seat, Card: c.ID, Text: fmt.Sprintf("%s cannot be placed any more and returns to %s's hand.", c.Name, s.name(seat))}
+			return Event{Kind: KindPlaceFailed, Seat: seat, Card: c.ID, Text: fmt.Sprintf("%s cannot be placed any more and returns to %s's hand.", c.words().named, s.name(seat))}
 		})
 		return
 	}
@@ -431,7 +431,7 @@ func (g *game) keep(i int) {
 	if k < 0 || t.Answer[0] != ev.Card.ID {
 		g.toBin(seat, *ev.Card)
 		g.emit(func() Event {
-			return Event{Kind: "kept", Seat: seat, Card: ev.Card.Card, Text: fmt.Sprintf("%s keeps the %s already in the Lab.", s.name(seat), s.card(ev.Card.Card).Name)}
+			return Event{Kind: KindKept, Seat: seat, Card: ev.Card.Card, Text: fmt.Sprintf("%s keeps the %s already in the Lab.", s.name(seat), s.card(ev.Card.Card).Name)}
 		})
 		return
 	}
@@ -450,7 +450,7 @@ func (g *game) placed(seat int, in Inst, replaced string) {
 		if replaced != "" {
 			text = s.name(seat) + " places " + c.words().named + " in the Lab, replacing " + s.card(replaced).words().named + "."
 		}
-		return Event{Kind: "placed", Seat: seat, Card: c.ID, Inst: in.ID, Text: text}
+		return Event{Kind: KindPlaced, Seat: seat, Card: c.ID, Inst: in.ID, Text: text}
 	})
 	effs := c.effects(OnPlay)
 	for k := len(effs) - 1; k >= 0; k-- {

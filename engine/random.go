@@ -236,6 +236,6 @@ func Reseal(s *State, secret Secret) []Event {
 	}
 	s.shuffle(s.ChallengeDeck)
 	s.Resealed = max(s.Version, 1)
-	return []Event{{Kind: "resealed", Seat: -1, N: n + len(s.ChallengeDeck),
+	return []Event{{Kind: KindResealed, Seat: -1, N: n + len(s.ChallengeDeck),
 		Text: "The game gets a new random source: the Laboratory Decks and the Challenge Deck are reshuffled."}}
 }

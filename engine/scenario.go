@@ -546,6 +546,9 @@ func (r *runner) record(events []Event) {
 		r.after(r.step, r.s, events)
 	}
 	for _, e := range events {
+		if !IsEventKind(e.Kind) {
+			r.fail("events", "events of the kinds EventKinds lists", eventString(e))
+		}
 		r.res.Events = append(r.res.Events, ScenarioEvent{Step: r.step, Event: e})
 	}
 }
@@ -1249,6 +1252,10 @@ func (r *runner) checkPrompt(what string, w PromptExpect, p *Prompt) {
 func (r *runner) checkEvents(want []EventExpect, events []Event) {
 	from := map[int]int{} // per viewpoint: where the next search starts
 	for _, w := range want {
+		if w.Kind != "" && !IsEventKind(w.Kind) {
+			r.fail("events", "an event kind of EventKinds", fmt.Sprintf("kind %q", w.Kind))
+			continue
+		}
 		as := -99
 		evs := events
 		if w.As != nil {
@@ -1272,7 +1279,7 @@ func (r *runner) checkEvents(want []EventExpect, events []Event) {
 			}
 		}
 		if !found {
-			r.fail("events", "an event "+w.String()+" (in order)", eventKinds(evs[from[as]:]))
+			r.fail("events", "an event "+w.String()+" (in order)", kindsOf(evs[from[as]:]))
 		}
 	}
 }
@@ -1348,7 +1355,8 @@ func eventString(e Event) string {
 	return string(data)
 }
 
-func eventKinds(evs []Event) string {
+// kindsOf lists events briefly: their kinds, seats and cards.
+func kindsOf(evs []Event) string {
 	if len(evs) == 0 {
 		return "no further events"
 	}

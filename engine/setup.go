@@ -119,7 +119,7 @@ func newGame(setup Setup) (*State, []Event, error) {
 	s.Active = r.IntN(n)
 	g := &game{s: s}
 	g.emit(func() Event {
-		return Event{Kind: "game_started", Seat: -1, Seats: []int{s.Active}, N: n,
+		return Event{Kind: KindGameStarted, Seat: -1, Seats: []int{s.Active}, N: n,
 			Text: fmt.Sprintf("The game begins with %d players; %s goes first.", n, s.name(s.Active))}
 	})
 	g.refillMarket()

@@ -57,15 +57,25 @@ func GlossaryTerm(id string) (Term, bool) {
 }
 
 // Terms are the glossary entries of the keywords and markers card c
-// prints, in the order of its text: its keywords, then unique, one or
-// many. A card without any has none.
+// prints, in the order of its text: hard (on a Challenge's type line),
+// its keywords, recipe, requires, once per turn (an activated ability),
+// then unique, one or many. A card without any has none.
 func (c *Card) Terms() []Term {
 	var ids []string
+	if c.Hard {
+		ids = append(ids, "hard")
+	}
 	for _, k := range c.Keywords {
 		ids = append(ids, string(k))
 	}
 	if len(c.Recipe) > 0 {
 		ids = append(ids, "recipe")
+	}
+	if slices.ContainsFunc(c.Requires, func(r Condition) bool { return conditionText(r, textCtx{card: c, name: standardName}) != "" }) {
+		ids = append(ids, "requires") // printed as rulesLines prints it: a requirement that says something
+	}
+	if slices.ContainsFunc(c.Effects, func(e Effect) bool { return e.Trigger == Activated }) {
+		ids = append(ids, "once-per-turn")
 	}
 	if c.Unique {
 		ids = append(ids, "unique")

@@ -7,8 +7,8 @@ import (
 )
 
 // TestGlossaryCoversTheCardSet walks every card of the card set: each of
-// its keywords and markers has a glossary entry (Terms), and no entry is
-// there twice.
+// its keywords and markers (hard, recipe, requires, once per turn, unique,
+// one, many) has a glossary entry (Terms), and no entry is there twice.
 func TestGlossaryCoversTheCardSet(t *testing.T) {
 	seen := map[string]bool{}
 	for _, term := range Glossary {
@@ -30,6 +30,15 @@ func TestGlossaryCoversTheCardSet(t *testing.T) {
 		}
 		if len(c.Recipe) > 0 {
 			want++
+		}
+		text := cat.Text(c)
+		for _, marker := range []struct {
+			printed bool
+			id      string
+		}{{c.Hard, "hard"}, {strings.Contains(text, "\nRequires "), "requires"}, {strings.Contains(text, "\nOnce per turn"), "once-per-turn"}} {
+			if marker.printed {
+				want++
+			}
 		}
 		terms := c.Terms()
 		if len(terms) != want {

@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/datamonsters/turns/accounts"
 	"github.com/datamonsters/turns/api"
 	"github.com/datamonsters/turns/inbound"
 	"github.com/datamonsters/turns/models"
@@ -191,8 +192,10 @@ func newEnv(tb testing.TB, d models.Dialect) *env {
 	}
 	tb.Cleanup(func() { sender.Close() })
 	log := slog.New(slog.NewTextHandler(testLog{tb}, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	e.srv = api.New(st, api.Config{Secret: []byte("0123456789abcdef0123456789abcdef"), Issuer: "dm", Audience: "dm"}, log, nil)
-	e.play = e.srv.Play()
+	secret := []byte("0123456789abcdef0123456789abcdef")
+	e.play = play.New(st, nil, log)
+	acc := accounts.New(st, e.play, accounts.Config{Secret: secret, Issuer: "dm", Audience: "dm"}, log, nil)
+	e.srv = api.New(st, e.play, acc, api.Config{Secret: secret}, log, nil)
 	e.hub = notifier.NewHub(0)
 	e.ob, err = notifier.NewOutbox(notifier.OutboxConfig{Store: st, Sender: sender, Email: ecfg, Hub: e.hub, Logger: log,
 		SignInSecret: []byte("links"), Reply: e.reply, PollInterval: 50 * time.Millisecond,

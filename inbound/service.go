@@ -21,6 +21,7 @@ import (
 	"github.com/datamonsters/turns/models"
 	"github.com/datamonsters/turns/notifier"
 	"github.com/datamonsters/turns/play"
+	"github.com/datamonsters/turns/refusal"
 	"github.com/emersion/go-msgauth/dkim"
 )
 
@@ -129,12 +130,34 @@ func New(cfg Config) (*Service, error) {
 	return s, nil
 }
 
-// ErrRateLimited is returned by Receive for a sender who sent too many
-// replies; Retry says when to try again. Nothing was played or answered.
-type ErrRateLimited struct{ Retry time.Duration }
-
-func (e *ErrRateLimited) Error() string {
-	return fmt.Sprintf("too many replies from this address; try again in %v", e.Retry.Round(time.Second))
+// RefusalAnswer is the one place the email door says a refusal's kind
+// (refusal.KindOf): the sentence that answers a reply refused for err, in
+// game gameID, ending with what was not done (undone: "nothing was
+// played"), from what a refusal says of itself or else its kind. ok is
+// false for a temporary kind (too many replies, the database away, a
+// failure of the server): such a message is not answered but refused for
+// now, and its sender delivers it again later; the sentence is then what
+// the sending server is told.
+func RefusalAnswer(err error, gameID int64, undone string) (text string, ok bool) {
+	k := refusal.KindOf(err)
+	var (
+		re *refusal.Error
+		rl *refusal.RateLimitError
+	)
+	switch {
+	case errors.As(err, &rl):
+		return fmt.Sprintf("too many replies from this address; try again in %v", rl.Retry.Round(time.Second)), false
+	case k.Temporary():
+		return "temporary failure; try again later", false
+	case errors.As(err, &re):
+		return engine.Capitalize(re.Detail) + "; " + undone + ".", true
+	case k == refusal.NotFound:
+		return fmt.Sprintf("Game %d is not one of yours; %s.", gameID, undone), true
+	}
+	words := map[refusal.Kind]string{refusal.Invalid: "This reply cannot be played as it is written",
+		refusal.Conflict: "The game does not allow it now", refusal.Forbidden: "That is not yours to do in this game",
+		refusal.Unauthorized: "This reply address is not good for you", refusal.TooLarge: "This reply is larger than the service reads"}
+	return words[k] + "; " + undone + ".", true
 }
 
 // CheckRecipient reports whether addr is a reply address this service
@@ -179,8 +202,8 @@ var threadRe = regexp.MustCompile(`^game-(\d+)(?:\.|@)`)
 // answers; submits them as one batch through the play path; and writes
 // the answer to the outbox, in the game's thread. A message is handled
 // once by its Message-ID. An error is a failure to handle it (the store,
-// the outbox) or an *ErrRateLimited: the sender should deliver it again
-// later.
+// the outbox) or a *refusal.RateLimitError: the sender should deliver it
+// again later.
 func (s *Service) Receive(ctx context.Context, env Envelope) (Result, error) {
 	m, err := Parse(env.Raw)
 	if err != nil {
@@ -214,7 +237,7 @@ func (s *Service) Receive(ctx context.Context, env Envelope) (Result, error) {
 	if rate, err := s.cfg.Play.Store().TakeRate(ctx, s.rateKey(m.From), s.cfg.Rate, s.now()); err != nil {
 		return Result{}, err
 	} else if rate.Wait > 0 {
-		return Result{}, &ErrRateLimited{Retry: rate.Wait}
+		return Result{}, &refusal.RateLimitError{Retry: rate.Wait}
 	}
 	// The reply address: among the envelope's recipients, or the headers'.
 	rcpts := env.Rcpt
@@ -471,9 +494,10 @@ func (a *answer) play(ctx context.Context) (Result, error) {
 		return nil
 	})
 	switch {
-	case errors.Is(err, models.ErrNotFound):
-		return a.refuse(ctx, fmt.Sprintf("Game %d is not one of yours; nothing was played.", r.GameID), "")
 	case err != nil:
+		if text, ok := RefusalAnswer(err, r.GameID, "nothing was played"); ok {
+			return a.refuse(ctx, text, "")
+		}
 		return Result{}, err
 	case notYours != "":
 		return a.refuse(ctx, notYours, "")
@@ -492,7 +516,6 @@ func (a *answer) play(ctx context.Context) (Result, error) {
 	res, err := p.Submit(ctx, r.GameID, r.UserID, &version, actions, rec)
 	var stale *play.StaleVersionError
 	var batch *play.BatchError
-	var perr *play.Error
 	switch {
 	case err == nil:
 		defer res.Done()
@@ -516,10 +539,9 @@ func (a *answer) play(ctx context.Context) (Result, error) {
 			what = " (" + texts[batch.Index] + ")"
 		}
 		return a.refuse(ctx, fmt.Sprintf("Move %d of your reply%s is not allowed: %s. Nothing was played.", batch.Index+1, what, reason), "")
-	case errors.As(err, &perr):
-		return a.refuse(ctx, perr.Detail+"; nothing was played.", "")
-	case errors.Is(err, play.ErrNotPlayer):
-		return a.refuse(ctx, "You have no seat in this game; nothing was played.", "")
+	}
+	if text, ok := RefusalAnswer(err, r.GameID, "nothing was played"); ok {
+		return a.refuse(ctx, text, "")
 	}
 	return Result{}, err
 }
@@ -664,17 +686,15 @@ func (a *answer) control(ctx context.Context, rd *play.Reading) (Result, error) 
 		did = "You joined the game with the deck " + deck.Name + "."
 		res, err = p.JoinInvited(ctx, r.GameID, r.UserID, play.DeckChoice{Prebuilt: deck.ID}, rec)
 	}
-	var perr *play.Error
 	switch {
 	case err == nil:
 		defer res.Done()
 		return a.applied(ctx, res, []string{did})
 	case errors.Is(err, models.ErrConflict), errors.Is(err, models.ErrKeyStored):
 		return a.appliedBefore(ctx, []string{did})
-	case errors.As(err, &perr):
-		return a.refuse(ctx, engine.Capitalize(perr.Detail)+"; nothing was done.", "")
-	case errors.Is(err, models.ErrNotFound):
-		return a.refuse(ctx, fmt.Sprintf("Game %d is not one of yours; nothing was done.", r.GameID), "")
+	}
+	if text, ok := RefusalAnswer(err, r.GameID, "nothing was done"); ok {
+		return a.refuse(ctx, text, "")
 	}
 	return Result{}, err
 }
@@ -898,9 +918,10 @@ func (a *answer) write(ctx context.Context, outcome Outcome) error {
 // handle it; the provider should post it again.
 func (s *Service) ReceiveRaw(ctx context.Context, raw []byte) (outcome, reason string, retry time.Duration, err error) {
 	res, err := s.Receive(ctx, Envelope{Raw: raw})
-	var limited *ErrRateLimited
+	var limited *refusal.RateLimitError
 	if errors.As(err, &limited) {
-		return "", limited.Error(), limited.Retry, nil
+		text, _ := RefusalAnswer(err, 0, "")
+		return "", text, limited.Retry, nil
 	}
 	if err != nil {
 		return "", "", 0, err

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/datamonsters/turns/refusal"
 	smtp "github.com/emersion/go-smtp"
 )
 
@@ -129,13 +130,13 @@ func (ss *session) Data(r io.Reader) error {
 	ctx, cancel := context.WithTimeout(context.Background(), ss.s.cfg.Timeout)
 	defer cancel()
 	res, err := ss.s.in.Receive(ctx, Envelope{MailFrom: ss.from, HasReturnPath: ss.hasFrom, Rcpt: ss.rcpts, Raw: raw})
-	var limited *ErrRateLimited
-	switch {
-	case errors.As(err, &limited):
-		return &smtp.SMTPError{Code: 451, EnhancedCode: smtp.EnhancedCode{4, 7, 1}, Message: limited.Error()}
-	case err != nil:
+	if err != nil {
+		text, _ := RefusalAnswer(err, 0, "")
+		if refusal.KindOf(err) == refusal.RateLimited {
+			return &smtp.SMTPError{Code: 451, EnhancedCode: smtp.EnhancedCode{4, 7, 1}, Message: text}
+		}
 		ss.s.log.Error("inbound: message not handled", "error", err)
-		return &smtp.SMTPError{Code: 451, EnhancedCode: smtp.EnhancedCode{4, 3, 0}, Message: "temporary failure; try again later"}
+		return &smtp.SMTPError{Code: 451, EnhancedCode: smtp.EnhancedCode{4, 3, 0}, Message: text}
 	}
 	ss.s.log.Debug("inbound: message handled", "outcome", res.Outcome, "game", res.GameID)
 	return nil

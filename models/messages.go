@@ -6,6 +6,18 @@ import (
 	"time"
 )
 
+// MessageKind is the notification kind of a message of the table talk.
+// Its emails of their own are off until turned on (OptIn): the next email
+// of the game shows it anyway.
+const MessageKind = "message"
+
+// OptIn reports whether notifications of kind on channel are off until a
+// user turns them on: the digest, and the emails of the table talk's
+// messages. Every other kind and channel is on until turned off.
+func OptIn(kind, channel string) bool {
+	return kind == DigestKind || kind == MessageKind && channel == "email"
+}
+
 // Message is one message of a game's table talk: written by UserID from
 // Seat to the whole table (ToSeat nil) or to one seat. It is part of the
 // game's record, never of its rules: posting one changes no version.

@@ -439,6 +439,13 @@ type Preference struct {
 // day.
 const DefaultDigestHours = 24
 
+// The digest's preference is the row of this kind and channel (see
+// Digest).
+const (
+	DigestKind    = "digest"
+	DigestChannel = "email"
+)
+
 // Every is the least time between two digests of p (the digest's row).
 func (p Preference) Every() time.Duration {
 	if p.Hours <= 0 {

@@ -22,9 +22,7 @@ import (
 // DefaultOn reports whether notifications of kind go out on channel for a
 // user who chose nothing: all but the digest, and the table talk's own
 // emails (messages reach email in the next email of the game instead).
-func DefaultOn(kind Kind, channel string) bool {
-	return kind != KindDigest && !(kind == KindMessage && channel == ChannelEmail)
-}
+func DefaultOn(kind Kind, channel string) bool { return !models.OptIn(string(kind), channel) }
 
 // MessagePosted writes the notifications of message m of game g in tx,
 // the transaction that stores it (it implements models.MessageOutbox):

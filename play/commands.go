@@ -9,6 +9,7 @@ import (
 	"unicode"
 
 	"github.com/datamonsters/turns/engine"
+	"github.com/datamonsters/turns/refusal"
 	"golang.org/x/text/runes"
 	"golang.org/x/text/transform"
 	"golang.org/x/text/unicode/norm"
@@ -106,6 +107,9 @@ type CommandError struct {
 	Reason  string
 	Moves   []string
 }
+
+// RefusalKind is Invalid: the command cannot be played.
+func (e *CommandError) RefusalKind() refusal.Kind { return refusal.Invalid }
 
 func (e *CommandError) Error() string {
 	var b strings.Builder

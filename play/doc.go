@@ -15,7 +15,8 @@
 //
 // Front doors (the JSON API, web pages, email replies) translate a request
 // into a call and the Result into a response; they decide nothing about a
-// game. Refusals are typed: *Error (with a Kind and a stable Code),
+// game. Refusals are typed: *Error (with a Kind and a stable Code; the
+// kinds are package refusal's, which the accounts share),
 // *StaleVersionError, *BatchError wrapping the engine's
 // *engine.IllegalActionError, *engine.DeckError, and models.ErrNotFound for
 // a game the caller may not see. News words what changed for a seat since

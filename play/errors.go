@@ -1,28 +1,27 @@
 package play
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/datamonsters/turns/refusal"
+)
 
 // Kind says what sort of refusal an Error is, for a front door to map to
-// its own terms (an HTTP status, a page, a reply email).
-type Kind int
+// its own terms (an HTTP status, a page, a reply email): the kinds of
+// package refusal, which the accounts share.
+type Kind = refusal.Kind
 
-// The kinds of refusal.
+// The kinds of refusal the play path gives.
 const (
-	Invalid   Kind = iota + 1 // the request itself is wrong: a setting, a deck, a name
-	Conflict                  // the game is not in a state that allows it
-	Forbidden                 // the caller may not do it in this game
+	Invalid   = refusal.Invalid   // the request itself is wrong: a setting, a deck, a name
+	Conflict  = refusal.Conflict  // the game is not in a state that allows it
+	Forbidden = refusal.Forbidden // the caller may not do it in this game
 )
 
 // Error is a refusal of the play path. Code is stable and machine-readable
 // ("game_not_open", "not_creator", "invalid", …); Detail is for people and
 // names the field, seat or rule.
-type Error struct {
-	Kind   Kind
-	Code   string
-	Detail string
-}
-
-func (e *Error) Error() string { return e.Code + ": " + e.Detail }
+type Error = refusal.Error
 
 func invalid(format string, a ...any) *Error {
 	return &Error{Kind: Invalid, Code: "invalid", Detail: fmt.Sprintf(format, a...)}
@@ -49,6 +48,9 @@ type StaleVersionError struct{ Current int64 }
 func (e *StaleVersionError) Error() string {
 	return fmt.Sprintf("stale version; current is %d", e.Current)
 }
+
+// RefusalKind is Conflict: the game moved on.
+func (e *StaleVersionError) RefusalKind() refusal.Kind { return refusal.Conflict }
 
 // BatchError is an illegal action at Index of a submitted batch; Err is
 // the engine's *engine.IllegalActionError.

@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/datamonsters/turns/models"
+	"github.com/datamonsters/turns/refusal"
 )
 
 // Table talk: the players' messages of a game, to the whole table or, in
@@ -73,13 +74,19 @@ type Seat struct {
 	Name string
 }
 
-// TooManyMessagesError refuses a message past the limit (MessageBurst): Retry is when
-// one more may be posted.
-type TooManyMessagesError struct{ Retry time.Duration }
+// TooManyMessagesError refuses a message past the limit (MessageBurst):
+// Retry is when one more may be posted, and State the bucket as it is.
+type TooManyMessagesError struct {
+	Retry time.Duration
+	State models.RateState
+}
 
 func (e *TooManyMessagesError) Error() string {
 	return fmt.Sprintf("too many messages in this game: wait %d seconds before the next one", e.Seconds())
 }
+
+// RefusalKind says that it is refusal.RateLimited.
+func (e *TooManyMessagesError) RefusalKind() refusal.Kind { return refusal.RateLimited }
 
 // Seconds is Retry in whole seconds, at least 1.
 func (e *TooManyMessagesError) Seconds() int {
@@ -156,10 +163,10 @@ func (s *Service) Say(ctx context.Context, id, uid int64, say Say, rec *Record) 
 		return nil, err
 	}
 	if rate.Wait > 0 {
-		return nil, &TooManyMessagesError{Retry: rate.Wait}
+		return nil, &TooManyMessagesError{Retry: rate.Wait, State: rate}
 	}
 	m := &models.Message{GameID: id, UserID: uid, Body: say.Text, ToSeat: say.ToSeat}
-	res := &Result{Seat: -1}
+	res := &Result{Seat: -1, Rate: rate}
 	check := func(g *models.Game) error {
 		// The seat as the transaction reads it: a seat changes hands only in
 		// the lobby, but the game may have been cancelled meanwhile.

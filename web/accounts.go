@@ -5,27 +5,20 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
-	"time"
 
+	"github.com/datamonsters/turns/accounts"
+	"github.com/datamonsters/turns/internal/router"
 	"github.com/datamonsters/turns/models"
 	"github.com/datamonsters/turns/notifier"
+	"github.com/datamonsters/turns/refusal"
 	"github.com/gin-gonic/gin"
 )
 
-// Password length the pages and the API accept.
-const (
-	minPassword = 8
-	maxPassword = 256
-)
-
-// attempt takes one attempt of the rate limit of form (see
-// API.FormAttempt): for the client when subject is "", else for subject
-// from any client.
+// attempt counts one attempt of the form (see accounts.Service.CountForm):
+// for the client when subject is "", else for subject from any client.
 func (p *Pages) attempt(c *gin.Context, form, subject string) error {
-	wait, err := p.api.FormAttempt(c, form, subject)
-	if err == nil && wait > 0 {
-		err = &rateLimited{RetryAfter: wait}
-	}
+	tally, err := p.acc.CountForm(c.Request.Context(), form, router.ClientAddress(c), subject)
+	router.RateHeaders(c, tally)
 	return err
 }
 
@@ -71,16 +64,16 @@ func (p *Pages) register(c *gin.Context) {
 	}
 	// Every field is checked, so that the form says all that is wrong at
 	// once.
-	if !p.api.ValidUsername(name) {
+	if !accounts.ValidUsername(name) {
 		f = f.invalid("username", "Use 3 to 32 characters: a-z, 0-9, _ and -, starting with a letter or digit.")
 	}
-	if addr == "" || !p.api.ValidEmail(addr) {
+	if addr == "" || !accounts.ValidEmail(addr) {
 		f = f.invalid("email", "Enter an email address such as ana@example.com.")
 	}
-	if len(pw) < minPassword || len(pw) > maxPassword {
+	if !accounts.ValidPassword(pw) {
 		f = f.invalid("password", "Use 8 to 256 characters.")
 	}
-	if !validZone(zone) {
+	if !accounts.ValidZone(zone) {
 		f = f.invalid("time_zone", "Choose a time zone from the list.")
 	}
 	if len(f.Errors) > 0 {
@@ -89,14 +82,9 @@ func (p *Pages) register(c *gin.Context) {
 	}
 	u := &models.User{Username: name, Email: addr, NotifyEmail: true, NotifyTurns: true}
 	ctx := c.Request.Context()
-	hash := p.api.HashPassword(pw) // before the transaction: argon2id takes a while
-	err := p.store.InTx(ctx, func(tx *models.Store) error {
-		if err := tx.CreateUser(ctx, u, hash); err != nil {
-			return err
-		}
-		return tx.SetTimeZone(ctx, u.ID, zone)
-	})
-	if errors.Is(err, models.ErrConflict) {
+	hash := p.acc.Hash(pw) // before the transaction: argon2id takes a while
+	err := p.acc.CreateUser(ctx, u, hash, zone)
+	if refusal.KindOf(err) == refusal.Conflict {
 		again(http.StatusConflict, f.invalid("username", "This username is taken; choose another."))
 		return
 	}
@@ -129,34 +117,21 @@ func (p *Pages) loginPage(c *gin.Context) {
 
 // login signs a user in with their username and password, and goes on to
 // the page the form names. Attempts are limited per client and username,
-// under the same key as the API's login.
+// in the buckets of the API's login (accounts.Service.SignIn).
 func (p *Pages) login(c *gin.Context) {
 	name, pw := strings.TrimSpace(c.PostForm("username")), c.PostForm("password")
 	sf := signInForm{Username: name, Next: localPath(c.PostForm("next")), Fixed: c.PostForm("fixed") != ""}
-	wait, succeeded, err := p.api.LoginAttempt(c, name)
-	if err == nil && wait > 0 {
-		err = &rateLimited{RetryAfter: wait}
+	u, tally, err := p.acc.SignIn(c.Request.Context(), router.ClientAddress(c), name, pw)
+	router.RateHeaders(c, tally)
+	if errors.Is(err, accounts.ErrBadCredentials) {
+		sf.Error = "Unknown username or wrong password."
+		p.render(c, http.StatusUnauthorized, "login", view{Data: sf})
+		return
 	}
 	if err != nil {
 		p.fail(c, err)
 		return
 	}
-	ctx := c.Request.Context()
-	u, err := p.store.UserByUsername(ctx, name)
-	hash := ""
-	if err == nil {
-		hash, err = p.store.PasswordHash(ctx, u.ID)
-	}
-	if err != nil && !errors.Is(err, models.ErrNotFound) {
-		p.fail(c, err)
-		return
-	}
-	if !p.api.CheckPassword(hash, pw) {
-		sf.Error = "Unknown username or wrong password."
-		p.render(c, http.StatusUnauthorized, "login", view{Data: sf})
-		return
-	}
-	succeeded()
 	p.endSession(c)
 	if err := p.startSession(c, u.ID); err != nil {
 		p.fail(c, err)
@@ -173,8 +148,8 @@ func (p *Pages) logout(c *gin.Context) {
 
 // endSession ends the request's session, if any, and clears its cookie.
 func (p *Pages) endSession(c *gin.Context) {
-	if h, ok := c.Get(ctxSession); ok {
-		if err := p.store.EndSession(c.Request.Context(), h.([]byte)); err != nil {
+	if raw := c.GetString(ctxSession); raw != "" {
+		if err := p.acc.EndWebSession(c.Request.Context(), raw); err != nil {
 			p.log.Warn("end session", "error", err)
 		}
 	}
@@ -184,7 +159,7 @@ func (p *Pages) endSession(c *gin.Context) {
 // endSessions signs the user out everywhere: every session of theirs
 // ends, in browsers and in API clients (but their personal API tokens).
 func (p *Pages) endSessions(c *gin.Context) {
-	if err := p.store.EndSessions(c.Request.Context(), account(c).ID); err != nil {
+	if err := p.acc.EndSessions(c.Request.Context(), account(c).ID); err != nil {
 		p.fail(c, err)
 		return
 	}
@@ -233,7 +208,7 @@ func (p *Pages) verifyStep(c *gin.Context, token string, post bool) {
 		p.render(c, http.StatusOK, "verify", view{Data: v})
 		return
 	}
-	if err := p.store.VerifyEmail(c.Request.Context(), l.Account.ID, l.Account.Email); err != nil {
+	if err := p.acc.VerifyEmail(c.Request.Context(), l.Account.ID, l.Account.Email); err != nil {
 		p.fail(c, err)
 		return
 	}
@@ -286,36 +261,17 @@ func (p *Pages) resetRequest(c *gin.Context) {
 	}
 	// Per client, and per account from every client at once: nobody fills
 	// someone's mailbox with links.
-	err := p.attempt(c, "reset", "")
-	if err == nil {
-		err = p.attempt(c, "reset", who)
-	}
+	ctx := c.Request.Context()
+	accs, err := p.acc.ResetAccounts(ctx, router.ClientAddress(c), who)
 	if err != nil {
 		p.fail(c, err)
 		return
 	}
-	ctx := c.Request.Context()
-	var accounts []models.Account
-	if strings.Contains(who, "@") {
-		accounts, err = p.store.AccountsByVerifiedEmail(ctx, who)
-	} else {
-		var u *models.User
-		if u, err = p.store.UserByUsername(ctx, who); err == nil {
-			var a *models.Account
-			if a, err = p.store.AccountByID(ctx, u.ID); err == nil && a.Verified() {
-				accounts = append(accounts, *a)
-			}
-		}
-	}
-	if err != nil && !errors.Is(err, models.ErrNotFound) {
-		p.fail(c, err)
-		return
-	}
-	for i := range accounts {
-		a := &accounts[i]
-		hash, err := p.store.PasswordHash(ctx, a.ID)
+	for i := range accs {
+		a := &accs[i]
+		binding, err := p.acc.PasswordBinding(ctx, a.ID)
 		if err == nil {
-			err = p.sendMail(ctx, resetWords(resetTTL), a, p.resetURL(a, hash))
+			err = p.sendMail(ctx, resetWords(resetTTL), a, p.resetURL(a, binding))
 		}
 		if err != nil {
 			p.fail(c, err)
@@ -360,7 +316,7 @@ func (p *Pages) newPassword(c *gin.Context) {
 	pw, again := c.PostForm("password"), c.PostForm("confirm")
 	var f form
 	switch {
-	case len(pw) < minPassword || len(pw) > maxPassword:
+	case !accounts.ValidPassword(pw):
 		f = f.invalid("password", "Use 8 to 256 characters.")
 	case pw != again:
 		f = f.invalid("confirm", "The two passwords differ.")
@@ -369,7 +325,7 @@ func (p *Pages) newPassword(c *gin.Context) {
 		p.render(c, http.StatusUnprocessableEntity, "new-password", view{Form: f, Data: v})
 		return
 	}
-	if err := p.store.ResetPassword(c.Request.Context(), l.Account.ID, p.api.HashPassword(pw)); err != nil {
+	if err := p.acc.ResetPassword(c.Request.Context(), l.Account.ID, pw); err != nil {
 		p.fail(c, err)
 		return
 	}
@@ -379,16 +335,6 @@ func (p *Pages) newPassword(c *gin.Context) {
 		return
 	}
 	redirect(c, "/?done=reset")
-}
-
-// validZone reports whether name is a time zone time.LoadLocation knows
-// ("Local", the server's, is none).
-func validZone(name string) bool {
-	if name == "" || name == "Local" {
-		return false
-	}
-	_, err := time.LoadLocation(name)
-	return err == nil
 }
 
 // withDone adds the notice done (see notices) to the local path next.

@@ -574,7 +574,7 @@ func (p *Pages) readBoardWith(c *gin.Context, id, uid int64, o boardOptions, bui
 		bv.LastSeq = e.Seq
 		if v, ok := e.Event.For(bv.Seat); ok && v.Text != "" {
 			bv.Events = append(bv.Events, eventOf(e.Seq, e.At, v, clock(a, e.At)))
-			if v.Kind == "game_over" && bv.Result != nil {
+			if v.Kind == engine.KindGameOver && bv.Result != nil {
 				bv.Result.Reason = endedBecause(v)
 			}
 		}

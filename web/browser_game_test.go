@@ -390,7 +390,7 @@ func docShots(t *testing.T, b *tab, id int64) {
 			t.Fatal(err)
 		}
 	}
-	chromedp.Do(b.ctx, chromedp.EmulateViewport(1280, 900))
+	b.restore()
 }
 
 // TestBrowserGameWithoutScript plays the first turns of a game (both

@@ -2,17 +2,14 @@ package web_test
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/chromedp/chromedp"
-	"github.com/datamonsters/turns/engine"
 	"github.com/datamonsters/turns/models"
 )
 
@@ -36,44 +33,6 @@ active: 1
 turn: 6
 phase: end
 `
-
-// stage sets game id to the position doc (the scenario format): its
-// state, the events of its setup (as a change of the game would record
-// them, with their notifications), and the seats it waits for.
-func (s *site) stage(t *testing.T, id int64, doc string) {
-	t.Helper()
-	res, err := engine.RunScenario([]byte(doc))
-	if err != nil || res.Failed() {
-		t.Fatalf("the position: %v %v", err, res.Failures)
-	}
-	st := res.State
-	var events []engine.Event
-	for _, e := range res.Events {
-		events = append(events, e.Event)
-	}
-	_, err = s.store.Mutate(context.Background(), id, func(g *models.Game) (*models.Change, error) {
-		data, err := st.Marshal()
-		if err != nil {
-			return nil, err
-		}
-		g.State, g.Version = data, g.Version+1
-		awaiting := engine.Awaiting(st)
-		for i := range g.Seats {
-			g.Seats[i].Awaited = slices.Contains(awaiting, g.Seats[i].SeatNo)
-		}
-		deadline := s.clock.Now().Add(24 * time.Hour)
-		g.DeadlineAt = &deadline
-		ch := &models.Change{ReplacePrompts: true, Engine: &models.EngineChange{State: st, Events: events}}
-		for _, e := range events {
-			body, _ := json.Marshal(e)
-			ch.Events = append(ch.Events, models.EventRecord{Body: string(body)})
-		}
-		return ch, nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-}
 
 // pressButton clicks the button whose text starts with text and waits
 // for the page that follows; it returns that page's status.
@@ -123,14 +82,17 @@ func (b *tab) seen(sel string) {
 	}
 }
 
-// width sets the tab's viewport width (800 px high).
+// width sets the tab's viewport width (800 px high), for the rest of
+// the test.
 func (b *tab) width(w int64) {
 	b.t.Helper()
+	b.vw, b.vh = w, 800
 	b.run(chromedp.EmulateViewport(w, 800))
 }
 
 // docShot keeps the top of the page as docs/NAME-WIDTH.png, when
-// WEB_DOCS_SHOTS names the folder (docs/ of the repository).
+// WEB_DOCS_SHOTS names the folder (docs/ of the repository); the viewport
+// is the test's again after.
 func (b *tab) docShot(name string, w, h int64) {
 	b.t.Helper()
 	dir := os.Getenv("WEB_DOCS_SHOTS")
@@ -145,7 +107,9 @@ func (b *tab) docShot(name string, w, h int64) {
 	if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("%s-%d.png", name, w)), png, 0o644); err != nil {
 		b.t.Fatal(err)
 	}
-	b.run(chromedp.EmulateViewport(w, 800))
+	if err := b.restore(); err != nil {
+		b.t.Fatal(err)
+	}
 }
 
 // TestBrowserTeaches plays a game against the service's bot by clicks,
@@ -228,6 +192,8 @@ func playEndgame(t *testing.T, s *site, ana *tab, id int64, w int64, axe string)
 	s.stage(t, id, endgame)
 	ana.open(gamePath(id))
 	ana.waitIn("#news", "You drew Proof of Concept (TECH 2, SCI 1) and Hiring Freeze.")
+	ana.atWidth(w)
+	ana.seen("#news")
 	ana.see("Your Action phase", "Hiring Freeze", "What Interrupt means",
 		"bot-1 is played by the service’s bot, which never votes: a vote cannot end this game.")
 	if strings.Contains(ana.inside("#end"), "Vote to end the game") {
@@ -240,6 +206,7 @@ func playEndgame(t *testing.T, s *site, ana *tab, id int64, w int64, axe string)
 		t.Fatalf("playing Scrum Planning: %d", st)
 	}
 	ana.waitIn("#news", "bot-1 played Red Tape: your Scrum Planning was cancelled.")
+	ana.atWidth(w)
 	ana.seen("#news")
 	ana.waitIn(".log", "Red Tape cancels ana's Scrum Planning, which goes to the Recycle Bin.")
 
@@ -254,6 +221,7 @@ func playEndgame(t *testing.T, s *site, ana *tab, id int64, w int64, axe string)
 		t.Fatalf("the claim: %d", st)
 	}
 	ana.waitIn("#news", "bot-1 played Scope Creep on your claim of Landing Page: the challenges need 2 more TECH, so the claim failed; the build stays open.")
+	ana.atWidth(w)
 	ana.seen("#news")
 	// Ending the turn now would give the build up: the page says so, and
 	// the button asks before it acts.
@@ -287,6 +255,7 @@ func playEndgame(t *testing.T, s *site, ana *tab, id int64, w int64, axe string)
 	ana.look("banner")
 
 	// More TECH, and the claim holds.
+	ana.atWidth(w)
 	if st := ana.pressButton("Play Proof of Concept"); st != 200 {
 		t.Fatalf("Proof of Concept: %d", st)
 	}
@@ -301,15 +270,21 @@ func playEndgame(t *testing.T, s *site, ana *tab, id int64, w int64, axe string)
 	// The bot's turn: it places Qubo, and the window shows the card.
 	ana.waitIn("#board .window", "bot-1 is about to place Qubo (Junior)")
 	ana.waitIn("#board .window .window-card", "Your Software Builds get +1 SCI.")
+	ana.atWidth(w)
+	ana.seen("#board .window")
 	ana.see("Play Hiring Freeze: cancel it")
 	ana.docShot("window", w, 1000)
 	ana.axe(axe)
 	ana.look("window")
+	ana.atWidth(w)
 	ana.pressButton("Pass")
 
-	// Ana's turn: the last challenge.
+	// Ana's turn: the last challenge. The page she sees after "Pass" says
+	// at its top what she drew.
 	ana.waitIn("#news", "You drew User Analytics SDK (TECH 1, SCI 3) and Frontend Framework (TECH 2, SCI 0).")
 	ana.waitIn("#news", "bot-1 placed Qubo (Junior) in their Lab.")
+	ana.atWidth(w)
+	ana.seen("#news")
 	for _, b := range []string{"Play User Analytics SDK", "Play Frontend Framework"} {
 		ana.waitIn("#moves", b)
 		ana.pressButton(b)
@@ -317,6 +292,8 @@ func playEndgame(t *testing.T, s *site, ana *tab, id int64, w int64, axe string)
 	ana.waitIn("#moves", "Claim To-Do List App")
 	ana.pressButton("Claim To-Do List App")
 	ana.waitIn("#board", "Final scores")
+	ana.atWidth(w)
+	ana.seen(".result")
 	ana.see("The winner is ana.", "Rank", "Check that the shuffles were fair", "datamonsters replay --url "+s.url+" "+itoa(id),
 		"The game is over: you won with 2 Big Data Points.", "Rematch")
 	if rows := ana.inside(".result tbody"); !strings.HasPrefix(rows, "1\tana") {

@@ -78,6 +78,36 @@ type tab struct {
 	mu      sync.Mutex
 	dialogs []string // the messages of the dialogs the page opened
 	dismiss bool     // the dialogs are dismissed, not accepted
+
+	// vw and vh are the viewport the test set (width); 0: the window's
+	// 1280 by 900. A look at other widths (axe, screenshots) comes back
+	// to it.
+	vw, vh int64
+}
+
+// viewport is the tab's viewport as the test set it.
+func (b *tab) viewport() (w, h int64) {
+	if b.vw == 0 {
+		return 1280, 900
+	}
+	return b.vw, b.vh
+}
+
+// restore sets the viewport back to the test's, after a look at another
+// width.
+func (b *tab) restore() error {
+	w, h := b.viewport()
+	return chromedp.Do(b.ctx, chromedp.EmulateViewport(w, h))
+}
+
+// atWidth fails unless the page is laid out w px wide: the width the
+// test means to check it at.
+func (b *tab) atWidth(w int64) {
+	b.t.Helper()
+	got, err := chromedp.Run(b.ctx, chromedp.Evaluate[int64](`window.innerWidth`))
+	if err != nil || got != w {
+		b.t.Fatalf("%s: the page is %d px wide, not %d (%v)", b.name, got, w, err)
+	}
 }
 
 // asked returns the messages of the dialogs the page opened since the
@@ -159,7 +189,8 @@ func failureDir(t *testing.T) string {
 }
 
 // keep saves the tab's page as PNG screenshots of the whole page at 1280
-// and 360 px wide in dir, logs their paths, and returns them.
+// and 360 px wide in dir, logs their paths, and returns them. The
+// viewport is the test's again after.
 func (b *tab) keep(dir, label string) []string {
 	var paths []string
 	loc, _ := chromedp.Run(b.ctx, chromedp.Location())
@@ -185,7 +216,7 @@ func (b *tab) keep(dir, label string) []string {
 		b.t.Logf("screenshot of %s (%s) at %d px: %s", b.name, loc, w, p)
 		paths = append(paths, p)
 	}
-	chromedp.Do(b.ctx, chromedp.EmulateViewport(1280, 900))
+	b.restore()
 	return paths
 }
 
@@ -327,7 +358,8 @@ type violation struct {
 }
 
 // axe runs axe-core on the page, at 1280 and 360 px wide, and fails the
-// test for any serious or critical violation.
+// test for any serious or critical violation. The viewport is the test's
+// again after.
 func (b *tab) axe(src string) {
 	b.t.Helper()
 	for _, w := range []int64{1280, 360} {
@@ -349,7 +381,9 @@ func (b *tab) axe(src string) {
 			b.t.Errorf("%s: %s at %d px: %d serious or critical accessibility violations: %+v", b.name, b.path(), w, len(vs), vs)
 		}
 	}
-	b.run(chromedp.EmulateViewport(1280, 900))
+	if err := b.restore(); err != nil {
+		b.t.Fatalf("%s: %v", b.name, err)
+	}
 }
 
 // tabThrough presses Tab through the page and fails unless every

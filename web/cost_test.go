@@ -127,7 +127,7 @@ func BenchmarkBoardPage(b *testing.B) {
 			readers = append(readers, reader{c.http.Jar.Cookies(u), gamePath(id)})
 		}
 	}
-	h := s.api.Handler()
+	h := s.handler
 	var next atomic.Int64
 	serve := func() (time.Duration, int) {
 		r := readers[int(next.Add(1))%len(readers)]

@@ -1,17 +1,19 @@
 // Package web is the browser's front door: server-rendered pages
-// (html/template) on the API's gin router, with their templates, style and
+// (html/template), mounted by main beside the JSON API on the house's
+// router (package internal/router), with their templates, style and
 // script embedded in the binary.
 //
 // What it holds:
 //   - accounts: register, sign in and out, email verification, password
 //     reset (accounts.go), on sessions kept in the database and named by an
-//     HttpOnly cookie (session.go);
+//     HttpOnly cookie (session.go), all through package accounts;
 //   - the sign-in links of emails that ask their recipient to act
 //     (signin.go; the outbox signs them, see notifier.SignInURL);
 //   - the settings (settings.go): address, time zone, notification
-//     preferences, vacations and API tokens, translated to the JSON API's own
-//     routes (apicall.go), so that both doors apply one set of rules; and
-//     the deletion of the account;
+//     preferences, vacations, the calendar feed and API tokens, calling
+//     the accounts as the JSON API does, so that both doors apply one set
+//     of rules (the pages never call the API); and the deletion of the
+//     account;
 //   - the rules page (rules.go): how to play, and the glossary;
 //   - the lobby (games.go, lobby.go): the user's games, those that wait for
 //     them first (with deadlines and results), their invitations and the
@@ -30,10 +32,11 @@
 //   - the action links of decision emails (act.go): a page that shows one
 //     action and a button that applies it once.
 //
-// Every change of a game goes through the play path (package play), whose
-// refusals the pages word; nothing about a game is decided here. Every
-// page goes through one layout (templates/layout.html) and every error
-// through one mapping (errors.go). State-changing requests from another
+// Every change of a game goes through the play path (package play), and of
+// an account through the accounts, whose refusals the pages word; nothing
+// about a game is decided here. Every page goes through one layout
+// (templates/layout.html) and every error through one mapping (errors.go),
+// whose statuses are the shared table's of package refusal. State-changing requests from another
 // site are refused (net/http.CrossOriginProtection), and a GET never
 // changes anything: a link in an email opens a page whose button posts.
 package web

@@ -6,8 +6,9 @@ import (
 	"strconv"
 
 	"github.com/datamonsters/turns/engine"
-	"github.com/datamonsters/turns/models"
+	"github.com/datamonsters/turns/internal/router"
 	"github.com/datamonsters/turns/play"
+	"github.com/datamonsters/turns/refusal"
 	"github.com/gin-gonic/gin"
 )
 
@@ -28,75 +29,76 @@ var (
 	errNoMail      = &pageError{http.StatusServiceUnavailable, "Mail unavailable", "This server cannot send email right now. Try again later."}
 )
 
-// rateLimited is too many attempts: try again after RetryAfter seconds.
-type rateLimited struct{ RetryAfter int }
-
-func (e *rateLimited) Error() string { return "rate limited" }
-
-// apiProblem is an error answer of the JSON API to a call of the pages:
-// its status, code and detail (which names the field at fault).
-type apiProblem struct {
-	Status int    `json:"status"`
-	Code   string `json:"code"`
-	Detail string `json:"detail"`
-}
-
-func (e *apiProblem) Error() string { return e.Code + ": " + e.Detail }
-
 // errorView is the error page's data.
 type errorView struct {
 	Title   string
 	Message string
 }
 
+// kindPage is the one place the pages say a refusal's kind: the status
+// (the shared table's, as the API answers it) and what the error page
+// says of a refusal of kind k, for one that says no more of itself.
+func kindPage(k refusal.Kind) (int, errorView) {
+	views := map[refusal.Kind]errorView{
+		refusal.Invalid:      {"That did not work", "This request cannot be done as sent."},
+		refusal.Conflict:     {"That did not work", "This cannot be done now: something changed meanwhile."},
+		refusal.Forbidden:    {"That did not work", "This is not yours to do."},
+		refusal.NotFound:     {errNotFound.Title, errNotFound.Message},
+		refusal.Unauthorized: {"That did not work", "Sign in again, then try again."},
+		refusal.RateLimited:  {"Too many attempts", "Wait a while, then try again."},
+		refusal.TooLarge:     {"Too much data", "The form sent more than this server accepts."},
+		refusal.Unavailable: {"Service unavailable",
+			"The server cannot reach its database right now; nothing was changed. Try again in a moment."},
+		refusal.Internal: {"Something went wrong",
+			"The server could not handle this request; it has been logged. Try again in a moment."},
+	}
+	v, ok := views[k]
+	if !ok {
+		k, v = refusal.Internal, views[refusal.Internal]
+	}
+	return k.Status(), v
+}
+
 // problemFor maps any error to the error page's status, heading and text.
-// It is the only place that decides them; an unexpected error is a 500
-// without its text.
+// It is the only place that decides them (statuses are their kind's; see
+// kindPage); an unexpected error is a 500 without its text.
 func problemFor(err error) (int, errorView) {
 	var (
 		pe    *pageError
-		rate  *rateLimited
-		ap    *apiProblem
-		mb    *http.MaxBytesError
+		rate  *refusal.RateLimitError
 		stale *play.StaleVersionError
 		ill   *engine.IllegalActionError
-		perr  *play.Error
+		re    *refusal.Error
 		deck  *engine.DeckError
 	)
-	switch {
-	case errors.As(err, &pe):
+	if errors.As(err, &pe) {
 		return pe.Status, errorView{pe.Title, pe.Message}
+	}
+	status, v := kindPage(router.KindOf(err))
+	switch {
 	case errors.As(err, &stale):
-		return http.StatusConflict, errorView{"The game moved on", "Someone acted since this page was shown; here is the game as it is now. Nothing of yours was applied."}
+		v = errorView{"The game moved on", "Someone acted since this page was shown; here is the game as it is now. Nothing of yours was applied."}
 	case errors.As(err, &ill): // a *play.BatchError's, or the engine's own
-		return http.StatusUnprocessableEntity, errorView{"That move is not possible", sentence(ill.Error())}
+		v = errorView{"That move is not possible", sentence(ill.Error())}
 	case errors.As(err, &deck):
 		why := deck.Reason
 		if deck.Card != "" {
 			why = deck.Card + ": " + why
 		}
-		return http.StatusUnprocessableEntity, errorView{"That deck cannot be played", sentence(why)}
-	case errors.As(err, &perr):
-		status := http.StatusUnprocessableEntity
-		switch perr.Kind {
-		case play.Conflict:
-			status = http.StatusConflict
-		case play.Forbidden:
-			status = http.StatusForbidden
-		}
-		return status, errorView{"That did not work", sentence(perr.Detail)}
+		v = errorView{"That deck cannot be played", sentence(why)}
+	case errors.As(err, &re):
+		v.Message = sentence(re.Detail)
 	case errors.As(err, &rate):
-		return http.StatusTooManyRequests, errorView{"Too many attempts",
-			"Wait " + strconv.Itoa(rate.RetryAfter) + " seconds, then try again."}
-	case errors.As(err, &ap) && ap.Status < 500:
-		return ap.Status, errorView{"That did not work", sentence(ap.Detail)}
-	case errors.As(err, &mb):
-		return http.StatusRequestEntityTooLarge, errorView{"Too much data", "The form sent more than this server accepts."}
-	case errors.Is(err, models.ErrNotFound):
-		return errNotFound.Status, errorView{errNotFound.Title, errNotFound.Message}
+		v.Message = "Wait " + strconv.Itoa(rate.RetryAfter()) + " seconds, then try again."
 	}
-	return http.StatusInternalServerError, errorView{"Something went wrong",
-		"The server could not handle this request; it has been logged. Try again in a moment."}
+	return status, v
+}
+
+// ErrorPage is what the pages answer err with (problemFor): the status,
+// and the error page's heading and sentence.
+func ErrorPage(err error) (status int, heading, message string) {
+	status, v := problemFor(err)
+	return status, v.Title, v.Message
 }
 
 // fail answers with the error page for err, and logs server errors.
@@ -105,9 +107,9 @@ func (p *Pages) fail(c *gin.Context, err error) {
 	if status >= 500 {
 		c.Error(err) // logged by the request logger
 	}
-	var rate *rateLimited
+	var rate *refusal.RateLimitError
 	if errors.As(err, &rate) {
-		c.Header("Retry-After", strconv.Itoa(rate.RetryAfter))
+		c.Header("Retry-After", strconv.Itoa(rate.RetryAfter()))
 	}
 	p.render(c, status, "error", view{Data: ev})
 }

@@ -266,7 +266,7 @@ func (p *Pages) results(ctx context.Context, games []models.Game, uid int64) (ma
 	for _, r := range recs {
 		var e engine.Event
 		i := slices.IndexFunc(games, func(g models.Game) bool { return g.ID == r.GameID })
-		if i >= 0 && json.Unmarshal([]byte(r.Body), &e) == nil && e.Kind == "game_over" {
+		if i >= 0 && json.Unmarshal([]byte(r.Body), &e) == nil && e.Kind == engine.KindGameOver {
 			out[r.GameID] = resultWords(&games[i], games[i].SeatOf(uid), e.Scores, e.Seats)
 		}
 	}

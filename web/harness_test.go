@@ -25,10 +25,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/datamonsters/turns/accounts"
 	"github.com/datamonsters/turns/api"
+	"github.com/datamonsters/turns/internal/router"
 	"github.com/datamonsters/turns/models"
 	"github.com/datamonsters/turns/models/modelstest"
 	"github.com/datamonsters/turns/notifier"
+	"github.com/datamonsters/turns/play"
 	"github.com/datamonsters/turns/web"
 )
 
@@ -36,15 +39,18 @@ import (
 // router, a store of its own, a mail folder, and, with withOutbox, the
 // notification outbox writing its mail there too.
 type site struct {
-	t       testing.TB
-	url     string
-	store   *models.Store
-	api     *api.Server
-	pages   *web.Pages
-	clock   *clock
-	mailDir string
-	secret  []byte // signs the links of emails
-	unsub   []byte // signs unsubscribe links
+	t        testing.TB
+	url      string
+	store    *models.Store
+	api      *api.Server
+	accounts *accounts.Service
+	play     *play.Service
+	pages    *web.Pages
+	handler  http.Handler // the house's router
+	clock    *clock
+	mailDir  string
+	secret   []byte // signs the links of emails
+	unsub    []byte // signs unsubscribe links
 }
 
 // clock is a test clock that runs with real time from a start it can be
@@ -78,6 +84,8 @@ type siteOptions struct {
 	readers int
 	// replies is Config.Replies: replies to emails come in.
 	replies bool
+	// log takes the site's log (nil: discarded).
+	log slog.Handler
 }
 
 var testSecret = []byte("test-secret-0123456789abcdef0123456789")
@@ -107,15 +115,16 @@ func newSite(t testing.TB, d models.Dialect, o siteOptions) *site {
 		base = o.base
 	}
 	log := slog.New(slog.NewJSONHandler(io.Discard, nil))
+	if o.log != nil {
+		log = slog.New(o.log)
+	}
 	if os.Getenv("SITE_LOG") != "" { // the site's log on stderr, to follow a failing test
 		log = slog.New(slog.NewJSONHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	}
 	if o.logins == 0 {
 		o.logins = 1000
 	}
-	s.api = api.New(st, api.Config{Secret: testSecret, Issuer: "datamonsters", Audience: "datamonsters-api", BaseURL: base,
-		LoginBurst: o.logins, LoginEvery: time.Minute, RegisterBurst: o.logins, RegisterEvery: time.Minute,
-		TrustedProxies: proxies(o.proxy)}, log, clk.Now)
+	pl := play.New(st, clk.Now, log)
 	ecfg := notifier.EmailConfig{From: mail.Address{Name: "Data Monsters", Address: "turns@dm.example"}, BaseURL: base, MailDir: s.mailDir}
 	sender, err := notifier.NewFolderSender(ecfg, log)
 	if err != nil {
@@ -124,13 +133,17 @@ func newSite(t testing.TB, d models.Dialect, o siteOptions) *site {
 	ctx, cancel := context.WithCancel(context.Background())
 	var hub *notifier.Hub
 	var presence *notifier.Presence
+	var ob *notifier.Outbox
+	acfg := accounts.Config{Secret: testSecret, Issuer: "datamonsters", Audience: "datamonsters-api",
+		LoginBurst: o.logins, LoginEvery: time.Minute, RegisterBurst: o.logins, RegisterEvery: time.Minute,
+		Kinds: notifier.KindNames(), Channels: notifier.Channels}
 	if o.outbox {
 		if err := notifier.MigrateRiver(ctx, st); err != nil {
 			t.Fatal(err)
 		}
 		hub = notifier.NewHub(0)
-		ob, err := notifier.NewOutbox(notifier.OutboxConfig{Store: st, Sender: sender, Email: ecfg, Hub: hub, Logger: log,
-			Now: clk.Now, UnsubscribeSecret: s.unsub, SignInSecret: s.secret, Timeouts: s.api.Play(), Bots: s.api.Play(),
+		ob, err = notifier.NewOutbox(notifier.OutboxConfig{Store: st, Sender: sender, Email: ecfg, Hub: hub, Logger: log,
+			Now: clk.Now, UnsubscribeSecret: s.unsub, SignInSecret: s.secret, Timeouts: pl, Bots: pl,
 			PollInterval: 20 * time.Millisecond, DatabaseURL: dbURL,
 			Webhook: notifier.NewWebhookClient(notifier.WebhookOptions{AllowPrivate: true, Timeout: 2 * time.Second})})
 		if err != nil {
@@ -142,7 +155,7 @@ func newSite(t testing.TB, d models.Dialect, o siteOptions) *site {
 			go presence.Run(ctx)
 			go ob.Listen(ctx)
 		}
-		s.api.SetNotifications(api.Notifications{Outbox: ob, Hub: hub, Presence: presence, UnsubscribeSecret: s.unsub, AllowPrivate: true})
+		acfg.Vacations = ob
 		if err := ob.Start(ctx); err != nil {
 			t.Fatal(err)
 		}
@@ -153,14 +166,24 @@ func newSite(t testing.TB, d models.Dialect, o siteOptions) *site {
 			hub.Close()
 		})
 	}
-	pages, err := web.New(st, s.api, sender, web.Config{BaseURL: base, Secret: s.secret, MailDomain: ecfg.Domain(),
-		Play: s.api.Play(), Hub: hub, Presence: presence, Readers: o.readers, Replies: o.replies}, log, clk.Now)
+	s.accounts = accounts.New(st, pl, acfg, log, clk.Now)
+	s.api = api.New(st, pl, s.accounts, api.Config{Secret: testSecret, BaseURL: base}, log, clk.Now)
+	pages, err := web.New(st, sender, web.Config{BaseURL: base, Secret: s.secret, MailDomain: ecfg.Domain(),
+		Play: pl, Accounts: s.accounts, Hub: hub, Presence: presence, Readers: o.readers, Replies: o.replies}, log, clk.Now)
 	if err != nil {
 		t.Fatal(err)
 	}
-	s.api.SetPages(pages)
-	s.pages = pages
-	srv := &http.Server{Handler: s.api.Handler(), ReadHeaderTimeout: 10 * time.Second}
+	if o.outbox {
+		s.api.SetNotifications(api.Notifications{Outbox: ob, Hub: hub, Presence: presence, UnsubscribeSecret: s.unsub,
+			UnsubscribePage: pages.Unsubscribe, AllowPrivate: true})
+	}
+	s.play, s.pages = pl, pages
+	// The house as main mounts it: the API under /v1 and the pages
+	// elsewhere, on one router.
+	r := router.New(router.Config{TrustedProxies: proxies(o.proxy), Log: log},
+		router.Mount{Prefix: "/v1/", Door: s.api}, router.Mount{Door: pages})
+	s.handler = r
+	srv := &http.Server{Handler: r, ReadHeaderTimeout: 10 * time.Second}
 	go srv.Serve(ln)
 	t.Cleanup(func() {
 		cancel()
@@ -515,3 +538,11 @@ func (s *site) startGame(a, b apiUser) int64 {
 }
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
+
+// stage sets game id to the position doc (the scenario format): its
+// state, the events of its setup (as a change of the game would record
+// them, with their notifications), and the seats it waits for.
+func (s *site) stage(t *testing.T, id int64, doc string) {
+	t.Helper()
+	modelstest.Stage(t, s.store, id, doc, s.clock.Now())
+}

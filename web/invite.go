@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/datamonsters/turns/accounts"
 	"github.com/datamonsters/turns/models"
 	"github.com/datamonsters/turns/notifier"
 	"github.com/datamonsters/turns/play"
@@ -133,7 +134,7 @@ func (p *Pages) invite(c *gin.Context) {
 	case g.Status != models.StatusOpen:
 		p.boardAgain(c, id, play.ErrNotOpen)
 		return
-	case addr == "" || !p.api.ValidEmail(addr):
+	case addr == "" || !accounts.ValidEmail(addr):
 		p.boardAgain(c, id, &pageError{http.StatusUnprocessableEntity, "Not an address", "Enter an email address such as bob@example.com."})
 		return
 	}

@@ -1,11 +1,11 @@
 package web
 
 import (
-	"crypto/sha256"
 	"errors"
 	"net/url"
 	"time"
 
+	"github.com/datamonsters/turns/accounts"
 	"github.com/datamonsters/turns/models"
 	"github.com/datamonsters/turns/notifier"
 	"github.com/gin-gonic/gin"
@@ -46,7 +46,7 @@ func (p *Pages) checkLink(c *gin.Context, token string, purpose notifier.LinkPur
 	if err != nil || l.Purpose != purpose {
 		return out, nil
 	}
-	a, err := p.store.AccountByID(c.Request.Context(), l.UserID)
+	a, err := p.acc.Account(c.Request.Context(), l.UserID)
 	if errors.Is(err, models.ErrNotFound) {
 		return out, nil
 	}
@@ -72,36 +72,23 @@ func (p *Pages) checkLink(c *gin.Context, token string, purpose notifier.LinkPur
 // verifyURL returns a link that verifies a's current address.
 func (p *Pages) verifyURL(a *models.Account) string {
 	l := notifier.Link{Purpose: notifier.LinkVerify, UserID: a.ID, Expires: p.now().Add(verifyTTL)}
-	return p.cfg.BaseURL + "/verify?t=" + url.QueryEscape(l.Sign(p.cfg.Secret, []byte(a.Email)))
+	return p.cfg.BaseURL + "/verify?t=" + url.QueryEscape(l.Sign(p.cfg.Secret, accounts.EmailBinding(a)))
 }
 
 // boundEmail binds a verification link to the address it verifies: a
 // change of address voids it.
-func boundEmail(a *models.Account) ([]byte, error) { return []byte(a.Email), nil }
+func boundEmail(a *models.Account) ([]byte, error) { return accounts.EmailBinding(a), nil }
 
-// resetURL returns a link that sets a new password for a, whose current
-// password hash is hash.
-func (p *Pages) resetURL(a *models.Account, hash string) string {
+// resetURL returns a link that sets a new password for a, bound to its
+// current password (accounts.Service.PasswordBinding).
+func (p *Pages) resetURL(a *models.Account, binding []byte) string {
 	l := notifier.Link{Purpose: notifier.LinkReset, UserID: a.ID, Expires: p.now().Add(resetTTL)}
-	return p.cfg.BaseURL + "/reset/new?t=" + url.QueryEscape(l.Sign(p.cfg.Secret, passwordFingerprint(hash)))
+	return p.cfg.BaseURL + "/reset/new?t=" + url.QueryEscape(l.Sign(p.cfg.Secret, binding))
 }
 
 // boundPassword binds a reset link to the password it replaces, which
 // makes it single-use without storing anything: once used (or once the
-// password changes otherwise) the hash differs and the link is void.
+// password changes otherwise) the binding differs and the link is void.
 func (p *Pages) boundPassword(c *gin.Context) func(a *models.Account) ([]byte, error) {
-	return func(a *models.Account) ([]byte, error) {
-		hash, err := p.store.PasswordHash(c.Request.Context(), a.ID)
-		if err != nil {
-			return nil, err
-		}
-		return passwordFingerprint(hash), nil
-	}
-}
-
-// passwordFingerprint is the SHA-256 of a password hash (salted, so it
-// changes with every new password, even the same one).
-func passwordFingerprint(hash string) []byte {
-	sum := sha256.Sum256([]byte(hash))
-	return sum[:]
+	return func(a *models.Account) ([]byte, error) { return p.acc.PasswordBinding(c.Request.Context(), a.ID) }
 }

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/datamonsters/turns/accounts"
 	"github.com/datamonsters/turns/engine"
 	"github.com/datamonsters/turns/models"
 	"github.com/datamonsters/turns/notifier"
@@ -44,12 +45,18 @@ func (p *Pages) formRecord(c *gin.Context, uid int64, next string) *play.Record 
 	if key == "" || len(key) > 100 || !printable(key) {
 		return nil
 	}
-	c.Request.ParseForm()
-	sum := sha256.Sum256([]byte(c.Request.URL.Path + "\n" + c.Request.PostForm.Encode()))
 	k := models.Key{UserID: uid, Key: webKey(key)}
 	return &play.Record{Key: k, Make: func(*play.Result) (*models.Idempotency, error) {
-		return &models.Idempotency{UserID: uid, Key: k.Key, RequestHash: sum[:], Status: http.StatusSeeOther, Response: []byte(next)}, nil
+		return &models.Idempotency{UserID: uid, Key: k.Key, RequestHash: formSum(c), Status: http.StatusSeeOther, Response: []byte(next)}, nil
 	}}
+}
+
+// formSum is the SHA-256 of the request's path and form, which names the
+// form as sent in its record.
+func formSum(c *gin.Context) []byte {
+	c.Request.ParseForm()
+	sum := sha256.Sum256([]byte(c.Request.URL.Path + "\n" + c.Request.PostForm.Encode()))
+	return sum[:]
 }
 
 // repeated reports whether err is what the play path answers to a form
@@ -271,7 +278,7 @@ func formField(field string) string {
 // address, "" for none.
 func invalidAddress(p *Pages, addrs []string) string {
 	for _, a := range addrs {
-		if !p.api.ValidEmail(a) {
+		if !accounts.ValidEmail(a) {
 			return a
 		}
 	}

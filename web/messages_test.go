@@ -77,8 +77,8 @@ func heard(t *testing.T, ch <-chan ssetest.Event, typ, text string) ssetest.Even
 	}
 }
 
-// within waits up to 15 s for ok.
-func within(t *testing.T, what string, ok func() bool) {
+// eventually waits up to 15 s for ok.
+func eventually(t *testing.T, what string, ok func() bool) {
 	t.Helper()
 	deadline := time.Now().Add(15 * time.Second)
 	for !ok() {
@@ -113,7 +113,7 @@ func TestTalkFromTheBoard(t *testing.T) {
 			t.Fatal("the board shows the message unescaped")
 		}
 		heard(t, events, "message", `"from":"ana"`)
-		within(t, "bob's webhook", func() bool { return hooks.has(`"event":"message"`) && hooks.has("onerror=alert(1)") })
+		eventually(t, "bob's webhook", func() bool { return hooks.has(`"event":"message"`) && hooks.has("onerror=alert(1)") })
 
 		// bob's next email of the game (the end, which always goes by
 		// email) shows it, escaped in HTML.

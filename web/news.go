@@ -175,7 +175,7 @@ func (p *Pages) newsOf(ctx context.Context, bv *boardView, since int64) (sentenc
 	}
 	if since <= 0 {
 		for i := len(events) - 1; i >= 0; i-- {
-			if e := events[i]; e.Kind == "turn_ended" && e.Seat == bv.Seat {
+			if e := events[i]; e.Kind == engine.KindTurnEnded && e.Seat == bv.Seat {
 				since = e.Version
 				break
 			}
@@ -234,9 +234,9 @@ type logTurn struct {
 func turnsOf(events []eventItem, players []playerItem) []logTurn {
 	var out []logTurn
 	for _, e := range events {
-		if e.Kind == "turn_started" || len(out) == 0 {
+		if e.Kind == engine.KindTurnStarted || len(out) == 0 {
 			t := logTurn{}
-			if e.Kind == "turn_started" {
+			if e.Kind == engine.KindTurnStarted {
 				t.Turn = e.N
 				if e.Seat >= 0 && e.Seat < len(players) {
 					t.Player = players[e.Seat].Name
@@ -286,12 +286,12 @@ func groupedLogHTML(events []eventItem, players []playerItem, reader int, whole 
 	for i := len(turns) - 1; i >= 0; i-- {
 		t := turns[i]
 		title := t.title(reader, players)
-		if t.Turn == 0 && (whole || t.Events[0].Kind == "game_started") {
+		if t.Turn == 0 && (whole || t.Events[0].Kind == engine.KindGameStarted) {
 			title = setupTitle
 		}
 		b.WriteString("\n" + `<section class="log-turn"><h3>` + html.EscapeString(title) + `</h3>` + "\n<ol>")
 		for j, e := range t.Events {
-			if j == 0 && e.Kind == "turn_started" && len(t.Events) > 1 {
+			if j == 0 && e.Kind == engine.KindTurnStarted && len(t.Events) > 1 {
 				continue // the turn's heading says it
 			}
 			class := ""

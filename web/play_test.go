@@ -380,7 +380,7 @@ func TestReclaimSeat(t *testing.T) {
 	game, _ := s.gameState(g.ID)
 	late := game.Seats[slices.IndexFunc(game.Seats, func(st models.Seat) bool { return st.Awaited })].Username
 	s.clock.Add(2 * time.Hour)
-	if ok, err := s.api.Play().Timeout(context.Background(), g.ID); err != nil || !ok {
+	if ok, err := s.play.Timeout(context.Background(), g.ID); err != nil || !ok {
 		t.Fatalf("timeout: %v, %v", ok, err)
 	}
 	c := webs[late]

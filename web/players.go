@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"strconv"
 
+	"github.com/datamonsters/turns/accounts"
 	"github.com/datamonsters/turns/models"
 	"github.com/datamonsters/turns/play"
 	"github.com/gin-gonic/gin"
@@ -34,7 +35,7 @@ type playerView struct {
 // and wins. A name that is no account's (a deleted one's too) is not found.
 func (p *Pages) player(c *gin.Context) {
 	name := c.Param("name")
-	if !p.api.ValidUsername(name) {
+	if !accounts.ValidUsername(name) {
 		p.fail(c, errNotFound)
 		return
 	}

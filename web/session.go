@@ -1,8 +1,6 @@
 package web
 
 import (
-	"crypto/rand"
-	"encoding/base64"
 	"errors"
 	"net/http"
 	"net/url"
@@ -11,15 +9,15 @@ import (
 	"github.com/gin-gonic/gin"
 )
 
-// Sessions: the cookie holds 32 random bytes; the database holds only
-// their SHA-256 (models.HashToken), the user and the expiry. A request's
-// session is read with its account in one query, so a log-out, a password
-// reset or "sign out everywhere" ends a session on every replica at once.
+// Sessions are the accounts' (accounts.Service.StartWebSession): the
+// cookie holds the session's value, and a request's session is read with
+// its account in one query, so a log-out, a password reset or "sign out
+// everywhere" ends a session on every replica at once.
 
 // Context keys.
 const (
 	ctxAccount = "web_account" // *models.Account of the request's session
-	ctxSession = "web_session" // []byte: the session's hash
+	ctxSession = "web_session" // string: the session's cookie value
 )
 
 // cookieName is the session cookie's name: with Secure, the __Host-
@@ -46,8 +44,7 @@ func (p *Pages) loadSession(c *gin.Context) {
 	if err != nil || raw == "" {
 		return
 	}
-	hash := models.HashToken(raw)
-	a, expires, err := p.store.SessionAccount(c.Request.Context(), hash)
+	a, extended, err := p.acc.WebSession(c.Request.Context(), raw)
 	if errors.Is(err, models.ErrNotFound) {
 		p.clearCookie(c)
 		return
@@ -57,11 +54,9 @@ func (p *Pages) loadSession(c *gin.Context) {
 		return
 	}
 	c.Set(ctxAccount, a)
-	c.Set(ctxSession, hash)
-	if now := p.now(); expires.Sub(now) < p.cfg.SessionTTL/2 {
-		if err := p.store.ExtendSession(c.Request.Context(), hash, now.Add(p.cfg.SessionTTL)); err == nil {
-			p.setCookie(c, raw)
-		}
+	c.Set(ctxSession, raw)
+	if extended {
+		p.setCookie(c, raw)
 	}
 }
 
@@ -92,25 +87,18 @@ func (p *Pages) requireAccount(c *gin.Context) {
 
 // startSession stores a new session of userID and sets its cookie.
 func (p *Pages) startSession(c *gin.Context, userID int64) error {
-	raw := newSessionValue()
-	if err := p.store.CreateSession(c.Request.Context(), userID, models.HashToken(raw), p.now().Add(p.cfg.SessionTTL)); err != nil {
+	raw, err := p.acc.StartWebSession(c.Request.Context(), userID)
+	if err != nil {
 		return err
 	}
 	p.setCookie(c, raw)
 	return nil
 }
 
-// newSessionValue returns a new cookie value: 32 random bytes, base64url.
-func newSessionValue() string {
-	b := make([]byte, 32)
-	rand.Read(b) // never fails (crypto/rand)
-	return base64.RawURLEncoding.EncodeToString(b)
-}
-
 // setCookie sets the session cookie: HttpOnly, SameSite=Lax, Secure when
-// BASE_URL is https, for the whole site, lasting SessionTTL.
+// BASE_URL is https, for the whole site, lasting the accounts' SessionTTL.
 func (p *Pages) setCookie(c *gin.Context, value string) {
-	http.SetCookie(c.Writer, &http.Cookie{Name: p.cookieName(), Value: value, Path: "/", MaxAge: int(p.cfg.SessionTTL.Seconds()),
+	http.SetCookie(c.Writer, &http.Cookie{Name: p.cookieName(), Value: value, Path: "/", MaxAge: int(p.acc.SessionTTL().Seconds()),
 		HttpOnly: true, Secure: p.secure, SameSite: http.SameSiteLaxMode})
 }
 

@@ -4,7 +4,7 @@ import (
 	"errors"
 	"net/http"
 
-	"github.com/datamonsters/turns/models"
+	"github.com/datamonsters/turns/accounts"
 	"github.com/datamonsters/turns/notifier"
 	"github.com/gin-gonic/gin"
 )
@@ -43,9 +43,8 @@ func (p *Pages) signIn(c *gin.Context) {
 		p.render(c, linkOrOK(l.State), "signin", view{Data: p.signInView(c, l)})
 		return
 	}
-	raw := newSessionValue()
-	err = p.store.SignInWithLink(c.Request.Context(), l.Nonce, l.Expires, l.UserID, models.HashToken(raw), p.now().Add(p.cfg.SessionTTL))
-	if errors.Is(err, models.ErrConflict) { // used meanwhile
+	raw, err := p.acc.SignInWithLink(c.Request.Context(), l.Nonce, l.Expires, l.UserID)
+	if errors.Is(err, accounts.ErrLinkUsed) { // used meanwhile
 		l.State = linkUsed
 		p.render(c, http.StatusConflict, "signin", view{Data: p.signInView(c, l)})
 		return
@@ -69,7 +68,7 @@ func (p *Pages) checkSignIn(c *gin.Context, token string) (checkedLink, error) {
 		l.State = linkInvalid
 		return l, nil
 	}
-	used, err := p.store.LinkUsed(c.Request.Context(), l.Nonce)
+	used, err := p.acc.LinkUsed(c.Request.Context(), l.Nonce)
 	if used {
 		l.State = linkUsed
 	}

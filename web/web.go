@@ -12,7 +12,9 @@ import (
 	"time"
 	_ "time/tzdata" // time zones load on machines without a zoneinfo folder
 
+	"github.com/datamonsters/turns/accounts"
 	"github.com/datamonsters/turns/internal/bounded"
+	"github.com/datamonsters/turns/internal/router"
 	"github.com/datamonsters/turns/models"
 	"github.com/datamonsters/turns/notifier"
 	"github.com/datamonsters/turns/play"
@@ -29,16 +31,15 @@ type Config struct {
 	// SignInSecret, the same bytes), address verification and password
 	// reset. At least 32 bytes.
 	Secret []byte
-	// SessionTTL is how long a session lasts without use; 0 means 30 days.
-	// A session used in the second half of its life is extended.
-	SessionTTL time.Duration
 	// MailDomain is the right-hand side of the Message-IDs of the mail the
 	// pages send (normally notifier.EmailConfig.Domain()); "" is localhost.
 	MailDomain string
-	// Play is the play path (api.Server.Play()): every change of a game
-	// the pages make goes through it, and every board is read from it.
-	// Required.
+	// Play is the play path: every change of a game the pages make goes
+	// through it, and every board is read from it. Required.
 	Play *play.Service
+	// Accounts are the accounts: sign-ins, sessions, settings. Every
+	// change of an account the pages make goes through them. Required.
+	Accounts *accounts.Service
 	// Hub is the live stream's hub, on which a board hears that its game
 	// moved (nil: boards do not update by themselves; a reload shows the
 	// news).
@@ -59,26 +60,13 @@ type Config struct {
 	Readers int
 }
 
-// API is what the pages reuse of the JSON API (api.Server implements it):
-// its login rate limit, password hashing and checks, and its routes, for
-// the account settings it already has. See package api's web.go.
-type API interface {
-	LoginAttempt(c *gin.Context, username string) (retryAfter int, succeeded func(), err error)
-	FormAttempt(c *gin.Context, form, subject string) (retryAfter int, err error)
-	HashPassword(password string) string
-	CheckPassword(hash, password string) bool
-	ValidUsername(name string) bool
-	ValidEmail(addr string) bool
-	CallAs(w http.ResponseWriter, r *http.Request, userID int64)
-}
-
 // Pages serves the browser's pages. Build it with New; it is safe for
 // concurrent use.
 type Pages struct {
 	cfg    Config
 	play   *play.Service
+	acc    *accounts.Service
 	store  *models.Store
-	api    API
 	mail   notifier.Sender
 	log    *slog.Logger
 	now    func() time.Time
@@ -95,9 +83,9 @@ type Pages struct {
 // New returns the pages. mail sends the verification and reset emails
 // (nil: they cannot be sent, and the pages say so). now is the clock (nil
 // means time.Now); log may be nil.
-func New(store *models.Store, api API, mail notifier.Sender, cfg Config, log *slog.Logger, now func() time.Time) (*Pages, error) {
-	if store == nil || api == nil || cfg.Play == nil {
-		return nil, errors.New("web: pages need a store, the API and the play path")
+func New(store *models.Store, mail notifier.Sender, cfg Config, log *slog.Logger, now func() time.Time) (*Pages, error) {
+	if store == nil || cfg.Play == nil || cfg.Accounts == nil {
+		return nil, errors.New("web: pages need a store, the play path and the accounts")
 	}
 	if len(cfg.Secret) < 32 {
 		return nil, errors.New("web: the link secret must have at least 32 bytes")
@@ -107,9 +95,6 @@ func New(store *models.Store, api API, mail notifier.Sender, cfg Config, log *sl
 		return nil, fmt.Errorf("web: BASE_URL %q: want an absolute http(s) URL", cfg.BaseURL)
 	}
 	cfg.BaseURL = strings.TrimRight(cfg.BaseURL, "/")
-	if cfg.SessionTTL <= 0 {
-		cfg.SessionTTL = 30 * 24 * time.Hour
-	}
 	if cfg.Readers <= 0 {
 		cfg.Readers = 2 * runtime.GOMAXPROCS(0)
 	}
@@ -119,7 +104,7 @@ func New(store *models.Store, api API, mail notifier.Sender, cfg Config, log *sl
 	if log == nil {
 		log = slog.Default()
 	}
-	p := &Pages{cfg: cfg, play: cfg.Play, store: store, api: api, mail: mail, log: log, now: now, secure: base.Scheme == "https",
+	p := &Pages{cfg: cfg, play: cfg.Play, acc: cfg.Accounts, store: store, mail: mail, log: log, now: now, secure: base.Scheme == "https",
 		cop: http.NewCrossOriginProtection(), boards: bounded.New[boardKey, *boardView](2048),
 		logs:  bounded.New[int64, []loggedEvent](2048),
 		turns: make(chan struct{}, cfg.Readers)}
@@ -206,8 +191,8 @@ func (p *Pages) Routes(r *gin.Engine) {
 	my.POST(notifier.GamesPath+":id/decline", p.decline)
 }
 
-// NotFound answers a path outside /v1 that no route takes with the
-// not-found page.
+// NotFound answers a page's path that no route takes with the not-found
+// page.
 func (p *Pages) NotFound(c *gin.Context) {
 	setHeaders(c)
 	p.loadSession(c)
@@ -222,6 +207,13 @@ func (p *Pages) MethodNotAllowed(c *gin.Context) {
 	p.fail(c, errMethod)
 }
 
+// Failed answers a request whose handler panicked outside the pages' own
+// recover (see recover) with the error page.
+func (p *Pages) Failed(c *gin.Context) {
+	setHeaders(c)
+	p.fail(c, errors.New("panic"))
+}
+
 // recover turns a panic in a page into the error page.
 func (p *Pages) recover(c *gin.Context) {
 	defer func() {
@@ -229,7 +221,7 @@ func (p *Pages) recover(c *gin.Context) {
 			if v == http.ErrAbortHandler {
 				panic(v)
 			}
-			p.log.Error("panic in a page", "request_id", c.GetString("request_id"), "panic", v)
+			p.log.Error("panic in a page", "request_id", c.GetString(router.CtxRequestID), "panic", v)
 			p.fail(c, fmt.Errorf("panic: %v", v))
 		}
 	}()

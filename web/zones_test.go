@@ -3,13 +3,15 @@ package web
 import (
 	"testing"
 	"time"
+
+	"github.com/datamonsters/turns/accounts"
 )
 
 func TestZonesLoad(t *testing.T) {
 	n := 0
 	for _, g := range zoneGroups {
 		for _, z := range g.Zones {
-			if _, err := time.LoadLocation(z); err != nil || !validZone(z) {
+			if _, err := time.LoadLocation(z); err != nil || !accounts.ValidZone(z) {
 				t.Errorf("zone %q: %v", z, err)
 			}
 			n++
@@ -19,7 +21,7 @@ func TestZonesLoad(t *testing.T) {
 		t.Fatalf("%d zones, first %q", n, zoneGroups[0].Zones[0])
 	}
 	for _, bad := range []string{"", "Local", "Mars/Olympus", "../etc/passwd", "Europe/Paris\n"} {
-		if validZone(bad) {
+		if accounts.ValidZone(bad) {
 			t.Errorf("%q is a valid zone", bad)
 		}
 	}

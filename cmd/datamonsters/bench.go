@@ -22,9 +22,11 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/datamonsters/turns/accounts"
 	"github.com/datamonsters/turns/api"
 	"github.com/datamonsters/turns/engine"
 	"github.com/datamonsters/turns/engine/bot"
+	"github.com/datamonsters/turns/play"
 )
 
 // runBench measures the API over real HTTP on loopback against the
@@ -83,12 +85,20 @@ func runBench(args []string) int {
 		if err != nil {
 			fatal(err)
 		}
-		ac := apiConfig(cfg)
-		ac.LoginBurst, ac.LoginAddressBurst, ac.RegisterBurst = 1<<20, 1<<20, 1<<20 // every client registers and logs in from one address
 		log := slog.New(slog.NewJSONHandler(io.Discard, nil))
-		as := api.New(st, ac, log, nil)
+		pl := play.New(st, nil, log)
+		var vacations accounts.VacationNotice
+		var n *notifications
 		if *outbox {
-			defer startNotifications(ctx, cfg, st, as, nil, log).stop()
+			started := startNotifications(ctx, cfg, st, pl, nil, log)
+			defer started.stop()
+			n, vacations = &started, started.outbox
+		}
+		acfg := accountsConfig(cfg, vacations)
+		acfg.LoginBurst, acfg.LoginAddressBurst, acfg.RegisterBurst = 1<<20, 1<<20, 1<<20 // every client registers and logs in from one address
+		as := api.New(st, pl, accounts.New(st, pl, acfg, log, nil), apiConfig(cfg), log, nil)
+		if n != nil {
+			as.SetNotifications(n.forAPI(cfg, nil))
 		}
 		srv := &http.Server{Handler: withBenchStats(as.Handler())}
 		go srv.Serve(ln)

@@ -12,7 +12,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/datamonsters/turns/api"
+	"github.com/datamonsters/turns/internal/router"
 	"github.com/datamonsters/turns/notifier"
 )
 
@@ -94,7 +94,7 @@ func loadConfig(getenv func(string) string) (Config, error) {
 			cfg.TrustedProxies = append(cfg.TrustedProxies, p)
 		}
 	}
-	if cfg.CORSOrigins, err = api.ParseCORSOrigins(getenv("CORS_ORIGINS")); err != nil {
+	if cfg.CORSOrigins, err = router.ParseCORSOrigins(getenv("CORS_ORIGINS")); err != nil {
 		return Config{}, err
 	}
 	if cfg.Email, err = notifier.LoadEmailConfig(func(k string) string {

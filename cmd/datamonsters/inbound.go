@@ -13,6 +13,7 @@ import (
 	"github.com/datamonsters/turns/inbound"
 	"github.com/datamonsters/turns/models"
 	"github.com/datamonsters/turns/notifier"
+	"github.com/datamonsters/turns/play"
 )
 
 // inboundConfig is how replies to decision emails come in, read from the
@@ -62,11 +63,13 @@ func replySecret(cfg Config) []byte {
 // startInbound starts the inbound mail path when it is configured: the
 // inbound SMTP server (INBOUND_SMTP_ADDR) and the route of providers'
 // posts (INBOUND_SECRET). It returns the function that stops it.
-func startInbound(cfg Config, ic inboundConfig, st *models.Store, srv *api.Server, n notifications, log *slog.Logger) func() {
+// The inbound door plays through pl; the API's route of providers' posts
+// hands them to it (srv.SetInbound).
+func startInbound(cfg Config, ic inboundConfig, st *models.Store, pl *play.Service, srv *api.Server, n notifications, log *slog.Logger) func() {
 	if !ic.enabled() {
 		return func() {}
 	}
-	in, err := inbound.New(inbound.Config{Play: srv.Play(), Outbox: n.outbox, Reply: n.outbox.ReplyConfig(), Email: n.email,
+	in, err := inbound.New(inbound.Config{Play: pl, Outbox: n.outbox, Reply: n.outbox.ReplyConfig(), Email: n.email,
 		RateKey: deriveSecret(cfg.JWTSecret, "datamonsters inbound rate"), Logger: log})
 	if err != nil {
 		fatal(err)

@@ -10,6 +10,8 @@ import (
 	"github.com/datamonsters/turns/api"
 	"github.com/datamonsters/turns/models"
 	"github.com/datamonsters/turns/notifier"
+	"github.com/datamonsters/turns/play"
+	"github.com/gin-gonic/gin"
 )
 
 // startNotifications wires the notification pipeline: the email sender
@@ -17,9 +19,10 @@ import (
 // the live-stream hub with its Postgres LISTEN loop and the presence
 // heartbeat of its connections, and the River outbox
 // whose jobs the store writes in each game change's transaction. It returns
-// what the pages need of it, with the function that stops it, waiting for
-// running jobs. links signs the sign-in links of emails.
-func startNotifications(ctx context.Context, cfg Config, st *models.Store, srv *api.Server, links []byte, log *slog.Logger) notifications {
+// what the doors need of it, with the function that stops it, waiting for
+// running jobs. The outbox's clock and bot jobs call the play path pl;
+// links signs the sign-in links of emails.
+func startNotifications(ctx context.Context, cfg Config, st *models.Store, pl *play.Service, links []byte, log *slog.Logger) notifications {
 	ecfg, wopts := cfg.Email, cfg.Webhook
 	if ecfg.Host == "" {
 		if err := writableDir("MAIL_DIR", ecfg.MailDir); err != nil {
@@ -39,7 +42,7 @@ func startNotifications(ctx context.Context, cfg Config, st *models.Store, srv *
 	hub := notifier.NewHub(0)
 	ob, err := notifier.NewOutbox(notifier.OutboxConfig{Store: st, Sender: sender, Email: ecfg,
 		Webhook: notifier.NewWebhookClient(wopts), Hub: hub, Logger: log, UnsubscribeSecret: unsub, SignInSecret: links, Reply: reply,
-		Timeouts: srv.Play(), Bots: srv.Play(), DatabaseURL: cfg.DatabaseURL, JobTimeout: cfg.JobTimeout})
+		Timeouts: pl, Bots: pl, DatabaseURL: cfg.DatabaseURL, JobTimeout: cfg.JobTimeout})
 	if err != nil {
 		fatal(err)
 	}
@@ -49,8 +52,6 @@ func startNotifications(ctx context.Context, cfg Config, st *models.Store, srv *
 		presence = notifier.NewPresence(st, notifier.PresenceOptions{Logger: log})
 		go presence.Run(ctx)
 	}
-	srv.SetNotifications(api.Notifications{Outbox: ob, Hub: hub, Presence: presence, UnsubscribeSecret: unsub,
-		AllowPrivate: wopts.AllowPrivate})
 	if err := ob.Start(ctx); err != nil {
 		fatal(err)
 	}
@@ -65,7 +66,14 @@ func startNotifications(ctx context.Context, cfg Config, st *models.Store, srv *
 		hub.Close()
 		sender.Close()
 	}
-	return notifications{stop: stop, sender: sender, email: ecfg, outbox: ob, inbound: ic, hub: hub, presence: presence}
+	return notifications{stop: stop, sender: sender, email: ecfg, outbox: ob, inbound: ic, hub: hub, presence: presence, unsub: unsub}
+}
+
+// forAPI is what the API's notification routes need of n; page draws the
+// page of an unsubscribe link (nil: the API's own).
+func (n notifications) forAPI(cfg Config, page func(c *gin.Context, scope, action string, done bool)) api.Notifications {
+	return api.Notifications{Outbox: n.outbox, Hub: n.hub, Presence: n.presence, UnsubscribeSecret: n.unsub,
+		AllowPrivate: cfg.Webhook.AllowPrivate, UnsubscribePage: page}
 }
 
 // notifications is what startNotifications started: stop stops it; the
@@ -79,6 +87,7 @@ type notifications struct {
 	inbound  inboundConfig // how replies come in (see startInbound)
 	hub      *notifier.Hub
 	presence *notifier.Presence
+	unsub    []byte // signs the unsubscribe links
 }
 
 // deriveSecret returns the key for purpose derived from the server's

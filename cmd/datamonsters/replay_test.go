@@ -20,6 +20,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/datamonsters/turns/accounts"
 	"github.com/datamonsters/turns/api"
 	"github.com/datamonsters/turns/engine"
 	"github.com/datamonsters/turns/engine/bot"
@@ -89,9 +90,11 @@ func playedGame(t *testing.T) (base string, players []apiClient, spectator apiCl
 	var clock atomic.Int64 // seconds the server's clock is ahead of time
 	now := func() time.Time { return time.Now().Add(time.Duration(clock.Load()) * time.Second) }
 	st := modelstest.Open(t, models.SQLite, models.Options{Now: now})
-	server := api.New(st, api.Config{Secret: []byte("replay-test-secret-0123456789abcdef"), Issuer: "datamonsters", Audience: "datamonsters-api", AccessTTL: 30 * 24 * time.Hour},
-		slog.New(slog.NewJSONHandler(io.Discard, nil)), now)
-	srv := httptest.NewServer(server.Handler())
+	log := slog.New(slog.NewJSONHandler(io.Discard, nil))
+	secret := []byte("replay-test-secret-0123456789abcdef")
+	server := play.New(st, now, log)
+	acc := accounts.New(st, server, accounts.Config{Secret: secret, Issuer: "datamonsters", Audience: "datamonsters-api", AccessTTL: 30 * 24 * time.Hour}, log, now)
+	srv := httptest.NewServer(api.New(st, server, acc, api.Config{Secret: secret}, log, now).Handler())
 	t.Cleanup(srv.Close)
 	ana, bob := register(t, srv.URL, "ana"), register(t, srv.URL, "bob")
 	spectator = register(t, srv.URL, "eve")
@@ -140,7 +143,7 @@ func playedGame(t *testing.T) (base string, players []apiClient, spectator apiCl
 		players[seat].must("GET", path, nil, &mine)
 		if n == 12 || n == 40 {
 			clock.Add(4 * 24 * 3600) // past any deadline
-			if ok, err := server.Play().Timeout(context.Background(), g.ID); !ok || err != nil {
+			if ok, err := server.Timeout(context.Background(), g.ID); !ok || err != nil {
 				t.Fatalf("timeout: %v %v", ok, err)
 			}
 			continue

@@ -11,9 +11,13 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/datamonsters/turns/accounts"
 	"github.com/datamonsters/turns/api"
 	"github.com/datamonsters/turns/internal/redact"
+	"github.com/datamonsters/turns/internal/router"
 	"github.com/datamonsters/turns/models"
+	"github.com/datamonsters/turns/notifier"
+	"github.com/datamonsters/turns/play"
 	"github.com/datamonsters/turns/web"
 )
 
@@ -34,20 +38,11 @@ func runServe(args []string) int {
 	defer st.Close()
 	log.Info("database ready", "dialect", st.Dialect().String(), "migrations_applied", len(applied))
 
-	srv := api.New(st, apiConfig(cfg), log, nil)
-	links := deriveSecret(cfg.JWTSecret, "datamonsters email links")
-	n := startNotifications(ctx, cfg, st, srv, links, log)
-	defer n.stop()
-	defer startInbound(cfg, n.inbound, st, srv, n, log)()
-	pages, err := web.New(st, srv, n.sender, web.Config{BaseURL: cfg.BaseURL, Secret: links, MailDomain: n.email.Domain(),
-		Play: srv.Play(), Hub: n.hub, Presence: n.presence, Replies: n.inbound.enabled()}, log, nil)
-	if err != nil {
-		fatal(err)
-	}
-	srv.SetPages(pages)
+	h := wire(ctx, cfg, st, log)
+	defer h.stop()
 	httpSrv := &http.Server{
 		Addr:              cfg.Addr,
-		Handler:           srv.Handler(),
+		Handler:           h.handler,
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       30 * time.Second,
 		WriteTimeout:      60 * time.Second,
@@ -77,11 +72,52 @@ func runServe(args []string) int {
 	return 0
 }
 
-// apiConfig is the API's part of the configuration.
+// house is the service as serve runs it, wired by wire.
+type house struct {
+	handler http.Handler // the router: the API under /v1, the pages beside it
+	stop    func()       // stops the notifications and the inbound door, waiting for running jobs
+}
+
+// wire builds the house on st, in this order, each part given what it
+// needs by hand and none building another's: the play path; the outbox
+// (its clock and bot jobs call the play path); the accounts (the outbox
+// tells of the vacations they book); the three front doors, the JSON API
+// and the pages calling play and the accounts, the inbound door play;
+// and the router on which the API and the pages are mounted as peers.
+func wire(ctx context.Context, cfg Config, st *models.Store, log *slog.Logger) house {
+	pl := play.New(st, nil, log)
+	links := deriveSecret(cfg.JWTSecret, "datamonsters email links")
+	n := startNotifications(ctx, cfg, st, pl, links, log)
+	acc := accounts.New(st, pl, accountsConfig(cfg, n.outbox), log, nil)
+	srv := api.New(st, pl, acc, apiConfig(cfg), log, nil)
+	pages, err := web.New(st, n.sender, web.Config{BaseURL: cfg.BaseURL, Secret: links, MailDomain: n.email.Domain(),
+		Play: pl, Accounts: acc, Hub: n.hub, Presence: n.presence, Replies: n.inbound.enabled()}, log, nil)
+	if err != nil {
+		fatal(err)
+	}
+	srv.SetNotifications(n.forAPI(cfg, pages.Unsubscribe))
+	stopInbound := startInbound(cfg, n.inbound, st, pl, srv, n, log)
+	handler := router.New(routerConfig(cfg, log), router.Mount{Prefix: "/v1/", Door: srv}, router.Mount{Door: pages})
+	return house{handler: handler, stop: func() { stopInbound(); n.stop() }}
+}
+
+// accountsConfig is the accounts' part of the configuration; vacations
+// tells of the vacations they book.
+func accountsConfig(cfg Config, vacations accounts.VacationNotice) accounts.Config {
+	return accounts.Config{Secret: cfg.JWTSecret, Issuer: cfg.JWTIssuer, Audience: cfg.JWTAudience, AccessTTL: cfg.AccessTTL,
+		RefreshTTL: cfg.RefreshTTL, Kinds: notifier.KindNames(), Channels: notifier.Channels, Vacations: vacations}
+}
+
+// apiConfig is the API's part of the configuration (with the router's,
+// for the API served alone: bench).
 func apiConfig(cfg Config) api.Config {
-	return api.Config{Secret: cfg.JWTSecret, Issuer: cfg.JWTIssuer, Audience: cfg.JWTAudience, AccessTTL: cfg.AccessTTL,
-		RefreshTTL: cfg.RefreshTTL, MaxBodyBytes: cfg.MaxBodyBytes, BaseURL: cfg.BaseURL, TrustedProxies: cfg.TrustedProxies,
+	return api.Config{Secret: cfg.JWTSecret, MaxBodyBytes: cfg.MaxBodyBytes, BaseURL: cfg.BaseURL, TrustedProxies: cfg.TrustedProxies,
 		CORSOrigins: cfg.CORSOrigins}
+}
+
+// routerConfig is the router's part of the configuration.
+func routerConfig(cfg Config, log *slog.Logger) router.Config {
+	return router.Config{MaxBodyBytes: cfg.MaxBodyBytes, TrustedProxies: cfg.TrustedProxies, CORSOrigins: cfg.CORSOrigins, Log: log}
 }
 
 // purgeExpired deletes expired idempotency records, full rate-limit

@@ -1,4 +1,4 @@
-package api
+package router
 
 import (
 	"fmt"
@@ -45,7 +45,7 @@ func ParseCORSOrigins(list string) ([]string, error) {
 	return out, nil
 }
 
-// cors lets the pages of the configured origins call the API: it names
+// cors lets the pages of the origins call the house: it names
 // the origin in Access-Control-Allow-Origin (with credentials allowed;
 // "*" for any other origin when "*" is configured, never with
 // credentials), exposes the API's headers, and answers a preflight (an
@@ -53,7 +53,12 @@ func ParseCORSOrigins(list string) ([]string, error) {
 // sent. A request from another origin gets no CORS header, so the browser
 // keeps the answer from the page; its preflight goes on to the router
 // (405). Installed only when Config.CORSOrigins is not empty.
-func (s *Server) cors(c *gin.Context) {
+func cors(origins []string) gin.HandlerFunc {
+	return func(c *gin.Context) { allowOrigin(c, origins) }
+}
+
+// allowOrigin is cors for the origins given.
+func allowOrigin(c *gin.Context, origins []string) {
 	h := c.Writer.Header()
 	h.Add("Vary", "Origin")
 	origin := c.GetHeader("Origin")
@@ -61,10 +66,10 @@ func (s *Server) cors(c *gin.Context) {
 	case origin == "":
 		c.Next()
 		return
-	case slices.Contains(s.cfg.CORSOrigins, strings.ToLower(origin)):
+	case slices.Contains(origins, strings.ToLower(origin)):
 		h.Set("Access-Control-Allow-Origin", origin)
 		h.Set("Access-Control-Allow-Credentials", "true")
-	case slices.Contains(s.cfg.CORSOrigins, "*"):
+	case slices.Contains(origins, "*"):
 		h.Set("Access-Control-Allow-Origin", "*")
 	default:
 		c.Next()
