@@ -3,6 +3,7 @@ package models
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 )
 
@@ -98,22 +99,56 @@ func (s *Store) Messages(ctx context.Context, gameID int64, seat int, after int6
 	return out, err
 }
 
+// qLatestMessages reads the last messages of a game that a seat may read,
+// newest first, with whether the user muted the game's messages, in one
+// statement: a row with no message (and the muted flag) when there is
+// none.
+const qLatestMessages = `
+SELECT p.muted, m.id, m.game_id, m.user_id, m.seat, m.to_seat, m.body, m.created_at
+FROM (SELECT CAST(? AS BIGINT) AS gid) q
+LEFT JOIN game_message_prefs p ON p.game_id = q.gid AND p.user_id = ?
+LEFT JOIN game_messages m ON m.game_id = q.gid AND (m.to_seat IS NULL OR m.seat = ? OR m.to_seat = ?)
+ORDER BY m.id DESC LIMIT ?`
+
 // LatestMessages returns the last limit messages of game gameID that a
-// reader at seat may read (see Messages), oldest first, and whether there
-// are earlier ones.
-func (s *Store) LatestMessages(ctx context.Context, gameID int64, seat int, limit int) ([]Message, bool, error) {
+// reader at seat may read (see Messages), oldest first, whether there
+// are earlier ones, and whether user userID (0: nobody) muted the game's
+// messages, with one statement.
+func (s *Store) LatestMessages(ctx context.Context, gameID, userID int64, seat int, limit int) ([]Message, bool, bool, error) {
+	rows, err := s.db.WithContext(ctx).Raw(qLatestMessages, gameID, userID, seat, seat, limit+1).Rows()
+	if err != nil {
+		return nil, false, false, err
+	}
+	defer rows.Close()
 	out := []Message{}
-	err := s.db.WithContext(ctx).Raw(`SELECT * FROM game_messages
-WHERE game_id = ? AND (to_seat IS NULL OR seat = ? OR to_seat = ?) ORDER BY id DESC LIMIT ?`, gameID, seat, seat, limit+1).
-		Scan(&out).Error
+	muted := false
+	for rows.Next() {
+		var m struct {
+			Muted              *bool
+			ID, GameID, UserID *int64
+			Seat, ToSeat       *int
+			Body               *string
+			CreatedAt          *time.Time
+		}
+		if err := rows.Scan(&m.Muted, &m.ID, &m.GameID, &m.UserID, &m.Seat, &m.ToSeat, &m.Body, &m.CreatedAt); err != nil {
+			return nil, false, false, err
+		}
+		muted = m.Muted != nil && *m.Muted
+		if m.ID == nil {
+			continue // no message: the row of the muted flag alone
+		}
+		out = append(out, Message{ID: *m.ID, GameID: *m.GameID, UserID: *m.UserID, Seat: *m.Seat, ToSeat: m.ToSeat,
+			Body: *m.Body, CreatedAt: *m.CreatedAt})
+	}
+	if err := rows.Err(); err != nil {
+		return nil, false, false, err
+	}
 	more := len(out) > limit
 	if more {
 		out = out[:limit]
 	}
-	for i, j := 0, len(out)-1; i < j; i, j = i+1, j-1 {
-		out[i], out[j] = out[j], out[i]
-	}
-	return out, more, err
+	slices.Reverse(out)
+	return out, more, muted, nil
 }
 
 // Message returns message id of game gameID, or ErrNotFound.

@@ -253,9 +253,9 @@ func seatName(g *models.Game, seat int) string {
 }
 
 // talkOf is the table talk of g as uid at seat reads it, without its
-// messages; a spectator of a game that does not show them is
-// ErrMessagesHidden.
-func (s *Service) talkOf(ctx context.Context, g *models.Game, uid int64, seat int) (*Talk, error) {
+// messages nor whether they muted them; a spectator of a game that does
+// not show them is ErrMessagesHidden.
+func talkOf(g *models.Game, seat int) (*Talk, error) {
 	t := &Talk{Game: g, Seat: seat, Messages: []Said{}}
 	if seat < 0 {
 		if !g.SettingsOf().SpectatorMessages {
@@ -263,11 +263,6 @@ func (s *Service) talkOf(ctx context.Context, g *models.Game, uid int64, seat in
 		}
 		return t, nil
 	}
-	muted, err := s.store.MessagesMuted(ctx, uid, g.ID)
-	if err != nil {
-		return nil, err
-	}
-	t.Muted = muted
 	t.CanPost = checkSay(g, seat, Say{}) == nil
 	t.Private = t.CanPost && g.Players >= 3
 	if t.Private {
@@ -280,42 +275,75 @@ func (s *Service) talkOf(ctx context.Context, g *models.Game, uid int64, seat in
 	return t, nil
 }
 
+// talkRead reads the messages of game g for user uid at seat into t:
+// some of them (and whether earlier ones are left out) and whether the
+// user muted them.
+type talkRead func(g *models.Game, uid int64, seat int, t *Talk) error
+
 // Messages returns the table talk of game id as user uid reads it: up to
 // limit messages after the one with id after, oldest first. A private
 // game the user has no seat in is models.ErrNotFound; a spectator of a
 // public game that does not show its messages gets ErrMessagesHidden.
 func (s *Service) Messages(ctx context.Context, id, uid, after int64, limit int) (*Talk, error) {
-	return s.talk(ctx, id, uid, func(seat int) ([]models.Message, bool, error) {
+	return s.talk(ctx, id, uid, func(g *models.Game, uid int64, seat int, t *Talk) error {
 		ms, err := s.store.Messages(ctx, id, seat, after, limit)
-		return ms, false, err
+		if err != nil {
+			return err
+		}
+		t.Messages = saidAll(g, ms)
+		if seat >= 0 {
+			t.Muted, err = s.store.MessagesMuted(ctx, uid, id)
+		}
+		return err
 	})
 }
 
 // LatestMessages is Messages for the last limit messages the user may
 // read, with Earlier set when more came before them.
 func (s *Service) LatestMessages(ctx context.Context, id, uid int64, limit int) (*Talk, error) {
-	return s.talk(ctx, id, uid, func(seat int) ([]models.Message, bool, error) {
-		return s.store.LatestMessages(ctx, id, seat, limit)
-	})
+	return s.talk(ctx, id, uid, s.latest(ctx, limit))
 }
 
-// talk is the table talk of game id as user uid reads it, with the
-// messages read gives for their seat (and whether earlier ones are left
-// out).
-func (s *Service) talk(ctx context.Context, id, uid int64, read func(seat int) ([]models.Message, bool, error)) (*Talk, error) {
+// LatestMessagesIn is LatestMessages of game g as a read of it (Read,
+// Game) gave it, with its seats: for a door that has just read the game,
+// it spares reading it again. It costs one statement.
+func (s *Service) LatestMessagesIn(ctx context.Context, g *models.Game, uid int64, limit int) (*Talk, error) {
+	seat := seatOf(g, uid)
+	if seat < 0 && !g.Public {
+		return nil, models.ErrNotFound
+	}
+	return s.talkIn(g, uid, seat, s.latest(ctx, limit))
+}
+
+// latest reads the last limit messages of a game for a seat, and whether
+// the user muted them, with one statement.
+func (s *Service) latest(ctx context.Context, limit int) talkRead {
+	return func(g *models.Game, uid int64, seat int, t *Talk) error {
+		ms, earlier, muted, err := s.store.LatestMessages(ctx, g.ID, uid, seat, limit)
+		t.Messages, t.Earlier, t.Muted = saidAll(g, ms), earlier, muted && seat >= 0
+		return err
+	}
+}
+
+// talk is the table talk of game id as user uid reads it, its messages
+// as read reads them.
+func (s *Service) talk(ctx context.Context, id, uid int64, read talkRead) (*Talk, error) {
 	g, seat, err := s.visible(ctx, id, uid)
 	if err != nil {
 		return nil, err
 	}
-	t, err := s.talkOf(ctx, g, uid, seat)
+	return s.talkIn(g, uid, seat, read)
+}
+
+// talkIn is talk of game g, read, for user uid at seat.
+func (s *Service) talkIn(g *models.Game, uid int64, seat int, read talkRead) (*Talk, error) {
+	t, err := talkOf(g, seat)
 	if err != nil {
 		return nil, err
 	}
-	ms, earlier, err := read(seat)
-	if err != nil {
+	if err := read(g, uid, seat, t); err != nil {
 		return nil, err
 	}
-	t.Messages, t.Earlier = saidAll(g, ms), earlier
 	return t, nil
 }
 

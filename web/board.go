@@ -98,6 +98,9 @@ type boardView struct {
 	// a message refused, to show again in its form.
 	Talk                         *talkView
 	talkValue, talkError, talkTo string
+	// game is the game as the read of this board read it, with its seats
+	// (the talk is read for it); nil in a board kept drawn.
+	game *models.Game
 }
 
 // cardItem is a card as the board draws it.
@@ -489,7 +492,9 @@ func (p *Pages) readBoard(c *gin.Context, id, uid int64, o boardOptions) (*board
 	zone := location(account(c)).String()
 	var hit *boardView
 	var k boardKey
+	var read *models.Game
 	bv, err := p.readBoardWith(c, id, uid, o, func(g *models.Game, seat int) bool {
+		read = g
 		var deadline int64
 		if g.DeadlineAt != nil {
 			deadline = g.DeadlineAt.UnixMicro()
@@ -500,6 +505,7 @@ func (p *Pages) readBoard(c *gin.Context, id, uid int64, o boardOptions) (*board
 	})
 	if hit != nil {
 		cp := *hit
+		cp.game = read
 		return &cp, nil
 	}
 	if err == nil && bv.Started {
@@ -513,6 +519,7 @@ func (p *Pages) readBoard(c *gin.Context, id, uid int64, o boardOptions) (*board
 		}
 		bv.zip = &zipBoard{html: string(bv.HTML)}
 		cp := *bv
+		cp.game = nil
 		p.boards.Put(k, &cp)
 	}
 	return bv, err
@@ -541,6 +548,7 @@ func (p *Pages) readBoardWith(c *gin.Context, id, uid int64, o boardOptions, bui
 		} else {
 			bv = boardOf(g, seat, st, uid, key)
 		}
+		bv.game = g
 		return nil
 	})
 	if err != nil || skip {

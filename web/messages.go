@@ -61,7 +61,13 @@ func (p *Pages) withTalk(c *gin.Context, bv *boardView) error {
 	if !bv.Started {
 		return nil
 	}
-	t, err := p.play.LatestMessages(c.Request.Context(), bv.ID, userOf(c), talkShown)
+	var t *play.Talk
+	var err error
+	if bv.game != nil { // read with the board: not again
+		t, err = p.play.LatestMessagesIn(c.Request.Context(), bv.game, userOf(c), talkShown)
+	} else {
+		t, err = p.play.LatestMessages(c.Request.Context(), bv.ID, userOf(c), talkShown)
+	}
 	if errors.Is(err, play.ErrMessagesHidden) {
 		return nil
 	}
