@@ -2,15 +2,14 @@ package accounts
 
 import (
 	"context"
-	"crypto/hmac"
 	"crypto/rand"
-	"crypto/sha256"
 	"encoding/base64"
 	"log/slog"
 	"sync/atomic"
 	"time"
 
 	"github.com/datamonsters/turns/internal/bounded"
+	"github.com/datamonsters/turns/internal/mac"
 	"github.com/datamonsters/turns/models"
 	"github.com/datamonsters/turns/play"
 )
@@ -53,6 +52,9 @@ type Config struct {
 	// Vacations tells the other players of a vacation booked (the outbox);
 	// nil: nobody is told.
 	Vacations VacationNotice
+	// Push is Web Push: the key browsers subscribe with and the check of
+	// a subscription; nil: the server sends no push.
+	Push Pusher
 	// Hash makes the stored hash of a password; nil is HashPassword
 	// (argon2id). A test counts the hashes with it.
 	Hash func(password string) string
@@ -138,13 +140,7 @@ func (s *Service) AccessTokensIssued() int64 { return s.issued.Load() }
 // mac is the HMAC-SHA256 of parts under the secret, for the use label
 // names.
 func (s *Service) mac(label string, parts ...[]byte) []byte {
-	h := hmac.New(sha256.New, s.cfg.Secret)
-	h.Write([]byte(label))
-	h.Write([]byte{0})
-	for _, p := range parts {
-		h.Write(p)
-	}
-	return h.Sum(nil)
+	return mac.Sum(s.cfg.Secret, label, parts...)
 }
 
 func randomBytes(n int) []byte {

@@ -8,22 +8,12 @@ import (
 	"github.com/datamonsters/turns/refusal"
 )
 
-// Limit is one of the attempt limits: its name, which keys its buckets
-// apart from the other limits' (and names it to clients, "login
-// account"), and its rate.
-type Limit struct {
-	Name string
-	Rate models.RateLimit
-}
-
-// Tally is how the buckets an attempt was counted in stand after it: the
-// limits in the order counted, and the state of each bucket reached (a
-// refused attempt stops at the first bucket with none left, so the later
-// ones are in Limits alone). The zero Tally counted nothing.
-type Tally struct {
-	Limits []Limit
-	States []models.RateState
-}
+// Limit and Tally are the rate limits' (package refusal): the doors say
+// how a tally stands to their clients.
+type (
+	Limit = refusal.Limit
+	Tally = refusal.Tally
+)
 
 // limits are the attempt limits (see Config), counted in the database so
 // that every replica shares them.
@@ -33,9 +23,9 @@ type limits struct {
 
 func newLimits(cfg Config) limits {
 	return limits{
-		loginAccount: Limit{"login account", models.RateLimit{Burst: cfg.LoginBurst, Every: cfg.LoginEvery}},
-		loginAddress: Limit{"login address", models.RateLimit{Burst: cfg.LoginAddressBurst, Every: cfg.LoginAddressEvery}},
-		register:     Limit{"register address", models.RateLimit{Burst: cfg.RegisterBurst, Every: cfg.RegisterEvery}},
+		loginAccount: Limit{Name: "login account", Rate: models.RateLimit{Burst: cfg.LoginBurst, Every: cfg.LoginEvery}},
+		loginAddress: Limit{Name: "login address", Rate: models.RateLimit{Burst: cfg.LoginAddressBurst, Every: cfg.LoginAddressEvery}},
+		register:     Limit{Name: "register address", Rate: models.RateLimit{Burst: cfg.RegisterBurst, Every: cfg.RegisterEvery}},
 	}
 }
 
@@ -83,7 +73,7 @@ func (s *Service) take(ctx context.Context, attempts ...attempt) (taken, error) 
 			t.tally.States = append(t.tally.States, st)
 			continue
 		}
-		s.give(ctx, taken{attempts[:i], Tally{t.tally.Limits[:i], t.tally.States}})
+		s.give(ctx, taken{attempts[:i], Tally{Limits: t.tally.Limits[:i], States: t.tally.States}})
 		if err != nil {
 			return taken{}, err
 		}
@@ -132,12 +122,12 @@ func (s *Service) CountRegistration(ctx context.Context, client string) (Tally, 
 // it is a *refusal.RateLimitError; either way the tally says how the
 // bucket stands.
 func (s *Service) CountForm(ctx context.Context, form, client, subject string) (Tally, error) {
-	a := attempt{Limit{form + " account", s.limits.loginAccount.Rate}, strings.ToLower(subject)}
+	a := attempt{Limit{Name: form + " account", Rate: s.limits.loginAccount.Rate}, strings.ToLower(subject)}
 	switch {
 	case form == "register":
 		a = attempt{s.limits.register, client}
 	case subject == "":
-		a = attempt{Limit{form + " address", s.limits.register.Rate}, client}
+		a = attempt{Limit{Name: form + " address", Rate: s.limits.register.Rate}, client}
 	}
 	t, err := s.take(ctx, a)
 	return t.tally, err

@@ -2,10 +2,8 @@ package api
 
 import (
 	"context"
-	"crypto/aes"
 	"crypto/cipher"
 	"crypto/hmac"
-	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
@@ -13,6 +11,7 @@ import (
 	"strconv"
 	"sync"
 
+	"github.com/datamonsters/turns/internal/mac"
 	"github.com/datamonsters/turns/models"
 	"github.com/gin-gonic/gin"
 )
@@ -114,13 +113,7 @@ func requestText(c *gin.Context) []byte {
 // mac is the HMAC-SHA256 of parts under the server's secret, for the use
 // label names.
 func (s *Server) mac(label string, parts ...[]byte) []byte {
-	h := hmac.New(sha256.New, s.cfg.Secret)
-	h.Write([]byte(label))
-	h.Write([]byte{0})
-	for _, p := range parts {
-		h.Write(p)
-	}
-	return h.Sum(nil)
+	return mac.Sum(s.cfg.Secret, label, parts...)
 }
 
 // idempotencyStart reads the request's Idempotency-Key and request hash
@@ -262,12 +255,7 @@ func (r *runningKeys) wait(ctx context.Context, k runningKey) (release func(), e
 // request under (uid, key): the key comes from the server's secret and the
 // raw request, so only a repeat of the request opens the record.
 func (s *Server) sealKey(c *gin.Context, uid int64, key string) (cipher.AEAD, []byte, error) {
-	block, err := aes.NewCipher(s.mac("idempotency seal", requestText(c)))
-	if err != nil {
-		return nil, nil, err
-	}
-	aead, err := cipher.NewGCM(block)
-	return aead, []byte(strconv.FormatInt(uid, 10) + "\x00" + key), err
+	return mac.AEAD(s.cfg.Secret, "idempotency seal", requestText(c)), []byte(strconv.FormatInt(uid, 10) + "\x00" + key), nil
 }
 
 // seal encodes resp for the record of the request under (uid, key).

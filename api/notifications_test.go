@@ -230,7 +230,9 @@ func startNotifyEnv(t *testing.T, st *models.Store, clk *clock, o notifyOptions)
 	t.Cleanup(func() { sender.Close() })
 	hub := notifier.NewHub(0)
 	secret := []byte("unsubscribe-secret")
+	push, _ := testPushSender(t) // as serve, which always pushes
 	ob, err := notifier.NewOutbox(notifier.OutboxConfig{Store: st, Sender: sender, Email: ecfg, Hub: hub, Logger: log, Now: clk.Now,
+		Push:              push,
 		Webhook:           notifier.NewWebhookClient(notifier.WebhookOptions{AllowPrivate: o.allowPrivate, Timeout: 2 * time.Second}),
 		UnsubscribeSecret: secret, Timeouts: pl, Bots: pl, PollInterval: 20 * time.Millisecond,
 		WebhookDisableAfter: 3, WebhookBackoffBase: 20 * time.Millisecond, DatabaseURL: o.databaseURL})
@@ -239,7 +241,7 @@ func startNotifyEnv(t *testing.T, st *models.Store, clk *clock, o notifyOptions)
 	}
 	st.SetOutbox(ob)
 	cfg := testConfig()
-	cfg.Vacations = ob
+	cfg.Vacations, cfg.Push = ob, push
 	srv := newServer(st, pl, cfg, log, clk.Now)
 	presence := notifier.NewPresence(st, notifier.PresenceOptions{Now: clk.Now, Logger: log})
 	go presence.Run(ctx)

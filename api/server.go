@@ -107,6 +107,7 @@ func (s *Server) Routes(r *gin.Engine) {
 	v1.GET("/prebuilt-decks", s.listPrebuiltDecks)
 	v1.GET("/users/:name", s.getUser)
 	v1.GET("/calendar/:file", s.calendarFeed) // the token in the address is the credential
+	v1.GET("/push/vapid-key", s.vapidKey)
 	v1.GET("/unsubscribe", s.unsubscribePage)
 	v1.POST("/unsubscribe", s.unsubscribe)
 	v1.POST("/inbound/email", s.inboundEmail) // authenticated by the inbound secret
@@ -168,6 +169,10 @@ func (s *Server) Routes(r *gin.Engine) {
 	session.GET("/me/calendar", s.getCalendar)
 	session.POST("/me/calendar", s.createCalendar)
 	session.DELETE("/me/calendar", s.deleteCalendar)
+	session.GET("/me/push-subscriptions", s.listPushSubscriptions)
+	session.POST("/me/push-subscriptions", s.createPushSubscription)
+	session.DELETE("/me/push-subscriptions", s.deletePushEndpoint)
+	session.DELETE("/me/push-subscriptions/:id", s.deletePushSubscription)
 	session.GET("/tokens", s.listTokens)
 	// Counted as a login is, with the login's RateLimit-Policy on every
 	// response, those refused for their credentials too.

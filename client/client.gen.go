@@ -636,6 +636,7 @@ func (e OneClickUnsubscribeListUnsubscribe) Valid() bool {
 // Defines values for PreferenceChannel.
 const (
 	PreferenceChannelEmail   PreferenceChannel = "email"
+	PreferenceChannelPush    PreferenceChannel = "push"
 	PreferenceChannelStream  PreferenceChannel = "stream"
 	PreferenceChannelWebhook PreferenceChannel = "webhook"
 )
@@ -644,6 +645,8 @@ const (
 func (e PreferenceChannel) Valid() bool {
 	switch e {
 	case PreferenceChannelEmail:
+		return true
+	case PreferenceChannelPush:
 		return true
 	case PreferenceChannelStream:
 		return true
@@ -2106,6 +2109,7 @@ type PrebuiltDeckList struct {
 
 // Preference defines model for Preference.
 type Preference struct {
+	// Channel `push`: Web Push to the caller's browsers that subscribed (see POST /v1/me/push-subscriptions).
 	Channel PreferenceChannel `json:"channel"`
 	Enabled bool              `json:"enabled"`
 
@@ -2114,7 +2118,7 @@ type Preference struct {
 	Kind  NotificationKind `json:"kind"`
 }
 
-// PreferenceChannel defines model for Preference.Channel.
+// PreferenceChannel `push`: Web Push to the caller's browsers that subscribed (see POST /v1/me/push-subscriptions).
 type PreferenceChannel string
 
 // PreferenceList defines model for PreferenceList.
@@ -2214,6 +2218,37 @@ type PromptWaitingData struct {
 
 	// TurnOf Whose turn it is.
 	TurnOf string `json:"turn_of"`
+}
+
+// PushSubscription defines model for PushSubscription.
+type PushSubscription struct {
+	CreatedAt time.Time `json:"created_at"`
+	Endpoint  string    `json:"endpoint"`
+	Id        int       `json:"id"`
+
+	// UpdatedAt When a browser last registered it.
+	UpdatedAt time.Time `json:"updated_at"`
+}
+
+// PushSubscriptionList defines model for PushSubscriptionList.
+type PushSubscriptionList struct {
+	Subscriptions []PushSubscription `json:"subscriptions"`
+}
+
+// PushSubscriptionRequest A browser's subscription as `PushSubscription.toJSON()` gives it.
+type PushSubscriptionRequest struct {
+	// Endpoint The push service's https URL for this browser.
+	Endpoint string `json:"endpoint"`
+
+	// ExpirationTime When the browser lets the subscription lapse (ms since the epoch), or null; not kept.
+	ExpirationTime *float32 `json:"expirationTime,omitempty"`
+	Keys           struct {
+		// Auth The subscription's auth secret (16 bytes), base64url.
+		Auth string `json:"auth"`
+
+		// P256dh The browser's P-256 public key (65 bytes), base64url.
+		P256dh string `json:"p256dh"`
+	} `json:"keys"`
 }
 
 // QueuedActionsData `queued_actions`: actions the recipient queued behind an interrupt window were resumed, or dropped because one became illegal.
@@ -2532,6 +2567,12 @@ type VacationRequest struct {
 
 	// StartsAt Default: now.
 	StartsAt *time.Time `json:"starts_at,omitempty"`
+}
+
+// VapidKey defines model for VapidKey.
+type VapidKey struct {
+	// PublicKey The uncompressed P-256 point (65 bytes), base64url without padding: the applicationServerKey of a subscription.
+	PublicKey string `json:"public_key"`
 }
 
 // View What one seat (or a spectator, seat -1) may know. Never the seed, another seat's hand, deck order or Recycle Bin.
@@ -3050,6 +3091,12 @@ type InboundEmailTextBody = string
 // InboundEmail200JSONResponseBodyOutcome defines parameters for InboundEmail.
 type InboundEmail200JSONResponseBodyOutcome string
 
+// DeletePushEndpointParams defines parameters for DeletePushEndpoint.
+type DeletePushEndpointParams struct {
+	// Endpoint The subscription's endpoint, as it was registered.
+	Endpoint string `form:"endpoint" json:"endpoint"`
+}
+
 // CreateVacationParams defines parameters for CreateVacation.
 type CreateVacationParams struct {
 	// IdempotencyKey Makes a retry safe: a repeat of the same request gets the stored response with `Idempotent-Replayed: true`, the key with another request 422 `idempotency_key_reused`; kept at least 24 hours.
@@ -3171,6 +3218,9 @@ type UpdateNotificationPreferencesJSONRequestBody = PreferenceList
 
 // ChangePasswordJSONRequestBody defines body for ChangePassword for application/json ContentType.
 type ChangePasswordJSONRequestBody = ChangePasswordRequest
+
+// CreatePushSubscriptionJSONRequestBody defines body for CreatePushSubscription for application/json ContentType.
+type CreatePushSubscriptionJSONRequestBody = PushSubscriptionRequest
 
 // CreateVacationJSONRequestBody defines body for CreateVacation for application/json ContentType.
 type CreateVacationJSONRequestBody = VacationRequest
@@ -4758,7 +4808,7 @@ type ClientInterface interface {
 
 	// GetNotificationPreferences Which notification kinds go to which channel (login session only).
 	//
-	// One row per kind and channel (email, webhook, stream); everything is on unless turned off, except the digest (kind `digest`, channel `email`), which is opt-in and then replaces the separate your_turn, prompt_waiting, queued_actions, game_started and vacation emails with at most one email every `hours` hours (sent at once when a deadline is less than 12 hours away).
+	// One row per kind and channel (email, webhook, stream, push); everything is on unless turned off, except the digest (kind `digest`, channel `email`), which is opt-in and then replaces the separate your_turn, prompt_waiting, queued_actions, game_started and vacation emails with at most one email every `hours` hours (sent at once when a deadline is less than 12 hours away).
 	//
 	// Corresponds with GET /v1/me/notification-preferences (the `GetNotificationPreferences` operationId).
 	GetNotificationPreferences(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -4798,6 +4848,69 @@ type ClientInterface interface {
 	//
 	// Corresponds with POST /v1/me/password (the `ChangePassword` operationId).
 	ChangePassword(ctx context.Context, body ChangePasswordJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// DeletePushEndpoint Stop pushing to the browser with this endpoint (login session only).
+	//
+	// For a browser that unsubscribes and knows its endpoint, not the subscription's id. 404 `not_found` when the caller has no subscription there.
+	//
+	// Corresponds with DELETE /v1/me/push-subscriptions (the `DeletePushEndpoint` operationId).
+	DeletePushEndpoint(ctx context.Context, params *DeletePushEndpointParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ListPushSubscriptions The caller's Web Push subscriptions, one per browser, oldest first (login session only).
+	//
+	// The caller's Web Push subscriptions, one per browser, oldest first (login session only); their keys are not shown.
+	//
+	// Corresponds with GET /v1/me/push-subscriptions (the `ListPushSubscriptions` operationId).
+	ListPushSubscriptions(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreatePushSubscriptionWithBody Push the caller's notifications to a browser (login session only).
+	//
+	// The body is the browser's subscription as `PushSubscription.toJSON()` gives it, made with the key
+	// of GET /v1/push/vapid-key. From then on each notification the caller takes by push (channel
+	// `push` of the notification preferences, on unless turned off) goes to it as a Web Push message
+	// (RFC 8030), encrypted for the browser (RFC 8291) and signed with the server's VAPID key: JSON
+	// with `title` (the game), `body` (what changed, as the first line of the email says it), `url`
+	// (the game's board), `tag`, `kind` and `game_id`; never a card of the caller's hand. One push per
+	// change, like the emails; none of a turn or a decision while the caller follows the game live.
+	// Idempotent on the endpoint: 201 for a new one, 200 for one stored already, which takes the
+	// request's keys and the caller's account (a browser that subscribes again, or for another
+	// account). The endpoint must be https and reachable (no internal address). A caller keeps at most
+	// 20: a new one past that replaces the one saved longest ago. A subscription goes when its push
+	// service answers that it is gone (404, 410). 503 `push_unavailable` when the server sends no
+	// pushes.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /v1/me/push-subscriptions (the `CreatePushSubscription` operationId).
+	CreatePushSubscriptionWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreatePushSubscription Push the caller's notifications to a browser (login session only).
+	//
+	// The body is the browser's subscription as `PushSubscription.toJSON()` gives it, made with the key
+	// of GET /v1/push/vapid-key. From then on each notification the caller takes by push (channel
+	// `push` of the notification preferences, on unless turned off) goes to it as a Web Push message
+	// (RFC 8030), encrypted for the browser (RFC 8291) and signed with the server's VAPID key: JSON
+	// with `title` (the game), `body` (what changed, as the first line of the email says it), `url`
+	// (the game's board), `tag`, `kind` and `game_id`; never a card of the caller's hand. One push per
+	// change, like the emails; none of a turn or a decision while the caller follows the game live.
+	// Idempotent on the endpoint: 201 for a new one, 200 for one stored already, which takes the
+	// request's keys and the caller's account (a browser that subscribes again, or for another
+	// account). The endpoint must be https and reachable (no internal address). A caller keeps at most
+	// 20: a new one past that replaces the one saved longest ago. A subscription goes when its push
+	// service answers that it is gone (404, 410). 503 `push_unavailable` when the server sends no
+	// pushes.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /v1/me/push-subscriptions (the `CreatePushSubscription` operationId).
+	CreatePushSubscription(ctx context.Context, body CreatePushSubscriptionJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// DeletePushSubscription Stop pushing to one of the caller's browsers (login session only).
+	//
+	// 404 `not_found` when the caller has no such subscription.
+	//
+	// Corresponds with DELETE /v1/me/push-subscriptions/{id} (the `DeletePushSubscription` operationId).
+	DeletePushSubscription(ctx context.Context, id ID, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ListVacations The caller's current and coming vacations and this year's allowance left (login session only).
 	//
@@ -4875,6 +4988,15 @@ type ClientInterface interface {
 	//
 	// Corresponds with GET /v1/prebuilt-decks (the `ListPrebuiltDecks` operationId).
 	ListPrebuiltDecks(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetVapidKey The server's VAPID public key, which browsers subscribe to Web Push with.
+	//
+	// The `applicationServerKey` of `PushManager.subscribe()` (RFC 8292): the uncompressed P-256 point,
+	// base64url without padding. Every push is signed with its private half. No authentication. 503
+	// `push_unavailable` when the server sends no pushes.
+	//
+	// Corresponds with GET /v1/push/vapid-key (the `GetVapidKey` operationId).
+	GetVapidKey(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ListTokens The caller's live personal API tokens (login session only).
 	//
@@ -6071,7 +6193,7 @@ func (c *Client) LogoutEverywhere(ctx context.Context, reqEditors ...RequestEdit
 
 // GetNotificationPreferences Which notification kinds go to which channel (login session only).
 //
-// One row per kind and channel (email, webhook, stream); everything is on unless turned off, except the digest (kind `digest`, channel `email`), which is opt-in and then replaces the separate your_turn, prompt_waiting, queued_actions, game_started and vacation emails with at most one email every `hours` hours (sent at once when a deadline is less than 12 hours away).
+// One row per kind and channel (email, webhook, stream, push); everything is on unless turned off, except the digest (kind `digest`, channel `email`), which is opt-in and then replaces the separate your_turn, prompt_waiting, queued_actions, game_started and vacation emails with at most one email every `hours` hours (sent at once when a deadline is less than 12 hours away).
 //
 // Corresponds with GET /v1/me/notification-preferences (the `GetNotificationPreferences` operationId).
 func (c *Client) GetNotificationPreferences(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -6152,6 +6274,119 @@ func (c *Client) ChangePasswordWithBody(ctx context.Context, contentType string,
 // Corresponds with POST /v1/me/password (the `ChangePassword` operationId).
 func (c *Client) ChangePassword(ctx context.Context, body ChangePasswordJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewChangePasswordRequest(c.Server, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// DeletePushEndpoint Stop pushing to the browser with this endpoint (login session only).
+//
+// For a browser that unsubscribes and knows its endpoint, not the subscription's id. 404 `not_found` when the caller has no subscription there.
+//
+// Corresponds with DELETE /v1/me/push-subscriptions (the `DeletePushEndpoint` operationId).
+func (c *Client) DeletePushEndpoint(ctx context.Context, params *DeletePushEndpointParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewDeletePushEndpointRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ListPushSubscriptions The caller's Web Push subscriptions, one per browser, oldest first (login session only).
+//
+// The caller's Web Push subscriptions, one per browser, oldest first (login session only); their keys are not shown.
+//
+// Corresponds with GET /v1/me/push-subscriptions (the `ListPushSubscriptions` operationId).
+func (c *Client) ListPushSubscriptions(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListPushSubscriptionsRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreatePushSubscriptionWithBody Push the caller's notifications to a browser (login session only).
+//
+// The body is the browser's subscription as `PushSubscription.toJSON()` gives it, made with the key
+// of GET /v1/push/vapid-key. From then on each notification the caller takes by push (channel
+// `push` of the notification preferences, on unless turned off) goes to it as a Web Push message
+// (RFC 8030), encrypted for the browser (RFC 8291) and signed with the server's VAPID key: JSON
+// with `title` (the game), `body` (what changed, as the first line of the email says it), `url`
+// (the game's board), `tag`, `kind` and `game_id`; never a card of the caller's hand. One push per
+// change, like the emails; none of a turn or a decision while the caller follows the game live.
+// Idempotent on the endpoint: 201 for a new one, 200 for one stored already, which takes the
+// request's keys and the caller's account (a browser that subscribes again, or for another
+// account). The endpoint must be https and reachable (no internal address). A caller keeps at most
+// 20: a new one past that replaces the one saved longest ago. A subscription goes when its push
+// service answers that it is gone (404, 410). 503 `push_unavailable` when the server sends no
+// pushes.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /v1/me/push-subscriptions (the `CreatePushSubscription` operationId).
+func (c *Client) CreatePushSubscriptionWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreatePushSubscriptionRequestWithBody(c.Server, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreatePushSubscription Push the caller's notifications to a browser (login session only).
+//
+// The body is the browser's subscription as `PushSubscription.toJSON()` gives it, made with the key
+// of GET /v1/push/vapid-key. From then on each notification the caller takes by push (channel
+// `push` of the notification preferences, on unless turned off) goes to it as a Web Push message
+// (RFC 8030), encrypted for the browser (RFC 8291) and signed with the server's VAPID key: JSON
+// with `title` (the game), `body` (what changed, as the first line of the email says it), `url`
+// (the game's board), `tag`, `kind` and `game_id`; never a card of the caller's hand. One push per
+// change, like the emails; none of a turn or a decision while the caller follows the game live.
+// Idempotent on the endpoint: 201 for a new one, 200 for one stored already, which takes the
+// request's keys and the caller's account (a browser that subscribes again, or for another
+// account). The endpoint must be https and reachable (no internal address). A caller keeps at most
+// 20: a new one past that replaces the one saved longest ago. A subscription goes when its push
+// service answers that it is gone (404, 410). 503 `push_unavailable` when the server sends no
+// pushes.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /v1/me/push-subscriptions (the `CreatePushSubscription` operationId).
+func (c *Client) CreatePushSubscription(ctx context.Context, body CreatePushSubscriptionJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreatePushSubscriptionRequest(c.Server, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// DeletePushSubscription Stop pushing to one of the caller's browsers (login session only).
+//
+// 404 `not_found` when the caller has no such subscription.
+//
+// Corresponds with DELETE /v1/me/push-subscriptions/{id} (the `DeletePushSubscription` operationId).
+func (c *Client) DeletePushSubscription(ctx context.Context, id ID, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewDeletePushSubscriptionRequest(c.Server, id)
 	if err != nil {
 		return nil, err
 	}
@@ -6309,6 +6544,25 @@ func (c *Client) StreamNotifications(ctx context.Context, params *StreamNotifica
 // Corresponds with GET /v1/prebuilt-decks (the `ListPrebuiltDecks` operationId).
 func (c *Client) ListPrebuiltDecks(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewListPrebuiltDecksRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetVapidKey The server's VAPID public key, which browsers subscribe to Web Push with.
+//
+// The `applicationServerKey` of `PushManager.subscribe()` (RFC 8292): the uncompressed P-256 point,
+// base64url without padding. Every push is signed with its private half. No authentication. 503
+// `push_unavailable` when the server sends no pushes.
+//
+// Corresponds with GET /v1/push/vapid-key (the `GetVapidKey` operationId).
+func (c *Client) GetVapidKey(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetVapidKeyRequest(c.Server)
 	if err != nil {
 		return nil, err
 	}
@@ -8617,6 +8871,157 @@ func NewChangePasswordRequestWithBody(server string, contentType string, body io
 	return req, nil
 }
 
+// NewDeletePushEndpointRequest constructs an http.Request for the DeletePushEndpoint method
+func NewDeletePushEndpointRequest(server string, params *DeletePushEndpointParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/me/push-subscriptions")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if queryFrag, err := runtime.StyleParamWithOptions("form", true, "endpoint", params.Endpoint, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+			return nil, err
+		} else {
+			for _, qp := range strings.Split(queryFrag, "&") {
+				rawQueryFragments = append(rawQueryFragments, qp)
+			}
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodDelete, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewListPushSubscriptionsRequest constructs an http.Request for the ListPushSubscriptions method
+func NewListPushSubscriptionsRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/me/push-subscriptions")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewCreatePushSubscriptionRequest calls the generic CreatePushSubscription builder with application/json body
+func NewCreatePushSubscriptionRequest(server string, body CreatePushSubscriptionJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewCreatePushSubscriptionRequestWithBody(server, "application/json", bodyReader)
+}
+
+// NewCreatePushSubscriptionRequestWithBody constructs an http.Request for the CreatePushSubscription method, with any body, and a specified content type
+func NewCreatePushSubscriptionRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/me/push-subscriptions")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewDeletePushSubscriptionRequest constructs an http.Request for the DeletePushSubscription method
+func NewDeletePushSubscriptionRequest(server string, id ID) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "integer", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/me/push-subscriptions/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodDelete, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 // NewListVacationsRequest constructs an http.Request for the ListVacations method
 func NewListVacationsRequest(server string) (*http.Request, error) {
 	var err error
@@ -8859,6 +9264,33 @@ func NewListPrebuiltDecksRequest(server string) (*http.Request, error) {
 	}
 
 	operationPath := fmt.Sprintf("/v1/prebuilt-decks")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewGetVapidKeyRequest constructs an http.Request for the GetVapidKey method
+func NewGetVapidKeyRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/push/vapid-key")
 	if operationPath[0] == '/' {
 		operationPath = "." + operationPath
 	}
@@ -10034,7 +10466,7 @@ type ClientWithResponsesInterface interface {
 
 	// GetNotificationPreferencesWithResponse Which notification kinds go to which channel (login session only).
 	//
-	// One row per kind and channel (email, webhook, stream); everything is on unless turned off, except the digest (kind `digest`, channel `email`), which is opt-in and then replaces the separate your_turn, prompt_waiting, queued_actions, game_started and vacation emails with at most one email every `hours` hours (sent at once when a deadline is less than 12 hours away).
+	// One row per kind and channel (email, webhook, stream, push); everything is on unless turned off, except the digest (kind `digest`, channel `email`), which is opt-in and then replaces the separate your_turn, prompt_waiting, queued_actions, game_started and vacation emails with at most one email every `hours` hours (sent at once when a deadline is less than 12 hours away).
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -10076,6 +10508,75 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with POST /v1/me/password (the `ChangePassword` operationId).
 	ChangePasswordWithResponse(ctx context.Context, body ChangePasswordJSONRequestBody, reqEditors ...RequestEditorFn) (*ChangePasswordResponse, error)
+
+	// DeletePushEndpointWithResponse Stop pushing to the browser with this endpoint (login session only).
+	//
+	// For a browser that unsubscribes and knows its endpoint, not the subscription's id. 404 `not_found` when the caller has no subscription there.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with DELETE /v1/me/push-subscriptions (the `DeletePushEndpoint` operationId).
+	DeletePushEndpointWithResponse(ctx context.Context, params *DeletePushEndpointParams, reqEditors ...RequestEditorFn) (*DeletePushEndpointResponse, error)
+
+	// ListPushSubscriptionsWithResponse The caller's Web Push subscriptions, one per browser, oldest first (login session only).
+	//
+	// The caller's Web Push subscriptions, one per browser, oldest first (login session only); their keys are not shown.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /v1/me/push-subscriptions (the `ListPushSubscriptions` operationId).
+	ListPushSubscriptionsWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*ListPushSubscriptionsResponse, error)
+
+	// CreatePushSubscriptionWithBodyWithResponse Push the caller's notifications to a browser (login session only).
+	//
+	// The body is the browser's subscription as `PushSubscription.toJSON()` gives it, made with the key
+	// of GET /v1/push/vapid-key. From then on each notification the caller takes by push (channel
+	// `push` of the notification preferences, on unless turned off) goes to it as a Web Push message
+	// (RFC 8030), encrypted for the browser (RFC 8291) and signed with the server's VAPID key: JSON
+	// with `title` (the game), `body` (what changed, as the first line of the email says it), `url`
+	// (the game's board), `tag`, `kind` and `game_id`; never a card of the caller's hand. One push per
+	// change, like the emails; none of a turn or a decision while the caller follows the game live.
+	// Idempotent on the endpoint: 201 for a new one, 200 for one stored already, which takes the
+	// request's keys and the caller's account (a browser that subscribes again, or for another
+	// account). The endpoint must be https and reachable (no internal address). A caller keeps at most
+	// 20: a new one past that replaces the one saved longest ago. A subscription goes when its push
+	// service answers that it is gone (404, 410). 503 `push_unavailable` when the server sends no
+	// pushes.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v1/me/push-subscriptions (the `CreatePushSubscription` operationId).
+	CreatePushSubscriptionWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreatePushSubscriptionResponse, error)
+
+	// CreatePushSubscriptionWithResponse Push the caller's notifications to a browser (login session only).
+	//
+	// The body is the browser's subscription as `PushSubscription.toJSON()` gives it, made with the key
+	// of GET /v1/push/vapid-key. From then on each notification the caller takes by push (channel
+	// `push` of the notification preferences, on unless turned off) goes to it as a Web Push message
+	// (RFC 8030), encrypted for the browser (RFC 8291) and signed with the server's VAPID key: JSON
+	// with `title` (the game), `body` (what changed, as the first line of the email says it), `url`
+	// (the game's board), `tag`, `kind` and `game_id`; never a card of the caller's hand. One push per
+	// change, like the emails; none of a turn or a decision while the caller follows the game live.
+	// Idempotent on the endpoint: 201 for a new one, 200 for one stored already, which takes the
+	// request's keys and the caller's account (a browser that subscribes again, or for another
+	// account). The endpoint must be https and reachable (no internal address). A caller keeps at most
+	// 20: a new one past that replaces the one saved longest ago. A subscription goes when its push
+	// service answers that it is gone (404, 410). 503 `push_unavailable` when the server sends no
+	// pushes.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v1/me/push-subscriptions (the `CreatePushSubscription` operationId).
+	CreatePushSubscriptionWithResponse(ctx context.Context, body CreatePushSubscriptionJSONRequestBody, reqEditors ...RequestEditorFn) (*CreatePushSubscriptionResponse, error)
+
+	// DeletePushSubscriptionWithResponse Stop pushing to one of the caller's browsers (login session only).
+	//
+	// 404 `not_found` when the caller has no such subscription.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with DELETE /v1/me/push-subscriptions/{id} (the `DeletePushSubscription` operationId).
+	DeletePushSubscriptionWithResponse(ctx context.Context, id ID, reqEditors ...RequestEditorFn) (*DeletePushSubscriptionResponse, error)
 
 	// ListVacationsWithResponse The caller's current and coming vacations and this year's allowance left (login session only).
 	//
@@ -10161,6 +10662,17 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with GET /v1/prebuilt-decks (the `ListPrebuiltDecks` operationId).
 	ListPrebuiltDecksWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*ListPrebuiltDecksResponse, error)
+
+	// GetVapidKeyWithResponse The server's VAPID public key, which browsers subscribe to Web Push with.
+	//
+	// The `applicationServerKey` of `PushManager.subscribe()` (RFC 8292): the uncompressed P-256 point,
+	// base64url without padding. Every push is signed with its private half. No authentication. 503
+	// `push_unavailable` when the server sends no pushes.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /v1/push/vapid-key (the `GetVapidKey` operationId).
+	GetVapidKeyWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetVapidKeyResponse, error)
 
 	// ListTokensWithResponse The caller's live personal API tokens (login session only).
 	//
@@ -13759,6 +14271,289 @@ func (r ChangePasswordResponse) ContentType() string {
 	return ""
 }
 
+type DeletePushEndpointResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *Problem
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Problem
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *Problem
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r DeletePushEndpointResponse) GetApplicationproblemJSON400() *Problem {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r DeletePushEndpointResponse) GetApplicationproblemJSON401() *Problem {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r DeletePushEndpointResponse) GetApplicationproblemJSON403() *Problem {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r DeletePushEndpointResponse) GetApplicationproblemJSON404() *Problem {
+	return r.ApplicationproblemJSON404
+}
+
+// GetBody returns the raw response body bytes
+func (r DeletePushEndpointResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r DeletePushEndpointResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r DeletePushEndpointResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r DeletePushEndpointResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type ListPushSubscriptionsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *PushSubscriptionList
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Problem
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListPushSubscriptionsResponse) GetJSON200() *PushSubscriptionList {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r ListPushSubscriptionsResponse) GetApplicationproblemJSON401() *Problem {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r ListPushSubscriptionsResponse) GetApplicationproblemJSON403() *Problem {
+	return r.ApplicationproblemJSON403
+}
+
+// GetBody returns the raw response body bytes
+func (r ListPushSubscriptionsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListPushSubscriptionsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListPushSubscriptionsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListPushSubscriptionsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// CreatePushSubscriptionResponse201Headers the declared response headers of an HTTP 201 response for CreatePushSubscription
+type CreatePushSubscriptionResponse201Headers struct {
+	Location *string
+}
+
+type CreatePushSubscriptionResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *PushSubscription
+	// JSON201 the response for an HTTP 201 `application/json` response
+	JSON201 *PushSubscription
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *Problem
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Problem
+	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
+	ApplicationproblemJSON413 *Problem
+	// ApplicationproblemJSON415 the response for an HTTP 415 `application/problem+json` response
+	ApplicationproblemJSON415 *Problem
+	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationproblemJSON422 *Problem
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Problem
+	// Headers201 the parsed response headers for an HTTP 201 response
+	Headers201 *CreatePushSubscriptionResponse201Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r CreatePushSubscriptionResponse) GetJSON200() *PushSubscription {
+	return r.JSON200
+}
+
+// GetJSON201 returns the response for an HTTP 201 `application/json` response
+func (r CreatePushSubscriptionResponse) GetJSON201() *PushSubscription {
+	return r.JSON201
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r CreatePushSubscriptionResponse) GetApplicationproblemJSON400() *Problem {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r CreatePushSubscriptionResponse) GetApplicationproblemJSON401() *Problem {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r CreatePushSubscriptionResponse) GetApplicationproblemJSON403() *Problem {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
+func (r CreatePushSubscriptionResponse) GetApplicationproblemJSON413() *Problem {
+	return r.ApplicationproblemJSON413
+}
+
+// GetApplicationproblemJSON415 returns the response for an HTTP 415 `application/problem+json` response
+func (r CreatePushSubscriptionResponse) GetApplicationproblemJSON415() *Problem {
+	return r.ApplicationproblemJSON415
+}
+
+// GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r CreatePushSubscriptionResponse) GetApplicationproblemJSON422() *Problem {
+	return r.ApplicationproblemJSON422
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r CreatePushSubscriptionResponse) GetApplicationproblemJSON503() *Problem {
+	return r.ApplicationproblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r CreatePushSubscriptionResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r CreatePushSubscriptionResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r CreatePushSubscriptionResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r CreatePushSubscriptionResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type DeletePushSubscriptionResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *Problem
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Problem
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *Problem
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r DeletePushSubscriptionResponse) GetApplicationproblemJSON400() *Problem {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r DeletePushSubscriptionResponse) GetApplicationproblemJSON401() *Problem {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r DeletePushSubscriptionResponse) GetApplicationproblemJSON403() *Problem {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r DeletePushSubscriptionResponse) GetApplicationproblemJSON404() *Problem {
+	return r.ApplicationproblemJSON404
+}
+
+// GetBody returns the raw response body bytes
+func (r DeletePushSubscriptionResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r DeletePushSubscriptionResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r DeletePushSubscriptionResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r DeletePushSubscriptionResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 type ListVacationsResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -14167,6 +14962,54 @@ func (r ListPrebuiltDecksResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r ListPrebuiltDecksResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type GetVapidKeyResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *VapidKey
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Problem
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetVapidKeyResponse) GetJSON200() *VapidKey {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r GetVapidKeyResponse) GetApplicationproblemJSON503() *Problem {
+	return r.ApplicationproblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r GetVapidKeyResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetVapidKeyResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetVapidKeyResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetVapidKeyResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -15858,7 +16701,7 @@ func (c *ClientWithResponses) LogoutEverywhereWithResponse(ctx context.Context, 
 
 // GetNotificationPreferencesWithResponse Which notification kinds go to which channel (login session only).
 //
-// One row per kind and channel (email, webhook, stream); everything is on unless turned off, except the digest (kind `digest`, channel `email`), which is opt-in and then replaces the separate your_turn, prompt_waiting, queued_actions, game_started and vacation emails with at most one email every `hours` hours (sent at once when a deadline is less than 12 hours away).
+// One row per kind and channel (email, webhook, stream, push); everything is on unless turned off, except the digest (kind `digest`, channel `email`), which is opt-in and then replaces the separate your_turn, prompt_waiting, queued_actions, game_started and vacation emails with at most one email every `hours` hours (sent at once when a deadline is less than 12 hours away).
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -15929,6 +16772,105 @@ func (c *ClientWithResponses) ChangePasswordWithResponse(ctx context.Context, bo
 		return nil, err
 	}
 	return ParseChangePasswordResponse(rsp)
+}
+
+// DeletePushEndpointWithResponse Stop pushing to the browser with this endpoint (login session only).
+//
+// For a browser that unsubscribes and knows its endpoint, not the subscription's id. 404 `not_found` when the caller has no subscription there.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with DELETE /v1/me/push-subscriptions (the `DeletePushEndpoint` operationId).
+func (c *ClientWithResponses) DeletePushEndpointWithResponse(ctx context.Context, params *DeletePushEndpointParams, reqEditors ...RequestEditorFn) (*DeletePushEndpointResponse, error) {
+	rsp, err := c.DeletePushEndpoint(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseDeletePushEndpointResponse(rsp)
+}
+
+// ListPushSubscriptionsWithResponse The caller's Web Push subscriptions, one per browser, oldest first (login session only).
+//
+// The caller's Web Push subscriptions, one per browser, oldest first (login session only); their keys are not shown.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /v1/me/push-subscriptions (the `ListPushSubscriptions` operationId).
+func (c *ClientWithResponses) ListPushSubscriptionsWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*ListPushSubscriptionsResponse, error) {
+	rsp, err := c.ListPushSubscriptions(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListPushSubscriptionsResponse(rsp)
+}
+
+// CreatePushSubscriptionWithBodyWithResponse Push the caller's notifications to a browser (login session only).
+//
+// The body is the browser's subscription as `PushSubscription.toJSON()` gives it, made with the key
+// of GET /v1/push/vapid-key. From then on each notification the caller takes by push (channel
+// `push` of the notification preferences, on unless turned off) goes to it as a Web Push message
+// (RFC 8030), encrypted for the browser (RFC 8291) and signed with the server's VAPID key: JSON
+// with `title` (the game), `body` (what changed, as the first line of the email says it), `url`
+// (the game's board), `tag`, `kind` and `game_id`; never a card of the caller's hand. One push per
+// change, like the emails; none of a turn or a decision while the caller follows the game live.
+// Idempotent on the endpoint: 201 for a new one, 200 for one stored already, which takes the
+// request's keys and the caller's account (a browser that subscribes again, or for another
+// account). The endpoint must be https and reachable (no internal address). A caller keeps at most
+// 20: a new one past that replaces the one saved longest ago. A subscription goes when its push
+// service answers that it is gone (404, 410). 503 `push_unavailable` when the server sends no
+// pushes.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v1/me/push-subscriptions (the `CreatePushSubscription` operationId).
+func (c *ClientWithResponses) CreatePushSubscriptionWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreatePushSubscriptionResponse, error) {
+	rsp, err := c.CreatePushSubscriptionWithBody(ctx, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreatePushSubscriptionResponse(rsp)
+}
+
+// CreatePushSubscriptionWithResponse Push the caller's notifications to a browser (login session only).
+//
+// The body is the browser's subscription as `PushSubscription.toJSON()` gives it, made with the key
+// of GET /v1/push/vapid-key. From then on each notification the caller takes by push (channel
+// `push` of the notification preferences, on unless turned off) goes to it as a Web Push message
+// (RFC 8030), encrypted for the browser (RFC 8291) and signed with the server's VAPID key: JSON
+// with `title` (the game), `body` (what changed, as the first line of the email says it), `url`
+// (the game's board), `tag`, `kind` and `game_id`; never a card of the caller's hand. One push per
+// change, like the emails; none of a turn or a decision while the caller follows the game live.
+// Idempotent on the endpoint: 201 for a new one, 200 for one stored already, which takes the
+// request's keys and the caller's account (a browser that subscribes again, or for another
+// account). The endpoint must be https and reachable (no internal address). A caller keeps at most
+// 20: a new one past that replaces the one saved longest ago. A subscription goes when its push
+// service answers that it is gone (404, 410). 503 `push_unavailable` when the server sends no
+// pushes.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v1/me/push-subscriptions (the `CreatePushSubscription` operationId).
+func (c *ClientWithResponses) CreatePushSubscriptionWithResponse(ctx context.Context, body CreatePushSubscriptionJSONRequestBody, reqEditors ...RequestEditorFn) (*CreatePushSubscriptionResponse, error) {
+	rsp, err := c.CreatePushSubscription(ctx, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreatePushSubscriptionResponse(rsp)
+}
+
+// DeletePushSubscriptionWithResponse Stop pushing to one of the caller's browsers (login session only).
+//
+// 404 `not_found` when the caller has no such subscription.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with DELETE /v1/me/push-subscriptions/{id} (the `DeletePushSubscription` operationId).
+func (c *ClientWithResponses) DeletePushSubscriptionWithResponse(ctx context.Context, id ID, reqEditors ...RequestEditorFn) (*DeletePushSubscriptionResponse, error) {
+	rsp, err := c.DeletePushSubscription(ctx, id, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseDeletePushSubscriptionResponse(rsp)
 }
 
 // ListVacationsWithResponse The caller's current and coming vacations and this year's allowance left (login session only).
@@ -16062,6 +17004,23 @@ func (c *ClientWithResponses) ListPrebuiltDecksWithResponse(ctx context.Context,
 		return nil, err
 	}
 	return ParseListPrebuiltDecksResponse(rsp)
+}
+
+// GetVapidKeyWithResponse The server's VAPID public key, which browsers subscribe to Web Push with.
+//
+// The `applicationServerKey` of `PushManager.subscribe()` (RFC 8292): the uncompressed P-256 point,
+// base64url without padding. Every push is signed with its private half. No authentication. 503
+// `push_unavailable` when the server sends no pushes.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /v1/push/vapid-key (the `GetVapidKey` operationId).
+func (c *ClientWithResponses) GetVapidKeyWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetVapidKeyResponse, error) {
+	rsp, err := c.GetVapidKey(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetVapidKeyResponse(rsp)
 }
 
 // ListTokensWithResponse The caller's live personal API tokens (login session only).
@@ -19486,6 +20445,241 @@ func ParseChangePasswordResponse(rsp *http.Response) (*ChangePasswordResponse, e
 	return response, nil
 }
 
+// ParseDeletePushEndpointResponse parses an HTTP response from a DeletePushEndpointWithResponse call
+func ParseDeletePushEndpointResponse(rsp *http.Response) (*DeletePushEndpointResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &DeletePushEndpointResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case rsp.StatusCode == 204:
+		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseListPushSubscriptionsResponse parses an HTTP response from a ListPushSubscriptionsWithResponse call
+func ParseListPushSubscriptionsResponse(rsp *http.Response) (*ListPushSubscriptionsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListPushSubscriptionsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest PushSubscriptionList
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseCreatePushSubscriptionResponse parses an HTTP response from a CreatePushSubscriptionWithResponse call
+func ParseCreatePushSubscriptionResponse(rsp *http.Response) (*CreatePushSubscriptionResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &CreatePushSubscriptionResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest PushSubscription
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
+		var dest PushSubscription
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON201 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 201:
+		var headers CreatePushSubscriptionResponse201Headers
+		if values := rsp.Header.Values("Location"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Location", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Location = &value
+		}
+		response.Headers201 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseDeletePushSubscriptionResponse parses an HTTP response from a DeletePushSubscriptionWithResponse call
+func ParseDeletePushSubscriptionResponse(rsp *http.Response) (*DeletePushSubscriptionResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &DeletePushSubscriptionResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case rsp.StatusCode == 204:
+		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	}
+
+	return response, nil
+}
+
 // ParseListVacationsResponse parses an HTTP response from a ListVacationsWithResponse call
 func ParseListVacationsResponse(rsp *http.Response) (*ListVacationsResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -19807,6 +21001,39 @@ func ParseListPrebuiltDecksResponse(rsp *http.Response) (*ListPrebuiltDecksRespo
 			return nil, err
 		}
 		response.JSON200 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseGetVapidKeyResponse parses an HTTP response from a GetVapidKeyWithResponse call
+func ParseGetVapidKeyResponse(rsp *http.Response) (*GetVapidKeyResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetVapidKeyResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest VapidKey
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
 
 	}
 

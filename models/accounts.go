@@ -15,7 +15,7 @@ func DeletedUsername(id int64) string { return "~deleted-" + strconv.FormatInt(i
 // qDeleteAccount are the statements that delete what an account holds
 // besides its games: its password, sign-ins (browser sessions, refresh
 // tokens, API tokens, the calendar feed), webhooks and their deliveries, notification
-// preferences and notifications, vacations, decks, live-stream rows, the
+// preferences and notifications, push subscriptions, vacations, decks, live-stream rows, the
 // invitations it sent, its idempotency records, the used sign-in links
 // and its table talk settings (the messages it wrote stay in their games'
 // records).
@@ -26,6 +26,7 @@ var qDeleteAccount = []string{
 	`DELETE FROM refresh_tokens WHERE user_id = ?`,
 	`DELETE FROM api_tokens WHERE user_id = ?`,
 	`DELETE FROM calendar_feeds WHERE user_id = ?`,
+	`DELETE FROM push_subscriptions WHERE user_id = ?`,
 	`DELETE FROM webhook_deliveries WHERE webhook_id IN (SELECT id FROM webhooks WHERE user_id = ?)`,
 	`DELETE FROM webhooks WHERE user_id = ?`,
 	`DELETE FROM notification_prefs WHERE user_id = ?`,

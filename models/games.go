@@ -441,10 +441,11 @@ func loadGameSeats(tx *gorm.DB, id int64, q string, args ...any) (*Game, error) 
 			notifyEmail, notifyTurns *bool
 			createdAt, updatedAt     *time.Time
 			hasPrefs, hasHooks       bool
+			hasPush                  bool
 		}
 		if withUsers {
 			dst = append(dst, &u.id, &u.username, &u.email, &u.display, &u.notifyEmail, &u.notifyTurns, &u.createdAt,
-				&u.updatedAt, &u.hasPrefs, &u.hasHooks)
+				&u.updatedAt, &u.hasPrefs, &u.hasHooks, &u.hasPush)
 		}
 		if err := rows.Scan(dst...); err != nil {
 			return nil, err
@@ -458,7 +459,8 @@ func loadGameSeats(tx *gorm.DB, id int64, q string, args ...any) (*Game, error) 
 			}
 			g.seatUsers[*u.id] = recipientRow{User: User{ID: *u.id, Username: deref(u.username), Email: deref(u.email),
 				DisplayName: deref(u.display), NotifyEmail: deref(u.notifyEmail), NotifyTurns: deref(u.notifyTurns),
-				CreatedAt: deref(u.createdAt), UpdatedAt: deref(u.updatedAt)}, HasPrefs: u.hasPrefs, HasHooks: u.hasHooks}
+				CreatedAt: deref(u.createdAt), UpdatedAt: deref(u.updatedAt)}, HasPrefs: u.hasPrefs, HasHooks: u.hasHooks,
+				HasPush: u.hasPush}
 		}
 		if state != nil {
 			g.State = state

@@ -150,9 +150,10 @@ func (s *Store) UsersByIDs(ctx context.Context, ids []int64) (map[int64]*User, e
 
 // Recipients is what the outbox reads of the users a change notifies.
 type Recipients struct {
-	Users       map[int64]*User // by id; an unknown id is missing
-	Preferences []Preference    // of those users
-	Webhooks    []Webhook       // of those users, enabled ones only, by id
+	Users       map[int64]*User    // by id; an unknown id is missing
+	Preferences []Preference       // of those users
+	Webhooks    []Webhook          // of those users, enabled ones only, by id
+	Push        []PushSubscription // of those users, by id
 }
 
 // RecipientsOf reads the users with the given ids, with their notification
@@ -178,7 +179,7 @@ func (s *Store) RecipientsOf(ctx context.Context, g *Game, ids []int64) (*Recipi
 		rows = append(rows, read...)
 	}
 	out := &Recipients{Users: make(map[int64]*User, len(rows))}
-	var withPrefs, withHooks []int64
+	var withPrefs, withHooks, withPush []int64
 	for i := range rows {
 		r := &rows[i]
 		out.Users[r.ID] = &r.User
@@ -188,6 +189,9 @@ func (s *Store) RecipientsOf(ctx context.Context, g *Game, ids []int64) (*Recipi
 		if r.HasHooks {
 			withHooks = append(withHooks, r.ID)
 		}
+		if r.HasPush {
+			withPush = append(withPush, r.ID)
+		}
 	}
 	var err error
 	if out.Preferences, err = s.Preferences(ctx, withPrefs); err != nil {
@@ -196,15 +200,19 @@ func (s *Store) RecipientsOf(ctx context.Context, g *Game, ids []int64) (*Recipi
 	if out.Webhooks, err = s.WebhooksOf(ctx, withHooks); err != nil {
 		return nil, err
 	}
+	if out.Push, err = s.PushSubscriptionsOf(ctx, withPush); err != nil {
+		return nil, err
+	}
 	return out, nil
 }
 
-// recipientRow is a user with whether they have notification preferences
-// and enabled webhooks.
+// recipientRow is a user with whether they have notification preferences,
+// enabled webhooks and push subscriptions.
 type recipientRow struct {
 	User
 	HasPrefs bool
 	HasHooks bool
+	HasPush  bool
 }
 
 // seatUser returns user id as a recipient, if g read it with its seats.
@@ -219,7 +227,8 @@ func (g *Game) seatUser(id int64) (recipientRow, bool) {
 const qRecipients = `
 SELECT u.*,
   EXISTS (SELECT 1 FROM notification_prefs p WHERE p.user_id = u.id) AS has_prefs,
-  EXISTS (SELECT 1 FROM webhooks w WHERE w.user_id = u.id AND w.disabled_at IS NULL) AS has_hooks
+  EXISTS (SELECT 1 FROM webhooks w WHERE w.user_id = u.id AND w.disabled_at IS NULL) AS has_hooks,
+  EXISTS (SELECT 1 FROM push_subscriptions ps WHERE ps.user_id = u.id) AS has_push
 FROM users u WHERE u.id IN ?`
 
 // PromptIDs returns the ids of the game's stored pending prompts.

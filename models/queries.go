@@ -107,7 +107,8 @@ const qLockGameRecipients = selectGameSeats + `,
   u.notify_email AS u_notify_email, u.notify_turns AS u_notify_turns, u.created_at AS u_created_at,
   u.updated_at AS u_updated_at,
   EXISTS (SELECT 1 FROM notification_prefs p WHERE p.user_id = u.id) AS u_has_prefs,
-  EXISTS (SELECT 1 FROM webhooks w WHERE w.user_id = u.id AND w.disabled_at IS NULL) AS u_has_hooks
+  EXISTS (SELECT 1 FROM webhooks w WHERE w.user_id = u.id AND w.disabled_at IS NULL) AS u_has_hooks,
+  EXISTS (SELECT 1 FROM push_subscriptions ps WHERE ps.user_id = u.id) AS u_has_push
 FROM games g JOIN seats s ON s.game_id = g.id LEFT JOIN users u ON u.id = s.user_id
 WHERE g.id = ? ORDER BY s.seat_no` + limitSeats
 

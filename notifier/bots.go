@@ -11,7 +11,7 @@ import (
 )
 
 // SeatPlayer plays seats for the service, through the same path as a
-// player's actions (the API server implements it).
+// player's actions (*play.Service implements it).
 type SeatPlayer interface {
 	// PlayBot has the greedy bot play one action for seat if the game is
 	// still at version and waits for the seat.

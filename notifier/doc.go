@@ -42,6 +42,13 @@
 // WebhookClient posts with timeouts and a dial-time SSRF guard; Classify,
 // Backoff and ShouldDisable are the pure retry rules.
 //
+// Push (push.go): Web Push to the players' browsers, a channel of the
+// outbox like email. PushSender posts a PushMessage (the game, the note's
+// headline, the board's link) encrypted for a subscription (RFC 8291) and
+// signed with the server's VAPID key (PushConfig, RFC 8292) through
+// webpush-go and the webhooks' guarded client; the push worker deletes a
+// subscription its push service says is gone (404, 410).
+//
 // Live stream (sse.go, outbox_stream.go, presence.go): Hub fans events out
 // to in-process subscribers by topic (a user or a game). Between processes
 // on Postgres a NOTIFY carries only the identifiers of the stored rows

@@ -27,10 +27,11 @@ const (
 	ChannelEmail   = "email"
 	ChannelWebhook = "webhook"
 	ChannelStream  = "stream"
+	ChannelPush    = "push" // Web Push to a player's browsers (push.go)
 )
 
 // Channels lists every channel.
-var Channels = []string{ChannelEmail, ChannelWebhook, ChannelStream}
+var Channels = []string{ChannelEmail, ChannelWebhook, ChannelStream, ChannelPush}
 
 // Timeouter applies the engine's timeout to a game whose deadline has
 // passed, through the same path as a player's actions (the play path
@@ -52,6 +53,7 @@ type OutboxConfig struct {
 	DatabaseURL string
 	Email       EmailConfig    // Domain() for Message-IDs, BaseURL for links
 	Webhook     *WebhookClient // nil: webhooks are logged as failed and retried
+	Push        *PushSender    // nil: no push jobs are written (see push.go)
 	Hub         *Hub
 	Logger      *slog.Logger
 	// Now is the clock for deadlines and for River's scheduling. nil means
@@ -103,6 +105,9 @@ type OutboxConfig struct {
 	// WebhookBackoffBase is the first retry delay of a webhook (default
 	// 30 s), doubling to at most 6 h.
 	WebhookBackoffBase time.Duration
+	// PushRetryBase is the first retry delay of a push (default 10 s),
+	// doubling to at most an hour.
+	PushRetryBase time.Duration
 }
 
 // Outbox writes notification jobs in the transaction of the change that
@@ -175,6 +180,9 @@ func NewOutbox(cfg OutboxConfig) (*Outbox, error) {
 	if o.cfg.WebhookBackoffBase <= 0 {
 		o.cfg.WebhookBackoffBase = 30 * time.Second
 	}
+	if o.cfg.PushRetryBase <= 0 {
+		o.cfg.PushRetryBase = 10 * time.Second
+	}
 	db, err := cfg.Store.SQLDB()
 	if err != nil {
 		return nil, err
@@ -201,6 +209,7 @@ func NewOutbox(cfg OutboxConfig) (*Outbox, error) {
 	river.AddWorker(workers, &botWorker{o: o})
 	river.AddWorker(workers, &forfeitWorker{o: o})
 	river.AddWorker(workers, &digestWorker{o: o})
+	river.AddWorker(workers, &pushWorker{o: o})
 	client, err := river.NewClient(o.driver, &river.Config{
 		Queues:            map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: o.cfg.Workers}},
 		Workers:           workers,

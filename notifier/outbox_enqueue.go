@@ -417,6 +417,7 @@ func (o *Outbox) dispatch(ctx context.Context, tx models.OutboxTx, g *models.Gam
 	digests := func(n note) bool { _, ok := digest[n.userID]; return ok && digestKinds[n.kind] }
 	emailed := oneEmailEach(entryNotes(entries, func(e entry) note { return e.note }), answered,
 		func(n note) bool { return !digests(n) })
+	pushed := o.planPush(rcpt, entryNotes(entries, func(e entry) note { return e.note }), answered, wants)
 	digested := map[int64]bool{} // the users whose digest is scheduled
 	for i, n := range entries {
 		u := n.user
@@ -445,6 +446,9 @@ func (o *Outbox) dispatch(ctx context.Context, tx models.OutboxTx, g *models.Gam
 			if err := o.insert(ctx, tx.Tx, args, time.Time{}); err != nil {
 				return err
 			}
+		}
+		if err := o.enqueuePush(ctx, tx.Tx, pushed, i, n.note); err != nil {
+			return err
 		}
 		if !wants(u.ID, n.kind, ChannelWebhook) || (turnish && !u.NotifyTurns) {
 			continue

@@ -21,6 +21,7 @@ type Service struct {
 	now     func() time.Time
 	states  *stateCache                   // parsed states of recently changed games
 	replays *bounded.Map[int64, replayed] // the last replay of a few games (Replay)
+	logs    *bounded.Map[int64, []Event]  // the last events of the games read lately (Events)
 }
 
 // New returns the play path over store. now is the clock (nil: time.Now);
@@ -33,7 +34,7 @@ func New(store *models.Store, now func() time.Time, log *slog.Logger) *Service {
 		log = slog.New(slog.DiscardHandler)
 	}
 	return &Service{log: log, store: store, cat: engine.Standard(), now: now, states: newStateCache(4096),
-		replays: bounded.New[int64, replayed](maxReplays)}
+		replays: bounded.New[int64, replayed](maxReplays), logs: bounded.New[int64, []Event](2048)}
 }
 
 // Store is the store the service plays on.
@@ -166,6 +167,7 @@ func (s *Service) change(ctx context.Context, id, uid int64, rec *Record, fn mut
 	if err != nil {
 		return nil, err
 	}
+	s.remember(id, res)
 	return res, nil
 }
 

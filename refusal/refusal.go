@@ -104,6 +104,23 @@ func (e *RateLimitError) Error() string {
 // least 1): the Retry-After of an answer.
 func (e *RateLimitError) RetryAfter() int { return int(e.Retry/time.Second) + 1 }
 
+// Limit is one of the attempt limits: its name, which keys its buckets
+// apart from the other limits' (and names it to clients, "login
+// account"), and its rate.
+type Limit struct {
+	Name string
+	Rate models.RateLimit
+}
+
+// Tally is how the buckets an attempt was counted in stand after it: the
+// limits in the order counted, and the state of each bucket reached (a
+// refused attempt stops at the first bucket with none left, so the later
+// ones are in Limits alone). The zero Tally counted nothing.
+type Tally struct {
+	Limits []Limit
+	States []models.RateState
+}
+
 // Kinded is an error of another package that says its kind (a stale
 // version is a Conflict, a refused command Invalid).
 type Kinded interface {

@@ -254,7 +254,7 @@ func (p *Pages) actionAnswer(c *gin.Context, t, v, n, d string, applyErr error) 
 			cv.Problem, status = ev.Title+". "+ev.Message, st
 		}
 	}
-	bv, err := p.readBoard(c, id, uid, boardOptions{spectate: !cv.Yours})
+	bv, err := p.board(c, id, uid, boardOptions{spectate: !cv.Yours})
 	if err != nil {
 		p.fail(c, err)
 		return

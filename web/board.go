@@ -2,7 +2,6 @@ package web
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"html"
 	"html/template"
@@ -15,7 +14,6 @@ import (
 	"github.com/datamonsters/turns/engine"
 	"github.com/datamonsters/turns/models"
 	"github.com/datamonsters/turns/notifier"
-	"github.com/datamonsters/turns/play"
 	"github.com/gin-gonic/gin"
 )
 
@@ -447,20 +445,6 @@ type eventItem struct {
 	ISO   string // At for the datetime attribute
 }
 
-// boardEvents is how many events the board of a game in play shows; the
-// log page and a finished game's board show them all, up to logEvents.
-const (
-	boardEvents = 40
-	logEvents   = 5000
-)
-
-// board reads game id as user uid (0: nobody signed in) sees it, from
-// the play path, with its log (whole: every event). A private game of
-// others is models.ErrNotFound.
-func (p *Pages) board(c *gin.Context, id, uid int64, whole bool) (*boardView, error) {
-	return p.readBoard(c, id, uid, boardOptions{whole: whole})
-}
-
 // boardOptions shape a board.
 type boardOptions struct {
 	whole    bool // the whole log
@@ -476,104 +460,101 @@ type boardKey struct {
 	zone                  string
 }
 
-// Pages.boards are the boards of games in play read lately, drawn, by
-// key, so that a board read again (its players', its spectators', after a
-// live update) costs the session's query and the game's
-// (play.Service.Read, its state not used) and the page around it. Entries
-// are never changed; callers get copies.
-
-// readBoard is board with options. The game is read from the play path;
-// a board of it already drawn at its version (boards) is taken as it is,
-// without building it from the state again.
-func (p *Pages) readBoard(c *gin.Context, id, uid int64, o boardOptions) (*boardView, error) {
-	if o.whole || o.spectate {
-		return p.readBoardNow(c, id, uid, o)
-	}
+// board reads game id as user uid (0: nobody signed in) sees it, drawn;
+// a private game of others is models.ErrNotFound. It is the one read of a
+// board:
+//
+//   - the game, the reader's seat and its state come from the play path
+//     (play.Service.Read), the events of its log from play.Service.Events
+//     (the last play.RecentEvents, or with o.whole or once the game is over
+//     the whole log);
+//   - one cache, Pages.boards, keeps the boards of games in play drawn, by
+//     boardKey: game, version, deadline, seat (-1 for a visitor) and the
+//     reader's time zone. Nothing of a board so named changes but by a new
+//     version or deadline, which is another key: an entry is never made
+//     stale, only forgotten, the oldest first, when the cache is full. A
+//     read that finds its board takes it as it is (its state not used); a
+//     whole log, a spectator's view of a seated reader and a board before
+//     the start are drawn at every read. Entries are
+//     never changed: a reader gets a copy, and adds its own parts (its
+//     news, withNews) to the copy.
+func (p *Pages) board(c *gin.Context, id, uid int64, o boardOptions) (*boardView, error) {
+	cacheable := !o.whole && !o.spectate
 	zone := location(account(c)).String()
 	var hit *boardView
 	var k boardKey
-	var read *models.Game
-	bv, err := p.readBoardWith(c, id, uid, o, func(g *models.Game, seat int) bool {
-		read = g
-		var deadline int64
-		if g.DeadlineAt != nil {
-			deadline = g.DeadlineAt.UnixMicro()
-		}
-		k = boardKey{id: id, version: g.Version, deadline: deadline, seat: seat, zone: zone}
-		hit, _ = p.boards.Get(k)
-		return hit == nil
-	})
-	if hit != nil {
-		cp := *hit
-		cp.game = read
-		return &cp, nil
-	}
-	if err == nil && bv.Started {
-		b := buffers.Get().(*bytes.Buffer)
-		bv.News = newsSlot // each reader's own news goes there (withNews)
-		err := p.pages["game"].t.ExecuteTemplate(b, "board", view{Data: bv})
-		bv.HTML, bv.News = template.HTML(b.String()), ""
-		putBuffer(b)
-		if err != nil {
-			return nil, err
-		}
-		bv.zip = &zipBoard{html: string(bv.HTML)}
-		cp := *bv
-		cp.game = nil
-		p.boards.Put(k, &cp)
-	}
-	return bv, err
-}
-
-// readBoardNow reads the board from the play path.
-func (p *Pages) readBoardNow(c *gin.Context, id, uid int64, o boardOptions) (*boardView, error) {
-	return p.readBoardWith(c, id, uid, o, nil)
-}
-
-// readBoardWith is readBoardNow; build, if not nil, says from the game and
-// the reader's seat whether to build the board (false: the caller has it;
-// the result is then nil).
-func (p *Pages) readBoardWith(c *gin.Context, id, uid int64, o boardOptions, build func(g *models.Game, seat int) bool) (*boardView, error) {
 	ctx := c.Request.Context()
 	var bv boardView
 	key := newFormKey()
-	skip := false
+	var read *models.Game
 	err := p.play.Read(ctx, id, uid, func(g *models.Game, seat int, st *engine.State) error {
-		if build != nil && st != nil && !build(g, seat) {
-			skip = true
-			return nil
+		read = g
+		if cacheable && st != nil {
+			var deadline int64
+			if g.DeadlineAt != nil {
+				deadline = g.DeadlineAt.UnixMicro()
+			}
+			k = boardKey{id: id, version: g.Version, deadline: deadline, seat: seat, zone: zone}
+			if hit, _ = p.boards.Get(k); hit != nil {
+				return nil
+			}
 		}
 		if o.spectate {
 			bv = boardOf(g, engine.Spectator, st, 0, key)
 		} else {
 			bv = boardOf(g, seat, st, uid, key)
 		}
-		bv.game = g
 		return nil
 	})
-	if err != nil || skip {
-		return nil, err
-	}
-	if !bv.Started {
-		return &bv, p.openGameOf(c, &bv, uid)
-	}
-	a := account(c)
-	bv.DeadlineText = when(a, bv.Deadline)
-	var events []loggedEvent
-	if o.whole || bv.Over {
-		var recs []models.EventRecord
-		if recs, err = p.store.EventsAfter(ctx, id, 0, logEvents); err == nil {
-			events = decodeEvents(nil, recs)
-		}
-	} else {
-		events, err = p.latestEvents(ctx, id, bv.EventSeq)
-		bv.Earlier = len(events) > 0 && events[0].Seq > 1
-	}
 	if err != nil {
 		return nil, err
 	}
+	if hit != nil {
+		cp := *hit
+		cp.game = read
+		return &cp, nil
+	}
+	bv.game = read
+	if !bv.Started {
+		return &bv, p.openGameOf(c, &bv, uid)
+	}
+	if err := p.boardLog(c, &bv, o.whole); err != nil {
+		return nil, err
+	}
+	if !cacheable {
+		return &bv, nil
+	}
+	b := buffers.Get().(*bytes.Buffer)
+	bv.News = newsSlot // each reader's own news goes there (withNews)
+	err = p.pages["game"].t.ExecuteTemplate(b, "board", view{Data: &bv})
+	bv.HTML, bv.News = template.HTML(b.String()), ""
+	putBuffer(b)
+	if err != nil {
+		return nil, err
+	}
+	bv.zip = &zipBoard{html: string(bv.HTML)}
+	cp := bv
+	cp.game = nil
+	p.boards.Put(k, &cp)
+	return &bv, nil
+}
+
+// boardLog adds to bv (of a started game) its deadline in the reader's
+// words, its log (whole: every event; so too once the game is over), the
+// ratings of a finished game, and the address of its live stream.
+func (p *Pages) boardLog(c *gin.Context, bv *boardView, whole bool) error {
+	ctx := c.Request.Context()
+	a := account(c)
+	bv.DeadlineText = when(a, bv.Deadline)
+	events, err := p.play.Events(ctx, bv.ID, bv.EventSeq, whole || bv.Over)
+	if err != nil {
+		return err
+	}
+	if !whole && !bv.Over {
+		bv.Earlier = len(events) > 0 && events[0].Seq > 1
+	}
 	if bv.Fairness != nil {
-		bv.Fairness.Replay = "datamonsters replay --url " + p.cfg.BaseURL + " " + strconv.FormatInt(id, 10)
+		bv.Fairness.Replay = "datamonsters replay --url " + p.cfg.BaseURL + " " + strconv.FormatInt(bv.ID, 10)
 	}
 	for _, e := range events {
 		if e.Version > bv.Version {
@@ -582,21 +563,21 @@ func (p *Pages) readBoardWith(c *gin.Context, id, uid int64, o boardOptions, bui
 		bv.LastSeq = e.Seq
 		if v, ok := e.Event.For(bv.Seat); ok && v.Text != "" {
 			bv.Events = append(bv.Events, eventOf(e.Seq, e.At, v, clock(a, e.At)))
-			if v.Kind == engine.KindGameOver && bv.Result != nil {
+			if v.Kind == "game_over" && bv.Result != nil {
 				bv.Result.Reason = endedBecause(v)
 			}
 		}
 	}
-	bv.Log = groupedLogHTML(bv.Events, bv.Players, bv.Seat, o.whole || bv.Over)
+	bv.Log = groupedLogHTML(bv.Events, bv.Players, bv.Seat, whole || bv.Over)
 	if bv.Result != nil {
-		if bv.Result.Ratings, err = p.ratingLines(ctx, id, bv.Players); err != nil {
-			return nil, err
+		if bv.Result.Ratings, err = p.ratingLines(ctx, bv.ID, bv.Players); err != nil {
+			return err
 		}
 	}
 	if p.cfg.Hub != nil && !bv.Over {
-		bv.Live = gamePath(id) + "/live?last_event_id=" + strconv.FormatInt(bv.LastSeq, 10)
+		bv.Live = gamePath(bv.ID) + "/live?last_event_id=" + strconv.FormatInt(bv.LastSeq, 10)
 	}
-	return &bv, nil
+	return nil
 }
 
 // boardOf builds the board of g for seat (-1: a spectator) from st, its
@@ -796,101 +777,6 @@ func voteNote(g *models.Game, v *engine.View) string {
 		verb = "are"
 	}
 	return names(bots) + " " + verb + " played by the service’s bot, which never votes: a vote cannot end this game. Play it to its end, or resign."
-}
-
-// loggedEvent is a stored event of a game, decoded, not redacted.
-type loggedEvent = play.Event
-
-// decodeEvents appends the events of recs to out; a body that does not
-// decode is left out.
-func decodeEvents(out []loggedEvent, recs []models.EventRecord) []loggedEvent {
-	for _, r := range recs {
-		var ev engine.Event
-		if json.Unmarshal([]byte(r.Body), &ev) == nil {
-			out = append(out, loggedEvent{Seq: r.Seq, Version: r.Version, At: r.CreatedAt, Event: ev})
-		}
-	}
-	return out
-}
-
-// Pages.logs keeps the last events of the games read lately, decoded, so
-// that a board read again reads and decodes only the events recorded
-// since. Entries are never changed (a longer log replaces one).
-
-// lastSeq is the seq of the last event of l, 0 for none.
-func lastSeq(l []loggedEvent) int64 {
-	if len(l) == 0 {
-		return 0
-	}
-	return l[len(l)-1].Seq
-}
-
-// latestEvents returns the last boardEvents events of game id, oldest
-// first, up to seq at least (the game's last event as read; the log kept
-// is current without a query when it has it).
-func (p *Pages) latestEvents(ctx context.Context, id, seq int64) ([]loggedEvent, error) {
-	have, _ := p.logs.Get(id)
-	if len(have) > 0 && lastSeq(have) >= seq {
-		return have, nil
-	}
-	var recs []models.EventRecord
-	var err error
-	if len(have) == 0 {
-		recs, err = p.store.LatestEvents(ctx, id, boardEvents)
-	} else {
-		recs, err = p.store.EventsAfter(ctx, id, lastSeq(have), logEvents)
-	}
-	if err != nil {
-		return nil, err
-	}
-	if len(recs) == 0 {
-		return have, nil
-	}
-	out := decodeEvents(slices.Clip(have), recs)
-	if len(out) > boardEvents {
-		out = out[len(out)-boardEvents:]
-	}
-	p.logs.PutUnless(id, out, func(cur, out []loggedEvent) bool { return lastSeq(cur) >= lastSeq(out) })
-	return out, nil
-}
-
-// remember adds the events of a change the pages made to the log kept of
-// game id, when it follows on from it, so that the boards read next need
-// not read them. Only what a board reads of an event is kept (its kind,
-// text and redaction), copied: a change's events are not the pages' to keep.
-func (p *Pages) remember(id int64, res *play.Result) {
-	if res == nil || res.State == nil {
-		return
-	}
-	evs := res.Events()
-	if len(evs) == 0 {
-		return
-	}
-	have, _ := p.logs.Get(id)
-	if len(have) == 0 || lastSeq(have) != evs[0].Seq-1 {
-		return
-	}
-	out := slices.Clip(have)
-	for _, e := range evs {
-		out = append(out, loggedEvent{Seq: e.Seq, Version: e.Version, At: e.At, Event: readable(e.Event)})
-	}
-	if len(out) > boardEvents {
-		out = out[len(out)-boardEvents:]
-	}
-	// Unless another change's events came in meanwhile.
-	p.logs.PutUnless(id, out, func(cur, _ []loggedEvent) bool { return lastSeq(cur) != lastSeq(have) })
-}
-
-// readable is what a board reads of e: its kind, text and redaction,
-// and what its news read (cards, seats, counts), in memory of its own.
-func readable(e engine.Event) engine.Event {
-	out := engine.Event{Kind: e.Kind, Seat: e.Seat, Card: e.Card, Cards: slices.Clone(e.Cards), N: e.N, Target: e.Target,
-		On: e.On, Scores: slices.Clone(e.Scores), Seats: slices.Clone(e.Seats), Text: e.Text, Only: slices.Clone(e.Only)}
-	if e.Public != nil {
-		pub := readable(*e.Public)
-		out.Public = &pub
-	}
-	return out
 }
 
 // chooseHint says how many options a prompt takes.

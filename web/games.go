@@ -338,7 +338,7 @@ func (p *Pages) game(c *gin.Context) {
 		p.fail(c, errNotFound)
 		return
 	}
-	bv, err := p.board(c, id, userOf(c), false)
+	bv, err := p.board(c, id, userOf(c), boardOptions{})
 	if err == nil {
 		err = p.withNews(c.Request.Context(), bv, sinceOf(c, id))
 	}
@@ -359,7 +359,7 @@ func (p *Pages) gameLog(c *gin.Context) {
 		p.fail(c, errNotFound)
 		return
 	}
-	bv, err := p.board(c, id, userOf(c), true)
+	bv, err := p.board(c, id, userOf(c), boardOptions{whole: true})
 	if err != nil {
 		p.gameFailed(c, id, err)
 		return
@@ -386,7 +386,7 @@ func (p *Pages) boardAgain(c *gin.Context, id int64, err error) {
 		p.fail(c, err)
 		return
 	}
-	bv, berr := p.board(c, id, userOf(c), false)
+	bv, berr := p.board(c, id, userOf(c), boardOptions{})
 	if berr == nil {
 		// What happened since the page the form came from.
 		since, _ := strconv.ParseInt(c.PostForm("v"), 10, 64)
@@ -417,7 +417,6 @@ func (p *Pages) reclaim(c *gin.Context) {
 // game's page at next; a refusal shows the page again with it.
 func (p *Pages) changed(c *gin.Context, id int64, res *play.Result, err error, next string) {
 	if err == nil {
-		p.remember(id, res)
 		res.Done()
 		redirect(c, next)
 		return

@@ -86,6 +86,9 @@ type siteOptions struct {
 	replies bool
 	// log takes the site's log (nil: discarded).
 	log slog.Handler
+	// push, with outbox, sends Web Push (to push services on any address)
+	// and lets the API take subscriptions.
+	push *notifier.PushSender
 }
 
 var testSecret = []byte("test-secret-0123456789abcdef0123456789")
@@ -144,7 +147,7 @@ func newSite(t testing.TB, d models.Dialect, o siteOptions) *site {
 		hub = notifier.NewHub(0)
 		ob, err = notifier.NewOutbox(notifier.OutboxConfig{Store: st, Sender: sender, Email: ecfg, Hub: hub, Logger: log,
 			Now: clk.Now, UnsubscribeSecret: s.unsub, SignInSecret: s.secret, Timeouts: pl, Bots: pl,
-			PollInterval: 20 * time.Millisecond, DatabaseURL: dbURL,
+			PollInterval: 20 * time.Millisecond, DatabaseURL: dbURL, Push: o.push,
 			Webhook: notifier.NewWebhookClient(notifier.WebhookOptions{AllowPrivate: true, Timeout: 2 * time.Second})})
 		if err != nil {
 			t.Fatal(err)
@@ -156,6 +159,9 @@ func newSite(t testing.TB, d models.Dialect, o siteOptions) *site {
 			go ob.Listen(ctx)
 		}
 		acfg.Vacations = ob
+		if o.push != nil {
+			acfg.Push = o.push
+		}
 		if err := ob.Start(ctx); err != nil {
 			t.Fatal(err)
 		}

@@ -145,7 +145,7 @@ func (p *Pages) postMessage(c *gin.Context) {
 // talkAgain shows game id's board again with the message of the form,
 // refused for why, in its form.
 func (p *Pages) talkAgain(c *gin.Context, id int64, status int, why string) {
-	bv, err := p.board(c, id, userOf(c), false)
+	bv, err := p.board(c, id, userOf(c), boardOptions{})
 	if err != nil {
 		p.fail(c, err)
 		return

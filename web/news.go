@@ -163,13 +163,13 @@ func (z *zipBoard) halves() [2]gzPart {
 // newsOf is what changed for the reader of bv after version since: the
 // events of the versions after it up to the board's (since 0: after the
 // reader's last turn_ended), worded by play.News. Only the events a board
-// keeps (the last boardEvents) are read, whatever since says: earlier
+// keeps (the last play.RecentEvents) are read, whatever since says: earlier
 // reports that more happened before them, which the log has.
 func (p *Pages) newsOf(ctx context.Context, bv *boardView, since int64) (sentences []string, earlier bool, err error) {
 	if since >= bv.Version || bv.Seat < 0 && since <= 0 {
 		return nil, false, nil
 	}
-	events, err := p.latestEvents(ctx, bv.ID, bv.EventSeq)
+	events, err := p.play.Events(ctx, bv.ID, bv.EventSeq, false)
 	if err != nil || len(events) == 0 {
 		return nil, false, err
 	}
@@ -185,7 +185,7 @@ func (p *Pages) newsOf(ctx context.Context, bv *boardView, since int64) (sentenc
 		}
 	}
 	earlier = events[0].Version > since+1 && events[0].Seq > 1
-	var upTo []loggedEvent
+	var upTo []play.Event
 	for _, e := range events {
 		if e.Version <= bv.Version {
 			upTo = append(upTo, e)

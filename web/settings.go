@@ -1,10 +1,8 @@
 package web
 
 import (
-	"crypto/aes"
 	"crypto/cipher"
 	"crypto/hmac"
-	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"html/template"
@@ -15,6 +13,7 @@ import (
 	"time"
 
 	"github.com/datamonsters/turns/accounts"
+	"github.com/datamonsters/turns/internal/mac"
 	"github.com/datamonsters/turns/internal/router"
 	"github.com/datamonsters/turns/models"
 	"github.com/datamonsters/turns/notifier"
@@ -323,11 +322,7 @@ func (p *Pages) once(c *gin.Context, do func(acc *accounts.Service) ([]byte, err
 // is in one).
 func (p *Pages) sealed(c *gin.Context) cipher.AEAD {
 	c.Request.ParseForm()
-	m := hmac.New(sha256.New, p.cfg.Secret)
-	m.Write([]byte("settings form record\x00" + c.Request.URL.Path + "\n" + c.Request.PostForm.Encode()))
-	block, _ := aes.NewCipher(m.Sum(nil)) // a 32-byte key: no error
-	aead, _ := cipher.NewGCM(block)
-	return aead
+	return mac.AEAD(p.cfg.Secret, "settings form record", []byte(c.Request.URL.Path+"\n"+c.Request.PostForm.Encode()))
 }
 
 // changeEmail changes the user's address and mails a link to verify the

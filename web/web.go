@@ -75,7 +75,6 @@ type Pages struct {
 	pages  map[string]*page
 	assets *assets
 	boards *bounded.Map[boardKey, *boardView] // the boards read lately
-	logs   *bounded.Map[int64, []loggedEvent] // the last events of the games read lately
 	turns  chan struct{}                      // a token per page read being served (Config.Readers)
 	queued atomic.Int64                       // page reads waiting for a turn
 }
@@ -106,7 +105,6 @@ func New(store *models.Store, mail notifier.Sender, cfg Config, log *slog.Logger
 	}
 	p := &Pages{cfg: cfg, play: cfg.Play, acc: cfg.Accounts, store: store, mail: mail, log: log, now: now, secure: base.Scheme == "https",
 		cop: http.NewCrossOriginProtection(), boards: bounded.New[boardKey, *boardView](2048),
-		logs:  bounded.New[int64, []loggedEvent](2048),
 		turns: make(chan struct{}, cfg.Readers)}
 	if err := p.cop.AddTrustedOrigin(base.Scheme + "://" + base.Host); err != nil {
 		return nil, fmt.Errorf("web: BASE_URL: %w", err)
@@ -183,6 +181,10 @@ func (p *Pages) Routes(r *gin.Engine) {
 	my.POST("/settings/vacations/:id/end", p.endVacation)
 	my.POST("/settings/calendar", p.newCalendar)
 	my.POST("/settings/calendar/off", p.calendarOff)
+	my.GET(pushPath, p.pushPage)
+	my.POST(pushPath, p.pushOn)
+	my.POST(pushPath+"/off", p.pushOff)
+	my.POST(pushPath+"/:id/off", p.pushDeviceOff)
 	my.POST("/settings/tokens", p.createToken)
 	my.POST("/settings/tokens/:id/revoke", p.revokeToken)
 	my.POST("/settings/sessions/end", p.endSessions)

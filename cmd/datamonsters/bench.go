@@ -94,7 +94,7 @@ func runBench(args []string) int {
 			defer started.stop()
 			n, vacations = &started, started.outbox
 		}
-		acfg := accountsConfig(cfg, vacations)
+		acfg := accountsConfig(cfg, vacations, nil)
 		acfg.LoginBurst, acfg.LoginAddressBurst, acfg.RegisterBurst = 1<<20, 1<<20, 1<<20 // every client registers and logs in from one address
 		as := api.New(st, pl, accounts.New(st, pl, acfg, log, nil), apiConfig(cfg), log, nil)
 		if n != nil {

@@ -52,6 +52,10 @@ type Config struct {
 	// INBOUND_SECRET, INBOUND_MAX_BYTES and REPLY_DOMAIN: how replies to
 	// decision emails come in.
 	Inbound inboundConfig
+	// Push is VAPID_PUBLIC_KEY, VAPID_PRIVATE_KEY and VAPID_SUBJECT (see
+	// loadPushConfig): the keys are generated once into DataDir/vapid.key
+	// when both are unset.
+	Push notifier.PushConfig
 }
 
 // loadConfig reads the configuration through getenv (os.Getenv in main, a map
@@ -115,7 +119,7 @@ func loadConfig(getenv func(string) string) (Config, error) {
 		return Config{}, err
 	}
 	secret := getenv("JWT_SECRET")
-	if cfg.DatabaseURL == "" || secret == "" {
+	if cfg.DatabaseURL == "" || secret == "" || !vapidSet(getenv) {
 		if err := writableDir("DATA_DIR", cfg.DataDir); err != nil {
 			return Config{}, err
 		}
@@ -127,6 +131,9 @@ func loadConfig(getenv func(string) string) (Config, error) {
 		cfg.JWTSecret = []byte(s)
 	} else if cfg.JWTSecret, err = persistedSecret(filepath.Join(cfg.DataDir, "jwt.secret")); err != nil {
 		return Config{}, fmt.Errorf("JWT secret: %w", err)
+	}
+	if cfg.Push, err = loadPushConfig(getenv, cfg.DataDir, cfg.Email.From.Address); err != nil {
+		return Config{}, err
 	}
 	return cfg, nil
 }
@@ -173,35 +180,53 @@ func writableDir(name, dir string) error {
 // a new random secret (mode 0600) when it does not exist, so that tokens stay
 // valid across restarts without any configuration.
 func persistedSecret(path string) ([]byte, error) {
+	s, err := persisted(path, func() (string, error) {
+		var raw [32]byte
+		if _, err := rand.Read(raw[:]); err != nil {
+			return "", err
+		}
+		return hex.EncodeToString(raw[:]), nil
+	}, func(s string) error {
+		if len(s) < 32 {
+			return errors.New("secret shorter than 32 characters")
+		}
+		return nil
+	})
+	return []byte(s), err
+}
+
+// persisted returns the line stored in path, which check accepts, creating
+// the file (mode 0600) with a new value from generate when it does not
+// exist.
+func persisted(path string, generate func() (string, error), check func(string) error) (string, error) {
 	data, err := os.ReadFile(path)
 	if err == nil {
 		s := strings.TrimSpace(string(data))
-		if len(s) < 32 {
-			return nil, fmt.Errorf("%s: secret shorter than 32 characters", path)
+		if err := check(s); err != nil {
+			return "", fmt.Errorf("%s: %w", path, err)
 		}
-		return []byte(s), nil
+		return s, nil
 	}
 	if !errors.Is(err, os.ErrNotExist) {
-		return nil, err
+		return "", err
 	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return nil, err
+		return "", err
 	}
-	var raw [32]byte
-	if _, err := rand.Read(raw[:]); err != nil {
-		return nil, err
+	s, err := generate()
+	if err != nil {
+		return "", err
 	}
-	s := hex.EncodeToString(raw[:])
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if errors.Is(err, os.ErrExist) {
-		return persistedSecret(path) // another process won the race
+		return persisted(path, generate, check) // another process won the race
 	}
 	if err != nil {
-		return nil, err
+		return "", err
 	}
 	if _, err := f.WriteString(s + "\n"); err != nil {
 		f.Close()
-		return nil, err
+		return "", err
 	}
-	return []byte(s), f.Close()
+	return s, f.Close()
 }

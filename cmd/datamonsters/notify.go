@@ -15,7 +15,8 @@ import (
 )
 
 // startNotifications wires the notification pipeline: the email sender
-// (SMTP, or a folder of .eml files with no SMTP_HOST), the webhook client,
+// (SMTP, or a folder of .eml files with no SMTP_HOST), the webhook and
+// push clients,
 // the live-stream hub with its Postgres LISTEN loop and the presence
 // heartbeat of its connections, and the River outbox
 // whose jobs the store writes in each game change's transaction. It returns
@@ -39,10 +40,14 @@ func startNotifications(ctx context.Context, cfg Config, st *models.Store, pl *p
 		reply = notifier.ReplyConfig{Secret: replySecret(cfg), Domain: ic.Domain}
 	}
 	unsub := deriveSecret(cfg.JWTSecret, "datamonsters unsubscribe links")
+	push, err := notifier.NewPushSender(cfg.Push, wopts)
+	if err != nil {
+		fatal(err)
+	}
 	hub := notifier.NewHub(0)
 	ob, err := notifier.NewOutbox(notifier.OutboxConfig{Store: st, Sender: sender, Email: ecfg,
-		Webhook: notifier.NewWebhookClient(wopts), Hub: hub, Logger: log, UnsubscribeSecret: unsub, SignInSecret: links, Reply: reply,
-		Timeouts: pl, Bots: pl, DatabaseURL: cfg.DatabaseURL, JobTimeout: cfg.JobTimeout})
+		Webhook: notifier.NewWebhookClient(wopts), Push: push, Hub: hub, Logger: log, UnsubscribeSecret: unsub, SignInSecret: links,
+		Reply: reply, Timeouts: pl, Bots: pl, DatabaseURL: cfg.DatabaseURL, JobTimeout: cfg.JobTimeout})
 	if err != nil {
 		fatal(err)
 	}
@@ -66,7 +71,8 @@ func startNotifications(ctx context.Context, cfg Config, st *models.Store, pl *p
 		hub.Close()
 		sender.Close()
 	}
-	return notifications{stop: stop, sender: sender, email: ecfg, outbox: ob, inbound: ic, hub: hub, presence: presence, unsub: unsub}
+	return notifications{stop: stop, sender: sender, email: ecfg, outbox: ob, inbound: ic, hub: hub, presence: presence, unsub: unsub,
+		push: push}
 }
 
 // forAPI is what the API's notification routes need of n; page draws the
@@ -87,7 +93,8 @@ type notifications struct {
 	inbound  inboundConfig // how replies come in (see startInbound)
 	hub      *notifier.Hub
 	presence *notifier.Presence
-	unsub    []byte // signs the unsubscribe links
+	unsub    []byte               // signs the unsubscribe links
+	push     *notifier.PushSender // sends Web Push
 }
 
 // deriveSecret returns the key for purpose derived from the server's

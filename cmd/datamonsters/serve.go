@@ -88,7 +88,7 @@ func wire(ctx context.Context, cfg Config, st *models.Store, log *slog.Logger) h
 	pl := play.New(st, nil, log)
 	links := deriveSecret(cfg.JWTSecret, "datamonsters email links")
 	n := startNotifications(ctx, cfg, st, pl, links, log)
-	acc := accounts.New(st, pl, accountsConfig(cfg, n.outbox), log, nil)
+	acc := accounts.New(st, pl, accountsConfig(cfg, n.outbox, n.push), log, nil)
 	srv := api.New(st, pl, acc, apiConfig(cfg), log, nil)
 	pages, err := web.New(st, n.sender, web.Config{BaseURL: cfg.BaseURL, Secret: links, MailDomain: n.email.Domain(),
 		Play: pl, Accounts: acc, Hub: n.hub, Presence: n.presence, Replies: n.inbound.enabled()}, log, nil)
@@ -102,10 +102,14 @@ func wire(ctx context.Context, cfg Config, st *models.Store, log *slog.Logger) h
 }
 
 // accountsConfig is the accounts' part of the configuration; vacations
-// tells of the vacations they book.
-func accountsConfig(cfg Config, vacations accounts.VacationNotice) accounts.Config {
-	return accounts.Config{Secret: cfg.JWTSecret, Issuer: cfg.JWTIssuer, Audience: cfg.JWTAudience, AccessTTL: cfg.AccessTTL,
+// tells of the vacations they book; push (nil: none) sends Web Push.
+func accountsConfig(cfg Config, vacations accounts.VacationNotice, push *notifier.PushSender) accounts.Config {
+	ac := accounts.Config{Secret: cfg.JWTSecret, Issuer: cfg.JWTIssuer, Audience: cfg.JWTAudience, AccessTTL: cfg.AccessTTL,
 		RefreshTTL: cfg.RefreshTTL, Kinds: notifier.KindNames(), Channels: notifier.Channels, Vacations: vacations}
+	if push != nil {
+		ac.Push = push
+	}
+	return ac
 }
 
 // apiConfig is the API's part of the configuration (with the router's,

@@ -8,7 +8,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/datamonsters/turns/accounts"
 	"github.com/datamonsters/turns/refusal"
 	"github.com/gin-gonic/gin"
 )
@@ -30,7 +29,7 @@ func KindOf(err error) refusal.Kind {
 // the seconds until the bucket is full again (t), one item per limit, in
 // the order they are counted. A limit a refused attempt did not reach is
 // in the policy alone. A tally of nothing says nothing.
-func RateHeaders(c *gin.Context, t accounts.Tally) {
+func RateHeaders(c *gin.Context, t refusal.Tally) {
 	if len(t.Limits) == 0 {
 		return
 	}
@@ -46,7 +45,7 @@ func RateHeaders(c *gin.Context, t accounts.Tally) {
 // limits with their RateLimit-Policy, a request refused before it is
 // counted (a malformed one) too; RateHeaders adds RateLimit once it
 // counts.
-func RatePolicy(limits ...accounts.Limit) gin.HandlerFunc {
+func RatePolicy(limits ...refusal.Limit) gin.HandlerFunc {
 	policy := policyHeader(limits)
 	return func(c *gin.Context) {
 		c.Header("RateLimit-Policy", policy)
@@ -56,7 +55,7 @@ func RatePolicy(limits ...accounts.Limit) gin.HandlerFunc {
 
 // policyHeader is the RateLimit-Policy of limits: each with its quota (q,
 // the burst) and window (w, the seconds an empty bucket takes to fill).
-func policyHeader(limits []accounts.Limit) string {
+func policyHeader(limits []refusal.Limit) string {
 	var out []string
 	for _, l := range limits {
 		burst := max(l.Rate.Burst, 1)
@@ -67,7 +66,7 @@ func policyHeader(limits []accounts.Limit) string {
 
 // item is the limit's name as a RateLimit field names it: a quoted string,
 // "login-account".
-func item(l accounts.Limit) string { return strconv.Quote(strings.ReplaceAll(l.Name, " ", "-")) }
+func item(l refusal.Limit) string { return strconv.Quote(strings.ReplaceAll(l.Name, " ", "-")) }
 
 // ceilSeconds is d in whole seconds, rounded up.
 func ceilSeconds(d time.Duration) int64 { return int64((d + time.Second - 1) / time.Second) }
