@@ -2274,6 +2274,9 @@ type QueuedActionsData struct {
 
 	// SettingsUrl The recipient's notification preferences.
 	SettingsUrl string `json:"settings_url"`
+
+	// Turn The turn whose queue it was (the recipient's); 0 when not said.
+	Turn *int `json:"turn,omitempty"`
 }
 
 // RefreshRequest defines model for RefreshRequest.

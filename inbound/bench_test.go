@@ -218,11 +218,10 @@ const (
 )
 
 // emailTargetsDue makes BenchmarkEmailGames fail when the planner misses a
-// target. The emails and duplicates are the notifier's half of issue 19
-// (one email per decision): set it to true once that half is in, and run
-// the benchmark with -benchtime 4x, since a few games are a small sample
-// for the share of turns in one reply.
-const emailTargetsDue = false
+// target (issue 19: both halves, a turn in one reply and one email per
+// decision, are in). Run the benchmark with -benchtime 4x, since a few
+// games are a small sample for the share of turns in one reply.
+const emailTargetsDue = true
 
 // emailGamesEach is how many games each iteration of BenchmarkEmailGames
 // plays on each database (-benchtime 4x: four times as many).
@@ -262,9 +261,12 @@ func BenchmarkEmailGames(b *testing.B) {
 				f.p(0.5).Round(time.Millisecond), f.p(0.99).Round(time.Millisecond))
 			b.Logf("the planner's %d turns over one reply: %d with a plan refused, the others asked again by the game (a question, a plan an interrupt stopped)",
 				f.plan.turns-f.plan.inOne, f.plan.refusedTurns)
-			b.Logf("emails by subject: planner %v; numbers %v", f.plan.subjects, f.num.subjects)
-			for _, s := range f.plan.dupSubjects {
+			b.Logf("emails by kind: planner %v; numbers %v", f.plan.kinds, f.num.kinds)
+			for _, s := range f.plan.dupDetails {
 				b.Logf("planner's duplicate: %s", s)
+			}
+			for _, s := range f.num.dupDetails {
+				b.Logf("numbers' duplicate: %s", s)
 			}
 			if emailTargetsDue {
 				if got := f.plan.oneReply(); got < targetOneReply {
@@ -330,8 +332,8 @@ type playerFigures struct {
 	claims                int // its replies that played plays, a claim and the end of its turn at once
 	refusedTurns          int // its turns over one reply because a reply of it was refused
 	emails, dups          int
-	subjects              map[string]int // emails by subject, its game's name and turn left out
-	dupSubjects           []string       // the duplicates: subject, and what it repeats
+	kinds                 map[string]int // emails by kind (mailKind)
+	dupDetails            []string       // the duplicates: their kinds and first lines, and what they repeat
 }
 
 func (p playerFigures) repliesPerTurn() float64 { return float64(p.replies) / float64(max(p.turns, 1)) }
@@ -369,7 +371,7 @@ func (f gameFigures) report(b *testing.B) {
 // sumFigures adds up the figures of several games.
 func sumFigures(all []gameFigures) gameFigures {
 	var s gameFigures
-	s.plan.subjects, s.num.subjects = map[string]int{}, map[string]int{}
+	s.plan.kinds, s.num.kinds = map[string]int{}, map[string]int{}
 	for _, f := range all {
 		s.turns += f.turns
 		s.offTurn += f.offTurn
@@ -383,24 +385,58 @@ func sumFigures(all []gameFigures) gameFigures {
 			to.refusedTurns += from.refusedTurns
 			to.emails += from.emails
 			to.dups += from.dups
-			to.dupSubjects = append(to.dupSubjects, from.dupSubjects...)
-			for k, n := range from.subjects {
-				to.subjects[k] += n
+			to.dupDetails = append(to.dupDetails, from.dupDetails...)
+			for k, n := range from.kinds {
+				to.kinds[k] += n
 			}
 		}
 	}
 	return s
 }
 
-// subjectRe is what a subject says past the game's name and turn.
-var subjectRe = regexp.MustCompile(`^\[Data Monsters\] [^:]*: |\s*\(turn \d+\)`)
+// kindRe reads the kind of a game's email from its Message-ID: the
+// notification kind of the outbox's key ("g12.v30.your_turn.u3"), or
+// "reply" for the answer to a reply.
+var kindRe = regexp.MustCompile(`\.v\d+\.([a-z_]+)\.u\d+|\.(reply)\.`)
+
+// mailKind is what m is, for the breakdown of emails: its notification
+// kind, or for the answer to a reply, what became of the reply ("answer:
+// played", "answer: refused"), as replies say.
+func mailKind(m sent, replies []emailReply) string {
+	k := kindRe.FindStringSubmatch(m.MessageID)
+	switch {
+	case k == nil:
+		return "other"
+	case k[1] != "":
+		return k[1]
+	}
+	for _, r := range replies {
+		if r.MessageID == m.InReplyTo && m.InReplyTo != "" {
+			if r.refused() {
+				return "answer: refused"
+			}
+			return "answer: played"
+		}
+	}
+	return "answer"
+}
+
+// firstLine is the first line of an email's text past its greeting.
+func firstLine(text string) string {
+	for _, l := range strings.Split(text, "\n") {
+		if l = strings.TrimSpace(l); l != "" && !strings.HasPrefix(l, "Hello ") {
+			return l
+		}
+	}
+	return ""
+}
 
 // measure works out the figures of one game from its replies and the
 // emails the sink accepted (those to the seats' users since start): the
 // emails that arrived between two replies come from the change the first
 // of them made, since emailGame waits for the outbox before each reply.
 func measure(replies []emailReply, msgs []sent, start time.Time, users []*models.User, plan int) gameFigures {
-	f := gameFigures{plan: playerFigures{subjects: map[string]int{}}, num: playerFigures{subjects: map[string]int{}}}
+	f := gameFigures{plan: playerFigures{kinds: map[string]int{}}, num: playerFigures{kinds: map[string]int{}}}
 	who := func(seat int) *playerFigures {
 		if seat == plan {
 			return &f.plan
@@ -448,23 +484,24 @@ func measure(replies []emailReply, msgs []sent, start time.Time, users []*models
 				continue
 			}
 			p.emails++
-			subject := subjectRe.ReplaceAllString(m.Subject, "")
-			p.subjects[subject]++
+			kind := mailKind(m, replies)
+			p.kinds[kind]++
+			what := fmt.Sprintf("%s (%q)", kind, firstLine(m.Text))
 			c := change(m.At)
 			text := sameText(m.Text)
 			switch first, ok := byChange[c]; {
 			case ok:
 				p.dups++
-				p.dupSubjects = append(p.dupSubjects, fmt.Sprintf("%q beside %q, from one change", subject, first))
+				p.dupDetails = append(p.dupDetails, fmt.Sprintf("%s beside %s, from one change", what, first))
 			case byText[text] != "":
 				p.dups++
-				p.dupSubjects = append(p.dupSubjects, fmt.Sprintf("%q, the same text as an earlier %q", subject, byText[text]))
+				p.dupDetails = append(p.dupDetails, fmt.Sprintf("%s, the same text as an earlier %s", what, byText[text]))
 			}
 			if _, ok := byChange[c]; !ok {
-				byChange[c] = subject
+				byChange[c] = what
 			}
 			if byText[text] == "" {
-				byText[text] = subject
+				byText[text] = what
 			}
 		}
 	}
@@ -487,45 +524,63 @@ func sameText(text string) string {
 // out: Ana's turn takes two replies of hers (the second refused) and one
 // answer of Ben's in a window, Ben's one reply; Ana gets a second email
 // from her first reply's change, and later the text of her first email
-// again.
+// again; each email is counted by its kind, an answer by what became of
+// the reply.
 func TestEmailFigures(t *testing.T) {
 	t0 := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
 	at := func(ms int) time.Time { return t0.Add(time.Duration(ms) * time.Millisecond) }
 	ana, ben := &models.User{Email: "ana@example.com"}, &models.User{Email: "ben@example.com"}
-	mail := func(to *models.User, ms int, subject, text string) sent {
-		return sent{To: `"x" <` + to.Email + `>`, At: at(ms), Subject: "[Data Monsters] Game #1: " + subject, Text: text}
+	// An email of kind (a notification kind, or "reply" for an answer,
+	// then the Message-ID of the reply answered) at ms.
+	mail := func(to *models.User, ms int, kind, text string) sent {
+		k, reply, _ := strings.Cut(kind, " ")
+		m := sent{To: `"x" <` + to.Email + `>`, At: at(ms), Subject: "[Data Monsters] Game #1: ana, ben", Text: "Hello x,\n\n" + text,
+			MessageID: fmt.Sprintf("game-1.g1.v%d.%s.u1.email@dm.example", ms, k)}
+		if k == "reply" {
+			m.MessageID, m.InReplyTo = fmt.Sprintf("game-1.g1.reply.%d@dm.example", ms), reply
+		}
+		return m
 	}
-	answer := func(ms int) *sent { m := mail(ana, ms, "", ""); return &m }
+	answer := func(to *models.User, ms int, reply string) *sent {
+		m := mail(to, ms, "reply "+reply, "Your moves were played: "+reply)
+		return &m
+	}
 	replies := []emailReply{
-		{Seat: 0, Active: 0, Turn: 1, Body: "play x\nclaim y\nend", Moved: true, Sent: at(1000), Answer: answer(1040)},
-		{Seat: 1, Active: 0, Turn: 1, Body: "pass", Moved: true, Sent: at(2000), Answer: answer(2030)},
-		{Seat: 0, Active: 0, Turn: 1, Body: "claim z\nend", Sent: at(3000), Answer: answer(3100)}, // refused
-		{Seat: 1, Active: 1, Turn: 2, Body: "1 end", Moved: true, Sent: at(4000), Answer: answer(4020)},
+		{Seat: 0, Active: 0, Turn: 1, Body: "play x\nclaim y\nend", Moved: true, MessageID: "r1", Sent: at(1000), Answer: answer(ana, 1040, "r1")},
+		{Seat: 1, Active: 0, Turn: 1, Body: "pass", Moved: true, MessageID: "r2", Sent: at(2000), Answer: answer(ben, 2030, "r2")},
+		{Seat: 0, Active: 0, Turn: 1, Body: "claim z\nend", MessageID: "r3", Sent: at(3000), Answer: answer(ana, 3100, "r3")}, // refused
+		{Seat: 1, Active: 1, Turn: 2, Body: "1 end", Moved: true, MessageID: "r4", Sent: at(4000), Answer: answer(ben, 4020, "r4")},
 	}
 	msgs := []sent{
-		mail(ana, 100, "earlier game", "another game's"),
-		mail(ana, 600, "your turn (turn 1)", "your turn\nhttps://dm.example/a?t=1\n"),
-		mail(ana, 1040, "your moves were played", "played"),
-		mail(ben, 1050, "a decision waits for you", "window"),
-		mail(ana, 1060, "a decision waits for you", "window for you"),
-		mail(ben, 2030, "your moves were played", "passed"),
-		mail(ana, 3100, "your moves were played", "ended"),
-		mail(ben, 3110, "your turn (turn 2)", "your turn, ben"),
-		mail(ben, 4020, "your moves were played", "ended, ben"),
-		mail(ana, 4500, "your turn (turn 3)", "your turn\nhttps://dm.example/a?t=2\n"),
+		mail(ana, 100, "your_turn", "another game's"),
+		mail(ana, 600, "your_turn", "It is your turn.\nhttps://dm.example/a?t=1\n"),
+		*replies[0].Answer,
+		mail(ben, 1050, "prompt_waiting", "window"),
+		mail(ana, 1060, "prompt_waiting", "window for you"),
+		*replies[1].Answer,
+		*replies[2].Answer,
+		mail(ben, 3110, "your_turn", "your turn, ben"),
+		*replies[3].Answer,
+		mail(ana, 4500, "your_turn", "It is your turn.\nhttps://dm.example/a?t=2\n"),
 	}
+	msgs[6].Text = "Hello x,\n\nNothing was played."
+	replies[2].Answer = &msgs[6]
 	f := measure(replies, msgs, at(500), []*models.User{ana, ben}, 0)
 	if f.turns != 2 || f.offTurn != 1 || len(f.latencies) != 4 || f.p(0.5) != 30*time.Millisecond || f.p(1) != 100*time.Millisecond {
 		t.Fatalf("turns %d, off-turn %d, latencies %v", f.turns, f.offTurn, f.latencies)
 	}
 	if p := f.plan; p.turns != 1 || p.replies != 2 || p.inOne != 0 || p.claims != 1 || p.refusedTurns != 1 || p.emails != 5 || p.dups != 2 ||
-		p.subjects["your turn"] != 2 || p.subjects["a decision waits for you"] != 1 {
+		p.kinds["your_turn"] != 2 || p.kinds["prompt_waiting"] != 1 || p.kinds["answer: played"] != 1 || p.kinds["answer: refused"] != 1 {
 		t.Fatalf("Ana's figures %+v", p)
+	}
+	if p := f.plan; !strings.Contains(p.dupDetails[0], `prompt_waiting ("window for you") beside answer: played`) ||
+		!strings.Contains(p.dupDetails[1], `your_turn ("It is your turn."), the same text as an earlier your_turn ("It is your turn.")`) {
+		t.Fatalf("Ana's duplicates %q", p.dupDetails)
 	}
 	if n := f.num; n.turns != 1 || n.replies != 1 || n.inOne != 1 || n.emails != 4 || n.dups != 0 {
 		t.Fatalf("Ben's figures %+v", n)
 	}
-	if s := sumFigures([]gameFigures{f, f}); s.turns != 4 || s.plan.dups != 4 || s.num.inOne != 2 || s.plan.subjects["your turn"] != 4 {
+	if s := sumFigures([]gameFigures{f, f}); s.turns != 4 || s.plan.dups != 4 || s.num.inOne != 2 || s.plan.kinds["your_turn"] != 4 {
 		t.Fatalf("two games: %+v", s)
 	}
 }

@@ -172,7 +172,8 @@ func readLetter(text string) letter {
 		case strings.HasPrefix(line, "Global zone:"):
 			section = "global"
 			continue
-		case strings.HasPrefix(line, "Nothing of your reply was played"):
+		case line == "Nothing was played.":
+			// The answer to a refused reply: its headline, then the line at fault.
 			l.Refused = true
 			if i+1 < len(ls) && strings.HasPrefix(ls[i+1], "  > ") {
 				l.Failed = strings.TrimPrefix(ls[i+1], "  > ")

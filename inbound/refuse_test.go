@@ -21,6 +21,7 @@ import (
 	"github.com/datamonsters/turns/models"
 	"github.com/datamonsters/turns/models/modelstest"
 	"github.com/datamonsters/turns/notifier"
+	"github.com/datamonsters/turns/play"
 	"github.com/emersion/go-msgauth/dkim"
 )
 
@@ -36,6 +37,62 @@ func (e *env) latest(u *models.User) sent {
 	}
 	e.t.Fatalf("no decision email to %s", u.Email)
 	return sent{}
+}
+
+// invite opens a fast 2-player game of host, with guest invited, and
+// returns it with the invitation guest was emailed, which has a general
+// reply address.
+func (e *env) invite(t *testing.T, host, guest *models.User) (int64, sent) {
+	t.Helper()
+	before := len(e.sink.to(guest.Email))
+	res, err := e.play.Create(context.Background(), host.ID, play.NewGame{Players: 2, Mode: "fast", Invite: []string{guest.Username},
+		Deck: play.DeckChoice{Prebuilt: "running-a-startup"}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Done()
+	e.settle()
+	inv := e.sink.to(guest.Email)[before:]
+	if len(inv) != 1 || inv[0].ReplyTo == "" || inv[0].decision() {
+		t.Fatalf("the invitation's reply address: %+v", inv)
+	}
+	return res.Game.ID, inv[0]
+}
+
+// start starts game id of host and returns the game and, of players, the
+// one who waits (the other plays first).
+func (e *env) start(t *testing.T, id int64, host *models.User, players [2]*models.User) (*models.Game, *models.User) {
+	t.Helper()
+	res, err := e.play.Start(context.Background(), id, host.ID, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Done()
+	e.settle()
+	g, err := e.st.GameNoState(context.Background(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g.Seats[0].Awaited {
+		return g, players[1]
+	}
+	return g, players[0]
+}
+
+// answered sends u's plain reply to em with body over SMTP and returns
+// its answer, once the outbox has sent it.
+func (e *env) answered(t *testing.T, u *models.User, em sent, body string) sent {
+	t.Helper()
+	raw := replyTo(u, em, body).raw()
+	if err := e.sendSMTP(u.Email, em.ReplyTo, raw); err != nil {
+		t.Fatal(err)
+	}
+	e.settle()
+	a := e.answerTo(messageIDOf(raw))
+	if a == nil {
+		t.Fatalf("%q: no answer", body)
+	}
+	return *a
 }
 
 // replyTo is a plain reply of u to em with body.

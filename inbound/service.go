@@ -364,6 +364,9 @@ type answer struct {
 	data  notifier.ReplyAnswer
 	board bool     // the reply asked for the board: shown even to a seat that waits
 	says  []string // the reply's messages ("say" lines), posted once its moves are played
+	// reason is how the game ended, when the reply's change ended it
+	// (its game_over event); "" for not known.
+	reason string
 }
 
 // handle checks the reply's sender and seat, plays its commands and
@@ -491,6 +494,7 @@ func (a *answer) play(ctx context.Context) (Result, error) {
 			return nil
 		}
 		actions, texts = plan.Actions, plan.Texts
+		a.data.Skipped = play.Skipped(rd, plan)
 		return nil
 	})
 	switch {
@@ -662,7 +666,9 @@ func clipText(s string) string {
 func (a *answer) control(ctx context.Context, rd *play.Reading) (Result, error) {
 	p, r := a.s.cfg.Play, a.reply
 	key := "email:" + hex.EncodeToString(a.hash[:16])
-	rec := &play.Record{Key: models.Key{UserID: r.UserID, Key: key}, Make: func(*play.Result) (*models.Idempotency, error) {
+	// The answer shows what the change leaves, the game's end among it:
+	// the change sends the seat no email of its own (Answered).
+	rec := &play.Record{Key: models.Key{UserID: r.UserID, Key: key}, Answered: true, Make: func(*play.Result) (*models.Idempotency, error) {
 		return &models.Idempotency{UserID: r.UserID, Key: key, RequestHash: a.hash, Status: 200, Response: []byte("[]")}, nil
 	}}
 	var res *play.Result
@@ -733,10 +739,21 @@ func deckNames() string {
 // the other seats saw happen because of it, and what comes next.
 func (a *answer) applied(ctx context.Context, res *play.Result, texts []string) (Result, error) {
 	a.data.Applied = texts
+	var evs []engine.Event
 	for _, e := range res.Events() {
 		if v, ok := e.For(a.reply.Seat); ok && v.Text != "" {
 			a.data.Since = append(a.data.Since, v.Text)
 		}
+		if e.Kind == "game_over" {
+			a.reason = notifier.EndReason(e.Event)
+		}
+		evs = append(evs, e.Event)
+	}
+	if res.State != nil {
+		// What the change did that the moves' author did not write (an
+		// interrupt that cancelled a card of theirs, a claim that failed),
+		// first in the answer, as their board's banner says it.
+		a.data.News = notifier.News(res.State.Table(), a.reply.Seat, evs)
 	}
 	if err := a.say(ctx); err != nil {
 		return Result{}, err
@@ -850,6 +867,10 @@ func (a *answer) now(g *models.Game, st *engine.State) {
 	switch {
 	case st.Over():
 		a.data.Next = "The game is over."
+		// The end of the game as its email says it: the answer stands for
+		// that email, which the change did not send the seat.
+		over := notifier.Final(st, seat, g.Version, a.reason, notifier.ReplayCommand(a.s.cfg.Email.BaseURL, g.ID))
+		a.data.Over = &over
 	case len(engine.PromptsFor(st, seat)) > 0:
 		a.data.Next = "A decision waits for you."
 	case st.Active == seat && slices.Contains(awaiting, seat):

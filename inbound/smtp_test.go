@@ -12,7 +12,6 @@ import (
 	"github.com/datamonsters/turns/inbound"
 	"github.com/datamonsters/turns/models"
 	"github.com/datamonsters/turns/notifier"
-	"github.com/datamonsters/turns/play"
 )
 
 // smtpDialog runs an SMTP session over TCP with the server at addr, as a
@@ -189,35 +188,12 @@ func TestCommandsFromAnyEmail(t *testing.T) {
 	e := newEnv(t, models.SQLite)
 	ana, ben, cy := e.user("ana"), e.user("ben"), e.user("cy")
 	ctx := context.Background()
-	res, err := e.play.Create(ctx, ana.ID, play.NewGame{Players: 2, Mode: "fast", Invite: []string{"ben"},
-		Deck: play.DeckChoice{Prebuilt: "running-a-startup"}}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	id := res.Game.ID
-	res.Done()
-	e.settle()
-	inv := e.sink.to(ben.Email)
-	if len(inv) != 1 || inv[0].ReplyTo == "" || inv[0].decision() {
-		t.Fatalf("the invitation's reply address: %+v", inv)
-	}
-	send := func(u *models.User, em sent, body string) sent {
-		t.Helper()
-		raw := replyTo(u, em, body).raw()
-		if err := e.sendSMTP(u.Email, em.ReplyTo, raw); err != nil {
-			t.Fatal(err)
-		}
-		e.settle()
-		a := e.answerTo(messageIDOf(raw))
-		if a == nil {
-			t.Fatalf("%q: no answer", body)
-		}
-		return *a
-	}
-	if a := send(ben, inv[0], "1"); !strings.Contains(a.Text, "The game is open; nothing was played") {
+	id, inv := e.invite(t, ana, ben)
+	send := func(u *models.User, em sent, body string) sent { t.Helper(); return e.answered(t, u, em, body) }
+	if a := send(ben, inv, "1"); !strings.Contains(a.Text, "The game is open; nothing was played") {
 		t.Fatalf("a number to an invitation:\n%s", a.Text)
 	}
-	if a := send(ben, inv[0], "join working for the enterprise\nThanks!"); !strings.Contains(a.Text, "You joined the game with the deck Working for the Enterprise") ||
+	if a := send(ben, inv, "join working for the enterprise\nThanks!"); !strings.Contains(a.Text, "You joined the game with the deck Working for the Enterprise") ||
 		!strings.Contains(a.Text, "> Thanks!") {
 		t.Fatalf("join:\n%s", a.Text)
 	}
@@ -225,16 +201,7 @@ func TestCommandsFromAnyEmail(t *testing.T) {
 	if !g.Seats[1].Joined || g.Seats[1].Deck == nil || !strings.Contains(*g.Seats[1].Deck, "working-for-the-enterprise") {
 		t.Fatalf("ben's seat %+v", g.Seats[1])
 	}
-	if res, err = e.play.Start(ctx, id, ana.ID, nil); err != nil {
-		t.Fatal(err)
-	}
-	res.Done()
-	e.settle()
-	g, _ = e.st.GameNoState(ctx, id)
-	waiting := ana
-	if g.Seats[0].Awaited {
-		waiting = ben
-	}
+	g, waiting := e.start(t, id, ana, [2]*models.User{ana, ben})
 	var started *sent
 	for _, m := range e.sink.to(waiting.Email) {
 		if strings.Contains(m.Subject, "started") || strings.Contains(m.Text, "has started") {
@@ -257,16 +224,8 @@ func TestCommandsFromAnyEmail(t *testing.T) {
 		t.Fatalf("board and help moved the game from %d to %d", g.Version, v)
 	}
 	// An invitation turned down.
-	res, err = e.play.Create(ctx, ana.ID, play.NewGame{Players: 2, Mode: "fast", Invite: []string{"cy"},
-		Deck: play.DeckChoice{Prebuilt: "running-a-startup"}}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	other := res.Game.ID
-	res.Done()
-	e.settle()
-	inv = e.sink.to(cy.Email)
-	if a := send(cy, inv[len(inv)-1], "decline"); !strings.Contains(a.Text, "You declined the invitation") {
+	other, inv := e.invite(t, ana, cy)
+	if a := send(cy, inv, "decline"); !strings.Contains(a.Text, "You declined the invitation") {
 		t.Fatalf("decline:\n%s", a.Text)
 	}
 	if g, _ := e.st.GameNoState(ctx, other); g.Seats[1].UserID != nil {

@@ -224,7 +224,7 @@ func TestSayWithMovesByEmail(t *testing.T) {
 				u = ben
 			}
 			em := e.latest(u)
-			ans := e.sayReply(u, em, "say Over to you\nclaim no such challenge")
+			ans := e.sayReply(u, em, "say Over to you\n99")
 			if !strings.Contains(ans.Text, "Nothing was played.") || !strings.Contains(ans.Text, "Your message was not posted either.") {
 				t.Errorf("a refused reply's answer:\n%s", ans.Text)
 			}
@@ -316,6 +316,7 @@ func TestSayReading(t *testing.T) {
 		{"Say:hi there", []string{"hi there"}, 0, ""},
 		{"say " + long, []string{long}, 0, ""},
 		{"3\nsay nice\nend", []string{"nice"}, 2, ""},
+		{"say good game\ntake care", []string{"good game"}, 0, ""}, // a sign-off beside a message is skipped
 		{"say", nil, 0, "write your message after"},
 		{"I'd say thanks", nil, 0, "holds no command"},
 		{"sayonara", nil, 0, "holds no command"},

@@ -416,7 +416,7 @@ func TestComposeAndSend(t *testing.T) {
 		t.Fatalf("sink got %d messages", len(msgs))
 	}
 	p := parseMail(t, msgs[0].Data)
-	if got := p.decodedHeader(t, "Subject"); got != "[Data Monsters] Friday lab: Ana, Bob, Cleo" {
+	if got := p.decodedHeader(t, "Subject"); got != "[Data Monsters] Friday lab, hosted by Bob" {
 		t.Errorf("Subject = %q", got)
 	}
 	if p.Header.Get("Message-Id") != "<game-42.ev-18.u-1@dm.example>" || p.Header.Get("References") != "<game-42@dm.example>" ||

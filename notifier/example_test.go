@@ -55,7 +55,7 @@ func ExampleSign() {
 // Sender.Send with the Message.
 func ExampleCompose() {
 	d := notifier.YourTurn{
-		Common: notifier.Common{Recipient: "Ana", GameID: "42", GameTitle: "Friday lab", Names: []string{"Ana", "Bob"},
+		Common: notifier.Common{Recipient: "Ana", GameID: "42", GameTitle: "Friday lab", Host: "Bob",
 			GameURL: "https://dm.example/games/42", UnsubscribeURL: "https://dm.example/v1/unsubscribe?token=t"},
 		Turn:  7,
 		Since: []string{"Bob drew 2 cards."},
@@ -69,7 +69,7 @@ func ExampleCompose() {
 	fmt.Println(m.MessageID, m.InReplyTo)
 	fmt.Print(m.Text[:strings.Index(m.Text, "Open the game")])
 	// Output:
-	// [Data Monsters] Friday lab: Ana, Bob
+	// [Data Monsters] Friday lab, hosted by Bob
 	// game-42.ev-17.u-3@dm.example game-42@dm.example
 	// Hello Ana,
 	//

@@ -9,13 +9,15 @@ import (
 
 // Subject is the subject of every email about c's game, the same from
 // the first to the last so that every mail client keeps them in one
-// conversation: "[Data Monsters] Game #12: ana, bob" (the game's title and
-// the players' names, c.Names). What changed is each email's headline.
-// Mail about no game (the digest) has a subject of its own.
+// conversation: "[Data Monsters] Game #12, hosted by ana" (the game's
+// title and its host, c.Host, who is in the game from its invitations to
+// its end, when the other players may still change before the start).
+// What changed is each email's headline. Mail about no game (the digest)
+// has a subject of its own.
 func Subject(c Common) string {
 	s := "[Data Monsters] " + gameName(c)
-	if len(c.Names) > 0 {
-		s += ": " + strings.Join(c.Names, ", ")
+	if c.Host != "" {
+		s += ", hosted by " + c.Host
 	}
 	return s
 }
@@ -59,9 +61,9 @@ func Headline(d Data) string {
 		return s + "."
 	case QueuedActions:
 		if x.Dropped {
-			return "Your queued actions were dropped after the interrupt window closed."
+			return "Your queued actions were dropped after the interrupt window closed" + turnWords(x.Turn) + "."
 		}
-		return "Your queued actions were played: the interrupt window closed."
+		return "Your queued actions were played" + turnWords(x.Turn) + ": the interrupt window closed."
 	case DeadlineReminder:
 		when := c.Until(x.Deadline)
 		if when == "" {
@@ -97,6 +99,8 @@ func Headline(d Data) string {
 		return x.From + " wrote to the table."
 	case ReplyAnswer:
 		switch {
+		case len(x.Applied) > 0 && x.Over != nil:
+			return "Your moves were played. " + Headline(*x.Over)
 		case len(x.Applied) > 0:
 			return "Your moves were played."
 		case x.Taken:

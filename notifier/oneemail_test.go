@@ -107,7 +107,7 @@ func TestOneEmailPerDecision(t *testing.T) {
 			return n == 2
 		})
 		time.Sleep(200 * time.Millisecond)
-		subject := "[Data Monsters] Game #" + strconv.FormatInt(pg.id, 10) + ": ana, ben"
+		subject := "[Data Monsters] Game #" + strconv.FormatInt(pg.id, 10) + ", hosted by ana"
 		perChange := map[string]int{}
 		kinds := map[string]int{}
 		for _, m := range e.sink.messages() {
@@ -237,7 +237,8 @@ func TestNoTurnEmailWhileTheBoardIsOpen(t *testing.T) {
 
 // TestOneEmailEach: of the notes one change makes for one person, the
 // most pressing goes by email, standing for the others; the seat its door
-// answers itself gets none but the game's end.
+// answers itself gets none, not even the game's end, which the door's
+// answer says.
 func TestOneEmailEach(t *testing.T) {
 	t.Parallel()
 	yt := &YourTurn{Turn: 4}
@@ -252,7 +253,7 @@ func TestOneEmailEach(t *testing.T) {
 		{userID: 4, seat: 3, kind: KindQueuedActions, data: &QueuedActions{}},
 	}
 	got := oneEmailEach(notes, []int{2, 3}, func(note) bool { return true })
-	want := map[int][]string{0: nil, 2: {"ana ran out of time: the turn ended with the default choices."}, 5: nil}
+	want := map[int][]string{0: nil, 2: {"ana ran out of time: the turn ended with the default choices."}}
 	if len(got) != len(want) {
 		t.Fatalf("emailed %v, want %v", got, want)
 	}
@@ -399,6 +400,27 @@ players:
 	return res.State
 }
 
+// scenarioGame stores an active game of ana and ben (the first two
+// users) in st, ana's turn, under the policy holders.
+func (e *outboxEnv) scenarioGame(t *testing.T, st *engine.State) *models.Game {
+	t.Helper()
+	data, err := st.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := e.clock.Now()
+	g := &models.Game{CreatedBy: e.users[0].ID, Status: models.StatusActive, Mode: "fast", Policy: "holders", Players: 2,
+		Settings: `{"turn_deadline_seconds":259200,"prompt_deadline_seconds":86400}`, Version: 1, State: data, StartedAt: &now}
+	for i, u := range e.users[:2] {
+		id := u.ID
+		g.Seats = append(g.Seats, models.Seat{SeatNo: i, UserID: &id, Username: u.Username, Joined: true, Awaited: i == 0})
+	}
+	if err := e.st.CreateGame(context.Background(), g, models.Happened{}); err != nil {
+		t.Fatal(err)
+	}
+	return g
+}
+
 // TestStandingAnswerSendsNothing: Ana plays a batch of three Tools, each
 // of which opens an interrupt window for Ben. With his standing answer
 // covering them, the batch runs through and nobody is emailed; without
@@ -410,25 +432,12 @@ func TestStandingAnswerSendsNothing(t *testing.T) {
 			e := newOutboxEnv(t, d)
 			o := e.outbox(t, true)
 			st := standingScenario(t, pass)
-			data, err := st.Marshal()
-			if err != nil {
-				t.Fatal(err)
-			}
-			now := e.clock.Now()
-			g := &models.Game{CreatedBy: e.users[0].ID, Status: models.StatusActive, Mode: "fast", Policy: "holders", Players: 2,
-				Settings: `{"turn_deadline_seconds":259200,"prompt_deadline_seconds":86400}`, Version: 1, State: data, StartedAt: &now}
-			for i, u := range e.users[:2] {
-				id := u.ID
-				g.Seats = append(g.Seats, models.Seat{SeatNo: i, UserID: &id, Username: u.Username, Joined: true, Awaited: i == 0})
-			}
-			if err := e.st.CreateGame(ctx, g, models.Happened{}); err != nil {
-				t.Fatal(err)
-			}
+			g := e.scenarioGame(t, st)
 			wrenches := []engine.Action{}
 			for _, in := range st.Players[0].Hand {
 				wrenches = append(wrenches, engine.Action{Type: engine.ActPlayTool, Card: in.ID})
 			}
-			_, err = e.st.Mutate(ctx, g.ID, func(g *models.Game) (*models.Change, error) {
+			_, err := e.st.Mutate(ctx, g.ID, func(g *models.Game) (*models.Change, error) {
 				cur, err := engine.Unmarshal(g.State)
 				if err != nil {
 					return nil, err

@@ -142,6 +142,11 @@ func (o *Outbox) changeNotes(ctx context.Context, tx models.OutboxTx, g *models.
 	if g.DeadlineAt != nil {
 		deadline = *g.DeadlineAt
 	}
+	table := st.Table()
+	evs := make([]engine.Event, len(events))
+	for i, e := range events {
+		evs[i] = e.ev
+	}
 	var notes []note
 	for _, s := range g.Seats {
 		if s.UserID == nil {
@@ -149,6 +154,7 @@ func (o *Outbox) changeNotes(ctx context.Context, tx models.OutboxTx, g *models.
 		}
 		uid, seat := *s.UserID, s.SeatNo
 		fill := &Fill{GameID: g.ID, Version: g.Version, Seat: seat}
+		news := News(table, seat, evs)
 		if h.Started {
 			d := &GameStarted{Players: seatNames(g), FirstPlayer: seatName(g, st.Active), YourTurn: st.Active == seat && !h.Over}
 			n := note{userID: uid, seat: seat, kind: KindGameStarted, data: d, common: &d.Common}
@@ -169,7 +175,7 @@ func (o *Outbox) changeNotes(ctx context.Context, tx models.OutboxTx, g *models.
 					continue
 				}
 				if queued == nil {
-					queued = &QueuedActions{Actions: []string{}}
+					queued = &QueuedActions{Actions: []string{}, News: news, Turn: turnAt(st, events, e.seq)}
 					notes = append(notes, note{userID: uid, seat: seat, kind: KindQueuedActions, data: queued, common: &queued.Common})
 				}
 				if ev.Kind == "queue_dropped" {
@@ -193,7 +199,7 @@ func (o *Outbox) changeNotes(ctx context.Context, tx models.OutboxTx, g *models.
 			}
 		}
 		if h.Over {
-			d := &GameOver{Reason: endReason(events), Replay: o.replayCommand(g)}
+			d := &GameOver{Reason: endReason(events), Replay: o.replayCommand(g), News: news}
 			notes = append(notes, note{userID: uid, seat: seat, kind: KindGameOver, data: d, common: &d.Common, fill: fill})
 			continue
 		}
@@ -221,24 +227,37 @@ func (o *Outbox) changeNotes(ctx context.Context, tx models.OutboxTx, g *models.
 		turnStarted := slices.ContainsFunc(events, func(e event) bool { return e.ev.Kind == "turn_started" && e.ev.Seat == seat })
 		switch {
 		case turnStarted && st.Active == seat && !h.Started:
-			d := &YourTurn{Turn: st.Turn, Since: eventTexts(events, seat), Deadline: deadline}
+			d := &YourTurn{Turn: st.Turn, Since: eventTexts(events, seat), News: news, Deadline: deadline}
 			notes = append(notes, note{userID: uid, seat: seat, kind: KindYourTurn, data: d, common: &d.Common, fill: fill})
 		case len(fresh) == 0 && st.Active == seat && !h.Started && slices.Contains(h.Awaited, seat):
 			// The game waits for the seat again, its turn going on (an
 			// interrupt window of another seat closed): without this email a
 			// player who plays by email would not know.
-			d := &YourTurn{Turn: st.Turn, Since: eventTexts(events, seat), Deadline: deadline}
+			d := &YourTurn{Turn: st.Turn, Since: eventTexts(events, seat), News: news, Deadline: deadline}
 			f := *fill
 			f.NoPrompts = true
 			notes = append(notes, note{userID: uid, seat: seat, kind: KindYourTurn, data: d, common: &d.Common, fill: &f})
 		case len(fresh) > 0:
-			d := &PromptWaiting{TurnOf: seatName(g, st.Active), Turn: st.Turn, Since: eventTexts(events, seat), Deadline: deadline}
+			d := &PromptWaiting{TurnOf: seatName(g, st.Active), Turn: st.Turn, Since: eventTexts(events, seat), News: news, Deadline: deadline}
 			f := *fill
 			f.Prompts = fresh
 			notes = append(notes, note{userID: uid, seat: seat, kind: KindPromptWaiting, data: d, common: &d.Common, fill: &f})
 		}
 	}
 	return notes, nil
+}
+
+// turnAt is the turn of the game st, the state a change of events
+// leaves, at its event seq: a turn the change started after it is not
+// yet.
+func turnAt(st *engine.State, events []event, seq int64) int {
+	turn := st.Turn
+	for _, e := range events {
+		if e.seq > seq && e.ev.Kind == "turn_started" {
+			turn--
+		}
+	}
+	return turn
 }
 
 // parsedChange returns the change's new engine state and its events with
@@ -270,16 +289,27 @@ func endReason(events []event) string {
 	reason := ""
 	for _, e := range events {
 		if e.ev.Kind == "game_over" {
-			reason = cmp.Or(engine.EndReason(e.ev), e.ev.Text)
+			reason = EndReason(e.ev)
 		}
 	}
 	return reason
 }
 
+// EndReason is how a game ended, as its game_over event e says it ("the
+// last challenge was won"), for the game-over email's first line.
+func EndReason(e engine.Event) string { return cmp.Or(engine.EndReason(e), e.Text) }
+
 // replayCommand is the command that checks a finished game g: it replays
 // the game's public log from its revealed secret (docs/fairness.md).
 func (o *Outbox) replayCommand(g *models.Game) string {
-	return "datamonsters replay --url " + strings.TrimRight(o.cfg.Email.BaseURL, "/") + " " + strconv.FormatInt(g.ID, 10)
+	return ReplayCommand(o.cfg.Email.BaseURL, g.ID)
+}
+
+// ReplayCommand is the command that checks finished game id of the
+// service at baseURL: it replays the game's public log from its revealed
+// secret (docs/fairness.md).
+func ReplayCommand(baseURL string, id int64) string {
+	return "datamonsters replay --url " + strings.TrimRight(baseURL, "/") + " " + strconv.FormatInt(id, 10)
 }
 
 // reclaimURL is where a player takes back their seat from the bot: the
@@ -383,7 +413,7 @@ func (o *Outbox) dispatch(ctx context.Context, tx models.OutboxTx, g *models.Gam
 		}
 		c := n.common
 		c.Recipient = cmp.Or(u.DisplayName, u.Username)
-		c.GameID, c.GameTitle, c.GameURL, c.Names = gid, "Game #"+gid, GameURL(base, g.ID), subjectNames(g)
+		c.GameID, c.GameTitle, c.GameURL, c.Host = gid, "Game #"+gid, GameURL(base, g.ID), hostName(g)
 		c.SettingsURL = PreferencesURL(base)
 		if o.cfg.UnsubscribeSecret != nil {
 			c.UnsubscribeURL = UnsubscribeURL(base, UnsubscribeToken(o.cfg.UnsubscribeSecret, strconv.FormatInt(u.ID, 10), string(n.kind)))
@@ -490,11 +520,11 @@ var emailRank = map[Kind]int{KindGameOver: 1, KindPromptWaiting: 2, KindYourTurn
 // email of their own (direct: not gathered by a digest), by its index in
 // notes, with the headlines of the others it stands for. A seat that the
 // change's door answers itself (answered: an email reply's answer, which
-// shows what the change did and the board it leaves) gets no email from
-// it but the game's end.
+// shows what the change did and the board it leaves, and the game's end
+// when the change ends it) gets no email from it.
 func oneEmailEach(notes []note, answered []int, direct func(note) bool) map[int][]string {
 	candidate := func(n note) bool {
-		return direct(n) && (n.kind == KindGameOver || !slices.Contains(answered, n.seat))
+		return direct(n) && !slices.Contains(answered, n.seat)
 	}
 	best := map[int64]int{}
 	for i, n := range notes {
@@ -661,17 +691,15 @@ func seatName(g *models.Game, seat int) string {
 	return ""
 }
 
-// subjectNames are the names the subject of g's emails gives its players:
-// every seat's that has one, in seat order (see Subject). From the start
-// they are the same in every email of the game.
-func subjectNames(g *models.Game) []string {
-	var out []string
+// hostName is the name of g's host, its creator (in seat 0 from its
+// creation), as the subject of its emails names them.
+func hostName(g *models.Game) string {
 	for _, s := range g.Seats {
-		if s.Username != "" {
-			out = append(out, s.Username)
+		if s.UserID != nil && *s.UserID == g.CreatedBy {
+			return s.Username
 		}
 	}
-	return out
+	return seatName(g, 0)
 }
 
 func seatNames(g *models.Game) []string {

@@ -47,20 +47,28 @@ var boardsBuilt atomic.Int64
 // filled returns d with what f adds to it, built from the game's state at
 // f.Version.
 func (o *Outbox) filled(ctx context.Context, d Data, f *Fill) (Data, error) {
+	d, _, err := o.filledState(ctx, d, f)
+	return d, err
+}
+
+// filledState is filled, with the state it read (nil for none).
+func (o *Outbox) filledState(ctx context.Context, d Data, f *Fill) (Data, *engine.State, error) {
 	if f == nil {
-		return d, nil
+		return d, nil, nil
 	}
 	st, err := o.stateAt(ctx, f.GameID, f.Version)
 	if errors.Is(err, play.ErrNoState) || errors.Is(err, models.ErrNotFound) {
 		// Never to be had: the notification goes out with what the change
 		// said, without what the state would have added.
 		o.log.Warn("notification without the game's state", "game", f.GameID, "version", f.Version, "error", err)
-		return fillData(d, nil, *f)
+		d, err = fillData(d, nil, *f)
+		return d, nil, err
 	}
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return fillData(d, st, *f)
+	d, err = fillData(d, st, *f)
+	return d, st, err
 }
 
 // fillData adds to d what f names, from st, the game's state at
@@ -98,17 +106,33 @@ func fillData(d Data, st *engine.State, f Fill) (Data, error) {
 		x.Hand, x.Prompts = Hand(v), Prompts(st, ps, x.Deadline)
 		return x, nil
 	case GameOver:
-		x.Scores, x.TieBreak = ranked(v)
-		x.Board = board()
-		for i := range x.Board.Seats {
-			x.Board.Seats[i].Active = false // nobody plays now
-		}
-		if secret, salt, ok := st.Reveal(); ok {
-			x.Secret, x.Salt, x.Commitment = secret.String(), salt.String(), st.Commitment()
-		}
-		return x, nil
+		return finalOf(x, st, v, f.Seat, f.Version), nil
 	}
 	return nil, fmt.Errorf("notifier: nothing to fill in a %s notification", d.Kind())
+}
+
+// Final is the end of a finished game as seat sees it in its state st at
+// version: the scores by rank with the tie-break, the final board and the
+// fairness check, with how it ended (reason, "" for not said) and the
+// command that replays it (replay). The game-over email says it, and so
+// does the answer to the reply that ended the game, which stands for that
+// email.
+func Final(st *engine.State, seat int, version int64, reason, replay string) GameOver {
+	return finalOf(GameOver{Reason: reason, Replay: replay}, st, st.View(seat), seat, version)
+}
+
+// finalOf is x with the scores, the final board and the fairness check of
+// st as seat sees it (v).
+func finalOf(x GameOver, st *engine.State, v *engine.View, seat int, version int64) GameOver {
+	x.Scores, x.TieBreak = ranked(v)
+	x.Board = SeatBoard(st, v, seat, version)
+	for i := range x.Board.Seats {
+		x.Board.Seats[i].Active = false // nobody plays now
+	}
+	if secret, salt, ok := st.Reveal(); ok {
+		x.Secret, x.Salt, x.Commitment = secret.String(), salt.String(), st.Commitment()
+	}
+	return x
 }
 
 // unfilled is d with empty lists where a fill would have put its lists,

@@ -266,7 +266,7 @@ func TestOutboxInvitationsAndStartByEmail(t *testing.T) {
 			to = append(to, m.Rcpts...)
 			p := parseMail(t, m.Data)
 			// The game's one subject; what the email is about, its first line.
-			if p.Header.Get("Subject") != "[Data Monsters] Game #"+strconv.FormatInt(g.ID, 10)+": ana, ben, cy" ||
+			if p.Header.Get("Subject") != "[Data Monsters] Game #"+strconv.FormatInt(g.ID, 10)+", hosted by ana" ||
 				!strings.Contains(p.Text, "Hello ") || !strings.Contains(p.Text, "ana invites you to play") {
 				t.Errorf("subject %q, text:\n%s", p.Header.Get("Subject"), p.Text)
 			}

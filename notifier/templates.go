@@ -57,9 +57,10 @@ type Common struct {
 	GameID    string // "" for mail about no single game (the digest)
 	GameTitle string // the game's title as its creator typed it
 	GameURL   string // link to the game in a client; "" hides the link
-	// Names are the game's players, as the subject of its every email
-	// names them (see Subject); none: the subject names the game only.
-	Names []string
+	// Host is the game's host, its creator, who holds a seat of it from
+	// before the start to the end: the subject of its every email names
+	// them (see Subject); "": the subject names the game only.
+	Host string
 
 	UnsubscribeURL string // one-click unsubscribe for this kind of mail; "" hides it
 	SettingsURL    string // notification preferences; "" hides it
@@ -249,8 +250,12 @@ type GameStarted struct {
 // YourTurn: it is the recipient's turn.
 type YourTurn struct {
 	Common
-	Turn     int       // turn number; 0 hides it
-	Since    []string  // what happened since the recipient last acted, redacted for them
+	Turn  int      // turn number; 0 hides it
+	Since []string // what happened since the recipient last acted, redacted for them
+	// News is what changed for the recipient, in the sentences of the
+	// board's banner (News): the first lines of the email. It is not part
+	// of the notification's public payload.
+	News     []string
 	Hand     []Card    // the recipient's hand
 	Prompts  []Prompt  // prompts also waiting for the recipient
 	Deadline time.Time // when the turn times out; zero: no deadline
@@ -261,9 +266,11 @@ type YourTurn struct {
 // player's turn (an interrupt window, a choice).
 type PromptWaiting struct {
 	Common
-	TurnOf   string    // whose turn it is ("" to leave out)
-	Turn     int       // turn number; 0 hides it
-	Since    []string  // what happened since the recipient last acted
+	TurnOf string   // whose turn it is ("" to leave out)
+	Turn   int      // turn number; 0 hides it
+	Since  []string // what happened since the recipient last acted
+	// News: what changed for the recipient, as YourTurn.News says.
+	News     []string
 	Prompts  []Prompt  // at least one
 	Hand     []Card    // the recipient's hand, to decide with
 	Deadline time.Time // when unanswered prompts pass; zero: no deadline
@@ -277,6 +284,9 @@ type QueuedActions struct {
 	Dropped bool     // false: all resumed
 	Actions []string // what ran of the queue, in words (the engine's events)
 	Reason  string   // Dropped: which action was dropped, and why
+	Turn    int      // the turn whose queue it was; 0 hides it
+	// News: what changed for the recipient, as YourTurn.News says.
+	News []string
 }
 
 // DeadlineReminder: most of the recipient's time is used up.
@@ -314,9 +324,11 @@ type ReplyAnswer struct {
 	SayRefused string
 	Taken      bool   // the reply answered a decision that was already taken
 	Next       string // what happens next ("It is still your turn.", "Ben's turn.")
-	Since      []string
-	Hand       []Card
-	Prompts    []Prompt
+	// News: what changed for the recipient, as YourTurn.News says.
+	News    []string
+	Since   []string
+	Hand    []Card
+	Prompts []Prompt
 	// Board is the game now, with the recipient's fresh numbered moves and
 	// a fresh reply address; nil when they have nothing to do now.
 	Board    *Board
@@ -328,6 +340,10 @@ type ReplyAnswer struct {
 	// may answer now to the interrupt windows of the others' coming turn
 	// (StandingOffer); none: no offer.
 	Offer []string
+	// Over is the end of the game when it is over (Final): the answer to
+	// the reply that ended it stands for the game-over email, which the
+	// change then sends the recipient no more. nil: the game goes on.
+	Over *GameOver `json:",omitempty"`
 }
 
 // TimeoutApplied: a deadline passed and the engine's default was applied.
@@ -371,6 +387,8 @@ type GameOver struct {
 	// public log and checks all three.
 	Secret, Salt, Commitment string
 	Replay                   string
+	// News: what changed for the recipient, as YourTurn.News says.
+	News []string
 }
 
 // VacationNotice: another player is away; their clocks pause.

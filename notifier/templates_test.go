@@ -25,7 +25,7 @@ func common() Common {
 		GameURL:        "https://dm.example/games/42",
 		UnsubscribeURL: "https://dm.example/v1/unsubscribe?token=abc",
 		SettingsURL:    "https://dm.example/settings/notifications",
-		Names:          []string{"Ana", "Bob", "Cleo"},
+		Host:           "Bob",
 		Now:            renderNow,
 	}
 }
@@ -79,11 +79,13 @@ func samples() []Data {
 			TurnDeadline: 72 * time.Hour, PromptDeadline: 24 * time.Hour, JoinURL: "https://dm.example/games/42/join"},
 		GameStarted{Common: c, Players: []string{"Bob", "Ana", "Cleo"}, FirstPlayer: "Ana", YourTurn: true, Deadline: due},
 		YourTurn{Common: replying, Turn: 7, Deadline: due, Hand: hand, Prompts: nil, Board: board,
-			Since: []string{"Bob drew 2 cards.", "Bob placed Senior Overfit Goblin in his Lab.", "Cleo claimed Sort a Billion Rows (3 Big Data Points)."}},
+			Since: []string{"Bob drew 2 cards.", "Bob placed Senior Overfit Goblin in his Lab.", "Cleo claimed Sort a Billion Rows (3 Big Data Points)."},
+			News:  []string{"Bob placed Overfit Goblin (Senior) in their Lab.", "Cleo won Sort a Billion Rows (3 Big Data Points)."}},
 		PromptWaiting{Common: c, TurnOf: "Bob", Turn: 8, Prompts: prompts, Hand: hand, Deadline: prompts[0].Deadline,
 			Since: []string{"Bob played Quantum Annealer into a Software Build."}},
-		QueuedActions{Common: c, Dropped: true, Actions: []string{"Your queued action runs: Play Data Lake into your build (TECH 2, SCI 1 so far)."},
-			Reason: "Your 2 queued actions were dropped at \"Claim Sort a Billion Rows\": your build has too little TECH."},
+		QueuedActions{Common: c, Dropped: true, Turn: 8, Actions: []string{"Your queued action runs: Play Data Lake into your build (TECH 2, SCI 1 so far)."},
+			Reason: "Your 2 queued actions were dropped at \"Claim Sort a Billion Rows\": your build has too little TECH.",
+			News:   []string{"Bob played Merge Conflict: your Data Lake (TECH 2, SCI 1) was cancelled."}},
 		DeadlineReminder{Common: c, Prompt: true, Prompts: prompts, Deadline: prompts[0].Deadline},
 		TimeoutApplied{Common: c, Player: "Ana", You: true, Applied: []string{"Your open build was abandoned.", "You discarded Data Lake down to the hand limit."},
 			Consecutive: 2, Limit: 3},
@@ -175,7 +177,7 @@ func TestRenderYourTurnContent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if subject != "[Data Monsters] Friday lab: Ana, Bob, Cleo" {
+	if subject != "[Data Monsters] Friday lab, hosted by Bob" {
 		t.Errorf("subject = %q", subject)
 	}
 	for _, want := range []string{
@@ -222,7 +224,7 @@ func TestRenderEscaping(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if subject != "[Data Monsters] <script>alert(1)</script> Bcc: x@y: Ana, Bob, Cleo" {
+	if subject != "[Data Monsters] <script>alert(1)</script> Bcc: x@y, hosted by Bob" {
 		t.Errorf("subject = %q", subject)
 	}
 	for _, bad := range []string{"<script>", "<img", "<b>Card</b>", `" onmouseover="`, `href="javascript:`} {
@@ -250,22 +252,22 @@ func TestRenderVariants(t *testing.T) {
 		text    []string
 	}{
 		{QueuedActions{Common: c, Actions: []string{"complete the build"}},
-			"[Data Monsters] Friday lab: Ana, Bob, Cleo",
+			"[Data Monsters] Friday lab, hosted by Bob",
 			[]string{"Your queued actions were played", "  - complete the build"}},
 		{TimeoutApplied{Common: c, Player: "Bob", Prompt: true, Consecutive: 3, Limit: 3, TakeOver: "bot"},
-			"[Data Monsters] Friday lab: Ana, Bob, Cleo",
+			"[Data Monsters] Friday lab, hosted by Bob",
 			[]string{"Bob ran out of time: the default answers applied.", "After 3 timeouts in a row, a bot now plays Bob's seat."}},
 		{TimeoutApplied{Common: c, You: true, Consecutive: 1, Limit: 2, TakeOver: "forfeit"},
-			"[Data Monsters] Friday lab: Ana, Bob, Cleo",
+			"[Data Monsters] Friday lab, hosted by Bob",
 			[]string{"You ran out of time: the turn ended with the default choices.", "After 1 timeout in a row, you have forfeited the game."}},
 		{GameOver{Common: c, Scores: []Score{{Player: "Ana", Points: 9, You: true, Winner: true}, {Player: "Bob", Points: 9, Winner: true}}},
-			"[Data Monsters] Friday lab: Ana, Bob, Cleo",
+			"[Data Monsters] Friday lab, hosted by Bob",
 			[]string{"  1. Ana (you): 9  - winner\n  2. Bob: 9  - winner\n", "Game over. You and Bob share the win."}},
 		{GameStarted{Common: c, Players: []string{"Bob", "Ana"}, FirstPlayer: "Bob"},
-			"[Data Monsters] Friday lab: Ana, Bob, Cleo",
+			"[Data Monsters] Friday lab, hosted by Bob",
 			[]string{"The game has started: Bob plays first.", "We will tell you when it is your turn."}},
 		{DeadlineReminder{Common: c, Deadline: renderNow.Add(90 * time.Minute)},
-			"[Data Monsters] Friday lab: Ana, Bob, Cleo",
+			"[Data Monsters] Friday lab, hosted by Bob",
 			[]string{"Reminder: your turn ends in 1 hour 30 minutes.", "At the deadline it ends with the default choices.",
 				"Deadline: your turn ends Sun 29 Nov 2026, 22:30 UTC (in 1 hour 30 minutes)"}},
 		{Digest{Common: Common{Recipient: "Ana"}},

@@ -193,18 +193,29 @@ func (w *emailWorker) Work(ctx context.Context, job *river.Job[EmailArgs]) error
 	if err != nil {
 		return river.JobCancel(err)
 	}
-	if d, err = w.o.filled(ctx, d, a.Fill); err != nil {
+	d, st, err := w.o.filledState(ctx, d, a.Fill)
+	if err != nil {
 		return err
+	}
+	if yt, ok := d.(YourTurn); ok && st != nil {
+		// The turn comes after several changes of the others' turns,
+		// maybe: its news are all that changed since the seat's own turn.
+		if news, ok, err := w.o.turnNews(ctx, a.Fill.GameID, a.Fill.Version, a.Fill.Seat, st); err != nil {
+			return err
+		} else if ok {
+			yt.News = news
+			d = yt
+		}
 	}
 	d, talked, skip, err := w.o.withTalk(ctx, d, a)
 	if err != nil || skip {
 		return err
 	}
-	if c := d.base(); c.GameID != "" && len(c.Names) == 0 && a.GameID > 0 {
-		// Written without the players' names (an answer to a reply): the
+	if c := d.base(); c.GameID != "" && c.Host == "" && a.GameID > 0 {
+		// Written without the host's name (an answer to a reply): the
 		// game's subject names them all the same.
 		if g, err := w.o.store.GameNoState(ctx, a.GameID); err == nil {
-			d = withCommon(d, func(c *Common) { c.Names = subjectNames(g) })
+			d = withCommon(d, func(c *Common) { c.Host = hostName(g) })
 		}
 	}
 	d = WithSignIn(d, w.o.cfg.Email.BaseURL, w.o.cfg.SignInSecret, a.UserID, w.o.now())

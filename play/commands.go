@@ -70,6 +70,13 @@ type Command struct {
 	words   []string // cmdWords; cmdStanding: the card's words (none: "always pass")
 	on      engine.EventKind
 	control Control
+	// loose: words of no form of the language that name no card and
+	// hold no number ("take care", "let me know when you can"): at the
+	// end of a reply, a sign-off unless they name a move (see Resolve).
+	// why is the reason such words are no command, if reading tells it.
+	loose bool
+	why   string
+	at    int // the part's place among the text's parts, from 0
 }
 
 // Reading is a text read as commands, in order. Skipped holds the parts
@@ -81,6 +88,7 @@ type Command struct {
 type Reading struct {
 	Commands []Command
 	Skipped  []string
+	skipped  []int // the place of each part of Skipped among the text's parts
 	Help     bool
 	Board    bool
 	Control  Control
@@ -106,6 +114,8 @@ type CommandError struct {
 	Line    int
 	Reason  string
 	Moves   []string
+
+	unmatched bool // the command matched no move at its step (see Resolve)
 }
 
 // RefusalKind is Invalid: the command cannot be played.
@@ -166,14 +176,19 @@ var events = map[string]engine.EventKind{
 // commands of an API batch, one a line) into commands. Commands are
 // separated by lines, commas and semicolons; a number is a line of the
 // list answered, "1-3" is lines 1, 2 and 3; a part with no number, no
-// word of the language and no card name is skipped. A line that starts
-// with "say" is a message, whole (Reading.Says). Anything else that
-// is not a command, and a text with no command, is a *CommandError; the
-// reading is then returned too, with what was skipped up to the fault.
+// word of the language and no card name is skipped. A part of no form of
+// the language that names no card and holds no number ("take care") is
+// read as loose words: beside a command that stands alone, or help or
+// board, it is skipped; else Resolve decides (a sign-off at the end). A
+// line that starts with "say" is a message, whole (Reading.Says).
+// Anything else that is not a command, and a text with no command, is a
+// *CommandError; the reading is then returned too, with what was skipped
+// up to the fault.
 func ReadCommands(text string) (*Reading, error) {
 	rd := &Reading{}
 	read := 0
 	controls := 0
+	at := -1 // the place of the part read
 	for i, raw := range strings.Split(text, "\n") {
 		line := strings.TrimSpace(strings.TrimRight(raw, "\r"))
 		if line == "" {
@@ -197,14 +212,15 @@ func ReadCommands(text string) (*Reading, error) {
 			if part == "" {
 				continue
 			}
-			if chatter(part) {
-				rd.Skipped = append(rd.Skipped, clip(part))
+			if at++; chatter(part) {
+				rd.skip(clip(part), at)
 				continue
 			}
 			got, err := rd.part(part, i+1)
 			if err != nil {
 				return rd, err
 			}
+			got.at = at
 			if got.control != NoControl {
 				controls++
 				rd.Control = got.control
@@ -214,6 +230,15 @@ func ReadCommands(text string) (*Reading, error) {
 				rd.Commands = append(rd.Commands, expand(got)...)
 			}
 		}
+	}
+	if (controls > 0 || rd.Help || rd.Board || len(rd.Says) > 0) && !slices.ContainsFunc(rd.Commands, func(c Command) bool { return !c.loose }) {
+		// Beside a command that stands alone, help, the board or a
+		// message, words that name no move are a sign-off ("resign. Take
+		// care").
+		for _, c := range rd.Commands {
+			rd.skip(c.Text, c.at)
+		}
+		rd.Commands = nil
 	}
 	switch {
 	case controls > 0 && (controls > 1 || len(rd.Commands) > 0):
@@ -240,6 +265,26 @@ func sayLine(line string) (string, bool) {
 	return strings.TrimSpace(strings.TrimPrefix(rest, ":")), true
 }
 
+// skip notes the part text, at its place among the text's parts, as
+// skipped, in the order of the text.
+func (rd *Reading) skip(text string, at int) {
+	i, _ := slices.BinarySearch(rd.skipped, at)
+	rd.Skipped, rd.skipped = slices.Insert(rd.Skipped, i, text), slices.Insert(rd.skipped, i, at)
+}
+
+// Skipped is all that a reply skips, in the order written: the parts of
+// rd that are no command, and the sign-offs at the end of its plan p
+// (nil: none).
+func Skipped(rd *Reading, p *Plan) []string {
+	out := &Reading{Skipped: slices.Clone(rd.Skipped), skipped: slices.Clone(rd.skipped)}
+	if p != nil {
+		for i, text := range p.SignOffs {
+			out.skip(text, p.signOffAt[i])
+		}
+	}
+	return out.Skipped
+}
+
 // expand returns the commands a part stands for: each number of a
 // command of numbers (the numbers are kept in words, one per command).
 func expand(c Command) []Command {
@@ -249,7 +294,7 @@ func expand(c Command) []Command {
 	out := make([]Command, len(c.words))
 	for i, w := range c.words {
 		n, _ := strconv.Atoi(w)
-		out[i] = Command{Text: c.Text, Line: c.Line, kind: cmdNumber, n: n}
+		out[i] = Command{Text: c.Text, Line: c.Line, kind: cmdNumber, n: n, at: c.at}
 	}
 	return out
 }
@@ -285,6 +330,17 @@ func (rd *Reading) part(part string, line int) (Command, error) {
 		return Command{}, nil
 	}
 	w := words(folded)
+	if len(nums) == 0 && !mayNameCard(w) {
+		// Words that name no card and hold no number may be a sign-off
+		// ("take care", "let me know when you can"): a part that is no
+		// command of the language is read as loose words, which Resolve
+		// skips at the end of a reply, with the reason it would be
+		// refused for.
+		fail = func(format string, a ...any) (Command, error) {
+			cmd.kind, cmd.words, cmd.loose, cmd.why = cmdWords, w, true, fmt.Sprintf(format, a...)
+			return cmd, nil
+		}
+	}
 	switch {
 	case len(w) == 1 && w[0] == "end":
 		cmd.kind = cmdEnd
@@ -344,6 +400,7 @@ func (rd *Reading) part(part string, line int) (Command, error) {
 		cmd.kind, cmd.words = cmdNumber, nums
 	default:
 		cmd.kind, cmd.words = cmdWords, w
+		cmd.loose = len(nums) == 0 && !mayNameCard(w)
 	}
 	return cmd, nil
 }
@@ -418,14 +475,32 @@ func chatter(part string) bool {
 			return false
 		}
 	}
+	return !namesCard(w) && !strings.ContainsFunc(part, unicode.IsDigit)
+}
+
+// namesCard reports whether the words w hold the whole name of a card.
+func namesCard(w []string) bool {
 	for _, name := range cardNames() {
 		for i := 0; i+len(name) <= len(w); i++ {
 			if slices.Equal(w[i:i+len(name)], name) {
-				return false
+				return true
 			}
 		}
 	}
-	return !strings.ContainsFunc(part, unicode.IsDigit)
+	return false
+}
+
+// mayNameCard reports whether the words w may name a card as a move
+// does: its whole name, or a verb and the start of its name, the last
+// word cut short ("play proof").
+func mayNameCard(w []string) bool {
+	if namesCard(w) {
+		return true
+	}
+	if len(w) < 2 || !verbs[w[0]] {
+		return false
+	}
+	return slices.ContainsFunc(cardNames(), func(name []string) bool { return prefixWords(name, w[1:]) })
 }
 
 // cardNames are the folded words of every card's name of the standard

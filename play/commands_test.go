@@ -64,8 +64,8 @@ func TestCommandTable(t *testing.T) {
 		if !slices.Equal(plan.Texts, tc.Played) {
 			t.Errorf("%s: %q plays\n  %s\nwant\n  %s", tc.Name, tc.Text, strings.Join(plan.Texts, "\n  "), strings.Join(tc.Played, "\n  "))
 		}
-		if !slices.Equal(rd.Skipped, tc.Skipped) {
-			t.Errorf("%s: %q skips %q, want %q", tc.Name, tc.Text, rd.Skipped, tc.Skipped)
+		if skipped := play.Skipped(rd, plan); !slices.Equal(skipped, tc.Skipped) {
+			t.Errorf("%s: %q skips %q, want %q", tc.Name, tc.Text, skipped, tc.Skipped)
 		}
 		// The plan applies as one batch to the position, as the play path
 		// submits it.
@@ -178,6 +178,32 @@ func TestOwnPromptAnsweredInThePlan(t *testing.T) {
 	}
 }
 
+// TestSignOffBesideAControl: words that name no move beside a command
+// that stands alone (resign, vote end) or help are a sign-off, skipped;
+// beside a move they would be resolved, so a control with a move still
+// refuses the reply.
+func TestSignOffBesideAControl(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		text    string
+		control play.Control
+		help    bool
+		skipped []string
+	}{
+		{"resign\nTake care", play.ControlResign, false, []string{"Take care"}},
+		{"Thanks, vote end\nlet me know when you can", play.ControlVoteEnd, false, []string{"Thanks", "let me know when you can"}},
+		{"help\nkeep it up", play.NoControl, true, []string{"keep it up"}},
+	} {
+		rd, err := play.ReadCommands(tc.text)
+		if err != nil || rd.Control != tc.control || rd.Help != tc.help || rd.Moves() || !slices.Equal(rd.Skipped, tc.skipped) {
+			t.Errorf("%q: %v, control %v, help %v, moves %v, skipped %q", tc.text, err, rd.Control, rd.Help, rd.Moves(), rd.Skipped)
+		}
+	}
+	if _, err := play.ReadCommands("resign\nplay rapid prototype"); err == nil || !strings.Contains(err.Error(), "goes alone") {
+		t.Errorf("a resignation beside a move: %v", err)
+	}
+}
+
 // FuzzCommands: any text, on each of the table's positions, gives a plan
 // or a *CommandError, never a panic; a plan applies as a batch; no
 // position is ever changed.
@@ -187,7 +213,8 @@ func FuzzCommands(f *testing.F) {
 	}
 	for _, s := range []string{"1 4 end", "discard 2 5", "none", "5,,,;;7", strings.Repeat("1 ", 400), "\x00\xff", "claim ćache",
 		"1-999", "0", "00003", "join", "resign\n1", "help", "board, 3", "vote end", "x when draw", "9999999999999999999",
-		"1-5", "discard 1, pass, 3", "2\npass\npass", "pass\n1 3", "discard data, discard data", "play hiring freeze\npass"} {
+		"1-5", "discard 1, pass, 3", "2\npass\npass", "pass\n1 3", "discard data, discard data", "play hiring freeze\npass",
+		"resign\nTake care", "3\ntake care\nlet me know when", "take care, 4"} {
 		f.Add(s)
 	}
 	var states []*engine.State

@@ -95,7 +95,8 @@ func (r *Result) Events() []Event {
 
 // News is what changed for seat (-1: a spectator) in the events made by
 // the changes after version since, in sentences worded for the seat by
-// engine.News: the banner of its board, the first lines of its email.
+// engine.News: the banner of its board. Its emails open with the same
+// sentences (notifier.News).
 // events are a game's events in order (others than those after since
 // are skipped); t is the game's table (engine.State.Table), for its
 // players' names and its card set. Nothing new gives nil.

@@ -1,6 +1,7 @@
 package play
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"slices"
@@ -11,10 +12,14 @@ import (
 )
 
 // Plan is commands resolved into actions: what to submit, in order, and
-// each action worded for the seat at its step.
+// each action worded for the seat at its step. SignOffs are the loose
+// words at the end of the commands that named no move (a sign-off:
+// "Take care"), skipped.
 type Plan struct {
-	Actions []engine.Action
-	Texts   []string
+	Actions   []engine.Action
+	Texts     []string
+	SignOffs  []string
+	signOffAt []int // the place of each among the text's parts
 }
 
 // Resolve turns the commands of rd into the actions of seat, one after
@@ -32,17 +37,42 @@ type Plan struct {
 // no move at its step, or whose move the engine refuses, is a
 // *CommandError naming the step, the command and the moves there.
 //
+// The loose words that end the commands (words of no form of the
+// language that name no card and hold no number: "Take care", "let me
+// know when you can") are a sign-off where they match no move at their
+// step, or nothing waits for the seat there any more: skipped
+// (Plan.SignOffs), not refused. Words that match several moves refuse
+// the whole, wherever they are; so do loose words before the last
+// command that is not. Commands that are all skipped so are refused for
+// the first of them.
+//
 // Resolve is a pure function of its arguments: a scripted player may call
 // it with a state of its own.
 func Resolve(st *engine.State, seat int, lines []engine.Line, rd *Reading) (*Plan, error) {
 	r := &resolver{c: st.Clone(), seat: seat, lines: lines, known: knownCards(st.View(seat)), plan: &Plan{}}
 	cmds := rd.Commands
+	tail := len(cmds) // the first of the loose commands that end them
+	for tail > 0 && cmds[tail-1].loose {
+		tail--
+	}
+	var first error // the refusal of the first sign-off
 	for len(cmds) > 0 {
+		at, before := len(rd.Commands)-len(cmds), len(r.plan.Actions)
 		n, err := r.next(cmds)
+		var ce *CommandError
+		if err != nil && at >= tail && len(r.plan.Actions) == before && errors.As(err, &ce) && ce.unmatched {
+			r.plan.SignOffs, r.plan.signOffAt = append(r.plan.SignOffs, cmds[0].Text), append(r.plan.signOffAt, cmds[0].at)
+			first = cmp.Or(first, err)
+			cmds = cmds[1:]
+			continue
+		}
 		if err != nil {
 			return nil, err
 		}
 		cmds = cmds[n:]
+	}
+	if len(r.plan.Actions) == 0 && first != nil {
+		return nil, first
 	}
 	return r.plan, nil
 }
@@ -111,14 +141,14 @@ func (r *resolver) next(cmds []Command) (int, error) {
 			r.plan.Texts = append(r.plan.Texts, "End your turn (the game is over)")
 			return 1, nil
 		}
-		return 0, r.fail(cmd, nil, "the game is over by then (it ended at step %d)", r.ended)
+		return 0, unmatched(r.fail(cmd, nil, "the game is over by then (it ended at step %d)", r.ended))
 	}
 	if cmd.kind == cmdNumber {
 		return r.numbers(cmds)
 	}
 	lines, hidden := r.stepLines()
 	if len(lines) == 0 && hidden == 0 {
-		return 0, r.fail(cmd, nil, "nothing waits for you at this step: it is %s", r.whose())
+		return 0, unmatched(r.fail(cmd, nil, "nothing waits for you at this step: it is %s", r.whose()))
 	}
 	var act engine.Action
 	used := 1
@@ -157,7 +187,13 @@ func (r *resolver) next(cmds []Command) (int, error) {
 				return r.next(append([]Command{{Text: cmd.Text, Line: cmd.Line, kind: cmdEnd}}, cmds[1:]...))
 			}
 		}
-		if err != nil {
+		var none noLineError
+		switch {
+		case errors.As(err, &none) && cmd.why != "":
+			return 0, unmatched(r.fail(cmd, lines, "%s", cmd.why))
+		case errors.As(err, &none):
+			return 0, unmatched(r.fail(cmd, lines, "%s", err))
+		case err != nil:
 			return 0, r.fail(cmd, lines, "%s", err)
 		}
 		if l.Whole() {
@@ -367,11 +403,27 @@ func (r *resolver) named(lines []engine.Line, w []string) (engine.Line, error) {
 		return found[0], nil
 	case 0:
 		if r.step() == 1 {
-			return engine.Line{}, fmt.Errorf("no line of the email's list reads %q", phrase)
+			return engine.Line{}, noLineError(fmt.Sprintf("no line of the email's list reads %q", phrase))
 		}
-		return engine.Line{}, fmt.Errorf("no move at this step reads %q", phrase)
+		return engine.Line{}, noLineError(fmt.Sprintf("no move at this step reads %q", phrase))
 	}
 	return engine.Line{}, r.several(phrase, found)
+}
+
+// noLineError is the error of words that name no move.
+type noLineError string
+
+func (e noLineError) Error() string { return string(e) }
+
+// unmatched marks err, a refusal by fail, as one of commands that match
+// no move at their step (or find none there): a sign-off's, at the end of
+// a reply.
+func unmatched(err error) error {
+	var ce *CommandError
+	if errors.As(err, &ce) {
+		ce.unmatched = true
+	}
+	return err
 }
 
 // claims returns the claim lines whose challenges are exactly those the

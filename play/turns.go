@@ -67,8 +67,7 @@ func (s *Service) SubmitCommands(ctx context.Context, id, uid int64, expected in
 	case err != nil:
 		return nil, nil, err
 	case len(rd.Skipped) > 0:
-		i := slices.IndexFunc(commands, func(c string) bool { return strings.Contains(c, strings.TrimSuffix(rd.Skipped[0], "…")) })
-		return nil, nil, &CommandError{Command: rd.Skipped[0], Line: i + 1, Reason: "not a command"}
+		return nil, nil, notACommand(commands, rd.Skipped[0])
 	case rd.Control != NoControl || rd.Help || rd.Board || len(rd.Says) > 0:
 		return nil, nil, &CommandError{Reason: "help, board, resign, vote end, join, decline and say are not moves: the API has their own operations"}
 	}
@@ -86,7 +85,11 @@ func (s *Service) SubmitCommands(ctx context.Context, id, uid int64, expected in
 			return nil, nil, &StaleVersionError{Current: g.Version}
 		}
 		lines := engine.Numbered(prev.View(seat).Moves(engine.Legal(prev, seat)))
-		if plan, err = Resolve(prev, seat, lines, rd); err != nil {
+		if plan, err = Resolve(prev, seat, lines, rd); err == nil && len(plan.SignOffs) > 0 {
+			// What a reply skips as a sign-off is no command of a batch.
+			err = notACommand(commands, plan.SignOffs[0])
+		}
+		if err != nil {
 			s.states.put(g.ID, g.Version, prev)
 			return nil, nil, err
 		}
@@ -96,6 +99,13 @@ func (s *Service) SubmitCommands(ctx context.Context, id, uid int64, expected in
 		return nil, nil, err
 	}
 	return res, plan, nil
+}
+
+// notACommand is the refusal of the part of commands that a reply
+// would skip.
+func notACommand(commands []string, part string) *CommandError {
+	i := slices.IndexFunc(commands, func(c string) bool { return strings.Contains(c, strings.TrimSuffix(part, "…")) })
+	return &CommandError{Command: part, Line: i + 1, Reason: "not a command"}
 }
 
 // playing refuses a change by seat of g unless the seat is a player's

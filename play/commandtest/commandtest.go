@@ -152,6 +152,20 @@ var Cases = []Case{
 	{Name: "a Senior by its level", Text: "place glitchy senior", Played: []string{"Place Glitchy (Senior): replaces your Glitchy (Junior)"}},
 	{Name: "a card that is not in the hand", Text: "place unicorn", Step: 1, Err: `no line of the email's list reads "place unicorn"`},
 
+	// A sign-off at the end: words of no form of the language that name no
+	// card and hold no number, and match no move at their step.
+	{Name: "a sign-off after the commands is skipped", Text: "4\nend\n\nTake care", Played: []string{
+		"Play Rapid Prototype (TECH 1, SCI 2), starting a Software Build", "End your turn, abandoning your build of 1 Tool"}, Skipped: []string{"Take care"}},
+	{Name: "a sentence with when after the commands is skipped", Text: "2\nend\nLet me know when you can",
+		Played: []string{"Place Glitchy (Senior): replaces your Glitchy (Junior)", "End your turn"}, Skipped: []string{"Let me know when you can"}},
+	{Name: "a control's word in a sign-off does nothing", Text: "4\nend\nresign now", Played: []string{
+		"Play Rapid Prototype (TECH 1, SCI 2), starting a Software Build", "End your turn, abandoning your build of 1 Tool"}, Skipped: []string{"resign now"}},
+	{Name: "a sign-off and nothing else refuses the reply", Text: "Take care", Step: 1, Err: `no line of the email's list reads "take care"`},
+	{Name: "such words before a command refuse the reply", Text: "take care\nend", Step: 1, Err: `no line of the email's list reads "take care"`},
+	{Name: "such words at the end that name a move play it", Text: "3\nabandon your build", Played: []string{
+		"Play Frontend Framework (TECH 2, SCI 0), starting a Software Build", "Abandon your build (TECH 3, SCI 0): its Tool goes to your Recycle Bin"}},
+	{Name: "such words at the end that name several moves refuse the reply", Text: "3\nplay", Step: 2, Err: `"play" could be`},
+
 	// A question of several options: the options go together, by their
 	// numbers or by their words, and the plan goes on past it.
 	{Name: "options of a question by their numbers", At: Question, Text: "discard 1 3",
@@ -178,6 +192,8 @@ var Cases = []Case{
 	{Name: "a pass in capitals", At: Window, Text: "PASS", Played: []string{"Pass"}},
 	{Name: "an interrupt by its words", At: Window, Text: "play hiring freeze", Played: []string{"Play Hiring Freeze: cancel it"}},
 	{Name: "a pass and a signature", At: Window, Text: "pass\n\nAna", Played: []string{"Pass"}, Skipped: []string{"Ana"}},
+	{Name: "a pass and thanks that say pass", At: Window, Text: "pass\nThanks, I'll pass on the next one", Played: []string{"Pass"},
+		Skipped: []string{"Thanks", "I'll pass on the next one"}},
 	{Name: "both options of a question that takes one", At: Window, Text: "1 2", Step: 1, Err: "that question takes one answer"},
 	{Name: "the end of a turn that is not hers", At: Window, Text: "end", Step: 1, Err: "ending your turn is not among your moves"},
 	{Name: "a pass, then the end of a turn that is not hers", At: Window, Text: "pass\nend", Step: 2, Err: "nothing waits for you at this step: it is Ben's turn"},

@@ -1,0 +1,77 @@
+package notifier
+
+import (
+	"context"
+	"encoding/json"
+	"slices"
+	"strconv"
+
+	"github.com/datamonsters/turns/engine"
+)
+
+// turnEvents is how many of a game's last events a your-turn email reads
+// back for its news.
+const turnEvents = 200
+
+// turnNews is what changed for seat in game id since it last ended a turn,
+// up to version, in the sentences of its board's banner (News): the
+// news of the email that says its turn has come, which follows the
+// changes of the others' turns, not only the last one. st is the game's
+// state at version. ok is false when the events read do not reach back
+// to that end (the email keeps the news of its own change).
+func (o *Outbox) turnNews(ctx context.Context, id, version int64, seat int, st *engine.State) (news []string, ok bool, err error) {
+	recs, err := o.store.LatestEvents(ctx, id, turnEvents)
+	if err != nil {
+		return nil, false, err
+	}
+	from := -1 // the index of the seat's last turn_ended
+	events := make([]engine.Event, 0, len(recs))
+	for _, r := range recs {
+		if r.Version > version {
+			break
+		}
+		var ev engine.Event
+		if err := json.Unmarshal([]byte(r.Body), &ev); err != nil {
+			return nil, false, err
+		}
+		if ev.Kind == "turn_ended" && ev.Seat == seat {
+			from = len(events)
+		}
+		events = append(events, ev)
+	}
+	switch {
+	case from >= 0:
+		events = events[from+1:]
+	case len(recs) == 0 || recs[0].Seq != 1:
+		return nil, false, nil // its last turn is further back than the events read
+	}
+	return News(st.Table(), seat, events), true, nil
+}
+
+// News is what events did that concerns seat, in the sentences of its
+// board's banner (engine.News, on the game's table t), to open an email:
+// at most newsMax of them, the last saying how many more the game's log
+// has. The game's end is left out: the email that tells it says it
+// first.
+func News(t engine.Table, seat int, events []engine.Event) []string {
+	evs := make([]engine.Event, 0, len(events))
+	for _, e := range events {
+		if e.Kind != "game_over" {
+			evs = append(evs, e)
+		}
+	}
+	return capNews(t.News(seat, evs))
+}
+
+// newsMax is the most sentences of news an email opens with (as many as
+// the board's banner shows); the game's log has them all.
+const newsMax = 8
+
+// capNews is news cut to newsMax sentences, the last saying how many more
+// the game's log has.
+func capNews(news []string) []string {
+	if len(news) <= newsMax {
+		return news
+	}
+	return append(slices.Clip(news[:newsMax-1]), "And "+strconv.Itoa(len(news)-newsMax+1)+" more: the game's log has them all.")
+}

@@ -1,0 +1,216 @@
+package notifier
+
+import (
+	"context"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/datamonsters/turns/engine"
+	"github.com/datamonsters/turns/models"
+	"github.com/datamonsters/turns/play"
+)
+
+// TestEmailOpensWithNews: Ana plays a Tool, Ben cancels it with Merge
+// Conflict from the window it opened; the email that tells Ana her turn
+// goes on opens (below the greeting) with what happened to her plan, in
+// the sentence of her board's banner (play.News), in its text and its
+// HTML. The email that asked Ben, whom nothing had changed for (a Tool
+// played is no news), opens with its headline.
+func TestEmailOpensWithNews(t *testing.T) {
+	eachOutboxDB(t, func(t *testing.T, d models.Dialect) {
+		ctx := context.Background()
+		e := newOutboxEnv(t, d)
+		e.outbox(t, true)
+		st := standingScenario(t, false)
+		g := e.scenarioGame(t, st)
+		p := play.New(e.st, e.clock.Now, nil)
+		ana, ben := e.users[0], e.users[1]
+		tool := st.Players[0].Hand[0].ID
+		res, err := p.Submit(ctx, g.ID, ana.ID, nil, []engine.Action{{Type: engine.ActPlayTool, Card: tool}}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var answer engine.Action
+		for _, pr := range engine.PromptsFor(res.State, 1) {
+			for _, o := range pr.Options {
+				if o.ID != engine.Pass {
+					answer = engine.Action{Type: engine.ActAnswer, Prompt: pr.ID, Choices: []string{o.ID}}
+				}
+			}
+		}
+		res.Done()
+		if answer.Type == "" {
+			t.Fatal("Ben has no interrupt to answer Ana's Tool with")
+		}
+		if res, err = p.Submit(ctx, g.ID, ben.ID, nil, []engine.Action{answer}, nil); err != nil {
+			t.Fatal(err)
+		}
+		table := res.State.Table()
+		var events []play.Event
+		for _, ev := range res.Events() {
+			events = append(events, ev)
+		}
+		banner := play.News(table, 0, events, 0)
+		res.Done()
+		want := "ben played Merge Conflict: your Open Source Library (TECH 1, SCI 1) was cancelled."
+		if !slices.Contains(banner, want) {
+			t.Fatalf("the board's news for Ana: %q", banner)
+		}
+		msgs := e.waitMail(t, 2)
+		opens := map[string]string{}
+		for _, m := range msgs {
+			pm := parseMail(t, m.Data)
+			text := strings.ReplaceAll(pm.Text, "\r\n", "\n")
+			body, ok := strings.CutPrefix(text, "Hello "+strings.TrimSuffix(m.Rcpts[0], "@example.com")+",\n\n")
+			if !ok {
+				t.Fatalf("an email does not open with its greeting:\n%s", text)
+			}
+			first, _, _ := strings.Cut(body, "\n")
+			opens[m.Rcpts[0]] = first
+			if m.Rcpts[0] == ana.Email && !strings.Contains(pm.HTML, "<p>"+strings.ReplaceAll(want, "'", "&#39;")+"</p>") {
+				t.Errorf("the HTML part does not say %q:\n%s", want, pm.HTML)
+			}
+		}
+		if opens[ana.Email] != want {
+			t.Errorf("Ana's email opens with %q, want %q", opens[ana.Email], want)
+		}
+		if opens[ben.Email] != "A decision waits for you during ana's turn (turn 1)." {
+			t.Errorf("Ben's email, with no news, opens with %q", opens[ben.Email])
+		}
+	})
+}
+
+// TestEveryGameEmailTakesReplies walks the kinds of email a game sends,
+// with replies on: the invitations, the start, a reminder, a timeout and
+// the turn it starts, a window, queued actions played after it, and the
+// game's end. Every one has a reply address, signed, for its recipient's
+// seat of its game: a decision's names its list, every other one is a
+// general address, which takes the commands that need none (help, board,
+// resign...).
+func TestEveryGameEmailTakesReplies(t *testing.T) {
+	eachOutboxDB(t, func(t *testing.T, d models.Dialect) {
+		ctx := context.Background()
+		e := newOutboxEnv(t, d)
+		e.cfg.Reply = ReplyConfig{Secret: []byte("reply secret"), Domain: "dm.example"}
+		o, _, g, _ := e.startTimedGame(t)
+		p := play.New(e.st, e.clock.Now, nil)
+		// The reminder at 80% of the turn, then the timeout.
+		e.clock.Add(58 * time.Hour)
+		if _, err := o.RunDue(ctx); err != nil {
+			t.Fatal(err)
+		}
+		waitFor(t, "the reminder", func() bool { return slices.Contains(kindsOf(t, e), "deadline_reminder") })
+		e.clock.Add(14 * time.Hour)
+		if _, err := o.RunDue(ctx); err != nil {
+			t.Fatal(err)
+		}
+		waitFor(t, "the timeout", func() bool { return slices.Contains(kindsOf(t, e), "timeout_applied") })
+		// A batch of three Tools of Ana's, each of which opens a window for
+		// Ben: his passes play the rest of her queue.
+		st := standingScenario(t, false)
+		sg := e.scenarioGame(t, st)
+		var tools []engine.Action
+		for _, c := range st.Players[0].Hand {
+			tools = append(tools, engine.Action{Type: engine.ActPlayTool, Card: c.ID})
+		}
+		res, err := p.Submit(ctx, sg.ID, e.users[0].ID, nil, tools, nil)
+		for i := 0; err == nil && i < 5; i++ {
+			ps := engine.PromptsFor(res.State, 1)
+			res.Done()
+			if len(ps) == 0 {
+				break
+			}
+			res, err = p.Submit(ctx, sg.ID, e.users[1].ID, nil, []engine.Action{{Type: engine.ActAnswer, Prompt: ps[0].ID, Choices: []string{engine.Pass}}}, nil)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Done()
+		// The timed game ends: two of its three players resign.
+		for _, u := range e.users[1:] {
+			if res, err = p.Resign(ctx, g.ID, u.ID, nil); err != nil {
+				t.Fatal(err)
+			}
+			res.Done()
+		}
+		waitFor(t, "the game-over emails", func() bool {
+			n := 0
+			for _, k := range kindsOf(t, e) {
+				if k == "game_over" {
+					n++
+				}
+			}
+			return n == 3
+		})
+		time.Sleep(200 * time.Millisecond)
+		ids := map[string]int64{}
+		for _, u := range e.users {
+			ids[u.Email] = u.ID
+		}
+		seen := map[string]bool{}
+		for _, m := range e.sink.messages() {
+			pm := parseMail(t, m.Data)
+			id := pm.Header.Get("Message-Id")
+			kind := ""
+			for _, k := range Kinds {
+				if strings.Contains(id, "."+string(k)+".") {
+					kind = string(k)
+				}
+			}
+			seen[kind] = true
+			addr := strings.Trim(pm.Header.Get("Reply-To"), "<>")
+			r, err := ParseReplyAddress(addr)
+			if err != nil || !r.Valid(e.cfg.Reply.Secret) || !strings.HasSuffix(addr, "@dm.example") {
+				t.Errorf("%s to %s: Reply-To %q (%v)", kind, m.Rcpts[0], addr, err)
+				continue
+			}
+			if !strings.HasPrefix(id, "<game-"+strconv.FormatInt(r.GameID, 10)+".") || r.UserID != ids[m.Rcpts[0]] {
+				t.Errorf("%s %s to %s: the reply address names game %d, user %d", kind, id, m.Rcpts[0], r.GameID, r.UserID)
+			}
+			decision := kind == "your_turn" || kind == "prompt_waiting" || kind == "deadline_reminder" ||
+				kind == "game_started" && strings.Contains(pm.Text, "What you can do now")
+			if r.General == decision {
+				t.Errorf("%s to %s: general address %v, a decision %v", kind, m.Rcpts[0], r.General, decision)
+			}
+		}
+		for _, k := range []string{"invitation", "game_started", "deadline_reminder", "timeout_applied", "your_turn", "prompt_waiting",
+			"queued_actions", "game_over"} {
+			if !seen[k] {
+				t.Errorf("no %s email was sent: %v", k, seen)
+			}
+		}
+	})
+}
+
+// TestQueuedActionsNameTheirTurn: the email of a queue played names the
+// turn the queue was Ana's, also when the change that played it went on
+// to start Ben's turn, so that two such emails of two turns never read
+// alike.
+func TestQueuedActionsNameTheirTurn(t *testing.T) {
+	t.Parallel()
+	st := &engine.State{Turn: 8}
+	events := []event{{seq: 10, ev: engine.Event{Kind: "queue_resumed"}}, {seq: 11, ev: engine.Event{Kind: "turn_ended"}},
+		{seq: 12, ev: engine.Event{Kind: "turn_started", Seat: 1}}}
+	if got := turnAt(st, events, 10); got != 7 {
+		t.Fatalf("the queue of turn 7, played as turn 8 began: turn %d", got)
+	}
+	if got := turnAt(st, events, 12); got != 8 {
+		t.Fatalf("after the turn began: turn %d", got)
+	}
+	if h := Headline(QueuedActions{Turn: 7}); h != "Your queued actions were played (turn 7): the interrupt window closed." {
+		t.Fatalf("headline %q", h)
+	}
+}
+
+// kindsOf is the kinds of the emails the sink has, in order.
+func kindsOf(t *testing.T, e *outboxEnv) []string {
+	var out []string
+	for _, k := range mailKinds(t, e.sink.messages()) {
+		kind, _, _ := strings.Cut(k, ">")
+		out = append(out, kind)
+	}
+	return out
+}
