@@ -2,7 +2,6 @@ package notifier
 
 import (
 	"context"
-	"strconv"
 	"time"
 
 	"github.com/datamonsters/turns/engine"
@@ -54,8 +53,8 @@ func (o *Outbox) scheduleForfeits(ctx context.Context, tx models.OutboxTx, g *mo
 		if t.TakeOver != "forfeit" {
 			continue
 		}
-		k := "g" + strconv.FormatInt(g.ID, 10) + ".v" + strconv.FormatInt(g.Version, 10) + ".forfeit.s" + strconv.Itoa(t.Seat)
-		if err := o.insert(ctx, tx.Tx, ForfeitArgs{Key: k, GameID: g.ID, Seat: t.Seat}, time.Time{}); err != nil {
+		k := gameKey(g.ID).n("v", g.Version).w("forfeit").n("s", int64(t.Seat))
+		if err := o.insert(ctx, tx.Tx, ForfeitArgs{Key: string(k), GameID: g.ID, Seat: t.Seat}, time.Time{}); err != nil {
 			return err
 		}
 	}
@@ -68,8 +67,8 @@ func (o *Outbox) scheduleBots(ctx context.Context, tx models.OutboxTx, g *models
 		if seat >= len(g.Seats) || g.Seats[seat].Bot == "" {
 			continue
 		}
-		k := "g" + strconv.FormatInt(g.ID, 10) + ".v" + strconv.FormatInt(g.Version, 10) + ".bot.s" + strconv.Itoa(seat)
-		if err := o.insert(ctx, tx.Tx, BotArgs{Key: k, GameID: g.ID, Seat: seat, Version: g.Version}, time.Time{}); err != nil {
+		k := gameKey(g.ID).n("v", g.Version).w("bot").n("s", int64(seat))
+		if err := o.insert(ctx, tx.Tx, BotArgs{Key: string(k), GameID: g.ID, Seat: seat, Version: g.Version}, time.Time{}); err != nil {
 			return err
 		}
 	}

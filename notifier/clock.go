@@ -3,8 +3,6 @@ package notifier
 import (
 	"context"
 	"errors"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/datamonsters/turns/engine"
@@ -80,8 +78,8 @@ func (o *Outbox) reminderAt(from, deadline time.Time) time.Time {
 // from from, at at; the reminder writes the timeout job.
 func (o *Outbox) insertReminder(ctx context.Context, tx models.OutboxTx, gameID int64, deadline, from, at time.Time) error {
 	deadline = deadline.UTC().Truncate(time.Microsecond)
-	k := "g" + strconv.FormatInt(gameID, 10) + ".d" + strconv.FormatInt(deadline.UnixMicro(), 10)
-	return o.insert(ctx, tx.Tx, ReminderArgs{Key: k + ".reminder", GameID: gameID, Deadline: deadline, From: from, At: at}, at)
+	k := gameKey(gameID).n("d", deadline.UnixMicro()).w("reminder")
+	return o.insert(ctx, tx.Tx, ReminderArgs{Key: string(k), GameID: gameID, Deadline: deadline, From: from, At: at}, at)
 }
 
 type reminderWorker struct {
@@ -141,8 +139,8 @@ func (w *reminderWorker) Work(ctx context.Context, job *river.Job[ReminderArgs])
 // remind writes the timeout job of the reminder's deadline, and the
 // reminders of the seats g waits for unless one of them is away now.
 func (o *Outbox) remind(ctx context.Context, tx models.OutboxTx, a ReminderArgs, g *models.Game, st *engine.State) error {
-	k := strings.TrimSuffix(a.Key, ".reminder")
-	if err := o.insert(ctx, tx.Tx, TimeoutArgs{Key: k + ".timeout", GameID: a.GameID, Deadline: a.Deadline, From: a.From}, a.Deadline); err != nil {
+	k := gameKey(a.GameID).n("d", a.Deadline.UnixMicro()) // the reminder's, without its word
+	if err := o.insert(ctx, tx.Tx, TimeoutArgs{Key: string(k.w("timeout")), GameID: a.GameID, Deadline: a.Deadline, From: a.From}, a.Deadline); err != nil {
 		return err
 	}
 	if away, err := o.awayDuring(ctx, tx.Store, g, st, o.now(), o.now().Add(time.Nanosecond)); err != nil || away > 0 {
@@ -156,10 +154,10 @@ func (o *Outbox) remind(ctx context.Context, tx models.OutboxTx, a ReminderArgs,
 		uid := *g.Seats[seat].UserID
 		d := &DeadlineReminder{Prompt: len(engine.PromptsFor(st, seat)) > 0, Deadline: a.Deadline}
 		notes = append(notes, note{userID: uid, seat: seat, kind: KindDeadlineReminder, data: d, common: &d.Common,
-			key:  k + "." + string(KindDeadlineReminder) + ".u" + strconv.FormatInt(uid, 10),
+			key:  k.w(string(KindDeadlineReminder)).n("u", uid),
 			fill: &Fill{GameID: g.ID, Version: g.Version, Seat: seat}})
 	}
-	return o.dispatch(ctx, tx, g, nil, notes, StreamArgs{Key: k + ".stream"})
+	return o.dispatch(ctx, tx, g, nil, notes, StreamArgs{Key: string(k.w("stream"))})
 }
 
 type timeoutWorker struct {

@@ -99,7 +99,7 @@ func (o *Outbox) scheduleDigest(ctx context.Context, tx *sql.Tx, pref models.Pre
 // insertDigest writes the job of user uid's digest due at at (to the
 // minute, which names the job: one per period), in tx.
 func (o *Outbox) insertDigest(ctx context.Context, tx *sql.Tx, uid int64, at time.Time, urgent bool) error {
-	k := "digest.u" + strconv.FormatInt(uid, 10) + ".t" + at.UTC().Format("200601021504")
+	k := jobKey("digest").n("u", uid).w("t" + at.UTC().Format("200601021504"))
 	if urgent {
 		k += ".now"
 	}
@@ -107,7 +107,7 @@ func (o *Outbox) insertDigest(ctx context.Context, tx *sql.Tx, uid int64, at tim
 	if !at.After(o.now()) {
 		sched = time.Time{}
 	}
-	return o.insert(ctx, tx, DigestArgs{Key: k, UserID: uid, At: at, Urgent: urgent}, sched)
+	return o.insert(ctx, tx, DigestArgs{Key: string(k), UserID: uid, At: at, Urgent: urgent}, sched)
 }
 
 // RunDigest sends, at at, the digest of every user who chose it and whose
@@ -214,8 +214,8 @@ func (o *Outbox) sendDigest(ctx context.Context, uid int64, at time.Time, urgent
 			return err
 		}
 		// One email per digest, named by the last notification it tells.
-		k := "digest.d" + at.UTC().Format("200601021504") + ".n" + strconv.FormatInt(last, 10) + ".u" + strconv.FormatInt(uid, 10) + ".email"
-		return o.insert(ctx, tx.Tx, EmailArgs{Key: k, UserID: uid, Name: d.Recipient, Email: u.Email, NoteKind: KindDigest, Data: body}, time.Time{})
+		k := jobKey("digest").w("d"+at.UTC().Format("200601021504")).n("n", last).n("u", uid).w("email")
+		return o.insert(ctx, tx.Tx, EmailArgs{Key: string(k), UserID: uid, Name: d.Recipient, Email: u.Email, NoteKind: KindDigest, Data: body}, time.Time{})
 	})
 }
 

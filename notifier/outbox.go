@@ -369,11 +369,30 @@ func (o *Outbox) RunDue(ctx context.Context) (int, error) {
 	return n, nil
 }
 
-// key is the outbox key of one notification: game, version (or deadline),
-// kind and recipient. A channel suffix makes the job key.
-func key(gameID, version int64, kind Kind, userID int64) string {
-	return "g" + strconv.FormatInt(gameID, 10) + ".v" + strconv.FormatInt(version, 10) + "." + string(kind) +
-		".u" + strconv.FormatInt(userID, 10)
+// jobKey is the unique key of a River job (uniqueOpts: one job per kind
+// and key) and of the notification it delivers: dot-separated parts, each
+// a word or a tag with a number ("g12.v34.your_turn.u5.email"). The same
+// facts make the same key, so a change or a clock step worked twice
+// inserts no job twice, and a webhook's delivery id (deliveryID) names
+// the same delivery on every try. Every key is built with these helpers.
+type jobKey string
+
+// gameKey is the key of game id, "g12", to which the parts of a job of
+// the game are added.
+func gameKey(id int64) jobKey { return "g" + jobKey(strconv.FormatInt(id, 10)) }
+
+// n adds a tag and a number: gameKey(12).n("v", 34) is "g12.v34".
+func (k jobKey) n(tag string, num int64) jobKey {
+	return k + "." + jobKey(tag) + jobKey(strconv.FormatInt(num, 10))
+}
+
+// w adds a word: gameKey(12).n("v", 34).w("stream") is "g12.v34.stream".
+func (k jobKey) w(word string) jobKey { return k + "." + jobKey(word) }
+
+// key is the key of one notification: game, version (or deadline), kind
+// and recipient. A channel's part makes its job's key.
+func key(gameID, version int64, kind Kind, userID int64) jobKey {
+	return gameKey(gameID).n("v", version).w(string(kind)).n("u", userID)
 }
 
 // deliveryID is the webhook delivery id of a job key.

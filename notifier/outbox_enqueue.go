@@ -22,7 +22,7 @@ type note struct {
 	userID int64
 	seat   int // the recipient's seat; -1 for none
 	kind   Kind
-	key    string // see key(); channels add a suffix
+	key    jobKey // see key(); channels add a part
 	data   Data
 	common *Common // points into data, filled in by dispatch
 	fill   *Fill
@@ -195,7 +195,7 @@ func (o *Outbox) changeNotes(ctx context.Context, tx models.OutboxTx, g *models.
 					d.ReclaimURL = o.reclaimURL(g)
 				}
 				notes = append(notes, note{userID: uid, seat: seat, kind: KindTimeoutApplied, data: d, common: &d.Common,
-					key: key(g.ID, g.Version, KindTimeoutApplied, uid) + ".e" + strconv.FormatInt(e.seq, 10)})
+					key: key(g.ID, g.Version, KindTimeoutApplied, uid).n("e", e.seq)})
 			}
 		}
 		if h.Over {
@@ -348,7 +348,7 @@ func (o *Outbox) reclaimed(ctx context.Context, tx models.OutboxTx, g *models.Ga
 
 // streamKey is the key of the live-stream job of a game's change.
 func streamKey(gameID, version int64) string {
-	return "g" + strconv.FormatInt(gameID, 10) + ".v" + strconv.FormatInt(version, 10) + ".stream"
+	return string(gameKey(gameID).n("v", version).w("stream"))
 }
 
 // dispatch fills in each note's common fields and writes, per note, the
@@ -471,7 +471,7 @@ func (o *Outbox) dispatch(ctx context.Context, tx models.OutboxTx, g *models.Gam
 					return err
 				}
 			}
-			args := EmailArgs{Key: n.key + ".email", UserID: u.ID, GameID: g.ID, Name: n.common.Recipient, Email: u.Email,
+			args := EmailArgs{Key: string(n.key.w("email")), UserID: u.ID, GameID: g.ID, Name: n.common.Recipient, Email: u.Email,
 				NoteKind: n.kind, Data: body, Fill: n.note.fill}
 			if err := o.insert(ctx, tx.Tx, args, time.Time{}); err != nil {
 				return err
@@ -487,7 +487,7 @@ func (o *Outbox) dispatch(ctx context.Context, tx models.OutboxTx, g *models.Gam
 			if h.UserID != u.ID || !h.Wants(string(n.kind)) {
 				continue
 			}
-			k := n.key + ".wh" + strconv.FormatInt(h.ID, 10)
+			k := string(n.key.n("wh", h.ID))
 			args := WebhookArgs{Key: k, DeliveryID: deliveryID(k), WebhookID: h.ID,
 				Note: &WebhookNote{Kind: n.kind, At: at, Data: n.body, Fill: n.note.fill}}
 			if err := o.insert(ctx, tx.Tx, args, time.Time{}); err != nil {

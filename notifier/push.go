@@ -406,7 +406,7 @@ func (o *Outbox) enqueuePush(ctx context.Context, tx *sql.Tx, p *pushPlan, i int
 	}
 	msg, urgent := o.pushMessage(n, also)
 	for _, s := range p.subs[n.userID] {
-		args := PushArgs{Key: n.key + ".push" + strconv.FormatInt(s.ID, 10), SubscriptionID: s.ID, UserID: n.userID,
+		args := PushArgs{Key: string(n.key.n("push", s.ID)), SubscriptionID: s.ID, UserID: n.userID,
 			Seat: n.seat, Urgent: urgent, Message: msg}
 		if err := o.insert(ctx, tx, args, time.Time{}); err != nil {
 			return err

@@ -169,7 +169,7 @@ func TestPushAWholeGame(t *testing.T) {
 			for _, r := range reqs {
 				m := readPush(t, r, b, ps, cfg)
 				kinds[m.Kind]++
-				if m.Title != "Game #"+gid+": ana, ben" || m.URL != "https://dm.example/games/"+gid || m.GameID != pg.id ||
+				if m.Title != "Game #"+gid+", hosted by ana" || m.URL != "https://dm.example/games/"+gid || m.GameID != pg.id ||
 					m.Tag != "game-"+gid || m.Body == "" {
 					t.Errorf("push to %s: %+v", u.Username, m)
 				}

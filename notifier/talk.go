@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"slices"
-	"strconv"
 	"time"
 
 	"github.com/datamonsters/turns/engine"
@@ -33,7 +32,7 @@ func (o *Outbox) MessagePosted(ctx context.Context, tx models.OutboxTx, g *model
 	if err != nil {
 		return err
 	}
-	base := "g" + strconv.FormatInt(g.ID, 10) + ".m" + strconv.FormatInt(m.ID, 10)
+	base := gameKey(g.ID).n("m", m.ID)
 	var notes []note
 	for _, s := range g.Seats {
 		if s.UserID == nil || *s.UserID == m.UserID || slices.Contains(muted, *s.UserID) || !m.For(s.SeatNo) {
@@ -41,9 +40,9 @@ func (o *Outbox) MessagePosted(ctx context.Context, tx models.OutboxTx, g *model
 		}
 		d := &TableTalk{MessageID: m.ID, From: seatName(g, m.Seat), Private: m.Private(), Text: m.Body, At: m.CreatedAt}
 		notes = append(notes, note{userID: *s.UserID, seat: s.SeatNo, kind: KindMessage, data: d, common: &d.Common,
-			key: base + "." + string(KindMessage) + ".u" + strconv.FormatInt(*s.UserID, 10)})
+			key: base.w(string(KindMessage)).n("u", *s.UserID)})
 	}
-	stream := StreamArgs{Key: base + ".stream", GameID: g.ID, MessageID: m.ID, Seats: g.Holders()}
+	stream := StreamArgs{Key: string(base.w("stream")), GameID: g.ID, MessageID: m.ID, Seats: g.Holders()}
 	return o.batched(ctx, tx.Tx, func(ctx context.Context) error { return o.dispatch(ctx, tx, g, nil, notes, stream) })
 }
 

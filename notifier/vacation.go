@@ -2,7 +2,6 @@ package notifier
 
 import (
 	"context"
-	"strconv"
 
 	"github.com/datamonsters/turns/models"
 )
@@ -26,7 +25,7 @@ func (o *Outbox) VacationStarted(ctx context.Context, tx models.OutboxTx, v mode
 			if seat < 0 {
 				continue
 			}
-			base := "g" + strconv.FormatInt(g.ID, 10) + ".vac" + strconv.FormatInt(v.ID, 10)
+			base := gameKey(g.ID).n("vac", v.ID)
 			var notes []note
 			for _, s := range g.Seats {
 				if s.UserID == nil || *s.UserID == v.UserID {
@@ -34,9 +33,9 @@ func (o *Outbox) VacationStarted(ctx context.Context, tx models.OutboxTx, v mode
 				}
 				d := &VacationNotice{Player: g.Seats[seat].Username, From: v.StartsAt, Until: v.EndsAt}
 				notes = append(notes, note{userID: *s.UserID, seat: s.SeatNo, kind: KindVacation, data: d, common: &d.Common,
-					key: base + "." + string(KindVacation) + ".u" + strconv.FormatInt(*s.UserID, 10)})
+					key: base.w(string(KindVacation)).n("u", *s.UserID)})
 			}
-			if err := o.dispatch(ctx, tx, g, nil, notes, StreamArgs{Key: base + ".stream"}); err != nil {
+			if err := o.dispatch(ctx, tx, g, nil, notes, StreamArgs{Key: string(base.w("stream"))}); err != nil {
 				return err
 			}
 		}

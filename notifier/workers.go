@@ -356,8 +356,8 @@ func (o *Outbox) Redeliver(ctx context.Context, userID, webhookID int64, id stri
 	if _, err := o.store.Delivery(ctx, webhookID, id); err != nil {
 		return err
 	}
-	k := id + ".r" + strconv.FormatInt(o.now().UnixNano(), 36)
-	_, err := o.client.Insert(ctx, WebhookArgs{Key: k, DeliveryID: id, WebhookID: webhookID, Redeliver: 1},
+	k := jobKey(id).w("r" + strconv.FormatInt(o.now().UnixNano(), 36))
+	_, err := o.client.Insert(ctx, WebhookArgs{Key: string(k), DeliveryID: id, WebhookID: webhookID, Redeliver: 1},
 		&river.InsertOpts{UniqueOpts: uniqueOpts})
 	return err
 }

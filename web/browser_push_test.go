@@ -247,7 +247,7 @@ func TestBrowserPush(t *testing.T) {
 		serviceworker.DeliverPushMessageParams{Origin: s.url, RegistrationID: reg, Data: string(plain)}); err != nil {
 		t.Fatal(err)
 	}
-	want := fmt.Sprintf(`[{"title":"Game #%d: ben, ana","body":%q,"tag":"game-%d","url":%q}]`, g.ID, msg.Body, g.ID, msg.URL)
+	want := fmt.Sprintf(`[{"title":"Game #%d, hosted by ben","body":%q,"tag":"game-%d","url":%q}]`, g.ID, msg.Body, g.ID, msg.URL)
 	var got string
 	for deadline := time.Now().Add(20 * time.Second); got != want && time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
 		if got, err = chromedp.Run(sw, chromedp.Evaluate[string](`JSON.stringify(self.shown)`)); err != nil {
