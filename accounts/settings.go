@@ -114,7 +114,8 @@ func digest(kind, channel string) bool {
 
 // Preferences lists, for every notification kind and channel (Config.Kinds
 // and Channels), whether user userID gets it: on unless turned off, but
-// the digest, which is off unless turned on, and has its hours (24 unless
+// the digest and the emails of the table talk's messages, which are off
+// unless turned on (models.OptIn); the digest has its hours (24 unless
 // chosen).
 func (s *Service) Preferences(ctx context.Context, userID int64) ([]Preference, error) {
 	stored, err := s.store.Preferences(ctx, []int64{userID})
@@ -124,7 +125,7 @@ func (s *Service) Preferences(ctx context.Context, userID int64) ([]Preference, 
 	out := make([]Preference, 0, len(s.cfg.Kinds)*len(s.cfg.Channels))
 	for _, k := range s.cfg.Kinds {
 		for _, ch := range s.cfg.Channels {
-			p := Preference{Kind: k, Channel: ch, Enabled: k != models.DigestKind} // the digest is opt-in
+			p := Preference{Kind: k, Channel: ch, Enabled: !models.OptIn(k, ch)} // the digest, and messages' own emails, are opt-in
 			if digest(k, ch) {
 				p.Hours = models.DefaultDigestHours
 			}

@@ -33,7 +33,7 @@ func (s *Server) createGame(c *gin.Context) {
 	n := play.NewGame{Players: req.Players, Mode: req.Mode, Office: req.Office, Public: req.Public, Policy: req.Policy,
 		Deck: req.Deck.play(), Invite: req.Invite, TurnDeadlineSeconds: req.TurnDeadlineSeconds,
 		PromptDeadlineSeconds: req.PromptDeadlineSeconds, Bots: req.Bots, TimeoutLimit: req.TimeoutLimit, OnTimeouts: req.OnTimeouts,
-		IgnoreQuietHours: req.RespectQuietHours != nil && !*req.RespectQuietHours}
+		SpectatorMessages: req.SpectatorMessages, IgnoreQuietHours: req.RespectQuietHours != nil && !*req.RespectQuietHours}
 	s.mutateGame(c, func(rec *play.Record) (*play.Result, error) {
 		return s.play.Create(c.Request.Context(), userID(c), n, rec)
 	}, func(r *play.Result) response {
@@ -77,7 +77,7 @@ func (s *Server) gameOut(g *models.Game, seat int, st *engine.State) gameRespons
 	set := g.SettingsOf()
 	out := gameResponse{ID: g.ID, Status: g.Status, Public: g.Public, Mode: g.Mode, Office: g.Office, Policy: g.Policy,
 		Players: g.Players, Version: g.Version, TurnDeadlineSeconds: set.TurnDeadlineSeconds,
-		PromptDeadlineSeconds: set.PromptDeadlineSeconds, Seats: []seatResponse{}, Winners: g.WinnerSeats(),
+		PromptDeadlineSeconds: set.PromptDeadlineSeconds, SpectatorMessages: set.SpectatorMessages, Seats: []seatResponse{}, Winners: g.WinnerSeats(),
 		DeadlineAt: rfc3339p(g.DeadlineAt), CreatedAt: rfc3339(g.CreatedAt), StartedAt: rfc3339p(g.StartedAt),
 		EndedAt: rfc3339p(g.EndedAt), RespectQuietHours: !set.IgnoreQuietHours, QuietSeats: g.QuietSeats()}
 	if out.Winners == nil {

@@ -670,7 +670,8 @@ func TestUnsubscribeLink(t *testing.T) {
 	}
 	e.must(200, req{Method: "GET", Path: "/v1/me/notification-preferences", Token: bob.Access}).decode(t, &prefs)
 	for _, p := range prefs.Preferences {
-		if p.Kind != "digest" && p.Enabled == (p.Kind == "invitation" && p.Channel == "email") {
+		// Off: what was unsubscribed, and what is off until turned on.
+		if off := p.Kind == "invitation" && p.Channel == "email" || models.OptIn(p.Kind, p.Channel); p.Enabled == off {
 			t.Fatalf("after unsubscribing: %+v", p)
 		}
 	}

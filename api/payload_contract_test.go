@@ -67,7 +67,7 @@ func streamKinds() []string {
 
 // TestNotificationPayloadsMatchContract plays a game through every kind of
 // notification (an invitation, the start, a turn that times out after its
-// reminder, an interrupt prompt, queued actions resumed, a vacation, a
+// reminder, an interrupt prompt, queued actions resumed, a message, a vacation, a
 // resignation) with both players connected to the live stream and both
 // with a webhook to a test receiver, and checks every event of the real
 // streams and every body and header the receiver got against openapi.yaml,
@@ -141,6 +141,10 @@ func TestNotificationPayloadsMatchContract(t *testing.T) {
 		gb := e.getGame(g.ID, bob)
 		q.submit(bob, gb.Version, engine.Action{Type: engine.ActAnswer, Prompt: gb.Prompts[0].ID, Choices: []string{engine.Pass}})
 		waitFor(t, "the resumed queue", has(ana, "queued_actions"))
+
+		// ana writes to the table.
+		e.must(201, req{Method: "POST", Path: fmt.Sprintf("/v1/games/%d/messages", g.ID), Token: ana.Access, Body: map[string]any{"text": "Well played"}})
+		waitFor(t, "the message", has(bob, "message"))
 
 		// bob goes away next January; ana resigns.
 		start := time.Date(e.clock.Now().Year()+1, 1, 10, 0, 0, 0, 0, time.UTC)
@@ -251,6 +255,7 @@ func TestEmptyPayloadsMatchContract(t *testing.T) {
 			notifier.GameOver{},
 			notifier.VacationNotice{},
 			notifier.SeatReclaimed{},
+			notifier.TableTalk{},
 		}
 		kinds := map[string]bool{}
 		for i, d := range data {

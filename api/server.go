@@ -126,6 +126,7 @@ func (s *Server) Routes(r *gin.Engine) {
 	read.GET("/games/:id/events", s.listEvents)
 	read.GET("/games/:id/actions", s.actionLog)
 	read.GET("/games/:id/stream", s.streamGame)
+	read.GET("/games/:id/messages", s.listMessages)
 	read.GET("/notifications/stream", s.streamNotifications)
 	read.GET("/webhooks", s.listWebhooks)
 	read.POST("/webhooks", s.createWebhook)
@@ -149,6 +150,11 @@ func (s *Server) Routes(r *gin.Engine) {
 	play.POST("/games/:id/reclaim", s.reclaim)
 	play.POST("/games/:id/actions", s.submitActions)
 	play.PUT("/games/:id/email-replies", s.setGameReplies)
+	play.PUT("/games/:id/messages/mute", s.muteMessages)
+	// Counted in the limit of a player's messages, with its
+	// RateLimit-Policy on every response.
+	limitedPlay := v1.Group("", router.RatePolicy(messageLimit), s.authenticate, s.require(ScopePlay))
+	limitedPlay.POST("/games/:id/messages", s.postMessage)
 
 	// Session only: a login's access token, never an API token.
 	session := v1.Group("", s.authenticate, s.require(scopeAccount))

@@ -159,6 +159,7 @@ type createGameRequest struct {
 	Bots                  int        `json:"bots"`          // the last seats, played by the service's greedy bot
 	TimeoutLimit          *int       `json:"timeout_limit"` // consecutive timeouts before OnTimeouts; nil: 3, 0: never
 	OnTimeouts            string     `json:"on_timeouts"`   // "bot" (default) or "forfeit"
+	SpectatorMessages     bool       `json:"spectator_messages"`
 	// RespectQuietHours moves a deadline out of the quiet hours of the
 	// player it awaits; nil: true.
 	RespectQuietHours *bool `json:"respect_quiet_hours"`
@@ -187,6 +188,7 @@ type gameResponse struct {
 	Version               int64          `json:"version"`
 	TurnDeadlineSeconds   int            `json:"turn_deadline_seconds"`
 	PromptDeadlineSeconds int            `json:"prompt_deadline_seconds"`
+	SpectatorMessages     bool           `json:"spectator_messages"`
 	Seats                 []seatResponse `json:"seats"`
 	YourSeat              *int           `json:"your_seat"`
 	Winners               []int          `json:"winners"`

@@ -303,15 +303,30 @@ func (e GameSetupPolicy) Valid() bool {
 	}
 }
 
-// Defines values for GameStreamEventEvent.
+// Defines values for GameStreamEvent0Event.
 const (
-	GameStreamEventEventEvent GameStreamEventEvent = "event"
+	GameStreamEvent0EventEvent GameStreamEvent0Event = "event"
 )
 
-// Valid indicates whether the value is a known member of the GameStreamEventEvent enum.
-func (e GameStreamEventEvent) Valid() bool {
+// Valid indicates whether the value is a known member of the GameStreamEvent0Event enum.
+func (e GameStreamEvent0Event) Valid() bool {
 	switch e {
-	case GameStreamEventEventEvent:
+	case GameStreamEvent0EventEvent:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for GameStreamEvent1Event.
+const (
+	GameStreamEvent1EventMessage GameStreamEvent1Event = "message"
+)
+
+// Valid indicates whether the value is a known member of the GameStreamEvent1Event enum.
+func (e GameStreamEvent1Event) Valid() bool {
+	switch e {
+	case GameStreamEvent1EventMessage:
 		return true
 	default:
 		return false
@@ -457,6 +472,7 @@ const (
 	NotificationKindGameOver         NotificationKind = "game_over"
 	NotificationKindGameStarted      NotificationKind = "game_started"
 	NotificationKindInvitation       NotificationKind = "invitation"
+	NotificationKindMessage          NotificationKind = "message"
 	NotificationKindPromptWaiting    NotificationKind = "prompt_waiting"
 	NotificationKindQueuedActions    NotificationKind = "queued_actions"
 	NotificationKindSeatReclaimed    NotificationKind = "seat_reclaimed"
@@ -478,6 +494,8 @@ func (e NotificationKind) Valid() bool {
 		return true
 	case NotificationKindInvitation:
 		return true
+	case NotificationKindMessage:
+		return true
 	case NotificationKindPromptWaiting:
 		return true
 	case NotificationKindQueuedActions:
@@ -489,6 +507,21 @@ func (e NotificationKind) Valid() bool {
 	case NotificationKindVacation:
 		return true
 	case NotificationKindYourTurn:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for NotificationMessageKind.
+const (
+	NotificationMessageKindMessage NotificationMessageKind = "message"
+)
+
+// Valid indicates whether the value is a known member of the NotificationMessageKind enum.
+func (e NotificationMessageKind) Valid() bool {
+	switch e {
+	case NotificationMessageKindMessage:
 		return true
 	default:
 		return false
@@ -810,6 +843,21 @@ const (
 func (e WebhookInvitationEvent) Valid() bool {
 	switch e {
 	case WebhookInvitationEventInvitation:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for WebhookMessageEvent.
+const (
+	WebhookMessageEventMessage WebhookMessageEvent = "message"
+)
+
+// Valid indicates whether the value is a known member of the WebhookMessageEvent enum.
+func (e WebhookMessageEvent) Valid() bool {
+	switch e {
+	case WebhookMessageEventMessage:
 		return true
 	default:
 		return false
@@ -1162,6 +1210,9 @@ type CreateGameRequest struct {
 	// RespectQuietHours A deadline that would fall in the quiet hours of the player it awaits moves to their end (GET /v1/me/quiet-hours); false keeps deadlines where the clock sets them.
 	RespectQuietHours *bool `json:"respect_quiet_hours,omitempty"`
 
+	// SpectatorMessages Spectators of a public game read the players' public messages (`GET /v1/games/{id}/messages`, the game's stream); off, only the players read them.
+	SpectatorMessages *bool `json:"spectator_messages,omitempty"`
+
 	// TimeoutLimit Consecutive timeouts after which a seat is taken over (on_timeouts); 0: never.
 	TimeoutLimit        *int `json:"timeout_limit,omitempty"`
 	TurnDeadlineSeconds *int `json:"turn_deadline_seconds,omitempty"`
@@ -1347,8 +1398,11 @@ type Game struct {
 	Public                bool           `json:"public"`
 
 	// RespectQuietHours Deadlines move out of the quiet hours of the players they await.
-	RespectQuietHours   bool       `json:"respect_quiet_hours"`
-	Seats               []Seat     `json:"seats"`
+	RespectQuietHours bool   `json:"respect_quiet_hours"`
+	Seats             []Seat `json:"seats"`
+
+	// SpectatorMessages Spectators read the players' public messages.
+	SpectatorMessages   *bool      `json:"spectator_messages,omitempty"`
 	StartedAt           *time.Time `json:"started_at"`
 	Status              GameStatus `json:"status"`
 	TurnDeadlineSeconds int        `json:"turn_deadline_seconds"`
@@ -1474,15 +1528,29 @@ type GameStartedData struct {
 
 // GameStreamEvent One Server-Sent Event of `GET /v1/games/{id}/stream`.
 type GameStreamEvent struct {
-	Data  openapi_types.File   `json:"data"`
-	Event GameStreamEventEvent `json:"event"`
+	union json.RawMessage
+}
+
+// GameStreamEvent0 An event of the game's log.
+type GameStreamEvent0 struct {
+	Data  openapi_types.File    `json:"data"`
+	Event GameStreamEvent0Event `json:"event"`
 
 	// Id The event's seq: resume after it with Last-Event-ID.
 	Id string `json:"id"`
 }
 
-// GameStreamEventEvent defines model for GameStreamEvent.Event.
-type GameStreamEventEvent string
+// GameStreamEvent0Event defines model for GameStreamEvent.0.Event.
+type GameStreamEvent0Event string
+
+// GameStreamEvent1 A message of the table talk, live only (no id).
+type GameStreamEvent1 struct {
+	Data  openapi_types.File    `json:"data"`
+	Event GameStreamEvent1Event `json:"event"`
+}
+
+// GameStreamEvent1Event defines model for GameStreamEvent.1.Event.
+type GameStreamEvent1Event string
 
 // InvitationData `invitation`: someone invited the recipient to a game.
 type InvitationData struct {
@@ -1623,6 +1691,80 @@ type LoginRequest struct {
 	Username string `json:"username"`
 }
 
+// Message A message of a game's table talk.
+type Message struct {
+	CreatedAt time.Time `json:"created_at"`
+
+	// From The author's username.
+	From string `json:"from"`
+	Id   int    `json:"id"`
+
+	// Seat The author's seat.
+	Seat int `json:"seat"`
+
+	// Text As written: show it escaped.
+	Text string `json:"text"`
+
+	// To The username of that seat's player; null for the table.
+	To *string `json:"to"`
+
+	// ToSeat The one seat a private message went to; null: the whole table.
+	ToSeat *int `json:"to_seat"`
+}
+
+// MessageData `message`: a player of the game wrote to the table, or to the recipient only.
+type MessageData struct {
+	At time.Time `json:"at"`
+
+	// From The author's username.
+	From string `json:"from"`
+
+	// GameId The game's id, as a string.
+	GameId    string `json:"game_id"`
+	GameTitle string `json:"game_title"`
+
+	// GameUrl The game in the API.
+	GameUrl string `json:"game_url"`
+
+	// MessageId The message's id, as `GET /v1/games/{id}/messages` lists it.
+	MessageId int `json:"message_id"`
+
+	// Private Written to the recipient only.
+	Private bool `json:"private"`
+
+	// Recipient The recipient's display name (or username).
+	Recipient string `json:"recipient"`
+
+	// SettingsUrl The recipient's notification preferences.
+	SettingsUrl string `json:"settings_url"`
+
+	// Text As written: show it escaped.
+	Text string `json:"text"`
+}
+
+// MessageList defines model for MessageList.
+type MessageList struct {
+	Messages []Message `json:"messages"`
+
+	// Muted The caller muted the game's messages (false for a spectator).
+	Muted      bool    `json:"muted"`
+	NextCursor *string `json:"next_cursor"`
+}
+
+// MessageRequest defines model for MessageRequest.
+type MessageRequest struct {
+	// Text As it is to be shown: at most 500 characters, not only spaces (else 422, naming the field).
+	Text string `json:"text"`
+
+	// ToSeat In a game of 3 or 4: the one seat to write to (another player's); left out or null: the whole table.
+	ToSeat *int `json:"to_seat,omitempty"`
+}
+
+// MuteRequest defines model for MuteRequest.
+type MuteRequest struct {
+	Muted bool `json:"muted"`
+}
+
 // Notification A notification as the live stream sends it (the data of each event), one schema per kind: the `data` is what the email of that kind says, redacted for the recipient. `digest` goes by email only.
 type Notification struct {
 	union json.RawMessage
@@ -1756,6 +1898,22 @@ type NotificationInvitationKind string
 
 // NotificationKind defines model for NotificationKind.
 type NotificationKind string
+
+// NotificationMessage A stored `message` notification, as the live stream sends it.
+type NotificationMessage struct {
+	CreatedAt time.Time `json:"created_at"`
+
+	// Data `message`: a player of the game wrote to the table, or to the recipient only.
+	Data   MessageData `json:"data"`
+	GameId int         `json:"game_id"`
+
+	// Id The notification's id, also the event's id: resume after it with Last-Event-ID.
+	Id   int                     `json:"id"`
+	Kind NotificationMessageKind `json:"kind"`
+}
+
+// NotificationMessageKind defines model for NotificationMessage.Kind.
+type NotificationMessageKind string
 
 // NotificationPrompt A decision waiting for the recipient.
 type NotificationPrompt struct {
@@ -2609,6 +2767,22 @@ type WebhookList struct {
 	Webhooks []Webhook `json:"webhooks"`
 }
 
+// WebhookMessage A `message` notification delivered to a webhook.
+type WebhookMessage struct {
+	// CreatedAt When the message was posted.
+	CreatedAt time.Time `json:"created_at"`
+
+	// Data `message`: a player of the game wrote to the table, or to the recipient only.
+	Data  MessageData         `json:"data"`
+	Event WebhookMessageEvent `json:"event"`
+
+	// Id The delivery id, equal to the Webhook-Id header and the same on every retry.
+	Id string `json:"id"`
+}
+
+// WebhookMessageEvent defines model for WebhookMessage.Event.
+type WebhookMessageEvent string
+
 // WebhookPromptWaiting A `prompt_waiting` notification delivered to a webhook.
 type WebhookPromptWaiting struct {
 	// CreatedAt When the change that caused it was recorded.
@@ -2889,6 +3063,19 @@ type LeaveGameParams struct {
 	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
+// ListMessagesParams defines parameters for ListMessages.
+type ListMessagesParams struct {
+	// Cursor The next_cursor of the previous page.
+	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
+	Limit  *int    `form:"limit,omitempty" json:"limit,omitempty"`
+}
+
+// PostMessageParams defines parameters for PostMessage.
+type PostMessageParams struct {
+	// IdempotencyKey Makes a retry safe: a repeat of the same request gets the stored response with `Idempotent-Replayed: true`, the key with another request 422 `idempotency_key_reused`; kept at least 24 hours.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
 // ReclaimSeatParams defines parameters for ReclaimSeat.
 type ReclaimSeatParams struct {
 	// IdempotencyKey Makes a retry safe: a repeat of the same request gets the stored response with `Idempotent-Replayed: true`, the key with another request 422 `idempotency_key_reused`; kept at least 24 hours.
@@ -3044,6 +3231,12 @@ type SetGameEmailRepliesJSONRequestBody SetGameEmailRepliesJSONBody
 // JoinGameJSONRequestBody defines body for JoinGame for application/json ContentType.
 type JoinGameJSONRequestBody = JoinRequest
 
+// PostMessageJSONRequestBody defines body for PostMessage for application/json ContentType.
+type PostMessageJSONRequestBody = MessageRequest
+
+// MuteMessagesJSONRequestBody defines body for MuteMessages for application/json ContentType.
+type MuteMessagesJSONRequestBody = MuteRequest
+
 // InboundEmailFormdataRequestBody defines body for InboundEmail for application/x-www-form-urlencoded ContentType.
 type InboundEmailFormdataRequestBody InboundEmailFormdataBody
 
@@ -3088,6 +3281,68 @@ type CreateWebhookJSONRequestBody = CreateWebhookRequest
 
 // NotificationDeliveryJSONRequestBody defines body for NotificationDelivery for application/json ContentType.
 type NotificationDeliveryJSONRequestBody = WebhookBody
+
+// AsGameStreamEvent0 returns the union data inside the GameStreamEvent as a GameStreamEvent0
+func (t GameStreamEvent) AsGameStreamEvent0() (GameStreamEvent0, error) {
+	var body GameStreamEvent0
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromGameStreamEvent0 overwrites any union data inside the GameStreamEvent as the provided GameStreamEvent0
+func (t *GameStreamEvent) FromGameStreamEvent0(v GameStreamEvent0) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeGameStreamEvent0 performs a merge with any union data inside the GameStreamEvent, using the provided GameStreamEvent0
+func (t *GameStreamEvent) MergeGameStreamEvent0(v GameStreamEvent0) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsGameStreamEvent1 returns the union data inside the GameStreamEvent as a GameStreamEvent1
+func (t GameStreamEvent) AsGameStreamEvent1() (GameStreamEvent1, error) {
+	var body GameStreamEvent1
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromGameStreamEvent1 overwrites any union data inside the GameStreamEvent as the provided GameStreamEvent1
+func (t *GameStreamEvent) FromGameStreamEvent1(v GameStreamEvent1) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeGameStreamEvent1 performs a merge with any union data inside the GameStreamEvent, using the provided GameStreamEvent1
+func (t *GameStreamEvent) MergeGameStreamEvent1(v GameStreamEvent1) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t GameStreamEvent) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *GameStreamEvent) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
 
 // AsAction returns the union data inside the LoggedAction_Action as a Action
 func (t LoggedAction_Action) AsAction() (Action, error) {
@@ -3491,6 +3746,40 @@ func (t *Notification) MergeNotificationSeatReclaimed(v NotificationSeatReclaime
 	return err
 }
 
+// AsNotificationMessage returns the union data inside the Notification as a NotificationMessage
+func (t Notification) AsNotificationMessage() (NotificationMessage, error) {
+	var body NotificationMessage
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromNotificationMessage overwrites any union data inside the Notification as the provided NotificationMessage
+func (t *Notification) FromNotificationMessage(v NotificationMessage) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"kind":"message"}`))
+	t.union = b
+	return err
+}
+
+// MergeNotificationMessage performs a merge with any union data inside the Notification, using the provided NotificationMessage
+func (t *Notification) MergeNotificationMessage(v NotificationMessage) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"kind":"message"}`))
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
 func (t Notification) Discriminator() (string, error) {
 	var discriminator struct {
 		Discriminator string `json:"kind"`
@@ -3513,6 +3802,8 @@ func (t Notification) ValueByDiscriminator() (interface{}, error) {
 		return t.AsNotificationGameStarted()
 	case "invitation":
 		return t.AsNotificationInvitation()
+	case "message":
+		return t.AsNotificationMessage()
 	case "prompt_waiting":
 		return t.AsNotificationPromptWaiting()
 	case "queued_actions":
@@ -3880,6 +4171,40 @@ func (t *WebhookBody) MergeWebhookSeatReclaimed(v WebhookSeatReclaimed) error {
 	return err
 }
 
+// AsWebhookMessage returns the union data inside the WebhookBody as a WebhookMessage
+func (t WebhookBody) AsWebhookMessage() (WebhookMessage, error) {
+	var body WebhookMessage
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromWebhookMessage overwrites any union data inside the WebhookBody as the provided WebhookMessage
+func (t *WebhookBody) FromWebhookMessage(v WebhookMessage) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"event":"message"}`))
+	t.union = b
+	return err
+}
+
+// MergeWebhookMessage performs a merge with any union data inside the WebhookBody, using the provided WebhookMessage
+func (t *WebhookBody) MergeWebhookMessage(v WebhookMessage) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"event":"message"}`))
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
 func (t WebhookBody) Discriminator() (string, error) {
 	var discriminator struct {
 		Discriminator string `json:"event"`
@@ -3902,6 +4227,8 @@ func (t WebhookBody) ValueByDiscriminator() (interface{}, error) {
 		return t.AsWebhookGameStarted()
 	case "invitation":
 		return t.AsWebhookInvitation()
+	case "message":
+		return t.AsWebhookMessage()
 	case "prompt_waiting":
 		return t.AsWebhookPromptWaiting()
 	case "queued_actions":
@@ -4295,6 +4622,74 @@ type ClientInterface interface {
 	// Corresponds with GET /v1/games/{id}/legal (the `LegalActions` operationId).
 	LegalActions(ctx context.Context, id ID, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// ListMessages The game's table talk as the caller may read it, oldest first.
+	//
+	// The players' messages of a game: a player reads the public ones and the private ones from or to
+	// their seat; a spectator of a public game reads the public ones when the game shows them to
+	// spectators (`spectator_messages`), else gets 403 `messages_hidden`. Messages are part of the game's
+	// record, never of its rules: posting one changes no version. `muted` says whether the caller muted
+	// the game's messages (`PUT /v1/games/{id}/messages/mute`); a muted game's messages are still listed
+	// here.
+	//
+	// Corresponds with GET /v1/games/{id}/messages (the `ListMessages` operationId).
+	ListMessages(ctx context.Context, id ID, params *ListMessagesParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PostMessageWithBody Write to the table, or in a game of 3 or 4 to one seat only.
+	//
+	// A player of a game that has started (in play or over) writes a message: to the whole table, or with
+	// `to_seat` to that seat's player only (games of 3 or 4 players). The text is kept as written (UTF-8,
+	// no NUL, at most 500 characters: longer is 422 `message_too_long`) and escaped wherever it is shown.
+	// The others who may read it are told on their live stream and webhooks (notification kind
+	// `message`, unless they muted the game's messages), and on the game's live stream (event `message`);
+	// by email, in the next email of the game they get anyway, or in one of its own for those who turned
+	// the `message` kind on for email. A player posts at most 8 messages at once in a game, then one
+	// every 15 seconds: more is 429 `rate_limited` with `Retry-After`, and nothing is posted; every response
+	// says the limit (`RateLimit-Policy`, `"messages"`), and one counted in it how it stands (`RateLimit`). 403
+	// `not_a_player`: the caller has no seat; 409 `game_not_started`: the game has not started or was
+	// cancelled.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /v1/games/{id}/messages (the `PostMessage` operationId).
+	PostMessageWithBody(ctx context.Context, id ID, params *PostMessageParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PostMessage Write to the table, or in a game of 3 or 4 to one seat only.
+	//
+	// A player of a game that has started (in play or over) writes a message: to the whole table, or with
+	// `to_seat` to that seat's player only (games of 3 or 4 players). The text is kept as written (UTF-8,
+	// no NUL, at most 500 characters: longer is 422 `message_too_long`) and escaped wherever it is shown.
+	// The others who may read it are told on their live stream and webhooks (notification kind
+	// `message`, unless they muted the game's messages), and on the game's live stream (event `message`);
+	// by email, in the next email of the game they get anyway, or in one of its own for those who turned
+	// the `message` kind on for email. A player posts at most 8 messages at once in a game, then one
+	// every 15 seconds: more is 429 `rate_limited` with `Retry-After`, and nothing is posted; every response
+	// says the limit (`RateLimit-Policy`, `"messages"`), and one counted in it how it stands (`RateLimit`). 403
+	// `not_a_player`: the caller has no seat; 409 `game_not_started`: the game has not started or was
+	// cancelled.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /v1/games/{id}/messages (the `PostMessage` operationId).
+	PostMessage(ctx context.Context, id ID, params *PostMessageParams, body PostMessageJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// MuteMessagesWithBody Mute or unmute the game's messages for the caller, a player of the game.
+	//
+	// A muted game's messages notify the caller of nothing, on any channel (live stream, webhooks, email, the game's stream), and its emails show none; they stay readable with `GET /v1/games/{id}/messages`.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with PUT /v1/games/{id}/messages/mute (the `MuteMessages` operationId).
+	MuteMessagesWithBody(ctx context.Context, id ID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// MuteMessages Mute or unmute the game's messages for the caller, a player of the game.
+	//
+	// A muted game's messages notify the caller of nothing, on any channel (live stream, webhooks, email, the game's stream), and its emails show none; they stay readable with `GET /v1/games/{id}/messages`.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with PUT /v1/games/{id}/messages/mute (the `MuteMessages` operationId).
+	MuteMessages(ctx context.Context, id ID, body MuteMessagesJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// ReclaimSeat Take back the caller's seat from the bot that plays it after their timeouts.
 	//
 	// After `timeout_limit` timeouts in a row (with `on_timeouts: bot`) the service's bot plays the
@@ -4321,7 +4716,9 @@ type ClientInterface interface {
 	//
 	// Stored events after `Last-Event-ID` first, then live ones. `id` is the event's seq, `event` is
 	// `event`, `data` is the JSON of a `LoggedEvent` (`{"seq","version","created_at","event"}`) as in the event
-	// log. The stream follows the caller's seat: it ends, without sending it, at the first event after the
+	// log. A message of the table talk that the caller may read comes live as an event `message` without an
+	// `id` (messages are not in the event log; read the missed ones with `GET /v1/games/{id}/messages`),
+	// `data` the JSON of a `Message`. The stream follows the caller's seat: it ends, without sending it, at the first event after the
 	// caller's seat changed hands (the caller left it, or took one as a spectator); reconnecting with
 	// `Last-Event-ID` serves the events as the caller sees them then. 409 `seat_changing`: the caller's
 	// seat kept changing while the stream opened; connect again.
@@ -5451,6 +5848,124 @@ func (c *Client) LegalActions(ctx context.Context, id ID, reqEditors ...RequestE
 	return c.Client.Do(req)
 }
 
+// ListMessages The game's table talk as the caller may read it, oldest first.
+//
+// The players' messages of a game: a player reads the public ones and the private ones from or to
+// their seat; a spectator of a public game reads the public ones when the game shows them to
+// spectators (`spectator_messages`), else gets 403 `messages_hidden`. Messages are part of the game's
+// record, never of its rules: posting one changes no version. `muted` says whether the caller muted
+// the game's messages (`PUT /v1/games/{id}/messages/mute`); a muted game's messages are still listed
+// here.
+//
+// Corresponds with GET /v1/games/{id}/messages (the `ListMessages` operationId).
+func (c *Client) ListMessages(ctx context.Context, id ID, params *ListMessagesParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListMessagesRequest(c.Server, id, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PostMessageWithBody Write to the table, or in a game of 3 or 4 to one seat only.
+//
+// A player of a game that has started (in play or over) writes a message: to the whole table, or with
+// `to_seat` to that seat's player only (games of 3 or 4 players). The text is kept as written (UTF-8,
+// no NUL, at most 500 characters: longer is 422 `message_too_long`) and escaped wherever it is shown.
+// The others who may read it are told on their live stream and webhooks (notification kind
+// `message`, unless they muted the game's messages), and on the game's live stream (event `message`);
+// by email, in the next email of the game they get anyway, or in one of its own for those who turned
+// the `message` kind on for email. A player posts at most 8 messages at once in a game, then one
+// every 15 seconds: more is 429 `rate_limited` with `Retry-After`, and nothing is posted; every response
+// says the limit (`RateLimit-Policy`, `"messages"`), and one counted in it how it stands (`RateLimit`). 403
+// `not_a_player`: the caller has no seat; 409 `game_not_started`: the game has not started or was
+// cancelled.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /v1/games/{id}/messages (the `PostMessage` operationId).
+func (c *Client) PostMessageWithBody(ctx context.Context, id ID, params *PostMessageParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPostMessageRequestWithBody(c.Server, id, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PostMessage Write to the table, or in a game of 3 or 4 to one seat only.
+//
+// A player of a game that has started (in play or over) writes a message: to the whole table, or with
+// `to_seat` to that seat's player only (games of 3 or 4 players). The text is kept as written (UTF-8,
+// no NUL, at most 500 characters: longer is 422 `message_too_long`) and escaped wherever it is shown.
+// The others who may read it are told on their live stream and webhooks (notification kind
+// `message`, unless they muted the game's messages), and on the game's live stream (event `message`);
+// by email, in the next email of the game they get anyway, or in one of its own for those who turned
+// the `message` kind on for email. A player posts at most 8 messages at once in a game, then one
+// every 15 seconds: more is 429 `rate_limited` with `Retry-After`, and nothing is posted; every response
+// says the limit (`RateLimit-Policy`, `"messages"`), and one counted in it how it stands (`RateLimit`). 403
+// `not_a_player`: the caller has no seat; 409 `game_not_started`: the game has not started or was
+// cancelled.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /v1/games/{id}/messages (the `PostMessage` operationId).
+func (c *Client) PostMessage(ctx context.Context, id ID, params *PostMessageParams, body PostMessageJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPostMessageRequest(c.Server, id, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// MuteMessagesWithBody Mute or unmute the game's messages for the caller, a player of the game.
+//
+// A muted game's messages notify the caller of nothing, on any channel (live stream, webhooks, email, the game's stream), and its emails show none; they stay readable with `GET /v1/games/{id}/messages`.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with PUT /v1/games/{id}/messages/mute (the `MuteMessages` operationId).
+func (c *Client) MuteMessagesWithBody(ctx context.Context, id ID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewMuteMessagesRequestWithBody(c.Server, id, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// MuteMessages Mute or unmute the game's messages for the caller, a player of the game.
+//
+// A muted game's messages notify the caller of nothing, on any channel (live stream, webhooks, email, the game's stream), and its emails show none; they stay readable with `GET /v1/games/{id}/messages`.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with PUT /v1/games/{id}/messages/mute (the `MuteMessages` operationId).
+func (c *Client) MuteMessages(ctx context.Context, id ID, body MuteMessagesJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewMuteMessagesRequest(c.Server, id, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // ReclaimSeat Take back the caller's seat from the bot that plays it after their timeouts.
 //
 // After `timeout_limit` timeouts in a row (with `on_timeouts: bot`) the service's bot plays the
@@ -5507,7 +6022,9 @@ func (c *Client) StartGame(ctx context.Context, id ID, params *StartGameParams, 
 //
 // Stored events after `Last-Event-ID` first, then live ones. `id` is the event's seq, `event` is
 // `event`, `data` is the JSON of a `LoggedEvent` (`{"seq","version","created_at","event"}`) as in the event
-// log. The stream follows the caller's seat: it ends, without sending it, at the first event after the
+// log. A message of the table talk that the caller may read comes live as an event `message` without an
+// `id` (messages are not in the event log; read the missed ones with `GET /v1/games/{id}/messages`),
+// `data` the JSON of a `Message`. The stream follows the caller's seat: it ends, without sending it, at the first event after the
 // caller's seat changed hands (the caller left it, or took one as a spectator); reconnecting with
 // `Last-Event-ID` serves the events as the caller sees them then. 409 `seat_changing`: the caller's
 // seat kept changing while the stream opened; connect again.
@@ -7728,6 +8245,188 @@ func NewLegalActionsRequest(server string, id ID) (*http.Request, error) {
 	return req, nil
 }
 
+// NewListMessagesRequest constructs an http.Request for the ListMessages method
+func NewListMessagesRequest(server string, id ID, params *ListMessagesParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "integer", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/games/%s/messages", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Cursor != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "cursor", *params.Cursor, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Limit != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewPostMessageRequest calls the generic PostMessage builder with application/json body
+func NewPostMessageRequest(server string, id ID, params *PostMessageParams, body PostMessageJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewPostMessageRequestWithBody(server, id, params, "application/json", bodyReader)
+}
+
+// NewPostMessageRequestWithBody constructs an http.Request for the PostMessage method, with any body, and a specified content type
+func NewPostMessageRequestWithBody(server string, id ID, params *PostMessageParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "integer", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/games/%s/messages", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewMuteMessagesRequest calls the generic MuteMessages builder with application/json body
+func NewMuteMessagesRequest(server string, id ID, body MuteMessagesJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewMuteMessagesRequestWithBody(server, id, "application/json", bodyReader)
+}
+
+// NewMuteMessagesRequestWithBody constructs an http.Request for the MuteMessages method, with any body, and a specified content type
+func NewMuteMessagesRequestWithBody(server string, id ID, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "integer", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/games/%s/messages/mute", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPut, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
 // NewReclaimSeatRequest constructs an http.Request for the ReclaimSeat method
 func NewReclaimSeatRequest(server string, id ID, params *ReclaimSeatParams) (*http.Request, error) {
 	var err error
@@ -9775,6 +10474,76 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /v1/games/{id}/legal (the `LegalActions` operationId).
 	LegalActionsWithResponse(ctx context.Context, id ID, reqEditors ...RequestEditorFn) (*LegalActionsResponse, error)
 
+	// ListMessagesWithResponse The game's table talk as the caller may read it, oldest first.
+	//
+	// The players' messages of a game: a player reads the public ones and the private ones from or to
+	// their seat; a spectator of a public game reads the public ones when the game shows them to
+	// spectators (`spectator_messages`), else gets 403 `messages_hidden`. Messages are part of the game's
+	// record, never of its rules: posting one changes no version. `muted` says whether the caller muted
+	// the game's messages (`PUT /v1/games/{id}/messages/mute`); a muted game's messages are still listed
+	// here.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /v1/games/{id}/messages (the `ListMessages` operationId).
+	ListMessagesWithResponse(ctx context.Context, id ID, params *ListMessagesParams, reqEditors ...RequestEditorFn) (*ListMessagesResponse, error)
+
+	// PostMessageWithBodyWithResponse Write to the table, or in a game of 3 or 4 to one seat only.
+	//
+	// A player of a game that has started (in play or over) writes a message: to the whole table, or with
+	// `to_seat` to that seat's player only (games of 3 or 4 players). The text is kept as written (UTF-8,
+	// no NUL, at most 500 characters: longer is 422 `message_too_long`) and escaped wherever it is shown.
+	// The others who may read it are told on their live stream and webhooks (notification kind
+	// `message`, unless they muted the game's messages), and on the game's live stream (event `message`);
+	// by email, in the next email of the game they get anyway, or in one of its own for those who turned
+	// the `message` kind on for email. A player posts at most 8 messages at once in a game, then one
+	// every 15 seconds: more is 429 `rate_limited` with `Retry-After`, and nothing is posted; every response
+	// says the limit (`RateLimit-Policy`, `"messages"`), and one counted in it how it stands (`RateLimit`). 403
+	// `not_a_player`: the caller has no seat; 409 `game_not_started`: the game has not started or was
+	// cancelled.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v1/games/{id}/messages (the `PostMessage` operationId).
+	PostMessageWithBodyWithResponse(ctx context.Context, id ID, params *PostMessageParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PostMessageResponse, error)
+
+	// PostMessageWithResponse Write to the table, or in a game of 3 or 4 to one seat only.
+	//
+	// A player of a game that has started (in play or over) writes a message: to the whole table, or with
+	// `to_seat` to that seat's player only (games of 3 or 4 players). The text is kept as written (UTF-8,
+	// no NUL, at most 500 characters: longer is 422 `message_too_long`) and escaped wherever it is shown.
+	// The others who may read it are told on their live stream and webhooks (notification kind
+	// `message`, unless they muted the game's messages), and on the game's live stream (event `message`);
+	// by email, in the next email of the game they get anyway, or in one of its own for those who turned
+	// the `message` kind on for email. A player posts at most 8 messages at once in a game, then one
+	// every 15 seconds: more is 429 `rate_limited` with `Retry-After`, and nothing is posted; every response
+	// says the limit (`RateLimit-Policy`, `"messages"`), and one counted in it how it stands (`RateLimit`). 403
+	// `not_a_player`: the caller has no seat; 409 `game_not_started`: the game has not started or was
+	// cancelled.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v1/games/{id}/messages (the `PostMessage` operationId).
+	PostMessageWithResponse(ctx context.Context, id ID, params *PostMessageParams, body PostMessageJSONRequestBody, reqEditors ...RequestEditorFn) (*PostMessageResponse, error)
+
+	// MuteMessagesWithBodyWithResponse Mute or unmute the game's messages for the caller, a player of the game.
+	//
+	// A muted game's messages notify the caller of nothing, on any channel (live stream, webhooks, email, the game's stream), and its emails show none; they stay readable with `GET /v1/games/{id}/messages`.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PUT /v1/games/{id}/messages/mute (the `MuteMessages` operationId).
+	MuteMessagesWithBodyWithResponse(ctx context.Context, id ID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*MuteMessagesResponse, error)
+
+	// MuteMessagesWithResponse Mute or unmute the game's messages for the caller, a player of the game.
+	//
+	// A muted game's messages notify the caller of nothing, on any channel (live stream, webhooks, email, the game's stream), and its emails show none; they stay readable with `GET /v1/games/{id}/messages`.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PUT /v1/games/{id}/messages/mute (the `MuteMessages` operationId).
+	MuteMessagesWithResponse(ctx context.Context, id ID, body MuteMessagesJSONRequestBody, reqEditors ...RequestEditorFn) (*MuteMessagesResponse, error)
+
 	// ReclaimSeatWithResponse Take back the caller's seat from the bot that plays it after their timeouts.
 	//
 	// After `timeout_limit` timeouts in a row (with `on_timeouts: bot`) the service's bot plays the
@@ -9807,7 +10576,9 @@ type ClientWithResponsesInterface interface {
 	//
 	// Stored events after `Last-Event-ID` first, then live ones. `id` is the event's seq, `event` is
 	// `event`, `data` is the JSON of a `LoggedEvent` (`{"seq","version","created_at","event"}`) as in the event
-	// log. The stream follows the caller's seat: it ends, without sending it, at the first event after the
+	// log. A message of the table talk that the caller may read comes live as an event `message` without an
+	// `id` (messages are not in the event log; read the missed ones with `GET /v1/games/{id}/messages`),
+	// `data` the JSON of a `Message`. The stream follows the caller's seat: it ends, without sending it, at the first event after the
 	// caller's seat changed hands (the caller left it, or took one as a spectator); reconnecting with
 	// `Last-Event-ID` serves the events as the caller sees them then. 409 `seat_changing`: the caller's
 	// seat kept changing while the stream opened; connect again.
@@ -12261,6 +13032,356 @@ func (r LegalActionsResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r LegalActionsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type ListMessagesResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *MessageList
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *Problem
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Problem
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *Problem
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListMessagesResponse) GetJSON200() *MessageList {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r ListMessagesResponse) GetApplicationproblemJSON400() *Problem {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r ListMessagesResponse) GetApplicationproblemJSON401() *Problem {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r ListMessagesResponse) GetApplicationproblemJSON403() *Problem {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r ListMessagesResponse) GetApplicationproblemJSON404() *Problem {
+	return r.ApplicationproblemJSON404
+}
+
+// GetBody returns the raw response body bytes
+func (r ListMessagesResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListMessagesResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListMessagesResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListMessagesResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// PostMessageResponse201Headers the declared response headers of an HTTP 201 response for PostMessage
+type PostMessageResponse201Headers struct {
+	RateLimit       *string
+	RateLimitPolicy string
+}
+
+// PostMessageResponse400Headers the declared response headers of an HTTP 400 response for PostMessage
+type PostMessageResponse400Headers struct {
+	RateLimit       *string
+	RateLimitPolicy string
+}
+
+// PostMessageResponse401Headers the declared response headers of an HTTP 401 response for PostMessage
+type PostMessageResponse401Headers struct {
+	RateLimit       *string
+	RateLimitPolicy string
+}
+
+// PostMessageResponse403Headers the declared response headers of an HTTP 403 response for PostMessage
+type PostMessageResponse403Headers struct {
+	RateLimit       *string
+	RateLimitPolicy string
+}
+
+// PostMessageResponse404Headers the declared response headers of an HTTP 404 response for PostMessage
+type PostMessageResponse404Headers struct {
+	RateLimit       *string
+	RateLimitPolicy string
+}
+
+// PostMessageResponse409Headers the declared response headers of an HTTP 409 response for PostMessage
+type PostMessageResponse409Headers struct {
+	RateLimit       *string
+	RateLimitPolicy string
+}
+
+// PostMessageResponse413Headers the declared response headers of an HTTP 413 response for PostMessage
+type PostMessageResponse413Headers struct {
+	RateLimit       *string
+	RateLimitPolicy string
+}
+
+// PostMessageResponse415Headers the declared response headers of an HTTP 415 response for PostMessage
+type PostMessageResponse415Headers struct {
+	RateLimit       *string
+	RateLimitPolicy string
+}
+
+// PostMessageResponse422Headers the declared response headers of an HTTP 422 response for PostMessage
+type PostMessageResponse422Headers struct {
+	RateLimit       *string
+	RateLimitPolicy string
+}
+
+// PostMessageResponse429Headers the declared response headers of an HTTP 429 response for PostMessage
+type PostMessageResponse429Headers struct {
+	RateLimit       *string
+	RateLimitPolicy string
+	RetryAfter      int
+}
+
+type PostMessageResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON201 the response for an HTTP 201 `application/json` response
+	JSON201 *Message
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *LimitedProblem
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *LimitedProblem
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *LimitedProblem
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *LimitedProblem
+	// ApplicationproblemJSON409 the response for an HTTP 409 `application/problem+json` response
+	ApplicationproblemJSON409 *LimitedProblem
+	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
+	ApplicationproblemJSON413 *LimitedProblem
+	// ApplicationproblemJSON415 the response for an HTTP 415 `application/problem+json` response
+	ApplicationproblemJSON415 *LimitedProblem
+	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationproblemJSON422 *LimitedProblem
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *RateLimited
+	// Headers201 the parsed response headers for an HTTP 201 response
+	Headers201 *PostMessageResponse201Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *PostMessageResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *PostMessageResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *PostMessageResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *PostMessageResponse404Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *PostMessageResponse409Headers
+	// Headers413 the parsed response headers for an HTTP 413 response
+	Headers413 *PostMessageResponse413Headers
+	// Headers415 the parsed response headers for an HTTP 415 response
+	Headers415 *PostMessageResponse415Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *PostMessageResponse422Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *PostMessageResponse429Headers
+}
+
+// GetJSON201 returns the response for an HTTP 201 `application/json` response
+func (r PostMessageResponse) GetJSON201() *Message {
+	return r.JSON201
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r PostMessageResponse) GetApplicationproblemJSON400() *LimitedProblem {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r PostMessageResponse) GetApplicationproblemJSON401() *LimitedProblem {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r PostMessageResponse) GetApplicationproblemJSON403() *LimitedProblem {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r PostMessageResponse) GetApplicationproblemJSON404() *LimitedProblem {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
+func (r PostMessageResponse) GetApplicationproblemJSON409() *LimitedProblem {
+	return r.ApplicationproblemJSON409
+}
+
+// GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
+func (r PostMessageResponse) GetApplicationproblemJSON413() *LimitedProblem {
+	return r.ApplicationproblemJSON413
+}
+
+// GetApplicationproblemJSON415 returns the response for an HTTP 415 `application/problem+json` response
+func (r PostMessageResponse) GetApplicationproblemJSON415() *LimitedProblem {
+	return r.ApplicationproblemJSON415
+}
+
+// GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r PostMessageResponse) GetApplicationproblemJSON422() *LimitedProblem {
+	return r.ApplicationproblemJSON422
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r PostMessageResponse) GetApplicationproblemJSON429() *RateLimited {
+	return r.ApplicationproblemJSON429
+}
+
+// GetBody returns the raw response body bytes
+func (r PostMessageResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PostMessageResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PostMessageResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PostMessageResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type MuteMessagesResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *struct {
+		GameId int  `json:"game_id"`
+		Muted  bool `json:"muted"`
+	}
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *Problem
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Problem
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *Problem
+	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
+	ApplicationproblemJSON413 *Problem
+	// ApplicationproblemJSON415 the response for an HTTP 415 `application/problem+json` response
+	ApplicationproblemJSON415 *Problem
+	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationproblemJSON422 *Problem
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r MuteMessagesResponse) GetJSON200() *struct {
+	GameId int  `json:"game_id"`
+	Muted  bool `json:"muted"`
+} {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r MuteMessagesResponse) GetApplicationproblemJSON400() *Problem {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r MuteMessagesResponse) GetApplicationproblemJSON401() *Problem {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r MuteMessagesResponse) GetApplicationproblemJSON403() *Problem {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r MuteMessagesResponse) GetApplicationproblemJSON404() *Problem {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
+func (r MuteMessagesResponse) GetApplicationproblemJSON413() *Problem {
+	return r.ApplicationproblemJSON413
+}
+
+// GetApplicationproblemJSON415 returns the response for an HTTP 415 `application/problem+json` response
+func (r MuteMessagesResponse) GetApplicationproblemJSON415() *Problem {
+	return r.ApplicationproblemJSON415
+}
+
+// GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r MuteMessagesResponse) GetApplicationproblemJSON422() *Problem {
+	return r.ApplicationproblemJSON422
+}
+
+// GetBody returns the raw response body bytes
+func (r MuteMessagesResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r MuteMessagesResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r MuteMessagesResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r MuteMessagesResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -15699,6 +16820,106 @@ func (c *ClientWithResponses) LegalActionsWithResponse(ctx context.Context, id I
 	return ParseLegalActionsResponse(rsp)
 }
 
+// ListMessagesWithResponse The game's table talk as the caller may read it, oldest first.
+//
+// The players' messages of a game: a player reads the public ones and the private ones from or to
+// their seat; a spectator of a public game reads the public ones when the game shows them to
+// spectators (`spectator_messages`), else gets 403 `messages_hidden`. Messages are part of the game's
+// record, never of its rules: posting one changes no version. `muted` says whether the caller muted
+// the game's messages (`PUT /v1/games/{id}/messages/mute`); a muted game's messages are still listed
+// here.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /v1/games/{id}/messages (the `ListMessages` operationId).
+func (c *ClientWithResponses) ListMessagesWithResponse(ctx context.Context, id ID, params *ListMessagesParams, reqEditors ...RequestEditorFn) (*ListMessagesResponse, error) {
+	rsp, err := c.ListMessages(ctx, id, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListMessagesResponse(rsp)
+}
+
+// PostMessageWithBodyWithResponse Write to the table, or in a game of 3 or 4 to one seat only.
+//
+// A player of a game that has started (in play or over) writes a message: to the whole table, or with
+// `to_seat` to that seat's player only (games of 3 or 4 players). The text is kept as written (UTF-8,
+// no NUL, at most 500 characters: longer is 422 `message_too_long`) and escaped wherever it is shown.
+// The others who may read it are told on their live stream and webhooks (notification kind
+// `message`, unless they muted the game's messages), and on the game's live stream (event `message`);
+// by email, in the next email of the game they get anyway, or in one of its own for those who turned
+// the `message` kind on for email. A player posts at most 8 messages at once in a game, then one
+// every 15 seconds: more is 429 `rate_limited` with `Retry-After`, and nothing is posted; every response
+// says the limit (`RateLimit-Policy`, `"messages"`), and one counted in it how it stands (`RateLimit`). 403
+// `not_a_player`: the caller has no seat; 409 `game_not_started`: the game has not started or was
+// cancelled.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v1/games/{id}/messages (the `PostMessage` operationId).
+func (c *ClientWithResponses) PostMessageWithBodyWithResponse(ctx context.Context, id ID, params *PostMessageParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PostMessageResponse, error) {
+	rsp, err := c.PostMessageWithBody(ctx, id, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePostMessageResponse(rsp)
+}
+
+// PostMessageWithResponse Write to the table, or in a game of 3 or 4 to one seat only.
+//
+// A player of a game that has started (in play or over) writes a message: to the whole table, or with
+// `to_seat` to that seat's player only (games of 3 or 4 players). The text is kept as written (UTF-8,
+// no NUL, at most 500 characters: longer is 422 `message_too_long`) and escaped wherever it is shown.
+// The others who may read it are told on their live stream and webhooks (notification kind
+// `message`, unless they muted the game's messages), and on the game's live stream (event `message`);
+// by email, in the next email of the game they get anyway, or in one of its own for those who turned
+// the `message` kind on for email. A player posts at most 8 messages at once in a game, then one
+// every 15 seconds: more is 429 `rate_limited` with `Retry-After`, and nothing is posted; every response
+// says the limit (`RateLimit-Policy`, `"messages"`), and one counted in it how it stands (`RateLimit`). 403
+// `not_a_player`: the caller has no seat; 409 `game_not_started`: the game has not started or was
+// cancelled.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v1/games/{id}/messages (the `PostMessage` operationId).
+func (c *ClientWithResponses) PostMessageWithResponse(ctx context.Context, id ID, params *PostMessageParams, body PostMessageJSONRequestBody, reqEditors ...RequestEditorFn) (*PostMessageResponse, error) {
+	rsp, err := c.PostMessage(ctx, id, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePostMessageResponse(rsp)
+}
+
+// MuteMessagesWithBodyWithResponse Mute or unmute the game's messages for the caller, a player of the game.
+//
+// A muted game's messages notify the caller of nothing, on any channel (live stream, webhooks, email, the game's stream), and its emails show none; they stay readable with `GET /v1/games/{id}/messages`.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PUT /v1/games/{id}/messages/mute (the `MuteMessages` operationId).
+func (c *ClientWithResponses) MuteMessagesWithBodyWithResponse(ctx context.Context, id ID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*MuteMessagesResponse, error) {
+	rsp, err := c.MuteMessagesWithBody(ctx, id, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseMuteMessagesResponse(rsp)
+}
+
+// MuteMessagesWithResponse Mute or unmute the game's messages for the caller, a player of the game.
+//
+// A muted game's messages notify the caller of nothing, on any channel (live stream, webhooks, email, the game's stream), and its emails show none; they stay readable with `GET /v1/games/{id}/messages`.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PUT /v1/games/{id}/messages/mute (the `MuteMessages` operationId).
+func (c *ClientWithResponses) MuteMessagesWithResponse(ctx context.Context, id ID, body MuteMessagesJSONRequestBody, reqEditors ...RequestEditorFn) (*MuteMessagesResponse, error) {
+	rsp, err := c.MuteMessages(ctx, id, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseMuteMessagesResponse(rsp)
+}
+
 // ReclaimSeatWithResponse Take back the caller's seat from the bot that plays it after their timeouts.
 //
 // After `timeout_limit` timeouts in a row (with `on_timeouts: bot`) the service's bot plays the
@@ -15749,7 +16970,9 @@ func (c *ClientWithResponses) StartGameWithResponse(ctx context.Context, id ID, 
 //
 // Stored events after `Last-Event-ID` first, then live ones. `id` is the event's seq, `event` is
 // `event`, `data` is the JSON of a `LoggedEvent` (`{"seq","version","created_at","event"}`) as in the event
-// log. The stream follows the caller's seat: it ends, without sending it, at the first event after the
+// log. A message of the table talk that the caller may read comes live as an event `message` without an
+// `id` (messages are not in the event log; read the missed ones with `GET /v1/games/{id}/messages`),
+// `data` the JSON of a `Message`. The stream follows the caller's seat: it ends, without sending it, at the first event after the
 // caller's seat changed hands (the caller left it, or took one as a spectator); reconnecting with
 // `Last-Event-ID` serves the events as the caller sees them then. 409 `seat_changing`: the caller's
 // seat kept changing while the stream opened; connect again.
@@ -18316,6 +19539,407 @@ func ParseLegalActionsResponse(rsp *http.Response) (*LegalActionsResponse, error
 			return nil, err
 		}
 		response.ApplicationproblemJSON404 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseListMessagesResponse parses an HTTP response from a ListMessagesWithResponse call
+func ParseListMessagesResponse(rsp *http.Response) (*ListMessagesResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListMessagesResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest MessageList
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParsePostMessageResponse parses an HTTP response from a PostMessageWithResponse call
+func ParsePostMessageResponse(rsp *http.Response) (*PostMessageResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PostMessageResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
+		var dest Message
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON201 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest LimitedProblem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest LimitedProblem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest LimitedProblem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest LimitedProblem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest LimitedProblem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest LimitedProblem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest LimitedProblem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest LimitedProblem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 201:
+		var headers PostMessageResponse201Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = value
+		}
+		response.Headers201 = &headers
+	case rsp.StatusCode == 400:
+		var headers PostMessageResponse400Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers PostMessageResponse401Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers PostMessageResponse403Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers PostMessageResponse404Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 409:
+		var headers PostMessageResponse409Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 413:
+		var headers PostMessageResponse413Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = value
+		}
+		response.Headers413 = &headers
+	case rsp.StatusCode == 415:
+		var headers PostMessageResponse415Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = value
+		}
+		response.Headers415 = &headers
+	case rsp.StatusCode == 422:
+		var headers PostMessageResponse422Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = value
+		}
+		response.Headers422 = &headers
+	case rsp.StatusCode == 429:
+		var headers PostMessageResponse429Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers429 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseMuteMessagesResponse parses an HTTP response from a MuteMessagesWithResponse call
+func ParseMuteMessagesResponse(rsp *http.Response) (*MuteMessagesResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &MuteMessagesResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest struct {
+			GameId int  `json:"game_id"`
+			Muted  bool `json:"muted"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON422 = &dest
 
 	}
 

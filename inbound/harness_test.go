@@ -159,6 +159,7 @@ type env struct {
 	srv    *api.Server
 	play   *play.Service
 	ob     *notifier.Outbox
+	hub    *notifier.Hub
 	in     *inbound.Service
 	sink   *sink
 	smtp   string // the inbound SMTP server's address
@@ -195,8 +196,10 @@ func newEnv(tb testing.TB, d models.Dialect) *env {
 	e.play = play.New(st, nil, log)
 	acc := accounts.New(st, e.play, accounts.Config{Secret: secret, Issuer: "dm", Audience: "dm"}, log, nil)
 	e.srv = api.New(st, e.play, acc, api.Config{Secret: secret}, log, nil)
-	e.ob, err = notifier.NewOutbox(notifier.OutboxConfig{Store: st, Sender: sender, Email: ecfg, Hub: notifier.NewHub(0), Logger: log,
-		SignInSecret: []byte("links"), Reply: e.reply, PollInterval: 50 * time.Millisecond})
+	e.hub = notifier.NewHub(0)
+	e.ob, err = notifier.NewOutbox(notifier.OutboxConfig{Store: st, Sender: sender, Email: ecfg, Hub: e.hub, Logger: log,
+		SignInSecret: []byte("links"), Reply: e.reply, PollInterval: 50 * time.Millisecond,
+		Webhook: notifier.NewWebhookClient(notifier.WebhookOptions{AllowPrivate: true, Timeout: 2 * time.Second})})
 	if err != nil {
 		tb.Fatal(err)
 	}

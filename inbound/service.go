@@ -35,6 +35,7 @@ const (
 	Dropped   Outcome = "dropped"   // an automatic message or a loop: nothing played, nothing answered
 	Duplicate Outcome = "duplicate" // a message already handled, delivered again: nothing more
 	Answered  Outcome = "answered"  // it asked for help or the board: answered, nothing played
+	Said      Outcome = "said"      // its messages ("say") were posted, and nothing played
 )
 
 // Result is what Receive did with a message: its outcome, the reason
@@ -361,7 +362,8 @@ type answer struct {
 
 	user  *models.User
 	data  notifier.ReplyAnswer
-	board bool // the reply asked for the board: shown even to a seat that waits
+	board bool     // the reply asked for the board: shown even to a seat that waits
+	says  []string // the reply's messages ("say" lines), posted once its moves are played
 	// reason is how the game ended, when the reply's change ended it
 	// (its game_over event); "" for not known.
 	reason string
@@ -432,7 +434,7 @@ func (a *answer) play(ctx context.Context) (Result, error) {
 	p := s.cfg.Play
 	rd, err := play.ReadCommands(Cut(a.mail.Text))
 	if rd != nil {
-		a.data.Skipped = rd.Skipped
+		a.data.Skipped, a.says = rd.Skipped, rd.Says
 	}
 	var ce *play.CommandError
 	if errors.As(err, &ce) {
@@ -559,7 +561,9 @@ const HelpText = `How to answer by email: write above the quoted email, one comm
                  (events: draw, place, tool, hack, claim)
   board          the board as it is now; help: this text
   resign         leave the game; vote end: vote to end it as it stands
-  join           take your seat in a game you are invited to (join running a startup: with that deck); decline: turn it down`
+  join           take your seat in a game you are invited to (join running a startup: with that deck); decline: turn it down
+  say good game  a message to the table, the rest of the line as written
+                 (say to bob ...: to bob only, in a game of 3 or 4)`
 
 // refuseCommands answers a reply whose commands are not played: which
 // command, at which step, why, and the moves of that step.
@@ -572,16 +576,89 @@ func (a *answer) refuseCommands(ctx context.Context, ce *play.CommandError) (Res
 	return a.refuse(ctx, strings.TrimSuffix(reason, ".")+". Nothing was played.", ce.Command)
 }
 
-// info answers a reply that asks only for help or the board.
+// info answers a reply that asks only for help or the board, or that
+// holds only messages (posted first).
 func (a *answer) info(ctx context.Context) (Result, error) {
+	if err := a.say(ctx); err != nil {
+		return Result{}, err
+	}
+	if len(a.data.Said) == 0 && a.data.SayRefused != "" {
+		reason := a.data.SayRefused
+		a.data.SayRefused, a.says = "", nil
+		return a.refuse(ctx, reason, "")
+	}
 	version, err := a.current(ctx)
 	if err != nil {
 		return Result{}, err
 	}
-	if err := a.write(ctx, Answered); err != nil {
+	outcome := Answered
+	if len(a.data.Said) > 0 {
+		outcome = Said
+	}
+	if err := a.write(ctx, outcome); err != nil {
 		return Result{}, err
 	}
-	return Result{Outcome: Answered, GameID: a.reply.GameID, Version: version, Answered: true}, nil
+	return Result{Outcome: outcome, GameID: a.reply.GameID, Version: version, Answered: true}, nil
+}
+
+// say posts the reply's messages, in order, through the play path: what
+// was posted goes in the answer (ReplyAnswer.Said), and the first one
+// refused stops the rest, the answer saying why (SayRefused). Each is
+// posted once, however often the reply is delivered (its idempotency
+// key). An error is a failure to post them (the store).
+func (a *answer) say(ctx context.Context) error {
+	p, r := a.s.cfg.Play, a.reply
+	for i, line := range a.says {
+		key := "email:" + hex.EncodeToString(a.hash[:16]) + ".say" + strconv.Itoa(i)
+		rec := &play.Record{Key: models.Key{UserID: r.UserID, Key: key}, Make: func(res *play.Result) (*models.Idempotency, error) {
+			body, _ := json.Marshal(saidWords(res.Message))
+			return &models.Idempotency{UserID: r.UserID, Key: key, RequestHash: a.hash, Status: 200, Response: body}, nil
+		}}
+		res, err := p.SayLine(ctx, r.GameID, r.UserID, line, rec)
+		var perr *play.Error
+		var many *play.TooManyMessagesError
+		switch {
+		case err == nil:
+			a.data.Said = append(a.data.Said, saidWords(res.Message))
+			continue
+		case errors.Is(err, models.ErrConflict), errors.Is(err, models.ErrKeyStored):
+			// Posted by an earlier delivery of this reply.
+			if rec, err := p.Store().IdempotencyRecord(ctx, r.UserID, key); err == nil {
+				var words string
+				if json.Unmarshal(rec.Response, &words) == nil {
+					a.data.Said = append(a.data.Said, words)
+				}
+			}
+			continue
+		case errors.As(err, &perr):
+			a.data.SayRefused = perr.Detail
+		case errors.As(err, &many):
+			a.data.SayRefused = many.Error()
+		case errors.Is(err, play.ErrNotPlayer), errors.Is(err, models.ErrNotFound):
+			a.data.SayRefused = "you have no seat in this game"
+		default:
+			return err
+		}
+		a.data.SayRefused = fmt.Sprintf("Your message %q was not posted: %s.", clipText(line), strings.TrimSuffix(a.data.SayRefused, "."))
+		return nil
+	}
+	return nil
+}
+
+// saidWords says where a message went and what it said.
+func saidWords(m *play.Said) string {
+	if m.ToSeat != nil {
+		return fmt.Sprintf("Posted to %s only: %q", m.To, m.Text)
+	}
+	return fmt.Sprintf("Posted to the table: %q", m.Text)
+}
+
+// clipText cuts s to 60 characters for an answer that quotes it.
+func clipText(s string) string {
+	if r := []rune(s); len(r) > 60 {
+		return string(r[:60]) + "…"
+	}
+	return s
 }
 
 // control carries out a command that stands alone: resign, vote end, or,
@@ -678,6 +755,9 @@ func (a *answer) applied(ctx context.Context, res *play.Result, texts []string) 
 		// first in the answer, as their board's banner says it.
 		a.data.News = notifier.News(res.State.Table(), a.reply.Seat, evs)
 	}
+	if err := a.say(ctx); err != nil {
+		return Result{}, err
+	}
 	a.now(res.Game, res.State)
 	if slices.ContainsFunc(res.Events(), func(e play.Event) bool { return e.Kind == "turn_started" && e.Seat != a.reply.Seat }) {
 		// The reply ended the seat's turn: the others' comes.
@@ -699,6 +779,9 @@ func (a *answer) appliedBefore(ctx context.Context, texts []string) (Result, err
 			a.data.Applied = stored
 		}
 	}
+	if err := a.say(ctx); err != nil {
+		return Result{}, err
+	}
 	version, err := a.current(ctx)
 	if err != nil {
 		return Result{}, err
@@ -713,6 +796,9 @@ func (a *answer) appliedBefore(ctx context.Context, texts []string) (Result, err
 // as it is now with the recipient's fresh lines and reply address. line
 // is the reply's line at fault ("" for none).
 func (a *answer) refuse(ctx context.Context, reason, line string) (Result, error) {
+	if len(a.says) > 0 && len(a.data.Said) == 0 {
+		reason += " Your message was not posted either."
+	}
 	a.data.Refused, a.data.Line = reason, line
 	version, err := a.current(ctx)
 	if err != nil {

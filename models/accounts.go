@@ -16,7 +16,9 @@ func DeletedUsername(id int64) string { return "~deleted-" + strconv.FormatInt(i
 // besides its games: its password, sign-ins (browser sessions, refresh
 // tokens, API tokens, the calendar feed), webhooks and their deliveries, notification
 // preferences and notifications, push subscriptions, vacations, decks, live-stream rows, the
-// invitations it sent, its idempotency records and the used sign-in links.
+// invitations it sent, its idempotency records, the used sign-in links
+// and its table talk settings (the messages it wrote stay in their games'
+// records).
 var qDeleteAccount = []string{
 	`DELETE FROM credentials WHERE user_id = ?`,
 	`DELETE FROM web_sessions WHERE user_id = ?`,
@@ -34,6 +36,7 @@ var qDeleteAccount = []string{
 	`DELETE FROM stream_presence WHERE user_id = ?`,
 	`DELETE FROM email_invitations WHERE invited_by = ?`,
 	`DELETE FROM idempotency_keys WHERE user_id = ?`,
+	`DELETE FROM game_message_prefs WHERE user_id = ?`,
 }
 
 // qAnonymizeUser takes the name, address and settings off a user row and

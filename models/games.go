@@ -83,13 +83,16 @@ func (g *Game) Snapshot() ([]byte, error) {
 	return g.State, nil
 }
 
-// GameSettings is what a game's Settings JSON holds: its clocks and its
-// timeout rule.
+// GameSettings is what a game's Settings JSON holds: its clocks, its
+// timeout rule, and whether spectators read the table talk.
 type GameSettings struct {
 	TurnDeadlineSeconds   int    `json:"turn_deadline_seconds"`
 	PromptDeadlineSeconds int    `json:"prompt_deadline_seconds"`
 	TimeoutLimit          int    `json:"timeout_limit,omitempty"` // consecutive timeouts before OnTimeouts; 0: never
 	OnTimeouts            string `json:"on_timeouts,omitempty"`   // "bot" or "forfeit"
+	// SpectatorMessages shows the players' public messages to the
+	// spectators of a public game; false (the default): players only.
+	SpectatorMessages bool `json:"spectator_messages,omitempty"`
 	// IgnoreQuietHours keeps a deadline where the clock sets it, in the
 	// quiet hours of the player it awaits; false (the default): it moves
 	// to their end.

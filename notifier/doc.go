@@ -15,6 +15,12 @@
 // timeouts, bot moves and forfeits, and the digest. MigrateRiver applies
 // River's schema.
 //
+// Table talk (talk.go): a message of a game is a notification of kind
+// KindMessage to those who may read it (not muted), on the game's live
+// stream too (MessageEvent); its email of its own is opt-in (DefaultOn),
+// since every email of a game shows the messages its recipient's emails
+// have not shown yet (Common.Talk, filled in as it is sent).
+//
 // Email (email.go, config.go): LoadEmailConfig reads SMTP_* and related
 // variables once; NewSender returns an SMTPSender (github.com/wneessen/go-mail,
 // pooled connections) or, with no SMTP_HOST, a FolderSender that writes .eml

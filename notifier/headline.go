@@ -92,6 +92,11 @@ func Headline(d Data) string {
 		return x.Player + " is away until " + c.Date(x.Until) + ": their clocks are paused."
 	case SeatReclaimed:
 		return "Your seat is yours again: you play it yourself from now on" + turnWords(x.Turn) + "."
+	case TableTalk:
+		if x.Private {
+			return x.From + " wrote to you, and to no one else at the table."
+		}
+		return x.From + " wrote to the table."
 	case ReplyAnswer:
 		switch {
 		case len(x.Applied) > 0 && x.Over != nil:
@@ -100,6 +105,10 @@ func Headline(d Data) string {
 			return "Your moves were played."
 		case x.Taken:
 			return "That decision was already taken; nothing was played."
+		case len(x.Said) > 1:
+			return "Your messages were posted."
+		case len(x.Said) > 0:
+			return "Your message was posted."
 		}
 		return "Nothing was played."
 	}

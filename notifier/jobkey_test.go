@@ -14,6 +14,7 @@ func TestJobKeys(t *testing.T) {
 		gameKey(12).n("v", 34).w("bot").n("s", 1):          "g12.v34.bot.s1",
 		gameKey(12).n("d", 1700000000000000).w("reminder"): "g12.d1700000000000000.reminder",
 		gameKey(12).n("vac", 3).w(string(KindVacation)):    "g12.vac3.vacation",
+		gameKey(12).n("m", 8).w(string(KindMessage)):       "g12.m8.message",
 		jobKey("digest").n("u", 5).w("t202612020700"):      "digest.u5.t202612020700",
 		jobKey("dlv_g12-v34").w("r" + "abc"):               "dlv_g12-v34.rabc",
 	} {

@@ -380,17 +380,18 @@ func (o *Outbox) dispatch(ctx context.Context, tx models.OutboxTx, g *models.Gam
 		return err
 	}
 	users, hooks := rcpt.Users, rcpt.Webhooks
-	off, digest := map[string]bool{}, map[int64]models.Preference{}
+	chosen, digest := map[string]bool{}, map[int64]models.Preference{}
 	for _, p := range rcpt.Preferences {
 		if p.Enabled && p.Kind == string(KindDigest) && p.Channel == ChannelEmail {
 			digest[p.UserID] = p
 		}
-		if !p.Enabled {
-			off[fmt.Sprintf("%d/%s/%s", p.UserID, p.Kind, p.Channel)] = true
-		}
+		chosen[fmt.Sprintf("%d/%s/%s", p.UserID, p.Kind, p.Channel)] = p.Enabled
 	}
 	wants := func(uid int64, kind Kind, channel string) bool {
-		return !off[fmt.Sprintf("%d/%s/%s", uid, kind, channel)]
+		if on, ok := chosen[fmt.Sprintf("%d/%s/%s", uid, kind, channel)]; ok {
+			return on
+		}
+		return DefaultOn(kind, channel)
 	}
 	base := strings.TrimRight(o.cfg.Email.BaseURL, "/")
 	gid := strconv.FormatInt(g.ID, 10)
@@ -577,6 +578,8 @@ func deref(d Data) Data {
 	case *VacationNotice:
 		return *x
 	case *SeatReclaimed:
+		return *x
+	case *TableTalk:
 		return *x
 	}
 	return d

@@ -48,6 +48,7 @@ func DecodeNotify(payload string) (StreamArgs, error) {
 	}
 	events := a.FromSeq != 0 || a.ToSeq != 0
 	if a.empty() || (events && (a.GameID <= 0 || a.FromSeq <= 0 || a.ToSeq < a.FromSeq)) ||
+		(a.MessageID != 0 && (a.GameID <= 0 || a.MessageID < 0)) ||
 		slices.ContainsFunc(a.Notes, func(n StreamNote) bool { return n.UserID <= 0 || n.NotificationID <= 0 }) {
 		return StreamArgs{}, fmt.Errorf("%w: %q names nothing", ErrBadNotify, payload)
 	}
@@ -146,6 +147,11 @@ func (o *Outbox) deliver(ctx context.Context, a StreamArgs) error {
 		}
 		if len(ns) > 0 && ns[0].ID == n.NotificationID {
 			hub.Publish(topic, NotificationEvent(o.Complete(ctx, ns)[0]))
+		}
+	}
+	if a.MessageID != 0 {
+		if err := o.deliverMessage(ctx, a); err != nil {
+			return err
 		}
 	}
 	if a.FromSeq == 0 {

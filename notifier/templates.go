@@ -30,6 +30,7 @@ const (
 	KindVacation         Kind = "vacation"          // another player is away; clocks pause
 	KindSeatReclaimed    Kind = "seat_reclaimed"    // you took your seat back from the bot: what it did
 	KindDigest           Kind = "digest"            // the daily summary
+	KindMessage          Kind = "message"           // a player wrote to the table, or to you
 	// KindReplyAnswer is the answer to a reply with moves; it is an email
 	// only, so it is not in Kinds.
 	KindReplyAnswer Kind = "reply_answer"
@@ -38,7 +39,7 @@ const (
 // Kinds lists every kind, in the order above.
 var Kinds = []Kind{
 	KindInvitation, KindGameStarted, KindYourTurn, KindPromptWaiting, KindQueuedActions,
-	KindDeadlineReminder, KindTimeoutApplied, KindGameOver, KindVacation, KindSeatReclaimed, KindDigest,
+	KindDeadlineReminder, KindTimeoutApplied, KindGameOver, KindVacation, KindSeatReclaimed, KindDigest, KindMessage,
 }
 
 // Data is the input of Render: one of the structs below. All of them hold
@@ -76,9 +77,30 @@ type Common struct {
 	// when its recipient answers by email (see Board); "" says that replies
 	// are not read. It is never stored.
 	ReplyTo string
+	// Talk is the table talk of the game that the recipient's emails have
+	// not shown yet, oldest first, and TalkEarlier how many messages
+	// before those are left out; the email worker sets both as it renders
+	// (see withTalk). Never stored nor sent to webhooks or streams.
+	Talk        []TalkLine
+	TalkEarlier int
 	// Quiet, when the game's deadline was moved out of quiet hours, says
 	// so (QuietNote, QuietLine); nil: it was not.
 	Quiet *QuietMove `json:",omitempty"`
+}
+
+// TalkLine is a message of the table talk as an email shows it: its
+// author, whether it was written to the recipient only, when, and its
+// text as written (escaped in the HTML body).
+type TalkLine struct {
+	From    string
+	Private bool
+	At      time.Time
+	Text    string
+}
+
+// Lines is the text's lines.
+func (t TalkLine) Lines() []string {
+	return strings.Split(strings.ReplaceAll(t.Text, "\r\n", "\n"), "\n")
 }
 
 func (c Common) base() Common { return c }
@@ -297,9 +319,14 @@ type ReplyAnswer struct {
 	// thanks, a mail app's line), skipped.
 	Skipped []string
 	// Help is the command language in short, when the reply asked for it.
-	Help  string
-	Taken bool   // the reply answered a decision that was already taken
-	Next  string // what happens next ("It is still your turn.", "Ben's turn.")
+	Help string
+	// Said are the reply's messages ("say" lines) that were posted, in
+	// words ("Posted to the table: ..."); SayRefused says why the next one
+	// was not ("" when all were).
+	Said       []string
+	SayRefused string
+	Taken      bool   // the reply answered a decision that was already taken
+	Next       string // what happens next ("It is still your turn.", "Ben's turn.")
 	// News: what changed for the recipient, as YourTurn.News says.
 	News    []string
 	Since   []string
@@ -393,6 +420,18 @@ type DigestGame struct {
 	Lines    []string  // what happened, redacted for the recipient
 }
 
+// TableTalk: a player of the game wrote to the table, or to the recipient
+// only. It goes by email only to those who chose so (see DefaultOn); the
+// others read it in the next email of the game they get anyway (Talk).
+type TableTalk struct {
+	Common
+	MessageID int64
+	From      string // the author's username
+	Private   bool   // written to the recipient only
+	Text      string // as written
+	At        time.Time
+}
+
 // Kind returns KindInvitation.
 func (Invitation) Kind() Kind { return KindInvitation }
 
@@ -425,6 +464,9 @@ func (SeatReclaimed) Kind() Kind { return KindSeatReclaimed }
 
 // Kind returns KindDigest.
 func (Digest) Kind() Kind { return KindDigest }
+
+// Kind returns KindMessage.
+func (TableTalk) Kind() Kind { return KindMessage }
 
 // Kind returns KindReplyAnswer.
 func (ReplyAnswer) Kind() Kind { return KindReplyAnswer }

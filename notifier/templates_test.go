@@ -69,6 +69,10 @@ func samples() []Data {
 	c := common()
 	replying := c
 	replying.ReplyTo = "play-abc@dm.example"
+	talking := replying
+	talking.Talk = []TalkLine{{From: "Cleo", At: renderNow, Text: "Good luck, all <3"},
+		{From: "Bob", Private: true, At: due, Text: "Cleo is one claim from winning.\nShall we hold her back?"}}
+	talking.TalkEarlier = 2
 	return []Data{
 		Invitation{Common: c, Inviter: "Bob", Players: []string{"Bob", "Ana", "Cleo"}, Joined: []string{"Bob", "Cleo"},
 			Invited: []string{"Ana"}, Seats: 3, Mode: "standard",
@@ -99,6 +103,7 @@ func samples() []Data {
 			}},
 		SeatReclaimed{Common: c, Turn: 9, YourTurn: true, Deadline: due, Hand: hand,
 			BotDid: []string{"Ana places Overfit Goblin in the Lab.", "Ana ends their turn."}},
+		TableTalk{Common: talking, MessageID: 9, From: "Bob", Private: true, Text: "Cleo is one claim from winning.\nShall we hold her back?", At: due},
 		ReplyAnswer{Common: replying, Applied: []string{"Place Overfit Goblin (Junior) in your Lab", "End your turn"}, Next: "It is Bob's turn.",
 			Since: []string{"Ana places Overfit Goblin.", "Ana ends their turn."}, Offer: []string{"always pass", "null pointer when claim"}},
 	}

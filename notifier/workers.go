@@ -75,16 +75,18 @@ func (WebhookArgs) Kind() string { return webhookKind }
 
 // StreamArgs publishes one change to the live stream: the stored
 // notifications it made (Notes) and the range of the game's events it
-// recorded (GameID, FromSeq..ToSeq), with the users holding the game's
-// seats as the change left them (Seats, by seat number, 0 for none; see
+// recorded (GameID, FromSeq..ToSeq), or the message of the game's table
+// talk it posted (MessageID), with the users holding the game's seats as
+// the change left them (Seats, by seat number, 0 for none; see
 // models.Game.Holders), in one job.
 type StreamArgs struct {
-	Key     string       `json:"key" river:"unique"`
-	GameID  int64        `json:"game_id,omitempty"`
-	FromSeq int64        `json:"from_seq,omitempty"`
-	ToSeq   int64        `json:"to_seq,omitempty"`
-	Seats   []int64      `json:"seats,omitempty"`
-	Notes   []StreamNote `json:"notes,omitempty"`
+	Key       string       `json:"key" river:"unique"`
+	GameID    int64        `json:"game_id,omitempty"`
+	FromSeq   int64        `json:"from_seq,omitempty"`
+	ToSeq     int64        `json:"to_seq,omitempty"`
+	MessageID int64        `json:"message_id,omitempty"`
+	Seats     []int64      `json:"seats,omitempty"`
+	Notes     []StreamNote `json:"notes,omitempty"`
 }
 
 // StreamNote is one stored notification of a stream job: its recipient
@@ -95,7 +97,7 @@ type StreamNote struct {
 }
 
 // empty reports whether the job names nothing to publish.
-func (a StreamArgs) empty() bool { return a.FromSeq == 0 && len(a.Notes) == 0 }
+func (a StreamArgs) empty() bool { return a.FromSeq == 0 && a.MessageID == 0 && len(a.Notes) == 0 }
 
 // Kind is the River job kind.
 func (StreamArgs) Kind() string { return streamKind }
@@ -115,7 +117,7 @@ var decoders = map[Kind]func([]byte) (Data, error){
 	KindPromptWaiting: decodeAs[PromptWaiting], KindQueuedActions: decodeAs[QueuedActions],
 	KindDeadlineReminder: decodeAs[DeadlineReminder], KindTimeoutApplied: decodeAs[TimeoutApplied],
 	KindGameOver: decodeAs[GameOver], KindVacation: decodeAs[VacationNotice], KindSeatReclaimed: decodeAs[SeatReclaimed],
-	KindDigest: decodeAs[Digest], KindReplyAnswer: decodeAs[ReplyAnswer],
+	KindDigest: decodeAs[Digest], KindReplyAnswer: decodeAs[ReplyAnswer], KindMessage: decodeAs[TableTalk],
 }
 
 // withCommon returns d with f applied to its common fields.
@@ -157,6 +159,9 @@ func withCommon(d Data, f func(c *Common)) Data {
 	case ReplyAnswer:
 		f(&x.Common)
 		return x
+	case TableTalk:
+		f(&x.Common)
+		return x
 	}
 	return d
 }
@@ -172,15 +177,17 @@ type emailWorker struct {
 	o *Outbox
 }
 
-// Work renders and sends one email. A "your turn" or "prompt" email is
-// skipped while the recipient follows the game live (their notification
-// stream, or the game's stream: its board's page), in any process (see
-// Presence); one that is not urgent waits while the recipient is in
-// their quiet hours (see quiet.go). A message that can never be sent is
-// cancelled, not retried.
+// Work renders and sends one email. A "your turn" or "prompt" email, or
+// a message's own, is skipped while the recipient follows the game live
+// (their notification stream, or the game's stream: its board's page), in
+// any process (see Presence); one that is not urgent waits while the
+// recipient is in their quiet hours (see quiet.go). Every email of a game
+// shows the messages of its table talk that the recipient's emails have
+// not shown yet. A message that can never be sent is cancelled, not
+// retried.
 func (w *emailWorker) Work(ctx context.Context, job *river.Job[EmailArgs]) error {
 	a := job.Args
-	if (a.NoteKind == KindYourTurn || a.NoteKind == KindPromptWaiting) && w.o.onStream(ctx, a.UserID, a.GameID, a.seat()) {
+	if w.o.looking(ctx, a) {
 		w.o.log.Info("email skipped: recipient is on the live stream", "key", a.Key)
 		return nil
 	}
@@ -206,6 +213,10 @@ func (w *emailWorker) Work(ctx context.Context, job *river.Job[EmailArgs]) error
 			yt.News = news
 			d = yt
 		}
+	}
+	d, talked, skip, err := w.o.withTalk(ctx, d, a)
+	if err != nil || skip {
+		return err
 	}
 	if c := d.base(); c.GameID != "" && c.Host == "" && a.GameID > 0 {
 		// Written without the host's name (an answer to a reply): the
@@ -241,6 +252,13 @@ func (w *emailWorker) Work(ctx context.Context, job *river.Job[EmailArgs]) error
 			return river.JobCancel(err)
 		}
 		return err
+	}
+	if talked > 0 {
+		// Sent: the next email of the game shows only later messages. (Not
+		// recorded, the next shows them again: no reason to send this again.)
+		if err := w.o.store.MessagesEmailed(ctx, a.UserID, a.GameID, talked); err != nil {
+			w.o.log.Warn("messages shown by email not recorded", "key", a.Key, "error", err)
+		}
 	}
 	return nil
 }

@@ -93,6 +93,10 @@ type Reading struct {
 	Board    bool
 	Control  Control
 	Deck     []string
+	// Says are the texts of the "say" lines, in order: each the rest of
+	// its line after "say", as written (not folded, commas and all), a
+	// message to post (Service.SayLine reads "to <name>" at its start).
+	Says []string
 }
 
 // Moves reports whether the reading holds moves to resolve.
@@ -175,7 +179,8 @@ var events = map[string]engine.EventKind{
 // word of the language and no card name is skipped. A part of no form of
 // the language that names no card and holds no number ("take care") is
 // read as loose words: beside a command that stands alone, or help or
-// board, it is skipped; else Resolve decides (a sign-off at the end).
+// board, it is skipped; else Resolve decides (a sign-off at the end). A
+// line that starts with "say" is a message, whole (Reading.Says).
 // Anything else that is not a command, and a text with no command, is a
 // *CommandError; the reading is then returned too, with what was skipped
 // up to the fault.
@@ -191,6 +196,13 @@ func ReadCommands(text string) (*Reading, error) {
 		}
 		if read++; read > MaxCommandLines {
 			return rd, &CommandError{Reason: fmt.Sprintf("a reply holds at most %d lines of commands", MaxCommandLines)}
+		}
+		if text, ok := sayLine(line); ok {
+			if text == "" {
+				return rd, &CommandError{Command: clip(line), Line: i + 1, Reason: "write your message after \"say\": say good game"}
+			}
+			rd.Says = append(rd.Says, text)
+			continue
 		}
 		if len([]rune(line)) > maxLineRunes {
 			return rd, &CommandError{Command: clip(line), Line: i + 1, Reason: fmt.Sprintf("a line holds at most %d characters", maxLineRunes)}
@@ -219,9 +231,10 @@ func ReadCommands(text string) (*Reading, error) {
 			}
 		}
 	}
-	if (controls > 0 || rd.Help || rd.Board) && !slices.ContainsFunc(rd.Commands, func(c Command) bool { return !c.loose }) {
-		// Beside a command that stands alone, or help or the board, words
-		// that name no move are a sign-off ("resign. Take care").
+	if (controls > 0 || rd.Help || rd.Board || len(rd.Says) > 0) && !slices.ContainsFunc(rd.Commands, func(c Command) bool { return !c.loose }) {
+		// Beside a command that stands alone, help, the board or a
+		// message, words that name no move are a sign-off ("resign. Take
+		// care").
 		for _, c := range rd.Commands {
 			rd.skip(c.Text, c.at)
 		}
@@ -230,10 +243,26 @@ func ReadCommands(text string) (*Reading, error) {
 	switch {
 	case controls > 0 && (controls > 1 || len(rd.Commands) > 0):
 		return rd, &CommandError{Reason: fmt.Sprintf("%q goes alone in a reply, without moves", rd.Control)}
-	case controls == 0 && len(rd.Commands) == 0 && !rd.Help && !rd.Board:
+	case controls == 0 && len(rd.Commands) == 0 && !rd.Help && !rd.Board && len(rd.Says) == 0:
 		return rd, &CommandError{Reason: "the reply holds no command: write your moves (their numbers, or their words) above the quoted email, or \"help\""}
 	}
 	return rd, nil
+}
+
+// sayLine reports whether line is a "say" line (its first word is "say",
+// in any case, maybe with a colon), and returns the rest of it as
+// written, its spaces trimmed: the whole line is the message, its commas
+// and all.
+func sayLine(line string) (string, bool) {
+	word, rest, _ := strings.Cut(line, " ")
+	word = strings.TrimSuffix(word, ":")
+	if !strings.EqualFold(word, "say") {
+		if w, r, ok := strings.Cut(line, ":"); ok && strings.EqualFold(w, "say") {
+			return strings.TrimSpace(r), true // "say:text"
+		}
+		return "", false
+	}
+	return strings.TrimSpace(strings.TrimPrefix(rest, ":")), true
 }
 
 // skip notes the part text, at its place among the text's parts, as

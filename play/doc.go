@@ -13,6 +13,11 @@
 // each seat's run of timeouts and any takeover. The store writes the
 // notifications of the change in the same transaction (models.Outbox).
 //
+// The table talk (messages.go: Say, SayLine, Messages, MuteMessages) is
+// the one thing a player adds to a game outside the rules: a message is
+// stored with its notifications (models.MessageOutbox) but changes no
+// version, and play decides who may write and who reads what.
+//
 // Front doors (the JSON API, web pages, email replies) translate a request
 // into a call and the Result into a response; they decide nothing about a
 // game. Refusals are typed: *Error (with a Kind and a stable Code; the

@@ -47,6 +47,9 @@ type NewGame struct {
 	Bots                  int        // the last seats, played by the service's greedy bot
 	TimeoutLimit          *int       // consecutive timeouts before OnTimeouts; nil: DefaultTimeoutLimit, 0: never
 	OnTimeouts            string     // OnTimeoutsBot (default) or OnTimeoutsForfeit
+	// SpectatorMessages shows the players' public messages to spectators
+	// (false: to the players only).
+	SpectatorMessages bool
 	// IgnoreQuietHours keeps deadlines where the clock sets them, in the
 	// quiet hours of the players they await (false: moved to their end).
 	IgnoreQuietHours bool
@@ -112,7 +115,7 @@ func (s *Service) Create(ctx context.Context, uid int64, n NewGame, rec *Record)
 	}
 	settings, _ := json.Marshal(models.GameSettings{TurnDeadlineSeconds: n.TurnDeadlineSeconds,
 		PromptDeadlineSeconds: n.PromptDeadlineSeconds, TimeoutLimit: *n.TimeoutLimit, OnTimeouts: n.OnTimeouts,
-		IgnoreQuietHours: n.IgnoreQuietHours})
+		SpectatorMessages: n.SpectatorMessages, IgnoreQuietHours: n.IgnoreQuietHours})
 	now := s.now().UTC()
 	g := &models.Game{CreatedBy: me.ID, Status: models.StatusOpen, Public: n.Public == nil || *n.Public, Mode: n.Mode,
 		Office: n.Office, Policy: n.Policy, Players: n.Players, Settings: string(settings), Version: 1,

@@ -61,6 +61,11 @@ type Result struct {
 	Game  *models.Game  // the game as written, with its seats
 	Seat  int           // the caller's seat after the change; -1 for none and for the service
 	State *engine.State // the engine state after the change; nil before the start
+	// Message is the message a Say posted, and Rate the bucket of the
+	// poster's messages in the game after it; nil and zero for other
+	// changes.
+	Message *Said
+	Rate    models.RateState
 
 	ch     *models.Change
 	events []engine.Event

@@ -50,8 +50,8 @@ func (s *Service) Submit(ctx context.Context, id, uid int64, expected *int64, ac
 // (ReadCommands), one command an element: resolved one after another at
 // the version expected (Resolve; numbers name engine.Numbered's lines at
 // it), then applied as one batch. An element that is no command, or a
-// command that stands alone (help, board, resign, join...: the API has
-// their own operations), is a *CommandError; so is a command that
+// command that stands alone (help, board, resign, join, say...: the API
+// has their own operations), is a *CommandError; so is a command that
 // resolves to no move at its step. The plan is returned with the result.
 func (s *Service) SubmitCommands(ctx context.Context, id, uid int64, expected int64, commands []string, rec *Record) (*Result, *Plan, error) {
 	if len(commands) == 0 || len(commands) > MaxBatch {
@@ -68,8 +68,8 @@ func (s *Service) SubmitCommands(ctx context.Context, id, uid int64, expected in
 		return nil, nil, err
 	case len(rd.Skipped) > 0:
 		return nil, nil, notACommand(commands, rd.Skipped[0])
-	case rd.Control != NoControl || rd.Help || rd.Board:
-		return nil, nil, &CommandError{Reason: "help, board, resign, vote end, join and decline are not moves: the API has their own operations"}
+	case rd.Control != NoControl || rd.Help || rd.Board || len(rd.Says) > 0:
+		return nil, nil, &CommandError{Reason: "help, board, resign, vote end, join, decline and say are not moves: the API has their own operations"}
 	}
 	var plan *Plan
 	res, err := s.change(ctx, id, uid, rec, func(g *models.Game, seat int) (*models.Change, *Result, error) {

@@ -95,6 +95,14 @@ type boardView struct {
 	// HTML is the board drawn (the "board" template) when it was read
 	// into the cache of boards; "" otherwise.
 	HTML template.HTML
+	// Talk is the table talk as the reader sees it, drawn around the
+	// board (withTalk); nil for none. talkValue, talkError and talkTo are
+	// a message refused, to show again in its form.
+	Talk                         *talkView
+	talkValue, talkError, talkTo string
+	// game is the game as the read of this board read it, with its seats
+	// (the talk is read for it); nil in a board kept drawn.
+	game *models.Game
 }
 
 // cardItem is a card as the board draws it.
@@ -482,7 +490,9 @@ func (p *Pages) board(c *gin.Context, id, uid int64, o boardOptions) (*boardView
 	ctx := c.Request.Context()
 	var bv boardView
 	key := newFormKey()
+	var read *models.Game
 	err := p.play.Read(ctx, id, uid, func(g *models.Game, seat int, st *engine.State) error {
+		read = g
 		if cacheable && st != nil {
 			var deadline int64
 			if g.DeadlineAt != nil {
@@ -505,8 +515,10 @@ func (p *Pages) board(c *gin.Context, id, uid int64, o boardOptions) (*boardView
 	}
 	if hit != nil {
 		cp := *hit
+		cp.game = read
 		return &cp, nil
 	}
+	bv.game = read
 	if !bv.Started {
 		return &bv, p.openGameOf(c, &bv, uid)
 	}
@@ -526,6 +538,7 @@ func (p *Pages) board(c *gin.Context, id, uid int64, o boardOptions) (*boardView
 	}
 	bv.zip = &zipBoard{html: string(bv.HTML)}
 	cp := bv
+	cp.game = nil
 	p.boards.Put(k, &cp)
 	return &bv, nil
 }

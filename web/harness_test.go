@@ -147,7 +147,8 @@ func newSite(t testing.TB, d models.Dialect, o siteOptions) *site {
 		hub = notifier.NewHub(0)
 		ob, err = notifier.NewOutbox(notifier.OutboxConfig{Store: st, Sender: sender, Email: ecfg, Hub: hub, Logger: log,
 			Now: clk.Now, UnsubscribeSecret: s.unsub, SignInSecret: s.secret, Timeouts: pl, Bots: pl,
-			PollInterval: 20 * time.Millisecond, DatabaseURL: dbURL, Push: o.push})
+			PollInterval: 20 * time.Millisecond, DatabaseURL: dbURL, Push: o.push,
+			Webhook: notifier.NewWebhookClient(notifier.WebhookOptions{AllowPrivate: true, Timeout: 2 * time.Second})})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -180,7 +181,7 @@ func newSite(t testing.TB, d models.Dialect, o siteOptions) *site {
 	}
 	if o.outbox {
 		s.api.SetNotifications(api.Notifications{Outbox: ob, Hub: hub, Presence: presence, UnsubscribeSecret: s.unsub,
-			UnsubscribePage: pages.Unsubscribe, AllowPrivate: o.push != nil})
+			UnsubscribePage: pages.Unsubscribe, AllowPrivate: true})
 	}
 	s.play, s.pages = pl, pages
 	// The house as main mounts it: the API under /v1 and the pages

@@ -43,6 +43,9 @@ func sampleData(t *testing.T, kind notifier.Kind, base string, id int64, unsub s
 		return notifier.GameOver{Common: c, Reason: "the last challenge was won", Scores: []notifier.Score{{Player: "ana", Points: 9, Winner: true, You: true}}}
 	case notifier.KindVacation:
 		return notifier.VacationNotice{Common: c, Player: "bob", From: now, Until: deadline}
+	case notifier.KindMessage:
+		c.Talk = []notifier.TalkLine{{From: "bob", At: now, Text: "good game"}}
+		return notifier.TableTalk{Common: c, MessageID: 1, From: "bob", Text: "good game", At: now}
 	case notifier.KindDigest:
 		d := notifier.Digest{Day: now, Games: []notifier.DigestGame{{Title: "Game #" + itoa(id), URL: notifier.GameURL(base, id), YourTurn: true,
 			Deadline: deadline, Lines: []string{"bob played"}}}}

@@ -15,7 +15,8 @@ import (
 // the reader's seat sees them (a spectator: the public ones), on the
 // notifier's hub and served by notifier.ServeSSE, with a session cookie
 // instead of a bearer token. The board's script reloads the board when one
-// arrives. It follows the reader's seat as the API's game stream does: the
+// arrives. Messages of the table talk come too (events "message", with no
+// id), those after last_message first. It follows the reader's seat as the API's game stream does: the
 // stream ends before an event that shows the seat changed hands, and the
 // browser reconnects as what the reader is then.
 
@@ -100,6 +101,11 @@ func (p *Pages) live(c *gin.Context) {
 		if ev, ok := notifier.GameEvent(r, seat); ok {
 			backlog = append(backlog, ev)
 		}
+	}
+	if last, err := strconv.ParseInt(c.Query("last_message"), 10, 64); err == nil && last >= 0 {
+		// The board's talk shows the messages up to last: the later ones
+		// come first, as messages posted while the page connected.
+		backlog = append(backlog, p.talkSince(c, id, last)...)
 	}
 	c.Header("X-Accel-Buffering", "no")
 	// A visitor (uid 0) holds no seat for a change to move: nothing to follow.

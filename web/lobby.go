@@ -179,7 +179,7 @@ func (p *Pages) newGameAgain(c *gin.Context, status int, problem string, f form)
 
 // newGameFields are the new game form's fields, kept to show it again.
 var newGameFields = []string{"players", "mode", "office", "deck", "invite", "bots", "turn_deadline", "prompt_deadline",
-	"policy", "timeout_limit", "on_timeouts", "public", "respect_quiet_hours"}
+	"policy", "timeout_limit", "on_timeouts", "public", "spectator_messages", "respect_quiet_hours"}
 
 // createGame opens a game with the form's settings (play.Create), then
 // mails the invitations of the addresses it names.
@@ -195,7 +195,8 @@ func (p *Pages) createGame(c *gin.Context) {
 	}
 	n := play.NewGame{Players: atoi("players"), Mode: f.Values["mode"], Office: f.Values["office"] != "", Policy: f.Values["policy"],
 		Bots: atoi("bots"), TurnDeadlineSeconds: atoi("turn_deadline"), PromptDeadlineSeconds: atoi("prompt_deadline"),
-		OnTimeouts: f.Values["on_timeouts"], IgnoreQuietHours: f.Values["respect_quiet_hours"] == ""}
+		OnTimeouts: f.Values["on_timeouts"], SpectatorMessages: f.Values["spectator_messages"] != "",
+		IgnoreQuietHours: f.Values["respect_quiet_hours"] == ""}
 	public := f.Values["public"] != ""
 	n.Public = &public
 	limit := atoi("timeout_limit")

@@ -115,6 +115,10 @@ const boardMark template.HTML = "<!--board-->"
 // half of the board compressed once for every reader, the small pieces
 // of the reader's own sent stored (writeParts, storedPart).
 func (p *Pages) renderBoard(c *gin.Context, status int, problem string, bv *boardView) {
+	if err := p.withTalk(c, bv); err != nil {
+		p.fail(c, err)
+		return
+	}
 	v := view{Problem: problem, Data: bv, YourMove: bv.YourTurn}
 	if bv.zip == nil {
 		p.render(c, status, "game", v)

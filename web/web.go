@@ -166,6 +166,8 @@ func (p *Pages) Routes(r *gin.Engine) {
 	my.POST(notifier.GamesPath+":id/cancel", p.cancel)
 	my.POST(notifier.GamesPath+":id/invite", p.invite)
 	my.POST(notifier.GamesPath+":id/play", p.playAction)
+	my.POST(notifier.GamesPath+":id/messages", p.postMessage)
+	my.POST(notifier.GamesPath+":id/messages/mute", p.muteMessages)
 	my.POST(invitePath, p.acceptInvitation)
 	my.POST(joinPath, p.joinByLink)
 	my.POST("/settings/delete", p.deleteAccount)

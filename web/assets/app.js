@@ -134,10 +134,36 @@
     announce("The game moved on" + (news ? ": " + news.textContent :
       last ? ": " + last.textContent.replace(/^\S+ \S+ /, "") : "."));
   }
-  var stream = new EventSource(board.getAttribute("data-live"));
+  // A message at the table comes on the same stream: the page is read
+  // again and the talk's messages shown in place; its form, and what is
+  // being written in it, stay as they are.
+  var talking = false, talkAgain = false;
+  function talk() {
+    if (talking) { talkAgain = true; return; }
+    talking = true;
+    fetch(location.pathname + location.search, { credentials: "same-origin" }).then(function (r) {
+      if (!r.ok) { throw new Error("status " + r.status); }
+      return r.text();
+    }).then(function (html) {
+      var doc = new DOMParser().parseFromString(html, "text/html");
+      var fresh = doc.getElementById("talk-messages"), old = document.getElementById("talk-messages");
+      if (!fresh || !old || fresh.getAttribute("data-last") === old.getAttribute("data-last")) { return; }
+      old.replaceWith(fresh);
+      var last = fresh.querySelector("li:last-child");
+      var who = last && last.querySelector(".meta strong"), text = last && last.querySelector(".text");
+      if (who && text) { announce("A message from " + who.textContent + ": " + text.textContent); }
+    }).catch(function () {}).then(function () {
+      talking = false;
+      if (talkAgain) { talkAgain = false; talk(); }
+    });
+  }
+  var live = board.getAttribute("data-live"), shown = document.getElementById("talk-messages");
+  if (shown) { live += "&last_message=" + shown.getAttribute("data-last"); } // and the messages since the page was drawn
+  var stream = new EventSource(live);
   stream.addEventListener("event", refresh);
+  stream.addEventListener("message", talk);
   stream.addEventListener("error", function () { lost = true; });
-  stream.addEventListener("open", function () { if (lost) { lost = false; refresh(); } });
+  stream.addEventListener("open", function () { if (lost) { lost = false; refresh(); talk(); } });
   // A page left for another may be kept, frozen, to come back to: its
   // stream would hold one of the few connections a browser opens to a
   // site. It closes when the page is left, and a page shown again from
