@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -19,8 +20,30 @@ func TestRepositoryContract(t *testing.T) {
 	if !r.ok() {
 		t.Fatalf("%s", strings.Join(r.problems(), "\n"))
 	}
-	if len(r.breaking) == 0 {
-		t.Fatal("no breaking change found since the published contract; the baseline is not the one published")
+	// The baseline is a release: its version has a dated section of its
+	// own in the changelog, and the one before it (1.0.0, whose breaking
+	// changes 2.0.0 lists) is kept beside it.
+	changes, err := os.ReadFile("../../docs/api-changes.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !regexp.MustCompile(`(?m)^## ` + regexp.QuoteMeta(r.published.String()) + ` \(\d{4}-\d{2}-\d{2}\)$`).Match(changes) {
+		t.Fatalf("the published %s has no dated section in docs/api-changes.md", r.published)
+	}
+	dir := t.TempDir()
+	v1, err := os.ReadFile("published/openapi-1.0.0.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "openapi-1.0.0.yaml"), v1, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	older, err := check("../../openapi.yaml", dir, "../../docs/api-changes.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(older.breaking) == 0 || len(older.unlisted) != 0 {
+		t.Fatalf("against 1.0.0: %d breaking changes, %d not listed", len(older.breaking), len(older.unlisted))
 	}
 }
 
