@@ -50,10 +50,15 @@ type Game struct {
 	// quiet hours moved DeadlineAt to their end; "" when the clock set it
 	// as it is. See QuietSeats.
 	DeadlineQuiet string
-	CreatedAt     time.Time
-	UpdatedAt     time.Time
-	StartedAt     *time.Time
-	EndedAt       *time.Time
+	// TalkSeq grows by one with every message posted to the game's table
+	// talk and every mute or unmute of it, in the transaction of that
+	// change (the version does not move): a read of the talk made at
+	// one TalkSeq and version is current while the game row has both.
+	TalkSeq   int64
+	CreatedAt time.Time
+	UpdatedAt time.Time
+	StartedAt *time.Time
+	EndedAt   *time.Time
 
 	Seats []Seat `gorm:"-"` // in seat order
 
@@ -440,7 +445,7 @@ func loadGameSeats(tx *gorm.DB, id int64, q string, args ...any) (*Game, error) 
 		)
 		dst := []any{&r.ID, &r.CreatedBy, &r.Status, &r.Public, &r.Mode, &r.Office, &r.Policy, &r.Players, &r.Settings,
 			&r.Version, &r.EventSeq, &r.ActionSeq, &r.Winners, &r.DeadlineAt, &r.ClockFrom, &r.ClockAt, &r.CreatedAt, &r.UpdatedAt,
-			&r.StartedAt, &r.EndedAt, &r.DeadlineQuiet}
+			&r.StartedAt, &r.EndedAt, &r.DeadlineQuiet, &r.TalkSeq}
 		if withState {
 			dst = append(dst, &state)
 		}

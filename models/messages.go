@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"slices"
 	"time"
+
+	"gorm.io/gorm"
 )
 
 // MessageKind is the notification kind of a message of the table talk.
@@ -69,6 +71,9 @@ func (s *Store) PostMessage(ctx context.Context, m *Message, check func(g *Game)
 		}
 		m.ID, m.CreatedAt = 0, tx.Store.Now()
 		if err := tx.Store.db.WithContext(ctx).Create(m).Error; err != nil {
+			return err
+		}
+		if err := tx.Store.db.WithContext(ctx).Exec(qTalkMoved, m.GameID).Error; err != nil {
 			return err
 		}
 		if mo, ok := s.outbox.(MessageOutbox); ok {
@@ -212,11 +217,20 @@ ON CONFLICT (user_id, game_id) DO UPDATE SET emailed_id = CASE WHEN excluded.ema
 }
 
 // SetMessagesMuted records whether user userID muted the messages of game
-// gameID: a muted game notifies them of none, on any channel.
+// gameID: a muted game notifies them of none, on any channel. The game's
+// talk moves on with it (Game.TalkSeq).
 func (s *Store) SetMessagesMuted(ctx context.Context, userID, gameID int64, muted bool) error {
-	return s.db.WithContext(ctx).Exec(`INSERT INTO game_message_prefs (user_id, game_id, muted, emailed_id) VALUES (?, ?, ?, 0)
-ON CONFLICT (user_id, game_id) DO UPDATE SET muted = excluded.muted`, userID, gameID, muted).Error
+	return s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		if err := tx.Exec(`INSERT INTO game_message_prefs (user_id, game_id, muted, emailed_id) VALUES (?, ?, ?, 0)
+ON CONFLICT (user_id, game_id) DO UPDATE SET muted = excluded.muted`, userID, gameID, muted).Error; err != nil {
+			return err
+		}
+		return tx.Exec(qTalkMoved, gameID).Error
+	})
 }
+
+// qTalkMoved moves a game's table talk on (Game.TalkSeq).
+const qTalkMoved = `UPDATE games SET talk_seq = talk_seq + 1 WHERE id = ?`
 
 // MessagesMuted reports whether user userID muted the messages of game
 // gameID.

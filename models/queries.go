@@ -62,7 +62,7 @@ RETURNING tat`
 // gameColumns are the games columns but the snapshot, of the game g.
 const gameColumns = `g.id, g.created_by, g.status, g.public, g.mode, g.office, g.policy, g.players, g.settings,
   g.version, g.event_seq, g.action_seq, g.winners, g.deadline_at, g.clock_from, g.clock_at, g.created_at, g.updated_at, g.started_at, g.ended_at,
-  g.deadline_quiet`
+  g.deadline_quiet, g.talk_seq`
 
 // seatColumns are the seats columns, prefixed, for a game row joined with
 // its seats (see gameSeatRow).

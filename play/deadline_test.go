@@ -78,19 +78,7 @@ func TestReplay(t *testing.T) {
 	ctx := context.Background()
 	st := modelstest.Open(t, models.SQLite, models.Options{})
 	svc := play.New(st, nil, nil)
-	ana, bob := newUser(t, st, "ana"), newUser(t, st, "bob")
-	deck := play.DeckChoice{Prebuilt: "running-a-startup"}
-	res, err := svc.Create(ctx, ana.ID, play.NewGame{Players: 2, Mode: "fast", Deck: deck, Invite: []string{"bob"}}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	id := res.Game.ID
-	if _, err := svc.Join(ctx, id, bob.ID, deck, nil); err != nil {
-		t.Fatal(err)
-	}
-	if res, err = svc.Start(ctx, id, ana.ID, nil); err != nil {
-		t.Fatal(err)
-	}
+	id, ana, _, res := startedGame(t, st, svc)
 	users := []int64{*res.Game.Seats[0].UserID, *res.Game.Seats[1].UserID}
 	hashes := map[int64]string{res.Game.Version: res.State.Hash()}
 	res.Done()

@@ -21,19 +21,7 @@ func TestEventsKeptAndCurrent(t *testing.T) {
 		t.Run(d.String(), func(t *testing.T) {
 			st := modelstest.Open(t, d, models.Options{})
 			here, there := play.New(st, nil, nil), play.New(st, nil, nil)
-			ana, bob := newUser(t, st, "ana"), newUser(t, st, "bob")
-			deck := play.DeckChoice{Prebuilt: "running-a-startup"}
-			res, err := here.Create(ctx, ana.ID, play.NewGame{Players: 2, Mode: "fast", Deck: deck, Invite: []string{"bob"}}, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			id := res.Game.ID
-			if _, err := here.Join(ctx, id, bob.ID, deck, nil); err != nil {
-				t.Fatal(err)
-			}
-			if _, err := here.Start(ctx, id, ana.ID, nil); err != nil {
-				t.Fatal(err)
-			}
+			id, ana, bob, _ := startedGame(t, st, here)
 			users := map[int]int64{0: ana.ID, 1: bob.ID}
 			// same checks that the kept log is the store's last events.
 			same := func(step int, seq int64) {

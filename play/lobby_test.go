@@ -19,6 +19,27 @@ func newUser(t *testing.T, st *models.Store, name string) *models.User {
 	return u
 }
 
+// startedGame creates a fast 2-player game of ana and bob (new users)
+// with svc, and starts it: its id, the two users and the start's result.
+func startedGame(t *testing.T, st *models.Store, svc *play.Service) (int64, *models.User, *models.User, *play.Result) {
+	t.Helper()
+	ctx := context.Background()
+	ana, bob := newUser(t, st, "ana"), newUser(t, st, "bob")
+	deck := play.DeckChoice{Prebuilt: "running-a-startup"}
+	res, err := svc.Create(ctx, ana.ID, play.NewGame{Players: 2, Mode: "fast", Deck: deck, Invite: []string{"bob"}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := res.Game.ID
+	if _, err := svc.Join(ctx, id, bob.ID, deck, nil); err != nil {
+		t.Fatal(err)
+	}
+	if res, err = svc.Start(ctx, id, ana.ID, nil); err != nil {
+		t.Fatal(err)
+	}
+	return id, ana, bob, res
+}
+
 // TestDecline: an invitee turns down a private game's invitation and the
 // seat opens; nobody else can decline it, twice is refused, and a joined
 // seat or a started game is left otherwise.

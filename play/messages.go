@@ -306,13 +306,40 @@ func (s *Service) LatestMessages(ctx context.Context, id, uid int64, limit int) 
 
 // LatestMessagesIn is LatestMessages of game g as a read of it (Read,
 // Game) gave it, with its seats: for a door that has just read the game,
-// it spares reading it again. It costs one statement.
+// it spares reading it again. It costs one statement, or none when the
+// same reader read the same talk lately: a read is kept by talkKey, whose
+// game version and TalkSeq change with everything it shows (a message, a
+// mute, a seat). The Talk returned is shared: the caller reads it only.
 func (s *Service) LatestMessagesIn(ctx context.Context, g *models.Game, uid int64, limit int) (*Talk, error) {
 	seat := seatOf(g, uid)
 	if seat < 0 && !g.Public {
 		return nil, models.ErrNotFound
 	}
-	return s.talkIn(g, uid, seat, s.latest(ctx, limit))
+	k := talkKey{game: g.ID, version: g.Version, talk: g.TalkSeq, seat: seat, limit: limit}
+	if seat >= 0 {
+		k.user = uid // whose mute it shows
+	}
+	if t, ok := s.talks.Get(k); ok {
+		cp := *t
+		cp.Game = g
+		return &cp, nil
+	}
+	t, err := s.talkIn(g, uid, seat, s.latest(ctx, limit))
+	if err != nil {
+		return nil, err
+	}
+	cp := *t
+	cp.Game = nil // kept without the game it was read with
+	s.talks.Put(k, &cp)
+	return t, nil
+}
+
+// talkKey names a reader's read of a game's latest messages: the game at
+// a version and TalkSeq, the reader's seat (-1: a spectator, who share
+// one read), the user at it, and how many messages were read.
+type talkKey struct {
+	game, version, talk, user int64
+	seat, limit               int
 }
 
 // latest reads the last limit messages of a game for a seat, and whether

@@ -22,6 +22,7 @@ type Service struct {
 	states  *stateCache                   // parsed states of recently changed games
 	replays *bounded.Map[int64, replayed] // the last replay of a few games (Replay)
 	logs    *bounded.Map[int64, []Event]  // the last events of the games read lately (Events)
+	talks   *bounded.Map[talkKey, *Talk]  // the talk of the boards read lately (LatestMessagesIn)
 }
 
 // New returns the play path over store. now is the clock (nil: time.Now);
@@ -34,7 +35,8 @@ func New(store *models.Store, now func() time.Time, log *slog.Logger) *Service {
 		log = slog.New(slog.DiscardHandler)
 	}
 	return &Service{log: log, store: store, cat: engine.Standard(), now: now, states: newStateCache(4096),
-		replays: bounded.New[int64, replayed](maxReplays), logs: bounded.New[int64, []Event](2048)}
+		replays: bounded.New[int64, replayed](maxReplays), logs: bounded.New[int64, []Event](2048),
+		talks: bounded.New[talkKey, *Talk](4096)}
 }
 
 // Store is the store the service plays on.

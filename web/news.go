@@ -6,6 +6,7 @@ import (
 	"html"
 	"html/template"
 	"net/http"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -185,12 +186,8 @@ func (p *Pages) newsOf(ctx context.Context, bv *boardView, since int64) (sentenc
 		}
 	}
 	earlier = events[0].Version > since+1 && events[0].Seq > 1
-	var upTo []play.Event
-	for _, e := range events {
-		if e.Version <= bv.Version {
-			upTo = append(upTo, e)
-		}
-	}
+	// In order of their versions: those up to the board's are a prefix.
+	upTo := events[:sort.Search(len(events), func(i int) bool { return events[i].Version > bv.Version })]
 	return play.News(bv.table, bv.Seat, upTo, since), earlier, nil
 }
 
@@ -233,7 +230,7 @@ type logTurn struct {
 // opens one), in the order they happened.
 func turnsOf(events []eventItem, players []playerItem) []logTurn {
 	var out []logTurn
-	for _, e := range events {
+	for i, e := range events {
 		if e.Kind == engine.KindTurnStarted || len(out) == 0 {
 			t := logTurn{}
 			if e.Kind == engine.KindTurnStarted {
@@ -244,7 +241,11 @@ func turnsOf(events []eventItem, players []playerItem) []logTurn {
 			}
 			out = append(out, t)
 		}
-		out[len(out)-1].Events = append(out[len(out)-1].Events, e)
+		last := &out[len(out)-1]
+		if last.Events == nil {
+			last.Events = events[i:i] // a turn's events follow each other: a window on events
+		}
+		last.Events = last.Events[:len(last.Events)+1]
 	}
 	return out
 }
