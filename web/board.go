@@ -89,11 +89,12 @@ type boardView struct {
 	// table is the game's players' names and card set, for the news of
 	// any reader of this version.
 	table engine.Table
-	// zip is HTML cut at its news slot and compressed, shared by every
-	// copy of a board kept drawn; nil for a board drawn for one page.
+	// zip is the board drawn (the "board" template) when it was read
+	// into the cache of boards, cut at its news slot and compressed,
+	// shared by every copy of it; nil for a board drawn for one page.
 	zip *zipBoard
-	// HTML is the board drawn (the "board" template) when it was read
-	// into the cache of boards; "" otherwise.
+	// HTML stands for the board in the page drawn around it: the mark
+	// where renderBoard puts zip's pieces; "" to draw the board there.
 	HTML template.HTML
 	// Talk is the table talk as the reader sees it, drawn around the
 	// board (withTalk); nil for none. talkValue, talkError and talkTo are
@@ -531,12 +532,14 @@ func (p *Pages) board(c *gin.Context, id, uid int64, o boardOptions) (*boardView
 	b := buffers.Get().(*bytes.Buffer)
 	bv.News = newsSlot // each reader's own news goes there (withNews)
 	err = p.pages["game"].t.ExecuteTemplate(b, "board", view{Data: &bv})
-	bv.HTML, bv.News = template.HTML(b.String()), ""
+	bv.News = ""
+	if err == nil {
+		bv.zip = &zipBoard{html: bytes.Clone(b.Bytes())}
+	}
 	putBuffer(b)
 	if err != nil {
 		return nil, err
 	}
-	bv.zip = &zipBoard{html: string(bv.HTML)}
 	cp := bv
 	cp.game = nil
 	p.boards.Put(k, &cp)
@@ -560,6 +563,7 @@ func (p *Pages) boardLog(c *gin.Context, bv *boardView, whole bool) error {
 	if bv.Fairness != nil {
 		bv.Fairness.Replay = "datamonsters replay --url " + p.cfg.BaseURL + " " + strconv.FormatInt(bv.ID, 10)
 	}
+	bv.Events = make([]eventItem, 0, len(events))
 	for _, e := range events {
 		if e.Version > bv.Version {
 			break // recorded after the state read: the live stream brings it

@@ -2,7 +2,6 @@ package web
 
 import (
 	"bytes"
-	"compress/flate"
 	"compress/gzip"
 	"encoding/binary"
 	"hash/crc32"
@@ -12,6 +11,7 @@ import (
 	"sync"
 
 	"github.com/gin-gonic/gin"
+	"github.com/klauspost/compress/flate"
 )
 
 // Pages, the style and the script are sent gzip-compressed to a browser

@@ -148,15 +148,15 @@ func (p *Pages) renderBoard(c *gin.Context, status int, problem string, bv *boar
 // zipBoard is a board kept drawn, cut at its news slot, each half
 // compressed once, when a page first needs it.
 type zipBoard struct {
-	html  string
+	html  []byte
 	once  sync.Once
 	parts [2]gzPart
 }
 
 func (z *zipBoard) halves() [2]gzPart {
 	z.once.Do(func() {
-		a, b, _ := strings.Cut(z.html, string(newsSlot))
-		z.parts = [2]gzPart{newPart([]byte(a)), newPart([]byte(b))}
+		a, b, _ := bytes.Cut(z.html, []byte(newsSlot))
+		z.parts = [2]gzPart{newPart(a), newPart(b)}
 	})
 	return z.parts
 }
