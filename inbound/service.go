@@ -432,6 +432,9 @@ func orNone(s string) string {
 func (a *answer) play(ctx context.Context) (Result, error) {
 	s, r := a.s, a.reply
 	p := s.cfg.Play
+	if r.Talk {
+		return a.talkBack(ctx)
+	}
 	rd, err := play.ReadCommands(Cut(a.mail.Text))
 	if rd != nil {
 		a.data.Skipped, a.says = rd.Skipped, rd.Says
@@ -563,7 +566,8 @@ const HelpText = `How to answer by email: write above the quoted email, one comm
   resign         leave the game; vote end: vote to end it as it stands
   join           take your seat in a game you are invited to (join running a startup: with that deck); decline: turn it down
   say good game  a message to the table, the rest of the line as written
-                 (say to bob ...: to bob only, in a game of 3 or 4)`
+                 (say to bob ...: to bob only, in a game of 3 or 4)
+A reply to a message's own email is a message back, as written.`
 
 // refuseCommands answers a reply whose commands are not played: which
 // command, at which step, why, and the moves of that step.
@@ -601,6 +605,19 @@ func (a *answer) info(ctx context.Context) (Result, error) {
 	return Result{Outcome: outcome, GameID: a.reply.GameID, Version: version, Answered: true}, nil
 }
 
+// talkBack answers a reply to a message's own email (notifier.Reply.Talk):
+// its text above the quoted email, as written, is one message, to the
+// table, or to the author of the private message it answers alone.
+// Nothing in it is read as a move.
+func (a *answer) talkBack(ctx context.Context) (Result, error) {
+	text := strings.TrimSpace(Cut(a.mail.Text))
+	if text == "" {
+		return a.refuse(ctx, "Your reply holds no text above the quoted email, so no message was posted. Write your message above it.", "")
+	}
+	a.says = []string{text}
+	return a.info(ctx)
+}
+
 // say posts the reply's messages, in order, through the play path: what
 // was posted goes in the answer (ReplyAnswer.Said), and the first one
 // refused stops the rest, the answer saying why (SayRefused). Each is
@@ -614,7 +631,17 @@ func (a *answer) say(ctx context.Context) error {
 			body, _ := json.Marshal(saidWords(res.Message))
 			return &models.Idempotency{UserID: r.UserID, Key: key, RequestHash: a.hash, Status: 200, Response: body}, nil
 		}}
-		res, err := p.SayLine(ctx, r.GameID, r.UserID, line, rec)
+		var res *play.Result
+		var err error
+		if r.Talk { // as written, to whom the answered message came from
+			say := play.Say{Text: line}
+			if r.To >= 0 {
+				say.ToSeat = &r.To
+			}
+			res, err = p.Say(ctx, r.GameID, r.UserID, say, rec)
+		} else {
+			res, err = p.SayLine(ctx, r.GameID, r.UserID, line, rec)
+		}
 		var perr *play.Error
 		var many *play.TooManyMessagesError
 		switch {

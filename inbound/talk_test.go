@@ -301,6 +301,109 @@ func TestSayToOnePlayerByEmail(t *testing.T) {
 	}
 }
 
+// talkMailOf is the newest message email to u of game id: one whose reply
+// address is a message's own (notifier.Reply.Talk); it fails when there is
+// none.
+func (e *env) talkMailOf(u *models.User, id int64, text string) (sent, notifier.Reply) {
+	e.t.Helper()
+	e.settle()
+	ms := e.sink.to(u.Email)
+	for i := len(ms) - 1; i >= 0; i-- {
+		if r, err := notifier.ParseReplyAddress(ms[i].ReplyTo); err == nil && r.GameID == id && r.Talk && strings.Contains(ms[i].Text, text) {
+			return ms[i], r
+		}
+	}
+	e.t.Fatalf("no message email of game %d to %s showing %q", id, u.Email, text)
+	return sent{}, notifier.Reply{}
+}
+
+// TestReplyToMessageEmail: a reply to a message's own email is a message
+// back, as written: to the table for a message to the table, to its
+// author alone for a private one (never to a third seat). Nothing in it
+// is read as a move ("end" stays a message; the game does not move), and
+// a reply with nothing above the quote posts nothing.
+func TestReplyToMessageEmail(t *testing.T) {
+	for _, d := range modelstest.Dialects() {
+		t.Run(d.String(), func(t *testing.T) {
+			e := newEnv(t, d)
+			ctx := context.Background()
+			ana, ben, cy := e.user("ana"), e.user("ben"), e.user("cy")
+			id := e.gameOf(ana, ben, cy)
+			// ana asks for the table talk's own emails (off until chosen).
+			if err := e.st.SetPreference(ctx, models.Preference{UserID: ana.ID, Kind: models.MessageKind, Channel: "email", Enabled: true}); err != nil {
+				t.Fatal(err)
+			}
+			e.settle()
+			g, err := e.st.GameNoState(ctx, id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			anaSeat, cySeat := g.SeatOf(ana.ID), g.SeatOf(cy.ID)
+			version := e.version(id)
+
+			if _, err := e.play.Say(ctx, id, ben.ID, play.Say{Text: "Good luck, all"}, nil); err != nil {
+				t.Fatal(err)
+			}
+			em, r := e.talkMailOf(ana, id, "Good luck, all")
+			if r.To != -1 || !strings.Contains(em.Text, "To answer ben, reply to this email") || !strings.Contains(em.Text, "to the table.") {
+				t.Errorf("the message email (reply to seat %d):\n%s", r.To, em.Text)
+			}
+			ans := e.sayReply(ana, em, "Thanks ben, you too!\nMay the Market be kind.")
+			want := "Thanks ben, you too!\nMay the Market be kind."
+			if !strings.Contains(ans.Text, "Your message was posted.") || !strings.Contains(ans.Text, "Posted to the table") {
+				t.Errorf("the answer:\n%s", ans.Text)
+			}
+			for _, u := range []*models.User{ben, cy} {
+				if got := e.texts(u, id); !slices.Equal(got, []string{"Good luck, all", want}) {
+					t.Errorf("%s reads %q", u.Username, got)
+				}
+			}
+
+			// A private message: the reply goes back to its author only.
+			if _, err := e.play.Say(ctx, id, cy.ID, play.Say{Text: "ben leads; hold him back?", ToSeat: &anaSeat}, nil); err != nil {
+				t.Fatal(err)
+			}
+			em, r = e.talkMailOf(ana, id, "ben leads; hold him back?")
+			if r.To != cySeat || !strings.Contains(em.Text, "to cy only.") {
+				t.Errorf("the private message's email (reply to seat %d, cy's %d):\n%s", r.To, cySeat, em.Text)
+			}
+			ans = e.sayReply(ana, em, "Agreed.")
+			if !strings.Contains(ans.Text, `Posted to cy only: "Agreed."`) {
+				t.Errorf("the answer to a private message:\n%s", ans.Text)
+			}
+			if got := e.texts(cy, id); !slices.Contains(got, "Agreed.") {
+				t.Errorf("cy reads %q", got)
+			}
+			if got := e.texts(ben, id); slices.Contains(got, "Agreed.") || slices.Contains(got, "ben leads; hold him back?") {
+				t.Errorf("ben reads the private exchange: %q", got)
+			}
+			for _, m := range e.sink.to(ben.Email) {
+				if strings.Contains(m.Text, "Agreed.") {
+					t.Errorf("ben got the private answer by email:\n%s", m.Text)
+				}
+			}
+
+			// Words of moves are a message here, never moves.
+			ans = e.sayReply(ana, em, "end")
+			if !strings.Contains(ans.Text, `Posted to cy only: "end"`) {
+				t.Errorf("the answer to \"end\":\n%s", ans.Text)
+			}
+			if v := e.version(id); v != version {
+				t.Errorf("replies to message emails moved the game from version %d to %d", version, v)
+			}
+			// Nothing above the quote: nothing posted, and the answer says so.
+			before := len(e.texts(cy, id))
+			ans = e.sayReply(ana, em, "")
+			if !strings.Contains(ans.Text, "no message was posted") {
+				t.Errorf("the answer to an empty reply:\n%s", ans.Text)
+			}
+			if got := e.texts(cy, id); len(got) != before {
+				t.Errorf("an empty reply posted: %q", got)
+			}
+		})
+	}
+}
+
 // TestSayReading: how the command reader reads "say" lines.
 func TestSayReading(t *testing.T) {
 	t.Parallel()

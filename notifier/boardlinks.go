@@ -73,11 +73,13 @@ func (o *Outbox) completeDecision(ctx context.Context, a EmailArgs, c *Common, b
 // that is not one; zones are loaded once per name (models.Zone).
 func Zone(name string) *time.Location { return models.Zone(name) }
 
-// generalReplyTo is the reply address of an email of game a.GameID that
+// generalReplyTo is the reply address of email d of game a.GameID that
 // numbers no moves (General): its recipient may answer it with help,
-// board, resign, join and the words of moves. It is "" when replies are
-// off for the recipient, or the game holds no seat of theirs.
-func (o *Outbox) generalReplyTo(ctx context.Context, a EmailArgs) (string, error) {
+// board, resign, join and the words of moves; the address of a message's
+// own email (TableTalk) is a Talk one, whose reply is a message back (to
+// the author alone when the message was private). It is "" when replies
+// are off for the recipient, or the game holds no seat of theirs.
+func (o *Outbox) generalReplyTo(ctx context.Context, d Data, a EmailArgs) (string, error) {
 	if !o.cfg.Reply.Enabled() {
 		return "", nil
 	}
@@ -100,17 +102,33 @@ func (o *Outbox) generalReplyTo(ctx context.Context, a EmailArgs) (string, error
 		return "", nil
 	}
 	r := Reply{GameID: a.GameID, Seat: seat, UserID: a.UserID, Version: g.Version, Expires: ReplyExpiry(time.Time{}, o.now()), General: true}
+	if t, ok := d.(TableTalk); ok {
+		r.Talk, r.To = true, -1
+		if t.Private {
+			m, err := o.store.Message(ctx, a.GameID, t.MessageID)
+			if errors.Is(err, models.ErrNotFound) {
+				return "", nil // no message to answer: no address rather than one to the table
+			}
+			if err != nil {
+				return "", err
+			}
+			r.To = m.Seat
+		}
+	}
 	return r.Address(o.cfg.Reply.Secret, o.cfg.Reply.Domain), nil
 }
 
 // withReplyTo is d with its reply address set to addr ("" leaves d as it
-// is), whatever kind of email d is.
-func withReplyTo(d Data, addr string) Data {
+// is), whatever kind of email d is; talk says that it is a message's own
+// (Common.TalkReply).
+func withReplyTo(d Data, addr string, talk bool) Data {
 	if addr == "" {
 		return d
 	}
 	v := reflect.New(reflect.TypeOf(d)).Elem()
 	v.Set(reflect.ValueOf(d))
-	v.FieldByName("Common").FieldByName("ReplyTo").SetString(addr)
+	c := v.FieldByName("Common")
+	c.FieldByName("ReplyTo").SetString(addr)
+	c.FieldByName("TalkReply").SetBool(talk)
 	return v.Interface().(Data)
 }

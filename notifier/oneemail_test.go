@@ -197,8 +197,11 @@ func TestNoTurnEmailWhileTheBoardIsOpen(t *testing.T) {
 				// The emails of the moves made so far are decided before the
 				// boards close.
 				waitFor(t, "the email jobs of the moves made with the boards open", func() bool {
+					// A job that failed once (a busy database on a loaded
+					// machine) waits scheduled for its retry: it counts too.
 					res, err := o.Client().JobList(ctx, river.NewJobListParams().Kinds(emailKind).
-						States(rivertype.JobStateAvailable, rivertype.JobStateRunning, rivertype.JobStateRetryable))
+						States(rivertype.JobStateAvailable, rivertype.JobStateRunning, rivertype.JobStateRetryable,
+							rivertype.JobStateScheduled, rivertype.JobStatePending))
 					return err == nil && len(res.Jobs) == 0
 				})
 				for _, c := range closers {

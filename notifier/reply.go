@@ -37,6 +37,12 @@ type Reply struct {
 	// to it may hold the commands that need no list (help, board, resign,
 	// join, words of moves), never numbers.
 	General bool
+	// Talk is the address of a message's own email (General too): a reply
+	// to it is a message, posted as written, to the table, or, when To is
+	// a seat (0 or more), to that seat only: the author of the private
+	// message it answers. To is -1 for the table, and unused otherwise.
+	Talk bool
+	To   int
 
 	mac []byte // as parsed; see Valid
 }
@@ -48,11 +54,14 @@ var b32 = base32.NewEncoding(b32alphabet).WithPadding(base32.NoPadding)
 const b32alphabet = "abcdefghijklmnopqrstuvwxyz234567"
 
 // payload is the token without its MAC: a format byte, then the numbers
-// as uvarints; format 2 ends with the 4 bytes of Lines, format 1 (an
-// address made before digests) and format 3 (a General address) have none.
+// as uvarints; format 2 ends with the 4 bytes of Lines, format 4 (a Talk
+// address) with To+1 as one more uvarint, format 1 (an address made
+// before digests) and format 3 (a General address) with nothing.
 func (r Reply) payload() []byte {
 	b := []byte{1}
 	switch {
+	case r.Talk:
+		b[0] = 4
 	case r.General:
 		b[0] = 3
 	case r.Lines != 0:
@@ -63,7 +72,10 @@ func (r Reply) payload() []byte {
 	b = binary.AppendUvarint(b, uint64(r.UserID))
 	b = binary.AppendUvarint(b, uint64(r.Version))
 	b = binary.AppendUvarint(b, uint64(max(r.Expires.Unix(), 0)))
-	if r.Lines != 0 && !r.General {
+	switch {
+	case r.Talk:
+		b = binary.AppendUvarint(b, uint64(max(r.To+1, 0)))
+	case r.Lines != 0 && !r.General:
 		b = binary.BigEndian.AppendUint32(b, r.Lines)
 	}
 	return b
@@ -110,7 +122,7 @@ func ParseReplyAddress(addr string) (Reply, error) {
 	raw, err := b32.DecodeString(tok)
 	// Decoding ignores the last character's unused low bits, so that up to
 	// 32 spellings read alike: only the one Token writes is taken.
-	if err != nil || b32.EncodeToString(raw) != tok || len(raw) < 1+5+replyMACLen || raw[0] < 1 || raw[0] > 3 {
+	if err != nil || b32.EncodeToString(raw) != tok || len(raw) < 1+5+replyMACLen || raw[0] < 1 || raw[0] > 4 {
 		return Reply{}, ErrBadReply
 	}
 	rest := raw[1 : len(raw)-replyMACLen]
@@ -120,17 +132,24 @@ func ParseReplyAddress(addr string) (Reply, error) {
 		return Reply{}, ErrBadReply
 	}
 	var lines uint32
-	if raw[0] == 2 {
+	to := [1]uint64{}
+	switch raw[0] {
+	case 2:
 		if len(rest) != 4 {
 			return Reply{}, ErrBadReply
 		}
 		lines, rest = binary.BigEndian.Uint32(rest), nil
+	case 4:
+		if rest, ok = readUvarints(rest, to[:]); !ok || to[0] > 64 {
+			return Reply{}, ErrBadReply
+		}
 	}
 	if len(rest) != 0 || nums[1] > 64 || raw[0] == 2 && lines == 0 {
 		return Reply{}, ErrBadReply
 	}
 	r := Reply{GameID: int64(nums[0]), Seat: int(nums[1]), UserID: int64(nums[2]), Version: int64(nums[3]),
-		Expires: time.Unix(int64(nums[4]), 0).UTC(), Lines: lines, General: raw[0] == 3, mac: raw[len(raw)-replyMACLen:]}
+		Expires: time.Unix(int64(nums[4]), 0).UTC(), Lines: lines, General: raw[0] >= 3, Talk: raw[0] == 4, To: int(to[0]) - 1,
+		mac: raw[len(raw)-replyMACLen:]}
 	if r.GameID <= 0 || r.UserID <= 0 {
 		return Reply{}, ErrBadReply
 	}

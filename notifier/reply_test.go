@@ -49,11 +49,33 @@ func TestParseReplyAddress(t *testing.T) {
 	if got, err := ParseReplyAddress(swapped); err != nil || got.Valid(secret) {
 		t.Fatalf("another digest under the MAC of the first: %+v, %v", got, err)
 	}
+	// Format 4, a message's own address, carries the seat its reply goes
+	// to (-1: the table), signed with the rest.
+	for _, to := range []int{-1, 0, 3} {
+		tk := Reply{GameID: 42, Seat: 2, UserID: 7, Version: 19, Expires: r.Expires, General: true, Talk: true, To: to}
+		ta := tk.Address(secret, "dm.example")
+		got, err := ParseReplyAddress(ta)
+		if err != nil || !got.Valid(secret) || !got.Talk || !got.General || got.To != to || got.GameID != 42 || got.Lines != 0 {
+			t.Fatalf("talk to %d, %q: %+v, %v", to, ta, got, err)
+		}
+		if local := strings.Split(ta, "@")[0]; len(local) > 64 {
+			t.Fatalf("the local part %q has %d octets, over 64", local, len(local))
+		}
+		other := tk
+		other.To = to + 1 // another seat under the first's MAC
+		forged := ReplyPrefix + b32.EncodeToString(append(other.payload(), replyMAC(secret, tk.payload())...)) + "@dm.example"
+		if got, err := ParseReplyAddress(forged); err != nil || got.Valid(secret) {
+			t.Fatalf("another seat under the MAC of the first: %+v, %v", got, err)
+		}
+	}
+	talkless := Reply{GameID: 42, Seat: 2, UserID: 7, Version: 19, Expires: r.Expires, Talk: true}.payload()
+	talkless = talkless[:len(talkless)-1] // format 4 without its seat
+	farSeat := append(Reply{GameID: 42, Seat: 2, UserID: 7, Version: 19, Expires: r.Expires, Talk: true, To: -1}.payload()[:len(talkless)], 66)
 	withoutDigest := d.payload()
 	withoutDigest = withoutDigest[:len(withoutDigest)-4] // format 2 with no digest
 	zero := append(d.payload()[:len(d.payload())-4:len(d.payload())-4], 0, 0, 0, 0)
 	bad := []string{"", "play-@dm.example", addr[:len(ReplyPrefix)+10] + "@dm.example", tokenOf(huge), tokenOf(short),
-		tokenOf(extra), "someone@dm.example", tokenOf(withoutDigest), tokenOf(zero), tokenOf(append(d.payload(), 1))}
+		tokenOf(extra), "someone@dm.example", tokenOf(withoutDigest), tokenOf(zero), tokenOf(append(d.payload(), 1)), tokenOf(talkless), tokenOf(farSeat)}
 	for _, b := range bad {
 		if got, err := ParseReplyAddress(b); !errors.Is(err, ErrBadReply) {
 			t.Errorf("%q: %+v, %v", b, got, err)

@@ -77,6 +77,10 @@ type Common struct {
 	// when its recipient answers by email (see Board); "" says that replies
 	// are not read. It is never stored.
 	ReplyTo string
+	// TalkReply says that ReplyTo is a message's own address (Reply.Talk):
+	// a reply to it is posted as a message, not read as moves. Never
+	// stored.
+	TalkReply bool `json:"-"`
 	// Talk is the table talk of the game that the recipient's emails have
 	// not shown yet, oldest first, and TalkEarlier how many messages
 	// before those are left out; the email worker sets both as it renders

@@ -73,6 +73,7 @@ func samples() []Data {
 	talking.Talk = []TalkLine{{From: "Cleo", At: renderNow, Text: "Good luck, all <3"},
 		{From: "Bob", Private: true, At: due, Text: "Cleo is one claim from winning.\nShall we hold her back?"}}
 	talking.TalkEarlier = 2
+	talking.TalkReply = true // a message's own email: a reply is a message (Reply.Talk)
 	return []Data{
 		Invitation{Common: c, Inviter: "Bob", Players: []string{"Bob", "Ana", "Cleo"}, Joined: []string{"Bob", "Cleo"},
 			Invited: []string{"Ana"}, Seats: 3, Mode: "standard",

@@ -232,11 +232,12 @@ func (w *emailWorker) Work(ctx context.Context, job *river.Job[EmailArgs]) error
 	}
 	if d.base().ReplyTo == "" && a.GameID != 0 {
 		// Any email of a game takes the commands that need no list.
-		addr, err := w.o.generalReplyTo(ctx, a)
+		addr, err := w.o.generalReplyTo(ctx, d, a)
 		if err != nil {
 			return err
 		}
-		d = withReplyTo(d, addr)
+		_, talk := d.(TableTalk)
+		d = withReplyTo(d, addr, talk)
 	}
 
 	msg, err := Compose(w.o.cfg.Email.Domain(), Address{Name: a.Name, Email: a.Email}, d, a.Key)
