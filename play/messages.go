@@ -334,6 +334,11 @@ func (s *Service) LatestMessagesIn(ctx context.Context, g *models.Game, uid int6
 	return t, nil
 }
 
+// maxTalks bounds the talk reads kept: a read holds up to a board's 50
+// messages of up to MaxMessageRunes each (100 KB at the most), so the
+// cache stays under about 100 MB whatever is written.
+const maxTalks = 1024
+
 // talkKey names a reader's read of a game's latest messages: the game at
 // a version and TalkSeq, the reader's seat (-1: a spectator, who share
 // one read), the user at it, and how many messages were read.

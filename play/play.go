@@ -36,7 +36,7 @@ func New(store *models.Store, now func() time.Time, log *slog.Logger) *Service {
 	}
 	return &Service{log: log, store: store, cat: engine.Standard(), now: now, states: newStateCache(4096),
 		replays: bounded.New[int64, replayed](maxReplays), logs: bounded.New[int64, []Event](2048),
-		talks: bounded.New[talkKey, *Talk](4096)}
+		talks: bounded.New[talkKey, *Talk](maxTalks)}
 }
 
 // Store is the store the service plays on.
