@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"net/mail"
 	"net/url"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -101,6 +102,16 @@ func TestLogsCarryNoSecrets(t *testing.T) {
 		}
 		secrets[link.Query().Get("token")] = "an unsubscribe token"
 	}
+	// Each player's first email was turned away with an error naming
+	// them: whichever of those River has logged shows the address
+	// shortened. (Which player's email comes first, and so whose error
+	// is logged, depends on the machine's load.)
+	shortened := func(text string) bool {
+		return slices.ContainsFunc(names, func(n string) bool { return strings.Contains(text, n[:1]+"***@example.com") })
+	}
+	for deadline := time.Now().Add(10 * time.Second); !shortened(logs.String()) && time.Now().Before(deadline); {
+		time.Sleep(50 * time.Millisecond)
+	}
 	text := logs.String()
 	lines := strings.Count(text, "\n")
 	for s, what := range secrets {
@@ -111,8 +122,15 @@ func TestLogsCarryNoSecrets(t *testing.T) {
 		}
 	}
 	// The logs were written, with the emails' failures in them.
-	if lines < out.actions || !strings.Contains(text, `"msg":"request"`) || !strings.Contains(text, "b***@example.com") {
-		t.Fatalf("%d log lines for %d actions; want every request and the SMTP errors, shortened:\n%.3000s", lines, out.actions, text)
+	if lines < out.actions || !strings.Contains(text, `"msg":"request"`) || !shortened(text) {
+		var errored []string
+		for _, l := range strings.Split(text, "\n") {
+			if strings.Contains(l, "errored") || strings.Contains(l, "mail") {
+				errored = append(errored, l)
+			}
+		}
+		t.Fatalf("%d log lines for %d actions; want every request and the SMTP errors, shortened. The lines of jobs and mail:\n%s",
+			lines, out.actions, strings.Join(errored, "\n"))
 	}
 	t.Logf("%d log lines, %d emails, %d actions; none of %d secrets logged", lines, len(mails), out.actions, len(secrets))
 }
