@@ -119,9 +119,9 @@ func (o *Outbox) generalReplyTo(ctx context.Context, d Data, a EmailArgs) (strin
 }
 
 // withReplyTo is d with its reply address set to addr ("" leaves d as it
-// is), whatever kind of email d is; talk says that it is a message's own
-// (Common.TalkReply).
-func withReplyTo(d Data, addr string, talk bool) Data {
+// is), whatever kind of email d is; a message's own email (TableTalk)
+// says so (Common.TalkReply), as generalReplyTo made its address.
+func withReplyTo(d Data, addr string) Data {
 	if addr == "" {
 		return d
 	}
@@ -129,6 +129,7 @@ func withReplyTo(d Data, addr string, talk bool) Data {
 	v.Set(reflect.ValueOf(d))
 	c := v.FieldByName("Common")
 	c.FieldByName("ReplyTo").SetString(addr)
+	_, talk := d.(TableTalk)
 	c.FieldByName("TalkReply").SetBool(talk)
 	return v.Interface().(Data)
 }

@@ -236,8 +236,7 @@ func (w *emailWorker) Work(ctx context.Context, job *river.Job[EmailArgs]) error
 		if err != nil {
 			return err
 		}
-		_, talk := d.(TableTalk)
-		d = withReplyTo(d, addr, talk)
+		d = withReplyTo(d, addr)
 	}
 
 	msg, err := Compose(w.o.cfg.Email.Domain(), Address{Name: a.Name, Email: a.Email}, d, a.Key)
