@@ -89,7 +89,7 @@ type boardView struct {
 	// table is the game's players' names and card set, for the news of
 	// any reader of this version.
 	table engine.Table
-	// zip is the board drawn (the "board" template) when it was read
+	// zip is the board drawn (boardHTML) when it was read
 	// into the cache of boards, cut at its news slot and compressed,
 	// shared by every copy of it; nil for a board drawn for one page.
 	zip *zipBoard
@@ -531,15 +531,10 @@ func (p *Pages) board(c *gin.Context, id, uid int64, o boardOptions) (*boardView
 	}
 	b := buffers.Get().(*bytes.Buffer)
 	bv.News = newsSlot // each reader's own news goes there (withNews)
-	err = p.pages["game"].t.ExecuteTemplate(b, "board", view{Data: &bv})
+	boardHTML(b, &bv)
 	bv.News = ""
-	if err == nil {
-		bv.zip = &zipBoard{html: bytes.Clone(b.Bytes())}
-	}
+	bv.zip = &zipBoard{html: bytes.Clone(b.Bytes())}
 	putBuffer(b)
-	if err != nil {
-		return nil, err
-	}
 	cp := bv
 	cp.game = nil
 	p.boards.Put(k, &cp)

@@ -140,23 +140,39 @@ func (p *Pages) renderBoard(c *gin.Context, status int, problem string, bv *boar
 		c.Abort()
 		return
 	}
-	halves := bv.zip.halves()
-	writeParts(c, status, "text/html; charset=utf-8", storedPart(before), halves[0], storedPart([]byte(bv.News)), halves[1], storedPart(after))
+	const typ = "text/html; charset=utf-8"
+	if acceptsGzip(c.Request) {
+		halves := bv.zip.halves()
+		writeParts(c, status, typ, storedPart(before), halves[0], storedPart([]byte(bv.News)), halves[1], storedPart(after))
+	} else { // sent as it is: the board is not compressed for it
+		a, b, _ := bytes.Cut(bv.zip.html, []byte(newsSlot))
+		writeParts(c, status, typ, gzPart{raw: before}, gzPart{raw: a}, gzPart{raw: []byte(bv.News)}, gzPart{raw: b}, gzPart{raw: after})
+	}
 	c.Abort()
 }
 
 // zipBoard is a board kept drawn, cut at its news slot, each half
-// compressed once, when a page first needs it.
+// compressed once, when a page first needs it compressed.
 type zipBoard struct {
 	html  []byte
 	once  sync.Once
 	parts [2]gzPart
 }
 
+// storedHead is the size under which the board's first half (its title,
+// its lead and its hint, a few hundred bytes) is sent stored: compressing
+// it would save a few hundred bytes for the cost of a second round of
+// Huffman tables, the bulk of a small piece's compression.
+const storedHead = 2048
+
 func (z *zipBoard) halves() [2]gzPart {
 	z.once.Do(func() {
 		a, b, _ := bytes.Cut(z.html, []byte(newsSlot))
-		z.parts = [2]gzPart{newPart(a), newPart(b)}
+		head := storedPart(a)
+		if len(a) >= storedHead {
+			head = newPart(a)
+		}
+		z.parts = [2]gzPart{head, newPart(b)}
 	})
 	return z.parts
 }

@@ -37,6 +37,7 @@ func parsePages(a *assets) (map[string]*page, error) {
 		"dict":   dict,
 		"names":  names,
 		"cards":  cardList,
+		"board":  boardFunc,
 		"count":  count,
 		"clock":  clock,
 		"iso":    iso,
