@@ -81,9 +81,10 @@ type Service struct {
 
 // shared is what the copies In makes share with their service.
 type shared struct {
-	verified *bounded.Map[string, Access] // access tokens already verified (see VerifyAccess)
-	issued   atomic.Int64                 // access tokens signed
-	feedKey  []byte                       // the key of the calendar feeds' tokens
+	verified *bounded.Map[string, Access]       // access tokens already verified (see VerifyAccess)
+	sessions *bounded.Map[string, knownSession] // browser sessions read (see KnownWebSession)
+	issued   atomic.Int64                       // access tokens signed
+	feedKey  []byte                             // the key of the calendar feeds' tokens
 }
 
 // New returns the accounts over store; pl takes a deleted account's
@@ -118,7 +119,8 @@ func New(store *models.Store, pl *play.Service, cfg Config, log *slog.Logger, no
 		}
 	}
 	return &Service{cfg: cfg, store: store, play: pl, log: log, now: now, limits: newLimits(cfg),
-		shared: &shared{verified: bounded.New[string, Access](16384), feedKey: feedKey(cfg.Secret)}}
+		shared: &shared{verified: bounded.New[string, Access](16384),
+			sessions: bounded.New[string, knownSession](16384), feedKey: feedKey(cfg.Secret)}}
 }
 
 // In returns the service acting in st, a transaction of its store, so

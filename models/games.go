@@ -71,6 +71,9 @@ type Game struct {
 	// quietHours reads users' quiet hours in the transaction of the
 	// change that loaded the game; see QuietHours.
 	quietHours func(ids []int64) (map[int64]QuietHours, error)
+	// session is the browser session checked along the read
+	// (GameNoStateChecked): its account's updated_at while it is live.
+	session *time.Time
 }
 
 // Snapshot returns the engine snapshot (nil before the start): State, or
@@ -404,10 +407,43 @@ func (s *Store) GameRef(ctx context.Context, id, userID int64, session string) (
 // when it is needed (for callers that keep what they derive from it by
 // version, such as encoded responses).
 func (s *Store) GameNoState(ctx context.Context, id int64) (*Game, error) {
+	return s.GameNoStateChecked(ctx, id, nil)
+}
+
+// SessionCheck is a browser session checked along a read of a game, so
+// that a page whose reader's account is known already (a game's board)
+// checks the session with no query of its own: Hash names the session
+// (HashToken of its cookie's value). The read sets Checked, and Live and
+// Updated (the account's updated_at) when the session is live, not
+// expired: an account whose updated_at moved was changed since it was
+// read.
+type SessionCheck struct {
+	Hash    []byte
+	Checked bool
+	Live    bool
+	Updated time.Time
+}
+
+// GameNoStateChecked is GameNoState checking the browser session chk
+// (nil for none) in the same query.
+func (s *Store) GameNoStateChecked(ctx context.Context, id int64, chk *SessionCheck) (*Game, error) {
 	db := s.db.WithContext(ctx)
-	g, err := loadGameSeats(db, id, qGameNoState, id)
+	var g *Game
+	var err error
+	if chk == nil {
+		g, err = loadGameSeats(db, id, qGameNoState, id)
+	} else {
+		g, err = loadGameSeats(db, id, qGameNoStateSession, chk.Hash, s.Now(), id)
+	}
 	if err != nil {
 		return nil, err
+	}
+	if chk != nil {
+		chk.Checked, chk.Live = true, g.session != nil
+		if g.session != nil {
+			chk.Updated = *g.session
+		}
+		g.session = nil
 	}
 	g.setLoadState(db)
 	return g, nil
@@ -428,6 +464,7 @@ func loadGameSeats(tx *gorm.DB, id int64, q string, args ...any) (*Game, error) 
 		return nil, err
 	}
 	withState, withUsers := slices.Contains(cols, "state"), slices.Contains(cols, "u_id")
+	withSession := slices.Contains(cols, "session_updated_at")
 	var g Game
 	found := false
 	for rows.Next() {
@@ -461,6 +498,10 @@ func loadGameSeats(tx *gorm.DB, id int64, q string, args ...any) (*Game, error) 
 			quietStart, quietEnd     *int
 			zone                     *string
 		}
+		var session *time.Time
+		if withSession {
+			dst = append(dst, &session)
+		}
 		if withUsers {
 			dst = append(dst, &u.id, &u.username, &u.email, &u.display, &u.notifyEmail, &u.notifyTurns, &u.createdAt,
 				&u.updatedAt, &u.hasPrefs, &u.hasHooks, &u.hasPush, &u.quietStart, &u.quietEnd, &u.zone)
@@ -470,6 +511,7 @@ func loadGameSeats(tx *gorm.DB, id int64, q string, args ...any) (*Game, error) 
 		}
 		if !found {
 			g, found = r, true
+			g.session = session
 		}
 		if u.id != nil {
 			if g.seatUsers == nil {

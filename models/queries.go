@@ -76,6 +76,15 @@ const qGameNoState = `
 SELECT ` + gameColumns + `, ` + seatColumns + `
 FROM games g LEFT JOIN seats s ON s.game_id = g.id WHERE g.id = ? ORDER BY s.seat_no`
 
+// qGameNoStateSession is qGameNoState with a browser session checked
+// along (see SessionCheck): the updated_at of its account while the
+// session named by its hash is live at the given time, else NULL.
+const qGameNoStateSession = `
+SELECT ` + gameColumns + `, ` + seatColumns + `, wu.updated_at AS session_updated_at
+FROM games g LEFT JOIN seats s ON s.game_id = g.id
+  LEFT JOIN web_sessions ws ON ws.token_hash = ? AND ws.expires_at > ? LEFT JOIN users wu ON wu.id = ws.user_id
+WHERE g.id = ? ORDER BY s.seat_no`
+
 // qLockGameCached loads the game row with its seats (one row each), the
 // snapshot only on the first and only when the game is no longer at the
 // given version (whose state the caller holds; -1 for none); a lock

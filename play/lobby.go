@@ -309,7 +309,13 @@ func deckJSON(d engine.Deck) *string {
 // visible returns game id and uid's seat in it (-1 for none), without its
 // snapshot; a private game the user has no seat in is models.ErrNotFound.
 func (s *Service) visible(ctx context.Context, id, uid int64) (*models.Game, int, error) {
-	g, err := s.store.GameNoState(ctx, id)
+	return s.visibleChecked(ctx, id, uid, nil)
+}
+
+// visibleChecked is visible checking the browser session chk (nil for
+// none) in the game's read (models.SessionCheck).
+func (s *Service) visibleChecked(ctx context.Context, id, uid int64, chk *models.SessionCheck) (*models.Game, int, error) {
+	g, err := s.store.GameNoStateChecked(ctx, id, chk)
 	if err != nil {
 		return nil, 0, err
 	}

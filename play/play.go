@@ -246,6 +246,14 @@ func (s *Service) Ref(ctx context.Context, id, uid int64, session string) (model
 // not change it, nor keep it or anything built from it (a view shares its
 // memory) after it returns.
 func (s *Service) Read(ctx context.Context, id, uid int64, fn func(g *models.Game, seat int, st *engine.State) error) error {
+	return s.ReadChecked(ctx, id, uid, nil, fn)
+}
+
+// ReadChecked is Read checking the browser session chk (nil for none)
+// along the game's read, when the state is cached (the read of the game
+// without its snapshot, models.SessionCheck); chk.Checked says whether it
+// was.
+func (s *Service) ReadChecked(ctx context.Context, id, uid int64, chk *models.SessionCheck, fn func(g *models.Game, seat int, st *engine.State) error) error {
 	cached := s.states.version(id)
 	st := s.states.take(id, cached)
 	var g *models.Game
@@ -254,7 +262,7 @@ func (s *Service) Read(ctx context.Context, id, uid int64, fn func(g *models.Gam
 	if st != nil {
 		// The game without its snapshot: the state stands for it, if the
 		// game has not moved on meanwhile.
-		if g, seat, err = s.visible(ctx, id, uid); err == nil && g.Version != cached {
+		if g, seat, err = s.visibleChecked(ctx, id, uid, chk); err == nil && g.Version != cached {
 			s.states.put(id, cached, st)
 			st = nil
 		}

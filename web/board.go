@@ -492,7 +492,7 @@ func (p *Pages) board(c *gin.Context, id, uid int64, o boardOptions) (*boardView
 	var bv boardView
 	key := newFormKey()
 	var read *models.Game
-	err := p.play.Read(ctx, id, uid, func(g *models.Game, seat int, st *engine.State) error {
+	err := p.play.ReadChecked(ctx, id, uid, sessionCheck(c), func(g *models.Game, seat int, st *engine.State) error {
 		read = g
 		if cacheable && st != nil {
 			var deadline int64

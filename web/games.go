@@ -339,6 +339,9 @@ func (p *Pages) game(c *gin.Context) {
 		return
 	}
 	bv, err := p.board(c, id, userOf(c), boardOptions{})
+	if !p.sessionConfirmed(c) {
+		bv, err = p.board(c, id, userOf(c), boardOptions{})
+	}
 	if err == nil {
 		err = p.withNews(c.Request.Context(), bv, sinceOf(c, id))
 	}

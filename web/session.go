@@ -18,6 +18,7 @@ import (
 const (
 	ctxAccount = "web_account" // *models.Account of the request's session
 	ctxSession = "web_session" // string: the session's cookie value
+	ctxCheck   = "web_check"   // *models.SessionCheck: the session, to check along the board's read (boardSession)
 )
 
 // cookieName is the session cookie's name: with Secure, the __Host-
@@ -34,6 +35,56 @@ func (p *Pages) cookieName() string {
 func (p *Pages) session(c *gin.Context) {
 	p.loadSession(c)
 	c.Next()
+}
+
+// boardSession is session for a game's board: a session read before in
+// this process (accounts.Service.KnownWebSession) is taken as it was, and
+// checked in the query that reads the game (Pages.board); the page
+// confirms it before it is drawn (sessionConfirmed).
+func (p *Pages) boardSession(c *gin.Context) {
+	raw, err := c.Cookie(p.cookieName())
+	if err == nil && raw != "" {
+		if a, chk, ok := p.acc.KnownWebSession(raw); ok {
+			c.Set(ctxAccount, a)
+			c.Set(ctxSession, raw)
+			c.Set(ctxCheck, chk)
+			c.Next()
+			return
+		}
+	}
+	p.session(c)
+}
+
+// sessionCheck is the check of the request's session to make along the
+// read of a game; nil for none.
+func sessionCheck(c *gin.Context) *models.SessionCheck {
+	v, _ := c.Get(ctxCheck)
+	chk, _ := v.(*models.SessionCheck)
+	return chk
+}
+
+// sessionConfirmed reports whether the session boardSession took as it
+// was is confirmed by the check the board's read made of it (true for a
+// request with nothing to check). When it is not (the session ended, its
+// account changed, or the read made no check) the session is read as
+// every page reads it (loadSession), and the result is false unless that
+// read gives the same account as it was: the caller reads the board again
+// for whoever the reader turned out to be.
+func (p *Pages) sessionConfirmed(c *gin.Context) bool {
+	chk := sessionCheck(c)
+	if chk == nil {
+		return true
+	}
+	c.Set(ctxCheck, (*models.SessionCheck)(nil))
+	if p.acc.ConfirmWebSession(chk) {
+		return true
+	}
+	assumed := account(c)
+	c.Set(ctxAccount, (*models.Account)(nil))
+	c.Set(ctxSession, "")
+	p.loadSession(c)
+	a := account(c)
+	return a != nil && a.ID == assumed.ID && a.UpdatedAt.Equal(assumed.UpdatedAt)
 }
 
 // loadSession reads the session named by the cookie and records its

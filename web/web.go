@@ -146,7 +146,9 @@ func (p *Pages) Routes(r *gin.Engine) {
 	g.POST("/reset/new", p.newPassword)
 	g.GET(notifier.SignInPath, p.signInPage)
 	g.POST(notifier.SignInPath, p.signIn)
-	g.GET(notifier.GamesPath+":id", p.game) // a public game's page needs no account
+	// A public game's page needs no account; its reader's session is
+	// checked along the game's read.
+	base.GET(notifier.GamesPath+":id", p.inTurn, p.boardSession, p.game)
 	g.GET(notifier.GamesPath+":id/log", p.gameLog)
 	g.GET(notifier.GamesPath+":id/state", p.gameState)
 	g.GET(notifier.GamesPath+":id"+notifier.ActionPath, p.actPage) // the token is the credential
