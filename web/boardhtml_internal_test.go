@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/datamonsters/turns/models"
 	"golang.org/x/net/html"
 )
 
@@ -86,5 +87,36 @@ func TestBoardHTMLEscapes(t *testing.T) {
 	// Each text reads back whole: as many times as the plain word does.
 	if got, want := strings.Count(html.UnescapeString(hostile), evil), strings.Count(plain, "word"); got != want || want < 40 {
 		t.Fatalf("the hostile text reads back %d times, the plain word %d", got, want)
+	}
+}
+
+// TestLayoutEscapes: the layout's texts (the reader's name, a notice, a
+// problem) come out as text, whatever they hold.
+func TestLayoutEscapes(t *testing.T) {
+	a, err := loadAssets()
+	if err != nil {
+		t.Fatal(err)
+	}
+	pages, err := parsePages(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	evil := `"><script>alert(1)</script>`
+	p := &Pages{assets: a, pages: pages}
+	var plain, hostile bytes.Buffer
+	draw := func(b *bytes.Buffer, s string) {
+		v := view{Account: &models.Account{}, Notice: s, Problem: s, Data: map[string]any{}}
+		v.Account.Username = s
+		if err := p.layout(b, pages["rules"], v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	draw(&plain, "word")
+	draw(&hostile, evil)
+	if got, want := shape(t, hostile.String()), shape(t, plain.String()); got != want {
+		t.Fatalf("the hostile texts changed the markup:\n%s\nwant\n%s", got, want)
+	}
+	if n := strings.Count(html.UnescapeString(hostile.String()), evil); n != 3 {
+		t.Fatalf("the hostile text reads back %d times, want 3", n)
 	}
 }

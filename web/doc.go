@@ -35,7 +35,7 @@
 // Every change of a game goes through the play path (package play), and of
 // an account through the accounts, whose refusals the pages word; nothing
 // about a game is decided here. Every page goes through one layout
-// (templates/layout.html) and every error through one mapping (errors.go),
+// (Pages.layout) and every error through one mapping (errors.go),
 // whose statuses are the shared table's of package refusal. State-changing requests from another
 // site are refused (net/http.CrossOriginProtection), and a GET never
 // changes anything: a link in an email opens a page whose button posts.

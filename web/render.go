@@ -20,14 +20,13 @@ import (
 //go:embed templates
 var templateFS embed.FS
 
-// page is one page's template: the layout, the partials and the page's
-// own file, which defines "title" and "content".
+// page is one page's template: the partials and the page's own file,
+// which defines "title" and "content" (drawn in the layout, Pages.layout).
 type page struct {
 	t *template.Template
 }
 
-// parsePages parses every templates/*.html but the layout and partials
-// as a page.
+// parsePages parses every templates/*.html but the partials as a page.
 func parsePages(a *assets) (map[string]*page, error) {
 	funcs := template.FuncMap{
 		"asset":  a.url,
@@ -52,8 +51,7 @@ func parsePages(a *assets) (map[string]*page, error) {
 			return out
 		},
 	}
-	base, err := template.New("layout.html").Funcs(funcs).ParseFS(templateFS, "templates/layout.html", "templates/partials.html",
-		"templates/parts/*.html")
+	base, err := template.New("partials.html").Funcs(funcs).ParseFS(templateFS, "templates/partials.html", "templates/parts/*.html")
 	if err != nil {
 		return nil, err
 	}
@@ -64,7 +62,7 @@ func parsePages(a *assets) (map[string]*page, error) {
 	out := map[string]*page{}
 	for _, n := range names {
 		name := strings.TrimSuffix(path.Base(n), ".html")
-		if name == "layout" || name == "partials" {
+		if name == "partials" {
 			continue
 		}
 		t, err := template.Must(base.Clone()).ParseFS(templateFS, n)
@@ -279,7 +277,7 @@ func (p *Pages) draw(c *gin.Context, name string, v view) (b *bytes.Buffer, ok b
 		v.Notice = notices[c.Query("done")]
 	}
 	b = buffers.Get().(*bytes.Buffer)
-	if err := pg.t.ExecuteTemplate(b, "layout.html", v); err != nil {
+	if err := p.layout(b, pg, v); err != nil {
 		p.log.Error("render page", "page", name, "error", err)
 		c.Data(http.StatusInternalServerError, "text/plain; charset=utf-8", []byte("The page could not be shown."))
 		c.Abort()
@@ -333,4 +331,74 @@ var notices = map[string]string{
 	"declined":        "You declined the invitation: the seat is open for someone else.",
 	"rematch":         "Your rematch is open: the other players are invited, and it starts once they have joined.",
 	"rematch-started": "Your rematch has started.",
+}
+
+// layout draws page pg of v in the site's layout: the head, the header
+// with its navigation, the notice or problem, the page's "content", the
+// footer. It is drawn here, not by a template: every page has it, and a
+// template spends most of a small page on calling its escapers through
+// reflection. The page's "title" and "content" are its templates'.
+func (p *Pages) layout(b *bytes.Buffer, pg *page, v view) error {
+	w := htmlWriter{b}
+	w.raw(`<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>`)
+	if v.YourMove {
+		w.raw(`Your move · `)
+	}
+	if err := pg.t.ExecuteTemplate(b, "title", v); err != nil {
+		return err
+	}
+	w.raw(` · Data Monsters</title>
+<link rel="icon" href="`, p.head[0], `" type="image/svg+xml">
+<link rel="stylesheet" href="`, p.head[1], `">
+<script src="`, p.head[2], `" defer></script>
+</head>
+<body>
+<a class="skip" href="#main">Skip to the content</a>
+<header class="site">
+<div class="bar">
+<a class="brand" href="/">Data Monsters</a>
+<nav aria-label="Main">
+<ul>
+<li><a href="/rules">How to play</a></li>`)
+	if v.Account != nil {
+		w.raw(`
+<li><a href="/">Games</a></li>
+<li><a href="/settings">Settings</a></li>
+<li><form method="post" action="/logout"><button type="submit" class="as-link">Sign out <span class="who">(`, esc(v.Account.Username),
+			`)</span></button></form></li>`)
+	} else {
+		w.raw(`
+<li><a href="/login">Sign in</a></li>
+<li><a href="/register">Register</a></li>`)
+	}
+	w.raw(`
+</ul>
+</nav>
+</div>
+</header>
+<main id="main" tabindex="-1">`)
+	if v.Notice != "" {
+		w.raw("\n"+`<p class="notice" role="status">`, esc(v.Notice), `</p>`)
+	}
+	if v.Problem != "" && v.Section == "" {
+		w.raw("\n"+`<p class="problem" role="alert">`, esc(v.Problem), `</p>`)
+	}
+	w.raw("\n")
+	if err := pg.t.ExecuteTemplate(b, "content", v); err != nil {
+		return err
+	}
+	w.raw(`
+</main>
+<footer class="site">
+<p>Data Monsters turn service · <a href="/openapi.yaml">API</a></p>
+</footer>
+</body>
+</html>
+`)
+	return nil
 }

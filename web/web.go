@@ -74,6 +74,7 @@ type Pages struct {
 	cop    *http.CrossOriginProtection
 	pages  map[string]*page
 	assets *assets
+	head   [3]string                          // the layout's icon, style and script addresses
 	boards *bounded.Map[boardKey, *boardView] // the boards read lately
 	turns  chan struct{}                      // a token per page read being served (Config.Readers)
 	queued atomic.Int64                       // page reads waiting for a turn
@@ -114,6 +115,11 @@ func New(store *models.Store, mail notifier.Sender, cfg Config, log *slog.Logger
 	}
 	if p.pages, err = parsePages(p.assets); err != nil {
 		return nil, err
+	}
+	for i, name := range []string{"favicon.svg", "style.css", "app.js"} {
+		if p.head[i], err = p.assets.url(name); err != nil {
+			return nil, err
+		}
 	}
 	return p, nil
 }
