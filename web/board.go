@@ -243,13 +243,8 @@ func (c cardItem) html(tag string) template.HTML {
 // cardList draws cards as a list: each card's HTML, in one call of the
 // template rather than one per card.
 func cardList(cards []cardItem) template.HTML {
-	var b strings.Builder
-	b.WriteString(`<ul class="cards">`)
-	for _, c := range cards {
-		b.WriteString("\n")
-		b.WriteString(string(c.HTML()))
-	}
-	b.WriteString("\n</ul>")
+	var b bytes.Buffer
+	htmlWriter{&b}.cardList(cards)
 	return template.HTML(b.String())
 }
 

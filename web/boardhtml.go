@@ -451,10 +451,20 @@ func (w htmlWriter) raw(parts ...string) {
 	}
 }
 
-// cards writes cards as a list on a line of its own (cardList).
+// cards writes cards as a list on a line of its own.
 func (w htmlWriter) cards(cs []cardItem) {
 	w.b.WriteString("\n")
-	w.b.WriteString(string(cardList(cs)))
+	w.cardList(cs)
+}
+
+// cardList writes cards as a list: each card's HTML (cardItem.HTML).
+func (w htmlWriter) cardList(cs []cardItem) {
+	w.b.WriteString(`<ul class="cards">`)
+	for _, c := range cs {
+		w.b.WriteString("\n")
+		w.b.WriteString(string(c.HTML()))
+	}
+	w.b.WriteString("\n</ul>")
 }
 
 // onTimeout writes what a prompt takes at the deadline, if anything.
