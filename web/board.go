@@ -528,7 +528,7 @@ func (p *Pages) board(c *gin.Context, id, uid int64, o boardOptions) (*boardView
 	bv.News = newsSlot // each reader's own news goes there (withNews)
 	boardHTML(b, &bv)
 	bv.News = ""
-	bv.zip = &zipBoard{html: bytes.Clone(b.Bytes())}
+	bv.zip = newZipBoard(bytes.Clone(b.Bytes()))
 	putBuffer(b)
 	cp := bv
 	cp.game = nil

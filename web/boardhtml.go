@@ -476,7 +476,9 @@ func (w htmlWriter) onTimeout(s string) {
 
 // escaper escapes a text as html/template does in a text or a quoted
 // attribute: the five characters HTML gives a meaning, and + (which
-// some encodings of a page could read as the start of a tag).
+// some encodings of a page could read as the start of a tag). It is not
+// html.EscapeString (which the cards and the moves use): the parts drawn
+// here were the template's, and write what it wrote (a rating's "&#43;24").
 var escaper = strings.NewReplacer("\x00", "\uFFFD", `"`, "&#34;", "&", "&amp;", "'", "&#39;", "+", "&#43;", "<", "&lt;", ">", "&gt;")
 
 // esc is s escaped for HTML text and quoted attributes.

@@ -145,18 +145,24 @@ func (p *Pages) renderBoard(c *gin.Context, status int, problem string, bv *boar
 		halves := bv.zip.halves()
 		writeParts(c, status, typ, storedPart(before), halves[0], storedPart([]byte(bv.News)), halves[1], storedPart(after))
 	} else { // sent as it is: the board is not compressed for it
-		a, b, _ := bytes.Cut(bv.zip.html, []byte(newsSlot))
-		writeParts(c, status, typ, gzPart{raw: before}, gzPart{raw: a}, gzPart{raw: []byte(bv.News)}, gzPart{raw: b}, gzPart{raw: after})
+		writeParts(c, status, typ, gzPart{raw: before}, gzPart{raw: bv.zip.head}, gzPart{raw: []byte(bv.News)}, gzPart{raw: bv.zip.tail},
+			gzPart{raw: after})
 	}
 	c.Abort()
 }
 
-// zipBoard is a board kept drawn, cut at its news slot, each half
-// compressed once, when a page first needs it compressed.
+// zipBoard is a board kept drawn, cut at its news slot (head, tail),
+// each half compressed once, when a page first needs it compressed.
 type zipBoard struct {
-	html  []byte
-	once  sync.Once
-	parts [2]gzPart
+	head, tail []byte
+	once       sync.Once
+	parts      [2]gzPart
+}
+
+// newZipBoard keeps the board html, drawn with newsSlot.
+func newZipBoard(html []byte) *zipBoard {
+	head, tail, _ := bytes.Cut(html, []byte(newsSlot))
+	return &zipBoard{head: head, tail: tail}
 }
 
 // storedHead is the size under which the board's first half (its title,
@@ -167,12 +173,11 @@ const storedHead = 2048
 
 func (z *zipBoard) halves() [2]gzPart {
 	z.once.Do(func() {
-		a, b, _ := bytes.Cut(z.html, []byte(newsSlot))
-		head := storedPart(a)
-		if len(a) >= storedHead {
-			head = newPart(a)
+		head := storedPart(z.head)
+		if len(z.head) >= storedHead {
+			head = newPart(z.head)
 		}
-		z.parts = [2]gzPart{head, newPart(b)}
+		z.parts = [2]gzPart{head, newPart(z.tail)}
 	})
 	return z.parts
 }

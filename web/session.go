@@ -42,8 +42,7 @@ func (p *Pages) session(c *gin.Context) {
 // checked in the query that reads the game (Pages.board); the page
 // confirms it before it is drawn (sessionConfirmed).
 func (p *Pages) boardSession(c *gin.Context) {
-	raw, err := c.Cookie(p.cookieName())
-	if err == nil && raw != "" {
+	if raw := p.sessionCookie(c); raw != "" {
 		if a, chk, ok := p.acc.KnownWebSession(raw); ok {
 			c.Set(ctxAccount, a)
 			c.Set(ctxSession, raw)
@@ -91,8 +90,8 @@ func (p *Pages) sessionConfirmed(c *gin.Context) bool {
 // account; a session used in the second half of its life is extended (and
 // its cookie with it). An unknown or expired cookie is cleared.
 func (p *Pages) loadSession(c *gin.Context) {
-	raw, err := c.Cookie(p.cookieName())
-	if err != nil || raw == "" {
+	raw := p.sessionCookie(c)
+	if raw == "" {
 		return
 	}
 	a, extended, err := p.acc.WebSession(c.Request.Context(), raw)
@@ -109,6 +108,13 @@ func (p *Pages) loadSession(c *gin.Context) {
 	if extended {
 		p.setCookie(c, raw)
 	}
+}
+
+// sessionCookie is the value of the request's session cookie; "" for
+// none.
+func (p *Pages) sessionCookie(c *gin.Context) string {
+	raw, _ := c.Cookie(p.cookieName())
+	return raw
 }
 
 // account returns the request's signed-in account, or nil.
