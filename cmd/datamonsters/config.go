@@ -18,7 +18,7 @@ import (
 
 // Config is the whole configuration of the service, read once from the
 // environment by loadConfig: every variable the service reads is read
-// there (the README's configuration table is checked against it). The zero
+// there (docs/configuration.md's table is checked against it). The zero
 // value is not usable; see loadConfig for the defaults.
 type Config struct {
 	DatabaseURL  string        // DATABASE_URL; empty selects the embedded SQLite file in DataDir

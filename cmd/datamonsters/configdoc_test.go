@@ -40,13 +40,13 @@ func readVariables(t *testing.T) []string {
 	return out
 }
 
-// configHeading is the README's heading of the configuration table, at
-// any level.
+// configHeading is the heading of the configuration table
+// (docs/configuration.md), at any level.
 var configHeading = regexp.MustCompile(`(?m)^#+ Configuration\s*$`)
 
 // documentedVariables returns the variables named in the first column of
-// the table under the README's "Configuration" heading (up to the next
-// heading), in order.
+// the table under the "Configuration" heading of docs/configuration.md
+// (up to the next heading), in order.
 func documentedVariables(readme string) []string {
 	loc := configHeading.FindStringIndex(readme)
 	if loc == nil {
@@ -112,14 +112,14 @@ func configDocProblems(doc string, read, listed []string) []string {
 // parenthesis).
 var envReads = regexp.MustCompile(`\b(os\.Getenv|os\.LookupEnv|os\.Environ|syscall\.Getenv)\(`)
 
-// TestConfigTableMatchesCode: the README's configuration table and
+// TestConfigTableMatchesCode: the configuration table (docs/configuration.md) and
 // .env.example list exactly the variables loadConfig reads, and no code
 // of the service reads the environment anywhere else (where a variable
 // could hide from this test); the test helpers in models/modelstest
 // (TEST_DATABASE_URL, documented under Tests) are the only exception.
 func TestConfigTableMatchesCode(t *testing.T) {
 	read := readVariables(t)
-	readme, err := os.ReadFile("../../README.md")
+	readme, err := os.ReadFile("../../docs/configuration.md")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -127,7 +127,7 @@ func TestConfigTableMatchesCode(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	problems := configDocProblems("the README's configuration table", read, documentedVariables(string(readme)))
+	problems := configDocProblems("the configuration table", read, documentedVariables(string(readme)))
 	problems = append(problems, configDocProblems(".env.example", read, exampleVariables(string(example)))...)
 	err = filepath.WalkDir("../..", func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -166,13 +166,13 @@ func TestConfigTableMatchesCode(t *testing.T) {
 // a row given twice are each reported, by name.
 func TestConfigTableCatchesChanges(t *testing.T) {
 	read := readVariables(t)
-	readme, err := os.ReadFile("../../README.md")
+	readme, err := os.ReadFile("../../docs/configuration.md")
 	if err != nil {
 		t.Fatal(err)
 	}
 	listed := documentedVariables(string(readme))
 	if p := configDocProblems("README", read, listed); len(p) != 0 {
-		t.Fatalf("the README itself: %v", p)
+		t.Fatalf("the table itself: %v", p)
 	}
 	withoutRow := strings.Replace(string(readme), "| `MAIL_DIR` |", "| `MAIL_FOLDER` |", 1)
 	p := configDocProblems("README", append(read, "NEW_KNOB"), documentedVariables(withoutRow))

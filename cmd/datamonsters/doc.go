@@ -8,6 +8,6 @@
 //	datamonsters bench      measure the API over HTTP against the configured database
 //	datamonsters healthcheck  exit 0 if the server on ADDR answers /readyz (for Docker)
 //
-// Configuration comes from the environment; the README's table lists every
+// Configuration comes from the environment; docs/configuration.md lists every
 // variable, and .env.example has them with comments.
 package main
