@@ -233,7 +233,10 @@ func TestThreePlayerResultRatesAllThree(t *testing.T) {
 				t.Errorf("seat %d: %d games, %d wins; placed %d", i, row.Games, row.Wins, ranks[i])
 			}
 		}
-		if changed < 2 {
+		// Random shuffles end some games in a three-way tie: draws between
+		// equal ratings move none (RD still shrinks, checked above); any
+		// other result moves at least two.
+		if allTied := ranks[0] == ranks[1] && ranks[1] == ranks[2]; allTied && changed != 0 || !allTied && changed < 2 {
 			t.Errorf("places %v moved %d ratings", ranks, changed)
 		}
 		t.Logf("places %v, winners %v, %d events", ranks, g.WinnerSeats(), g.EventSeq)
