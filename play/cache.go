@@ -1,6 +1,9 @@
 package play
 
 import (
+	"slices"
+	"sync"
+
 	"github.com/datamonsters/turns/engine"
 	"github.com/datamonsters/turns/internal/bounded"
 )
@@ -8,42 +11,82 @@ import (
 // stateCache keeps the engine state of recently changed games, parsed, so
 // that the next change of a game, or the next read of its detail, need not
 // decode its snapshot. An entry is valid only for the version it was
-// stored with. A change takes it out (under the game's row lock) and puts
-// the new state back once its result is done with (Result.Done); a read
-// takes it and puts it back once it has built what it answers (Read), so
-// no two callers ever share a state.
+// stored with. A change takes a state out (under the game's row lock) and
+// puts the new state back once its result is done with (Result.Done); a
+// read takes one and puts it back once it has built what it answers
+// (Read), so no two callers ever share a state. An entry holds up to
+// maxFree states of its version, so that readers of one game at once
+// each take one instead of decoding the snapshot again: the first
+// decodes it and puts its copy beside the other when it is done.
 type stateCache struct {
-	m *bounded.Map[int64, cachedState]
+	mu sync.Mutex // guards the slots' fields
+	m  *bounded.Map[int64, *stateSlot]
 }
 
-type cachedState struct {
+// stateSlot is a game's entry: the states of its version that no caller
+// holds, changed only under the cache's lock.
+type stateSlot struct {
 	version int64
-	st      *engine.State
+	free    []*engine.State
 }
+
+// maxFree is how many states of one version an entry keeps: the readers
+// of one game at the same moment, as many as there are at most, the
+// bench's and a table's (two players and a spectator or two).
+const maxFree = 3
 
 func newStateCache(max int) *stateCache {
-	return &stateCache{bounded.New[int64, cachedState](max)}
+	return &stateCache{m: bounded.New[int64, *stateSlot](max)}
 }
 
-// take removes the game's entry and returns its state if it is of version.
+// take removes a state of the game's entry and returns it if the entry
+// is of version; nil if not, or if every state of it is held.
 func (c *stateCache) take(id, version int64) *engine.State {
-	if e, ok := c.m.Take(id); ok && e.version == version {
-		return e.st
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e, ok := c.m.Get(id)
+	if !ok || e.version != version || len(e.free) == 0 {
+		return nil
 	}
-	return nil
+	n := len(e.free) - 1
+	st := e.free[n]
+	e.free[n] = nil
+	e.free = e.free[:n]
+	return st
 }
 
-// version returns the version of the game's entry, or 0 for none.
+// version returns the version of the game's entry, or 0 for none; its
+// states may all be held.
 func (c *stateCache) version(id int64) int64 {
-	e, _ := c.m.Get(id)
-	return e.version
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if e, ok := c.m.Get(id); ok {
+		return e.version
+	}
+	return 0
 }
 
-// put stores the state of the game at version, unless it is nil or the
-// cache holds a later version (put back by a request that read an earlier
-// one while a change moved the game on).
+// put gives back (or stores) a state of the game at version, unless it is
+// nil or the cache holds a later version (put back by a request that read
+// an earlier one while a change moved the game on). A later version than
+// the entry's replaces it and its states.
 func (c *stateCache) put(id, version int64, st *engine.State) {
-	if st != nil {
-		c.m.PutUnless(id, cachedState{version, st}, func(old, _ cachedState) bool { return old.version > version })
+	if st == nil {
+		return
 	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e, ok := c.m.Get(id)
+	switch {
+	case ok && e.version > version:
+		return
+	case ok && e.version == version:
+		if len(e.free) >= maxFree || slices.Contains(e.free, st) {
+			return
+		}
+		e.free = append(e.free, st)
+	default:
+		e = &stateSlot{version: version, free: []*engine.State{st}}
+	}
+	c.m.Put(id, e) // the entry read last is the last to be forgotten
 }
