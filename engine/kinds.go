@@ -67,3 +67,20 @@ func EventKinds() []string { return slices.Clone(eventKinds[:]) }
 // IsEventKind reports whether kind is the kind of an event the engine
 // records.
 func IsEventKind(kind string) bool { return slices.Contains(eventKinds[:], kind) }
+
+// ownMoves are the kinds of the events that word a seat's move as the seat
+// made it (see Event.Echoes).
+var ownMoves = [...]string{
+	KindPlayed, KindPlaced, KindToolPlayed, KindActivated, KindBuildAbandoned, KindTurnEnded, KindAnswered,
+	KindStandingSet, KindVotedEnd, KindResigned,
+}
+
+// Echoes reports whether e words a move of seat as seat made it (a card
+// played or placed, a Tool played, an ability used, a build given up, a
+// turn ended, an answer, standing answers saved, a vote, a resignation):
+// what an answer to the move already says in the move's own words, where
+// only what came of it (a draw, a cancellation, a claim won or failed,
+// the next turn) is news to them.
+func (e Event) Echoes(seat int) bool {
+	return seat >= 0 && e.Seat == seat && slices.Contains(ownMoves[:], e.Kind)
+}

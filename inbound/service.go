@@ -763,12 +763,13 @@ func deckNames() string {
 }
 
 // applied answers a reply whose moves were played: what was applied, what
-// the other seats saw happen because of it, and what comes next.
+// came of it (not the moves again, worded as the log words them), and
+// what comes next.
 func (a *answer) applied(ctx context.Context, res *play.Result, texts []string) (Result, error) {
 	a.data.Applied = texts
 	var evs []engine.Event
 	for _, e := range res.Events() {
-		if v, ok := e.For(a.reply.Seat); ok && v.Text != "" {
+		if v, ok := e.For(a.reply.Seat); ok && v.Text != "" && !v.Echoes(a.reply.Seat) {
 			a.data.Since = append(a.data.Since, v.Text)
 		}
 		if e.Kind == "game_over" {

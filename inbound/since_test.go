@@ -1,0 +1,56 @@
+package inbound_test
+
+import (
+	"slices"
+	"strings"
+
+	"testing"
+
+	"github.com/datamonsters/turns/models"
+)
+
+// TestAnswerSaysNotTheMovesTwice: the answer to a reply lists the moves
+// played once, in the reply's words; under "Since you last played" it
+// says what came of them (the next turn, the draw), not the same moves
+// again as the log words them.
+func TestAnswerSaysNotTheMovesTwice(t *testing.T) {
+	e := newEnv(t, models.SQLite)
+	ana, ben := e.user("ana"), e.user("ben")
+	g := e.scenarioGame(t, `name: a Tool and the end of a turn
+players:
+  - {name: ana, hand: [open-source-library, frontend-framework]}
+  - {name: ben, hand: [frontend-framework], deck: [rapid-prototype, data-lake, design-system]}
+`, ana, ben)
+	a := e.answered(t, ana, e.general(g.ID, ana, 0), "play open source library\nend")
+	applied, since := section(a.Text, "Your moves were played."), section(a.Text, "Since you last played:")
+	if len(applied) != 2 {
+		t.Errorf("the moves played: %q, want the reply's two", applied)
+	}
+	if !slices.Contains(since, "- ben draws 2 cards.") {
+		t.Errorf("what came of the moves: %q, want ben's draw", since)
+	}
+	for _, l := range since {
+		if strings.HasPrefix(l, "- ana ") {
+			t.Errorf("what came of the moves says a move of ana's again: %q", l)
+		}
+	}
+	if t.Failed() {
+		t.Log(a.Text)
+	}
+}
+
+// section is the lines of text's list under heading, trimmed.
+func section(text, heading string) []string {
+	_, rest, ok := strings.Cut(text, heading+"\n")
+	if !ok {
+		return nil
+	}
+	var out []string
+	for _, l := range strings.Split(rest, "\n") {
+		if l = strings.TrimSpace(l); l == "" {
+			break
+		}
+		out = append(out, l)
+	}
+	return out
+}
