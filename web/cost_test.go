@@ -149,18 +149,20 @@ func BenchmarkBoardPage(b *testing.B) {
 			b.Fatalf("the board: %d", code)
 		}
 	}
-	b.Run("cached", func(b *testing.B) { benchPages(b, serve) })
+	stmts := s.store.CountStatementsForTest()
+	b.Run("cached", func(b *testing.B) { benchPages(b, serve, stmts) })
 	s.pages.NoBoardCacheForTest()
-	b.Run("uncached", func(b *testing.B) { benchPages(b, serve) })
+	b.Run("uncached", func(b *testing.B) { benchPages(b, serve, stmts) })
 }
 
 // benchPages serves pages at 16 clients at once and reports the server
-// time of a page at the median and the 99th percentile.
-func benchPages(b *testing.B, serve func() (time.Duration, int)) {
+// time of a page at the median and the 99th percentile, and the store's
+// statements per page (stmts counts them).
+func benchPages(b *testing.B, serve func() (time.Duration, int), stmts func() int64) {
 	var mu sync.Mutex
 	var all []time.Duration
 	b.SetParallelism(8)
-	cpu := processCPU()
+	cpu, before := processCPU(), stmts()
 	b.ResetTimer()
 	b.RunParallel(func(pb *testing.PB) {
 		var mine []time.Duration
@@ -181,6 +183,7 @@ func benchPages(b *testing.B, serve func() (time.Duration, int)) {
 	// time, with what else runs in it): a figure the machine's load moves
 	// less than latency.
 	b.ReportMetric(float64((processCPU()-cpu).Microseconds())/float64(b.N), "cpu-us/op")
+	b.ReportMetric(float64(stmts()-before)/float64(b.N), "stmts/op")
 	slices.Sort(all)
 	if len(all) == 0 {
 		return
