@@ -78,9 +78,13 @@ FROM games g LEFT JOIN seats s ON s.game_id = g.id WHERE g.id = ? ORDER BY s.sea
 
 // qGameNoStateSession is qGameNoState with a browser session checked
 // along (see SessionCheck): the updated_at of its account while the
-// session named by its hash is live at the given time, else NULL.
-const qGameNoStateSession = `
-SELECT ` + gameColumns + `, ` + seatColumns + `, wu.updated_at AS session_updated_at
+// session named by its hash is live at the given time, else NULL. It is
+// the board's read: the seats' deck lists come only before the start (a
+// started game's are in its state, engine.Player.DeckList), which spares
+// Postgres writing out a JSON document a seat on every page.
+var qGameNoStateSession = `
+SELECT ` + gameColumns + `, ` + strings.Replace(seatColumns, "s.deck AS", "CASE WHEN g.started_at IS NULL THEN s.deck END AS", 1) + `,
+  wu.updated_at AS session_updated_at
 FROM games g LEFT JOIN seats s ON s.game_id = g.id
   LEFT JOIN web_sessions ws ON ws.token_hash = ? AND ws.expires_at > ? LEFT JOIN users wu ON wu.id = ws.user_id
 WHERE g.id = ? ORDER BY s.seat_no`

@@ -2,7 +2,6 @@ package web
 
 import (
 	"bytes"
-	"encoding/json"
 	"html"
 	"html/template"
 	"slices"
@@ -719,7 +718,7 @@ func boardOf(g *models.Game, seat int, st *engine.State, uid int64, key string) 
 		bv.Prompts = append(bv.Prompts, pi)
 	}
 	if seat >= 0 && g.Status == models.StatusActive && !v.Players[seat].Resigned {
-		bv.Standing = standingOf(g, seat, v.Standing, formKey())
+		bv.Standing = standingOf(st.Players[seat].DeckList, v.Standing, formKey())
 		bv.Standing.Offer = offerOf(v)
 		bv.Voted = v.Players[seat].VotedEnd
 		bv.VoteNote = voteNote(g, v)
@@ -824,25 +823,20 @@ func offerOf(v *engine.View) string {
 		"”, or nothing to be asked when one opens."
 }
 
-// standingOf is the form of seat's standing answers: a box per interrupt
-// of the seat's deck and event it answers, ticked as cur has it.
-func standingOf(g *models.Game, seat int, cur *engine.Standing, key string) *standingView {
+// standingOf is the form of a seat's standing answers: a box per
+// interrupt of the cards its deck was built from (deckList, which the
+// engine asks the seat by too) and event it answers, ticked as cur has it.
+func standingOf(deckList []string, cur *engine.Standing, key string) *standingView {
 	sv := &standingView{Key: key}
 	if cur != nil {
 		sv.Pass = cur.Pass
 	}
-	var d engine.Deck
-	if s := g.Seats[seat].Deck; s == nil || json.Unmarshal([]byte(*s), &d) != nil {
-		return sv
-	}
 	cat := engine.Standard()
-	seen := map[string]bool{}
-	for _, id := range d.CardIDs() {
+	for _, id := range deckList {
 		c := cat.Card(id)
-		if c == nil || seen[id] || !c.Has(engine.KwInterrupt) {
+		if c == nil || !c.Has(engine.KwInterrupt) {
 			continue
 		}
-		seen[id] = true
 		for _, e := range c.Effects {
 			if e.Trigger != engine.OnInterrupt {
 				continue
