@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/datamonsters/turns/internal/gcpace"
 	"github.com/datamonsters/turns/models"
 )
 
@@ -89,6 +90,9 @@ func TestClickCostsNoMoreThanTheAPI(t *testing.T) {
 //
 //	TEST_DATABASE_URL=postgres://... go test ./web -run - -bench BoardPage -benchtime 3000x
 func BenchmarkBoardPage(b *testing.B) {
+	// The server as serve runs it: with the service's garbage collector
+	// pace, unless the environment sets Go's own.
+	gcpace.Apply(os.Getenv("GOGC") != "", os.Getenv("GOMEMLIMIT") != "")
 	s := newSite(b, models.Postgres, siteOptions{})
 	// 8 games of 2 players: each client reads the board of their own seat.
 	type reader struct {

@@ -26,6 +26,7 @@ import (
 	"github.com/datamonsters/turns/api"
 	"github.com/datamonsters/turns/engine"
 	"github.com/datamonsters/turns/engine/bot"
+	"github.com/datamonsters/turns/internal/gcpace"
 	"github.com/datamonsters/turns/play"
 )
 
@@ -77,6 +78,7 @@ func runBench(args []string) int {
 		if err != nil {
 			fatal(err)
 		}
+		gcpace.Apply(cfg.GOGCSet, cfg.GoMemLimitSet) // the server as serve runs it
 		ctx, cancel := context.WithCancel(context.Background())
 		defer cancel()
 		st, _ := openStore(ctx, cfg)

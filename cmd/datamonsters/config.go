@@ -32,6 +32,10 @@ type Config struct {
 	BaseURL      string        // BASE_URL; public address of the service, default http:// and the ADDR it listens on (see defaultBaseURL)
 	LogLevel     slog.Level    // LOG_LEVEL; debug, info (default), warn or error
 	MaxBodyBytes int64         // MAX_BODY_BYTES; request body limit, default 1 MiB
+	// GOGCSet and GoMemLimitSet say whether Go's own GOGC and GOMEMLIMIT
+	// are set: the runtime applies them, and the service's pace
+	// (gcpace.Apply) only where they are not.
+	GOGCSet, GoMemLimitSet bool
 	// TrustedProxies is TRUSTED_PROXIES, comma-separated IPs or CIDRs of
 	// reverse proxies whose X-Forwarded-For is believed; empty: none.
 	TrustedProxies []string
@@ -93,6 +97,7 @@ func loadConfig(getenv func(string) string) (Config, error) {
 	if _, err := fmt.Sscan(get("MAX_BODY_BYTES", "1048576"), &cfg.MaxBodyBytes); err != nil || cfg.MaxBodyBytes <= 0 {
 		return Config{}, fmt.Errorf("MAX_BODY_BYTES: want a positive number of bytes, got %q", getenv("MAX_BODY_BYTES"))
 	}
+	cfg.GOGCSet, cfg.GoMemLimitSet = getenv("GOGC") != "", getenv("GOMEMLIMIT") != ""
 	for _, p := range strings.Split(getenv("TRUSTED_PROXIES"), ",") {
 		if p = strings.TrimSpace(p); p != "" {
 			cfg.TrustedProxies = append(cfg.TrustedProxies, p)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/datamonsters/turns/accounts"
 	"github.com/datamonsters/turns/api"
+	"github.com/datamonsters/turns/internal/gcpace"
 	"github.com/datamonsters/turns/internal/redact"
 	"github.com/datamonsters/turns/internal/router"
 	"github.com/datamonsters/turns/models"
@@ -31,6 +32,7 @@ func runServe(args []string) int {
 		fatal(err)
 	}
 	log := redact.NewLogger(os.Stderr, cfg.LogLevel)
+	gcpace.Apply(cfg.GOGCSet, cfg.GoMemLimitSet)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 
