@@ -106,7 +106,7 @@ func samples() []Data {
 			BotDid: []string{"Ana places Overfit Goblin in the Lab.", "Ana ends their turn."}},
 		TableTalk{Common: talking, MessageID: 9, From: "Bob", Private: true, Text: "Cleo is one claim from winning.\nShall we hold her back?", At: due},
 		ReplyAnswer{Common: replying, Applied: []string{"Place Overfit Goblin (Junior) in your Lab", "End your turn"}, Next: "It is Bob's turn.",
-			Since: []string{"Ana places Overfit Goblin.", "Ana ends their turn."}, Offer: []string{"always pass", "null pointer when claim"}},
+			Since: []string{"Turn 10: Bob begins.", "Bob draws 2 cards."}, Offer: []string{"always pass", "null pointer when claim"}},
 	}
 }
 
