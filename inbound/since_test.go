@@ -3,7 +3,6 @@ package inbound_test
 import (
 	"slices"
 	"strings"
-
 	"testing"
 
 	"github.com/datamonsters/turns/models"

@@ -16,8 +16,8 @@ import (
 // moment never share an engine state (a change could write into a state a
 // reader still reads), and once each has put back the state it decoded,
 // the next readers at once take one each: a read costs its one statement,
-// the game's row, and decodes no snapshot. A change then leaves its new
-// state alone in the cache, and the readers after it see its version.
+// the game's row, and decodes no snapshot. After a change, the readers
+// read its version.
 func TestReadersAtOnceEachHoldTheirOwnState(t *testing.T) {
 	ctx := context.Background()
 	for _, d := range modelstest.Dialects() {
@@ -83,14 +83,14 @@ func TestReadersAtOnceEachHoldTheirOwnState(t *testing.T) {
 			if spent != readers {
 				t.Errorf("%d readers at once spent %d statements, want %d (one each: no snapshot read)", readers, spent, readers)
 			}
-			// A change moves the game on: its state is the one kept, and the
-			// states of the version before go.
+			// A change moves the game on: the readers after it read its
+			// version.
 			g, seat, err := svc.Game(ctx, id, ana.ID)
 			if err != nil {
 				t.Fatal(err)
 			}
 			who := ana.ID
-			if engine.Awaiting(again[0])[0] != seat {
+			if !g.Seats[seat].Awaited {
 				who = bob.ID
 			}
 			if _, err := svc.Submit(ctx, id, who, &g.Version, []engine.Action{{Type: engine.ActEndTurn}}, nil); err != nil {
