@@ -118,11 +118,7 @@ func (s *Server) listWebhooks(c *gin.Context) {
 		writeError(c, err)
 		return
 	}
-	out := webhookList{Webhooks: []webhookResponse{}}
-	for _, w := range hooks {
-		out.Webhooks = append(out.Webhooks, webhookOut(w))
-	}
-	c.JSON(http.StatusOK, out)
+	c.JSON(http.StatusOK, webhookList{Webhooks: listed(hooks, webhookOut)})
 }
 
 // createWebhook registers a URL for the caller (or, with an API token, for
@@ -240,11 +236,7 @@ func (s *Server) listDeliveries(c *gin.Context) {
 		writeError(c, err)
 		return
 	}
-	out := deliveryList{Deliveries: []deliveryResponse{}}
-	for _, d := range ds {
-		out.Deliveries = append(out.Deliveries, deliveryOut(d))
-	}
-	c.JSON(http.StatusOK, out)
+	c.JSON(http.StatusOK, deliveryList{Deliveries: listed(ds, deliveryOut)})
 }
 
 // redeliver queues one delivery again, with the same Webhook-Id. A repeat

@@ -66,11 +66,7 @@ func (s *Server) listPushSubscriptions(c *gin.Context) {
 		writeError(c, err)
 		return
 	}
-	out := pushSubscriptionList{Subscriptions: []pushSubscriptionResponse{}}
-	for _, p := range subs {
-		out.Subscriptions = append(out.Subscriptions, pushSubscriptionOut(p))
-	}
-	c.JSON(http.StatusOK, out)
+	c.JSON(http.StatusOK, pushSubscriptionList{Subscriptions: listed(subs, pushSubscriptionOut)})
 }
 
 // createPushSubscription registers a browser's subscription for the

@@ -299,6 +299,15 @@ func (s *Server) openapi(c *gin.Context) {
 	c.Data(http.StatusOK, "application/yaml", turns.OpenAPI)
 }
 
+// listed puts each of xs in the API's words: an empty list, never null.
+func listed[T, R any](xs []T, out func(T) R) []R {
+	res := make([]R, 0, len(xs))
+	for _, x := range xs {
+		res = append(res, out(x))
+	}
+	return res
+}
+
 // rfc3339 formats t in UTC.
 func rfc3339(t time.Time) string { return t.UTC().Format(time.RFC3339) }
 

@@ -373,20 +373,7 @@ func sendSMTP(addr, mailFrom, rcpt string, raw []byte) error {
 	if err := c.Hello("client.example.com"); err != nil {
 		return err
 	}
-	if err := c.Mail(mailFrom); err != nil {
-		return err
-	}
-	if err := c.Rcpt(rcpt); err != nil {
-		return err
-	}
-	w, err := c.Data()
-	if err != nil {
-		return err
-	}
-	if _, err := w.Write(raw); err != nil {
-		return err
-	}
-	if err := w.Close(); err != nil {
+	if err := sendOn(c, mailFrom, rcpt, raw); err != nil {
 		return err
 	}
 	return c.Quit()

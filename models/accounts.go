@@ -18,26 +18,25 @@ func DeletedUsername(id int64) string { return "~deleted-" + strconv.FormatInt(i
 // preferences and notifications, push subscriptions, vacations, decks, live-stream rows, the
 // invitations it sent, its idempotency records, the used sign-in links
 // and its table talk settings (the messages it wrote stay in their games'
-// records).
-var qDeleteAccount = []string{
-	`DELETE FROM credentials WHERE user_id = ?`,
-	`DELETE FROM web_sessions WHERE user_id = ?`,
-	`DELETE FROM used_links WHERE user_id = ?`,
-	`DELETE FROM refresh_tokens WHERE user_id = ?`,
-	`DELETE FROM api_tokens WHERE user_id = ?`,
-	`DELETE FROM calendar_feeds WHERE user_id = ?`,
-	`DELETE FROM push_subscriptions WHERE user_id = ?`,
-	`DELETE FROM webhook_deliveries WHERE webhook_id IN (SELECT id FROM webhooks WHERE user_id = ?)`,
-	`DELETE FROM webhooks WHERE user_id = ?`,
-	`DELETE FROM notification_prefs WHERE user_id = ?`,
-	`DELETE FROM notifications WHERE user_id = ?`,
-	`DELETE FROM vacations WHERE user_id = ?`,
-	`DELETE FROM decks WHERE user_id = ?`,
-	`DELETE FROM stream_presence WHERE user_id = ?`,
-	`DELETE FROM email_invitations WHERE invited_by = ?`,
-	`DELETE FROM idempotency_keys WHERE user_id = ?`,
-	`DELETE FROM game_message_prefs WHERE user_id = ?`,
-}
+// records). A table is deleted from by its user_id, but for the two named
+// in the switch; webhook deliveries go before their webhooks.
+var qDeleteAccount = func() []string {
+	var out []string
+	for _, table := range []string{"credentials", "web_sessions", "used_links", "refresh_tokens", "api_tokens",
+		"calendar_feeds", "push_subscriptions", "webhook_deliveries", "webhooks", "notification_prefs",
+		"notifications", "vacations", "decks", "stream_presence", "email_invitations", "idempotency_keys",
+		"game_message_prefs"} {
+		where := "user_id = ?"
+		switch table {
+		case "webhook_deliveries":
+			where = "webhook_id IN (SELECT id FROM webhooks WHERE user_id = ?)"
+		case "email_invitations":
+			where = "invited_by = ?"
+		}
+		out = append(out, "DELETE FROM "+table+" WHERE "+where)
+	}
+	return out
+}()
 
 // qAnonymizeUser takes the name, address and settings off a user row and
 // ends its access tokens (a new token generation). The row stays: the

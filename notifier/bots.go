@@ -75,28 +75,20 @@ func (o *Outbox) scheduleBots(ctx context.Context, tx models.OutboxTx, g *models
 	return nil
 }
 
-type botWorker struct {
-	river.WorkerDefaults[BotArgs]
-	o *Outbox
-}
-
-// Work plays the bot's move (nothing without a SeatPlayer).
-func (w *botWorker) Work(ctx context.Context, job *river.Job[BotArgs]) error {
-	if w.o.cfg.Bots == nil {
+// workBot works a bot job: it plays the bot's move (nothing without a
+// SeatPlayer).
+func (o *Outbox) workBot(ctx context.Context, job *river.Job[BotArgs]) error {
+	if o.cfg.Bots == nil {
 		return nil
 	}
-	return w.o.cfg.Bots.PlayBot(ctx, job.Args.GameID, job.Args.Seat, job.Args.Version)
+	return o.cfg.Bots.PlayBot(ctx, job.Args.GameID, job.Args.Seat, job.Args.Version)
 }
 
-type forfeitWorker struct {
-	river.WorkerDefaults[ForfeitArgs]
-	o *Outbox
-}
-
-// Work resigns the seat (nothing without a SeatPlayer).
-func (w *forfeitWorker) Work(ctx context.Context, job *river.Job[ForfeitArgs]) error {
-	if w.o.cfg.Bots == nil {
+// workForfeit works a forfeit job: it resigns the seat (nothing without a
+// SeatPlayer).
+func (o *Outbox) workForfeit(ctx context.Context, job *river.Job[ForfeitArgs]) error {
+	if o.cfg.Bots == nil {
 		return nil
 	}
-	return w.o.cfg.Bots.Forfeit(ctx, job.Args.GameID, job.Args.Seat)
+	return o.cfg.Bots.Forfeit(ctx, job.Args.GameID, job.Args.Seat)
 }

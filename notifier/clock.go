@@ -82,18 +82,12 @@ func (o *Outbox) insertReminder(ctx context.Context, tx models.OutboxTx, gameID 
 	return o.insert(ctx, tx.Tx, ReminderArgs{Key: string(k), GameID: gameID, Deadline: deadline, From: from, At: at}, at)
 }
 
-type reminderWorker struct {
-	river.WorkerDefaults[ReminderArgs]
-	o *Outbox
-}
-
-// Work, with the game row locked: if the deadline is still the one the job
+// workReminder works a reminder job, with the game row locked: if the deadline is still the one the job
 // was scheduled for, reminds the seats the game waits for and writes the
 // deadline's timeout job; if it was replaced and the game relies on this
 // job, writes the reminder job of the deadline the game has now.
-func (w *reminderWorker) Work(ctx context.Context, job *river.Job[ReminderArgs]) error {
+func (o *Outbox) workReminder(ctx context.Context, job *river.Job[ReminderArgs]) error {
 	a := job.Args
-	o := w.o
 	return o.store.Begin(ctx, func(tx models.OutboxTx) error {
 		g, err := tx.Store.GameForUpdate(ctx, a.GameID)
 		if errors.Is(err, models.ErrNotFound) {
@@ -160,16 +154,10 @@ func (o *Outbox) remind(ctx context.Context, tx models.OutboxTx, a ReminderArgs,
 	return o.dispatch(ctx, tx, g, nil, notes, StreamArgs{Key: string(k.w("stream"))})
 }
 
-type timeoutWorker struct {
-	river.WorkerDefaults[TimeoutArgs]
-	o *Outbox
-}
-
-// Work applies the timeout once the injected clock has reached the
+// workTimeout works a timeout job: it applies the timeout once the injected clock has reached the
 // deadline, if the deadline is still the one the job was scheduled for.
-func (w *timeoutWorker) Work(ctx context.Context, job *river.Job[TimeoutArgs]) error {
+func (o *Outbox) workTimeout(ctx context.Context, job *river.Job[TimeoutArgs]) error {
 	a := job.Args
-	o := w.o
 	if o.cfg.Timeouts == nil {
 		return nil
 	}

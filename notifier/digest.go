@@ -64,29 +64,24 @@ func (o *Outbox) digestJob() *river.PeriodicJob {
 	}, nil)
 }
 
-type digestWorker struct {
-	river.WorkerDefaults[DigestArgs]
-	o *Outbox
-}
-
-// Work sends the user's digest if it is due, or, for the sweep, every
+// workDigest works a digest job: it sends the user's digest if it is due, or, for the sweep, every
 // digest that is due. A digest that is not urgent waits while its
 // recipient is in their quiet hours, and gathers what happens until they
 // end.
-func (w *digestWorker) Work(ctx context.Context, job *river.Job[DigestArgs]) error {
+func (o *Outbox) workDigest(ctx context.Context, job *river.Job[DigestArgs]) error {
 	a := job.Args
 	if a.UserID == 0 {
-		return w.o.RunDigest(ctx, w.o.now())
+		return o.RunDigest(ctx, o.now())
 	}
-	if wait := a.At.Sub(w.o.now()); wait > 0 && !a.Urgent {
+	if wait := a.At.Sub(o.now()); wait > 0 && !a.Urgent {
 		return river.JobSnooze(wait)
 	}
 	if !a.Urgent {
-		if err := w.o.waitQuiet(ctx, a.UserID, time.Time{}, a.Key); err != nil {
+		if err := o.waitQuiet(ctx, a.UserID, time.Time{}, a.Key); err != nil {
 			return err
 		}
 	}
-	return w.o.sendDigest(ctx, a.UserID, w.o.now(), a.Urgent, true)
+	return o.sendDigest(ctx, a.UserID, o.now(), a.Urgent, true)
 }
 
 // scheduleDigest writes, in tx, the job of user's next digest, for a

@@ -203,12 +203,12 @@ func NewOutbox(cfg OutboxConfig) (*Outbox, error) {
 	workers := river.NewWorkers()
 	river.AddWorker(workers, &emailWorker{o: o})
 	river.AddWorker(workers, &webhookWorker{o: o})
-	river.AddWorker(workers, &streamWorker{o: o})
-	river.AddWorker(workers, &reminderWorker{o: o})
-	river.AddWorker(workers, &timeoutWorker{o: o})
-	river.AddWorker(workers, &botWorker{o: o})
-	river.AddWorker(workers, &forfeitWorker{o: o})
-	river.AddWorker(workers, &digestWorker{o: o})
+	river.AddWorker(workers, river.WorkFunc(o.workStream))
+	river.AddWorker(workers, river.WorkFunc(o.workReminder))
+	river.AddWorker(workers, river.WorkFunc(o.workTimeout))
+	river.AddWorker(workers, river.WorkFunc(o.workBot))
+	river.AddWorker(workers, river.WorkFunc(o.workForfeit))
+	river.AddWorker(workers, river.WorkFunc(o.workDigest))
 	river.AddWorker(workers, &pushWorker{o: o})
 	client, err := river.NewClient(o.driver, &river.Config{
 		Queues:            map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: o.cfg.Workers}},

@@ -23,7 +23,7 @@ import (
 // Everything else waits: invitations, the start of a game that is not
 // the recipient's turn, queued actions, timeouts, vacations, the end of a
 // game, a digest with no deadline near. The digest's own job waits too
-// (see digestWorker), so that it gathers what happens until the end. The
+// (see workDigest), so that it gathers what happens until the end. The
 // account's emails (address verification, a new password) are not the
 // outbox's: the pages send them at once, to the person waiting for them
 // (web/mail.go); the sign-in link of a game email travels with its email.

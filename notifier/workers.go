@@ -369,14 +369,10 @@ func (o *Outbox) Redeliver(ctx context.Context, userID, webhookID int64, id stri
 	return err
 }
 
-type streamWorker struct {
-	river.WorkerDefaults[StreamArgs]
-	o *Outbox
-}
-
-// Work announces the job's rows to the live stream of every process.
-func (w *streamWorker) Work(ctx context.Context, job *river.Job[StreamArgs]) error {
-	return w.o.announce(ctx, job.Args)
+// workStream works a stream job: it announces the job's rows to the live
+// stream of every process.
+func (o *Outbox) workStream(ctx context.Context, job *river.Job[StreamArgs]) error {
+	return o.announce(ctx, job.Args)
 }
 
 // GameSeatTopic is the live-stream topic of a game's events as seat sees
