@@ -247,6 +247,20 @@ func (e *env) user(name string) *models.User {
 // policy conceal (a window asks every seat whose deck could answer).
 func (e *env) game(a, b *models.User) int64 { return e.gameUnder(a, b, "conceal") }
 
+// awaited is which of a and b, the two players of game id, the game waits
+// for.
+func (e *env) awaited(id int64, a, b *models.User) *models.User {
+	e.t.Helper()
+	g, err := e.st.GameNoState(context.Background(), id)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	if g.Seats[1].Awaited {
+		return b
+	}
+	return a
+}
+
 // gameUnder starts a fast 2-player game of a and b under the interrupt
 // policy ("": the service's default); a plays Running a Startup, b
 // Working for the Enterprise.

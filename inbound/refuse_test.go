@@ -462,11 +462,7 @@ func TestDKIMLogged(t *testing.T) {
 	ana, ben := e.user("ana"), e.user("ben")
 	id := e.game(ana, ben)
 	_ = id
-	g, _ := e.st.GameNoState(context.Background(), id)
-	u := ana
-	if g.Seats[1].Awaited {
-		u = ben
-	}
+	u := e.awaited(id, ana, ben)
 	em := e.latest(u)
 	pub, priv, _ := ed25519.GenerateKey(rand.Reader)
 	var logs bytes.Buffer
@@ -507,11 +503,7 @@ func TestNoHeaderInjection(t *testing.T) {
 	e := newEnv(t, models.SQLite)
 	ana, ben := e.user("ana"), e.user("ben")
 	id := e.game(ana, ben)
-	g, _ := e.st.GameNoState(context.Background(), id)
-	u := ana
-	if g.Seats[1].Awaited {
-		u = ben
-	}
+	u := e.awaited(id, ana, ben)
 	em := e.latest(u)
 	m := replyTo(u, em, "99")
 	m.MessageID = "a\"b(c)@x y"
@@ -549,11 +541,7 @@ func TestDecisionEmailInTimeZone(t *testing.T) {
 		}
 	}
 	id := e.game(ana, ben)
-	g, _ := e.st.GameNoState(context.Background(), id)
-	u := ana
-	if g.Seats[1].Awaited {
-		u = ben
-	}
+	u := e.awaited(id, ana, ben)
 	em := e.latest(u)
 	if !strings.Contains(em.Text, "Deadline: ") || !strings.Contains(em.Text, " JST") || !strings.Contains(em.HTML, " JST") {
 		t.Fatalf("the deadline is not in the recipient's time zone:\n%s", em.Text)
@@ -567,11 +555,7 @@ func TestInboundDoors(t *testing.T) {
 	e := newEnv(t, models.SQLite)
 	ana, ben := e.user("ana"), e.user("ben")
 	id := e.game(ana, ben)
-	g, _ := e.st.GameNoState(context.Background(), id)
-	u := ana
-	if g.Seats[1].Awaited {
-		u = ben
-	}
+	u := e.awaited(id, ana, ben)
 	em := e.latest(u)
 	raw := replyTo(u, em, "99").raw()
 	for _, secret := range []string{"", "wrong-secret-0123456789"} {

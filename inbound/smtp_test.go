@@ -69,11 +69,7 @@ func TestDataEndAfterStrayCR(t *testing.T) {
 	e := newEnv(t, models.SQLite)
 	ana, ben := e.user("ana"), e.user("ben")
 	id := e.game(ana, ben)
-	g, _ := e.st.GameNoState(context.Background(), id)
-	u := ana
-	if g.Seats[1].Awaited {
-		u = ben
-	}
+	u := e.awaited(id, ana, ben)
 	em := e.latest(u)
 	before := e.version(id)
 	raw := string(replyMsg{From: u.Email, To: em.ReplyTo, Subject: "Re: " + em.Subject, InReplyTo: em.MessageID, Body: "end"}.raw())
@@ -106,11 +102,7 @@ func TestAutoResponderAnsweredAFewTimes(t *testing.T) {
 	e := newEnv(t, models.SQLite)
 	ana, ben := e.user("ana"), e.user("ben")
 	id := e.game(ana, ben)
-	g, _ := e.st.GameNoState(context.Background(), id)
-	u := ana
-	if g.Seats[1].Awaited {
-		u = ben
-	}
+	u := e.awaited(id, ana, ben)
 	em := e.latest(u)
 	before := e.version(id)
 	answered := 0

@@ -1,7 +1,6 @@
 package inbound_test
 
 import (
-	"context"
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
@@ -26,11 +25,7 @@ func TestInboundSTARTTLS(t *testing.T) {
 	e := newEnv(t, models.SQLite)
 	ana, ben := e.user("ana"), e.user("ben")
 	id := e.game(ana, ben)
-	g, _ := e.st.GameNoState(context.Background(), id)
-	u := ana
-	if g.Seats[1].Awaited {
-		u = ben
-	}
+	u := e.awaited(id, ana, ben)
 	em := e.latest(u)
 
 	key, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
