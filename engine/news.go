@@ -43,16 +43,28 @@ func (s *State) Table() Table {
 
 // News is the package function News on the game of t.
 func (t Table) News(seat int, events []Event) []string {
+	news, _ := t.NewsTelling(seat, events)
+	return news
+}
+
+// NewsTelling is News, and for each of events the index of the sentence
+// that tells it (-1: none), so that a caller that also lists the events
+// can leave out those the news already told. Several events may be told
+// by one sentence (new challenges, a claim altered and so failed).
+func (t Table) NewsTelling(seat int, events []Event) (news []string, telling []int) {
 	if t.cat == nil {
-		return nil // the zero Table: no game
+		return nil, nil // the zero Table: no game
 	}
 	n := newsroom{t: t, seat: seat, alter: -1, market: -1}
-	for _, e := range events {
+	telling = make([]int, len(events))
+	for i, e := range events {
+		n.told = -1
 		if v, ok := e.For(seat); ok {
 			n.read(v)
 		}
+		telling[i] = n.told
 	}
-	return n.out
+	return n.out, telling
 }
 
 // name is the name of seat, as State.name words it.
@@ -91,6 +103,9 @@ type newsroom struct {
 	// the next reveal adds to; -1 for none (something else came between).
 	market   int
 	revealed []string
+	// told is the index in out of the sentence the event being read gave
+	// or completed (-1: none).
+	told int
 }
 
 func (n *newsroom) read(v Event) {
@@ -152,6 +167,7 @@ func (n *newsroom) read(v Event) {
 	case KindClaimFailed:
 		if i := n.alter; i >= 0 && n.altered == v.Seat {
 			n.out[i] = strings.TrimSuffix(n.out[i], ".") + ", so the claim failed; the build stays open."
+			n.told = i
 			n.alter = -1
 		} else if v.Seat == n.seat {
 			n.say("Your claim of " + s.cardList(v.Cards) + " failed: your build no longer covers it, and it stays open.")
@@ -179,12 +195,14 @@ func (n *newsroom) read(v Event) {
 		}
 		n.revealed = append(n.revealed, v.Card)
 		n.out[n.market] = "New in the Market: " + s.cardList(n.revealed) + "."
+		n.told = n.market
 	case KindTimeout:
 		if slices.Contains(v.Seats, n.seat) {
 			n.say("Time ran out for you.")
 		} else {
 			n.say("Time ran out for " + joinNames(len(v.Seats), func(i int) string { return s.name(v.Seats[i]) }, "and") + ".")
 		}
+		n.told = -1 // the log also says what came of it (the turn ended, the default answers)
 	case KindResigned:
 		if v.Seat != n.seat {
 			n.say(s.name(v.Seat) + " resigned.")
@@ -202,7 +220,10 @@ func (n *newsroom) read(v Event) {
 	}
 }
 
-func (n *newsroom) say(sentence string) { n.out = append(n.out, sentence) }
+func (n *newsroom) say(sentence string) {
+	n.out = append(n.out, sentence)
+	n.told = len(n.out) - 1
+}
 
 // whose is the possessive of seat for the reader: "your", "bob's".
 func (n *newsroom) whose(seat int) string {

@@ -107,3 +107,75 @@ func TestZeroTable(t *testing.T) {
 		t.Errorf("%q", got)
 	}
 }
+
+// TestNewsTelling: NewsTelling names, for each event, the sentence of the
+// news that tells it: both challenges revealed by one sentence of the
+// Market, an alteration and the claim it made fail by one sentence, each
+// draw and placement by its own, and no sentence for a turn that ends or
+// begins or a Tool played as asked.
+func TestNewsTelling(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		seat int
+		doc  string
+		want map[string]string // the sentence telling every event of a kind ("": none)
+	}{
+		{"their turn", 0, "players:\n  - {name: ana, deck: [t-pizza, t-wrench, t-drill]}\n  - {name: ben, hand: [t-bob-j, t-wrench], deck: [t-drill]}\nmarket: [t-one]\nchallenge_deck: [t-two, t-big]\nactive: 1\nsteps:\n  - {do: place, card: t-bob-j}\n  - {do: play_tool, card: t-wrench}\n  - {do: claim, challenges: t-one}\n  - {do: end_turn}\n",
+			map[string]string{KindPlaced: "ben placed Bob (Junior) in their Lab.", KindBuildCompleted: "ben won One Point (1 Big Data Point).",
+				KindChallengeRevealed: "New in the Market: Two Points and Big One.", KindDrew: "You drew Pizza and Wrench (TECH 1, SCI 0).",
+				KindTurnEnded: "", KindTurnStarted: "", KindToolPlayed: ""}},
+		{"my claim failed", 0, "players:\n  - {name: ana, hand: [t-drill, t-wrench]}\n  - {name: bot-1, hand: [t-creep]}\nmarket: [t-big]\nchallenge_deck: [t-one]\nsteps:\n  - {do: play_tool, card: t-drill}\n  - {do: play_tool, card: t-wrench}\n  - {do: claim, challenges: t-big}\n  - {seat: 1, answer: t-creep}\n",
+			map[string]string{KindAltered: "bot-1 played Creep on your claim of Big One: the challenges need 2 more TECH, so the claim failed; the build stays open.",
+				KindClaimFailed: "bot-1 played Creep on your claim of Big One: the challenges need 2 more TECH, so the claim failed; the build stays open.",
+				KindToolPlayed:  ""}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res, err := RunScenario([]byte(sentenceCards + tc.doc))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var events []Event
+			for _, e := range res.Events {
+				if e.Step > 0 {
+					events = append(events, e.Event)
+				}
+			}
+			news, telling := res.State.Table().NewsTelling(tc.seat, events)
+			if !slices.Equal(news, News(res.State, tc.seat, events)) || len(telling) != len(events) {
+				t.Fatalf("NewsTelling's news %q (%d indexes for %d events) is not News's", news, len(telling), len(events))
+			}
+			seen := map[string]bool{}
+			for i, e := range events {
+				want, ok := tc.want[e.Kind]
+				if !ok {
+					continue
+				}
+				seen[e.Kind] = true
+				got := ""
+				if telling[i] >= 0 {
+					got = news[telling[i]]
+				}
+				if got != want {
+					t.Errorf("event %d (%s) is told by %q, want %q", i, e.Kind, got, want)
+				}
+			}
+			for k := range tc.want {
+				if !seen[k] {
+					t.Errorf("no %s event in the scenario", k)
+				}
+			}
+		})
+	}
+}
+
+// TestNewsLeavesTimeoutsInTheLog: a timeout's sentence in the news says
+// whose time ran out, not what came of it, so NewsTelling names no
+// sentence for it and a list of the log keeps its line.
+func TestNewsLeavesTimeoutsInTheLog(t *testing.T) {
+	s := &State{Players: []Player{{Name: "ana"}, {Name: "ben"}}}
+	ev := Event{Kind: KindTimeout, Seat: -1, Seats: []int{1}, Text: "Time ran out for ben: the turn ends."}
+	news, telling := s.Table().NewsTelling(0, []Event{ev})
+	if !slices.Equal(news, []string{"Time ran out for ben."}) || !slices.Equal(telling, []int{-1}) {
+		t.Fatalf("news %q, telling %v", news, telling)
+	}
+}

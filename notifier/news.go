@@ -18,11 +18,12 @@ const turnEvents = 200
 // news of the email that says its turn has come, which follows the
 // changes of the others' turns, not only the last one. st is the game's
 // state at version. ok is false when the events read do not reach back
-// to that end (the email keeps the news of its own change).
-func (o *Outbox) turnNews(ctx context.Context, id, version int64, seat int, st *engine.State) (news []string, ok bool, err error) {
+// to that end (the email keeps the news of its own change). told are the
+// lines of the log the news tells (newsTold).
+func (o *Outbox) turnNews(ctx context.Context, id, version int64, seat int, st *engine.State) (news, told []string, ok bool, err error) {
 	recs, err := o.store.LatestEvents(ctx, id, turnEvents)
 	if err != nil {
-		return nil, false, err
+		return nil, nil, false, err
 	}
 	from := -1 // the index of the seat's last turn_ended
 	events := make([]engine.Event, 0, len(recs))
@@ -32,7 +33,7 @@ func (o *Outbox) turnNews(ctx context.Context, id, version int64, seat int, st *
 		}
 		var ev engine.Event
 		if err := json.Unmarshal([]byte(r.Body), &ev); err != nil {
-			return nil, false, err
+			return nil, nil, false, err
 		}
 		if ev.Kind == "turn_ended" && ev.Seat == seat {
 			from = len(events)
@@ -43,9 +44,10 @@ func (o *Outbox) turnNews(ctx context.Context, id, version int64, seat int, st *
 	case from >= 0:
 		events = events[from+1:]
 	case len(recs) == 0 || recs[0].Seq != 1:
-		return nil, false, nil // its last turn is further back than the events read
+		return nil, nil, false, nil // its last turn is further back than the events read
 	}
-	return News(st.Table(), seat, events), true, nil
+	news, told = newsTold(st.Table(), seat, events)
+	return news, told, true, nil
 }
 
 // News is what events did that concerns seat, in the sentences of its
@@ -54,13 +56,35 @@ func (o *Outbox) turnNews(ctx context.Context, id, version int64, seat int, st *
 // has. The game's end is left out: the email that tells it says it
 // first.
 func News(t engine.Table, seat int, events []engine.Event) []string {
+	news, _ := newsTold(t, seat, events)
+	return news
+}
+
+// newsTold is News, and the lines of the game's log (each event's text as
+// seat reads it) that its sentences tell: an email that lists the log as
+// well leaves them out (Render), so that it says each thing once. A line
+// whose sentence the cap cut stays in the list.
+func newsTold(t engine.Table, seat int, events []engine.Event) (news, told []string) {
 	evs := make([]engine.Event, 0, len(events))
 	for _, e := range events {
 		if e.Kind != "game_over" {
 			evs = append(evs, e)
 		}
 	}
-	return capNews(t.News(seat, evs))
+	all, telling := t.NewsTelling(seat, evs)
+	shown := len(all)
+	if shown > newsMax {
+		shown = newsMax - 1
+	}
+	for i, e := range evs {
+		if telling[i] < 0 || telling[i] >= shown {
+			continue
+		}
+		if v, ok := e.For(seat); ok && v.Text != "" {
+			told = append(told, v.Text)
+		}
+	}
+	return capNews(all), told
 }
 
 // newsMax is the most sentences of news an email opens with (as many as

@@ -2,6 +2,7 @@ package notifier
 
 import (
 	"context"
+	"encoding/json"
 	"slices"
 	"strconv"
 	"strings"
@@ -213,4 +214,74 @@ func kindsOf(t *testing.T, e *outboxEnv) []string {
 		out = append(out, kind)
 	}
 	return out
+}
+
+// TestTurnEmailSaysEachThingOnce: when the first player ends their turn,
+// the other's "your turn" email opens with the cards they drew, in the
+// news's words ("You drew ..."), and its list under "Since you last
+// played" leaves out the log's line of that draw ("You draw ..."), while
+// keeping the lines the news does not tell (the turn that began). The
+// webhooks' and the live stream's payload of the same notification keeps
+// every line: only the email leaves out what it already said.
+func TestTurnEmailSaysEachThingOnce(t *testing.T) {
+	eachOutboxDB(t, func(t *testing.T, d models.Dialect) {
+		ctx := context.Background()
+		e := newOutboxEnv(t, d)
+		e.outbox(t, true)
+		p := play.New(e.st, e.clock.Now, nil)
+		id, start := e.duel(t, p, play.NewGame{})
+		g := start()
+		first := 0
+		if g.Seats[1].Awaited {
+			first = 1
+		}
+		other := e.users[1-first]
+		sent := len(e.waitMail(t, 2)) // the two start emails
+		e.endTurns(t, p, id, first)
+		msgs := e.waitMail(t, sent+1)
+		var text string
+		for _, m := range mailsTo(t, msgs[sent:], other.Email) {
+			if strings.Contains(m.Header.Get("Message-Id"), ".your_turn.") {
+				text = strings.ReplaceAll(m.Text, "\r\n", "\n")
+			}
+		}
+		if text == "" {
+			t.Fatalf("no your-turn email to %s among %d emails", other.Email, len(msgs)-sent)
+		}
+		head, since, ok := strings.Cut(text, "Since you last played:\n")
+		if !ok {
+			t.Fatalf("the email lists nothing since the player last played:\n%s", text)
+		}
+		since, _, _ = strings.Cut(since, "\n\n")
+		if !strings.Contains(head, "You drew ") {
+			t.Fatalf("the email's news does not say what the player drew:\n%s", text)
+		}
+		if strings.Contains(since, "You draw ") {
+			t.Errorf("the draw is said twice, in the news and in the list:\n%s", text)
+		}
+		if !strings.Contains(since, "begins.") {
+			t.Errorf("the list lost the turn that began, which the news does not tell:\n%s", text)
+		}
+
+		ns, err := e.st.NotificationsAfter(ctx, other.ID, 0, 100)
+		if err != nil {
+			t.Fatal(err)
+		}
+		i := slices.IndexFunc(ns, func(n models.Notification) bool { return n.Kind == string(KindYourTurn) })
+		if i < 0 {
+			t.Fatalf("no your_turn notification for %s", other.Username)
+		}
+		var body struct {
+			Since []string `json:"since"`
+		}
+		if err := json.Unmarshal([]byte(ns[i].Body), &body); err != nil {
+			t.Fatal(err)
+		}
+		if !slices.ContainsFunc(body.Since, func(l string) bool { return strings.HasPrefix(l, "You draw ") }) {
+			t.Errorf("the notification's payload lost the draw from its list: %q\n%s", body.Since, ns[i].Body)
+		}
+		if strings.Contains(ns[i].Body, `"told"`) {
+			t.Errorf("the payload carries the email's list of told lines: %s", ns[i].Body)
+		}
+	})
 }

@@ -154,7 +154,7 @@ func (o *Outbox) changeNotes(ctx context.Context, tx models.OutboxTx, g *models.
 		}
 		uid, seat := *s.UserID, s.SeatNo
 		fill := &Fill{GameID: g.ID, Version: g.Version, Seat: seat}
-		news := News(table, seat, evs)
+		news, told := newsTold(table, seat, evs)
 		if h.Started {
 			d := &GameStarted{Players: seatNames(g), FirstPlayer: seatName(g, st.Active), YourTurn: st.Active == seat && !h.Over}
 			n := note{userID: uid, seat: seat, kind: KindGameStarted, data: d, common: &d.Common}
@@ -227,18 +227,18 @@ func (o *Outbox) changeNotes(ctx context.Context, tx models.OutboxTx, g *models.
 		turnStarted := slices.ContainsFunc(events, func(e event) bool { return e.ev.Kind == "turn_started" && e.ev.Seat == seat })
 		switch {
 		case turnStarted && st.Active == seat && !h.Started:
-			d := &YourTurn{Turn: st.Turn, Since: eventTexts(events, seat), News: news, Deadline: deadline}
+			d := &YourTurn{Turn: st.Turn, Since: eventTexts(events, seat), News: news, Told: told, Deadline: deadline}
 			notes = append(notes, note{userID: uid, seat: seat, kind: KindYourTurn, data: d, common: &d.Common, fill: fill})
 		case len(fresh) == 0 && st.Active == seat && !h.Started && slices.Contains(h.Awaited, seat):
 			// The game waits for the seat again, its turn going on (an
 			// interrupt window of another seat closed): without this email a
 			// player who plays by email would not know.
-			d := &YourTurn{Turn: st.Turn, Since: eventTexts(events, seat), News: news, Deadline: deadline}
+			d := &YourTurn{Turn: st.Turn, Since: eventTexts(events, seat), News: news, Told: told, Deadline: deadline}
 			f := *fill
 			f.NoPrompts = true
 			notes = append(notes, note{userID: uid, seat: seat, kind: KindYourTurn, data: d, common: &d.Common, fill: &f})
 		case len(fresh) > 0:
-			d := &PromptWaiting{TurnOf: seatName(g, st.Active), Turn: st.Turn, Since: eventTexts(events, seat), News: news, Deadline: deadline}
+			d := &PromptWaiting{TurnOf: seatName(g, st.Active), Turn: st.Turn, Since: eventTexts(events, seat), News: news, Told: told, Deadline: deadline}
 			f := *fill
 			f.Prompts = fresh
 			notes = append(notes, note{userID: uid, seat: seat, kind: KindPromptWaiting, data: d, common: &d.Common, fill: &f})

@@ -262,7 +262,10 @@ type YourTurn struct {
 	// News is what changed for the recipient, in the sentences of the
 	// board's banner (News): the first lines of the email. It is not part
 	// of the notification's public payload.
-	News     []string
+	News []string
+	// Told are the lines of Since that News tells: the email leaves them
+	// out of its list (Render). Not part of the public payload either.
+	Told     []string
 	Hand     []Card    // the recipient's hand
 	Prompts  []Prompt  // prompts also waiting for the recipient
 	Deadline time.Time // when the turn times out; zero: no deadline
@@ -276,8 +279,10 @@ type PromptWaiting struct {
 	TurnOf string   // whose turn it is ("" to leave out)
 	Turn   int      // turn number; 0 hides it
 	Since  []string // what happened since the recipient last acted
-	// News: what changed for the recipient, as YourTurn.News says.
+	// News and Told: what changed for the recipient, and the lines of
+	// Since it tells, as YourTurn says.
 	News     []string
+	Told     []string
 	Prompts  []Prompt  // at least one
 	Hand     []Card    // the recipient's hand, to decide with
 	Deadline time.Time // when unanswered prompts pass; zero: no deadline
@@ -533,6 +538,7 @@ var (
 // Render produces a notification's subject (one line, cleaned with
 // CleanHeaderText), text body and HTML body. The text body has trailing
 // spaces removed and at most one blank line in a row.
+// Its list of what happened leaves out what its news told (untold).
 func Render(d Data) (subject, text, html string, err error) {
 	if d == nil {
 		return "", "", "", fmt.Errorf("notifier: render nil data")
@@ -541,6 +547,7 @@ func Render(d Data) (subject, text, html string, err error) {
 	if !ok {
 		return "", "", "", fmt.Errorf("notifier: no templates for %q", d.Kind())
 	}
+	d = untold(d)
 	var b bytes.Buffer
 	if err := t.text.ExecuteTemplate(&b, "subject", d); err != nil {
 		return "", "", "", fmt.Errorf("notifier: render %s subject: %w", d.Kind(), err)
@@ -580,4 +587,38 @@ func Compose(domain string, to Address, d Data, deliveryKey string) (Message, er
 		m.InReplyTo, m.References = ThreadHeaders(c.GameID, domain)
 	}
 	return m, nil
+}
+
+// untold is d with its list of what happened (Since) without the lines its
+// news already told (Told), each once: the email says each thing once.
+func untold(d Data) Data {
+	switch x := d.(type) {
+	case YourTurn:
+		x.Since = without(x.Since, x.Told)
+		return x
+	case PromptWaiting:
+		x.Since = without(x.Since, x.Told)
+		return x
+	}
+	return d
+}
+
+// without is lines without one of each of drop, in order.
+func without(lines, drop []string) []string {
+	if len(drop) == 0 {
+		return lines
+	}
+	left := map[string]int{}
+	for _, l := range drop {
+		left[l]++
+	}
+	out := make([]string, 0, len(lines))
+	for _, l := range lines {
+		if left[l] > 0 {
+			left[l]--
+			continue
+		}
+		out = append(out, l)
+	}
+	return out
 }

@@ -207,10 +207,10 @@ func (w *emailWorker) Work(ctx context.Context, job *river.Job[EmailArgs]) error
 	if yt, ok := d.(YourTurn); ok && st != nil {
 		// The turn comes after several changes of the others' turns,
 		// maybe: its news are all that changed since the seat's own turn.
-		if news, ok, err := w.o.turnNews(ctx, a.Fill.GameID, a.Fill.Version, a.Fill.Seat, st); err != nil {
+		if news, told, ok, err := w.o.turnNews(ctx, a.Fill.GameID, a.Fill.Version, a.Fill.Seat, st); err != nil {
 			return err
 		} else if ok {
-			yt.News = news
+			yt.News, yt.Told = news, told
 			d = yt
 		}
 	}
