@@ -50,17 +50,26 @@ func (t Table) News(seat int, events []Event) []string {
 // NewsTelling is News, and for each of events the index of the sentence
 // that tells it (-1: none), so that a caller that also lists the events
 // can leave out those the news already told. Several events may be told
-// by one sentence (new challenges, a claim altered and so failed).
+// by one sentence (new challenges, a claim altered and so failed, a card
+// played and what came of it: "bob placed Glitchy (Junior) in their Lab"
+// tells "bob plays Glitchy (Junior)" too).
 func (t Table) NewsTelling(seat int, events []Event) (news []string, telling []int) {
 	if t.cat == nil {
 		return nil, nil // the zero Table: no game
 	}
 	n := newsroom{t: t, seat: seat, alter: -1, market: -1}
 	telling = make([]int, len(events))
+	played := map[string]int{} // a card instance played, and its event's index
 	for i, e := range events {
 		n.told = -1
 		if v, ok := e.For(seat); ok {
 			n.read(v)
+			if j, ok := played[v.Inst]; ok && v.Inst != "" && n.told >= 0 {
+				telling[j] = n.told
+			}
+			if v.Kind == KindPlayed && v.Inst != "" {
+				played[v.Inst] = i
+			}
 		}
 		telling[i] = n.told
 	}

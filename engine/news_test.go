@@ -111,8 +111,10 @@ func TestZeroTable(t *testing.T) {
 // TestNewsTelling: NewsTelling names, for each event, the sentence of the
 // news that tells it: both challenges revealed by one sentence of the
 // Market, an alteration and the claim it made fail by one sentence, each
-// draw and placement by its own, and no sentence for a turn that ends or
-// begins or a Tool played as asked.
+// draw and placement by its own (a card placed tells its play too), and no
+// sentence for a turn that ends or begins or a Tool played as asked. An
+// event is looked up by its kind and card ("played t-bob-j"), or by its
+// kind alone.
 func TestNewsTelling(t *testing.T) {
 	for _, tc := range []struct {
 		name string
@@ -123,6 +125,7 @@ func TestNewsTelling(t *testing.T) {
 		{"their turn", 0, "players:\n  - {name: ana, deck: [t-pizza, t-wrench, t-drill]}\n  - {name: ben, hand: [t-bob-j, t-wrench], deck: [t-drill]}\nmarket: [t-one]\nchallenge_deck: [t-two, t-big]\nactive: 1\nsteps:\n  - {do: place, card: t-bob-j}\n  - {do: play_tool, card: t-wrench}\n  - {do: claim, challenges: t-one}\n  - {do: end_turn}\n",
 			map[string]string{KindPlaced: "ben placed Bob (Junior) in their Lab.", KindBuildCompleted: "ben won One Point (1 Big Data Point).",
 				KindChallengeRevealed: "New in the Market: Two Points and Big One.", KindDrew: "You drew Pizza and Wrench (TECH 1, SCI 0).",
+				KindPlayed + " t-bob-j": "ben placed Bob (Junior) in their Lab.", KindPlayed + " t-wrench": "",
 				KindTurnEnded: "", KindTurnStarted: "", KindToolPlayed: ""}},
 		{"my claim failed", 0, "players:\n  - {name: ana, hand: [t-drill, t-wrench]}\n  - {name: bot-1, hand: [t-creep]}\nmarket: [t-big]\nchallenge_deck: [t-one]\nsteps:\n  - {do: play_tool, card: t-drill}\n  - {do: play_tool, card: t-wrench}\n  - {do: claim, challenges: t-big}\n  - {seat: 1, answer: t-creep}\n",
 			map[string]string{KindAltered: "bot-1 played Creep on your claim of Big One: the challenges need 2 more TECH, so the claim failed; the build stays open.",
@@ -146,17 +149,22 @@ func TestNewsTelling(t *testing.T) {
 			}
 			seen := map[string]bool{}
 			for i, e := range events {
-				want, ok := tc.want[e.Kind]
+				k := e.Kind + " " + e.Card
+				want, ok := tc.want[k]
+				if !ok {
+					k = e.Kind
+					want, ok = tc.want[k]
+				}
 				if !ok {
 					continue
 				}
-				seen[e.Kind] = true
+				seen[k] = true
 				got := ""
 				if telling[i] >= 0 {
 					got = news[telling[i]]
 				}
 				if got != want {
-					t.Errorf("event %d (%s) is told by %q, want %q", i, e.Kind, got, want)
+					t.Errorf("event %d (%s) is told by %q, want %q", i, k, got, want)
 				}
 			}
 			for k := range tc.want {
