@@ -285,3 +285,37 @@ func TestTurnEmailSaysEachThingOnce(t *testing.T) {
 		}
 	})
 }
+
+// TestNewsToldStopsAtTheCap: when the news is cut to newsMax sentences,
+// the lines of the events it no longer shows stay in the email's list:
+// only what the email says is left out of it.
+func TestNewsToldStopsAtTheCap(t *testing.T) {
+	t.Parallel()
+	st := &engine.State{Players: []engine.Player{{Name: "ana"}, {Name: "ben"}}}
+	var events []engine.Event
+	var lines []string
+	for i, c := range engine.Standard().Cards() {
+		if c.Type != engine.Monster || len(events) == newsMax+2 {
+			continue
+		}
+		line := "ben places " + c.Name + " in his Lab."
+		events = append(events, engine.Event{Kind: engine.KindPlaced, Seat: 1, Card: c.ID, Inst: "i" + strconv.Itoa(i), Text: line})
+		lines = append(lines, line)
+	}
+	news, told := newsTold(st.Table(), 0, events)
+	if len(news) != newsMax || !strings.HasPrefix(news[newsMax-1], "And 3 more") {
+		t.Fatalf("%d placements give the news %q", len(events), news)
+	}
+	if !slices.Equal(told, lines[:newsMax-1]) {
+		t.Fatalf("told %q, want the first %d lines", told, newsMax-1)
+	}
+	left := without(lines, told)
+	if !slices.Equal(left, lines[newsMax-1:]) {
+		t.Fatalf("the list keeps %q, want the 3 placements the news does not show", left)
+	}
+	// A line said twice in the log and told once is listed once.
+	twice := []string{"ben draws 2 cards.", "Turn 3: ana begins.", "ben draws 2 cards."}
+	if got := without(twice, []string{"ben draws 2 cards."}); !slices.Equal(got, twice[1:]) {
+		t.Fatalf("without: %q", got)
+	}
+}
