@@ -781,7 +781,7 @@ func (a *answer) applied(ctx context.Context, res *play.Result, texts []string) 
 		// What the change did that the moves' author did not write (an
 		// interrupt that cancelled a card of theirs, a claim that failed),
 		// first in the answer, as their board's banner says it.
-		a.data.News = notifier.News(res.State.Table(), a.reply.Seat, evs)
+		a.data.News, a.data.Told = notifier.NewsTold(res.State.Table(), a.reply.Seat, evs)
 	}
 	if err := a.say(ctx); err != nil {
 		return Result{}, err

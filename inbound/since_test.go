@@ -38,6 +38,30 @@ players:
 	}
 }
 
+// TestAnswerSaysTheDrawOnce: a reply plays Hype Cycle, whose draw is news
+// to its author: the answer opens with "You drew Rapid Prototype." and
+// does not list "You draw Rapid Prototype." again under "Since you last
+// played".
+func TestAnswerSaysTheDrawOnce(t *testing.T) {
+	e := newEnv(t, models.SQLite)
+	ana, ben := e.user("ana"), e.user("ben")
+	g := e.scenarioGame(t, `name: a Hack that draws
+players:
+  - {name: ana, hand: [hype-cycle, frontend-framework], deck: [rapid-prototype, design-system]}
+  - {name: ben, hand: [frontend-framework]}
+`, ana, ben)
+	a := e.answered(t, ana, e.general(g.ID, ana, 0), "play hype cycle")
+	head, _, _ := strings.Cut(a.Text, "Your moves were played.")
+	if !strings.Contains(head, "You drew Rapid Prototype") {
+		t.Errorf("the answer does not open with the draw:\n%s", a.Text)
+	}
+	for _, l := range section(a.Text, "Since you last played:") {
+		if strings.Contains(l, "You draw ") {
+			t.Errorf("the draw is said twice, in the news and in the list: %q\n%s", l, a.Text)
+		}
+	}
+}
+
 // section is the lines of text's list under heading, trimmed.
 func section(text, heading string) []string {
 	_, rest, ok := strings.Cut(text, heading+"\n")

@@ -19,7 +19,7 @@ const turnEvents = 200
 // changes of the others' turns, not only the last one. st is the game's
 // state at version. ok is false when the events read do not reach back
 // to that end (the email keeps the news of its own change). told are the
-// lines of the log the news tells (newsTold).
+// lines of the log the news tells (NewsTold).
 func (o *Outbox) turnNews(ctx context.Context, id, version int64, seat int, st *engine.State) (news, told []string, ok bool, err error) {
 	recs, err := o.store.LatestEvents(ctx, id, turnEvents)
 	if err != nil {
@@ -46,7 +46,7 @@ func (o *Outbox) turnNews(ctx context.Context, id, version int64, seat int, st *
 	case len(recs) == 0 || recs[0].Seq != 1:
 		return nil, nil, false, nil // its last turn is further back than the events read
 	}
-	news, told = newsTold(st.Table(), seat, events)
+	news, told = NewsTold(st.Table(), seat, events)
 	return news, told, true, nil
 }
 
@@ -56,15 +56,16 @@ func (o *Outbox) turnNews(ctx context.Context, id, version int64, seat int, st *
 // has. The game's end is left out: the email that tells it says it
 // first.
 func News(t engine.Table, seat int, events []engine.Event) []string {
-	news, _ := newsTold(t, seat, events)
+	news, _ := NewsTold(t, seat, events)
 	return news
 }
 
-// newsTold is News, and the lines of the game's log (each event's text as
+// NewsTold is News, and the lines of the game's log (each event's text as
 // seat reads it) that its sentences tell: an email that lists the log as
-// well leaves them out (Render), so that it says each thing once. A line
-// whose sentence the cap cut stays in the list.
-func newsTold(t engine.Table, seat int, events []engine.Event) (news, told []string) {
+// well (the Told of YourTurn, PromptWaiting, ReplyAnswer) leaves them out
+// (Render), so that it says each thing once. A line whose sentence the cap
+// cut stays in the list.
+func NewsTold(t engine.Table, seat int, events []engine.Event) (news, told []string) {
 	evs := make([]engine.Event, 0, len(events))
 	for _, e := range events {
 		if e.Kind != "game_over" {

@@ -302,7 +302,7 @@ func TestNewsToldStopsAtTheCap(t *testing.T) {
 		events = append(events, engine.Event{Kind: engine.KindPlaced, Seat: 1, Card: c.ID, Inst: "i" + strconv.Itoa(i), Text: line})
 		lines = append(lines, line)
 	}
-	news, told := newsTold(st.Table(), 0, events)
+	news, told := NewsTold(st.Table(), 0, events)
 	if len(news) != newsMax || !strings.HasPrefix(news[newsMax-1], "And 3 more") {
 		t.Fatalf("%d placements give the news %q", len(events), news)
 	}

@@ -154,7 +154,7 @@ func (o *Outbox) changeNotes(ctx context.Context, tx models.OutboxTx, g *models.
 		}
 		uid, seat := *s.UserID, s.SeatNo
 		fill := &Fill{GameID: g.ID, Version: g.Version, Seat: seat}
-		news, told := newsTold(table, seat, evs)
+		news, told := NewsTold(table, seat, evs)
 		if h.Started {
 			d := &GameStarted{Players: seatNames(g), FirstPlayer: seatName(g, st.Active), YourTurn: st.Active == seat && !h.Over}
 			n := note{userID: uid, seat: seat, kind: KindGameStarted, data: d, common: &d.Common}

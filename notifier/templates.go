@@ -336,8 +336,10 @@ type ReplyAnswer struct {
 	SayRefused string
 	Taken      bool   // the reply answered a decision that was already taken
 	Next       string // what happens next ("It is still your turn.", "Ben's turn.")
-	// News: what changed for the recipient, as YourTurn.News says.
+	// News and Told: what changed for the recipient, and the lines of
+	// Since it tells, as YourTurn says.
 	News    []string
+	Told    []string
 	Since   []string
 	Hand    []Card
 	Prompts []Prompt
@@ -597,6 +599,9 @@ func untold(d Data) Data {
 		x.Since = without(x.Since, x.Told)
 		return x
 	case PromptWaiting:
+		x.Since = without(x.Since, x.Told)
+		return x
+	case ReplyAnswer:
 		x.Since = without(x.Since, x.Told)
 		return x
 	}
