@@ -63,8 +63,8 @@ func News(t engine.Table, seat int, events []engine.Event) []string {
 // NewsTold is News, and the lines of the game's log (each event's text as
 // seat reads it) that its sentences tell: an email that lists the log as
 // well (the Told of YourTurn, PromptWaiting, ReplyAnswer) leaves them out
-// (Render), so that it says each thing once. A line whose sentence the cap
-// cut stays in the list.
+// (the templates' "since" partial), so that it says each thing once. A
+// line whose sentence the cap cut stays in the list.
 func NewsTold(t engine.Table, seat int, events []engine.Event) (news, told []string) {
 	evs := make([]engine.Event, 0, len(events))
 	for _, e := range events {

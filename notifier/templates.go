@@ -264,7 +264,8 @@ type YourTurn struct {
 	// of the notification's public payload.
 	News []string
 	// Told are the lines of Since that News tells: the email leaves them
-	// out of its list (Render). Not part of the public payload either.
+	// out of its list (the "since" partial). Not part of the public
+	// payload either.
 	Told     []string
 	Hand     []Card    // the recipient's hand
 	Prompts  []Prompt  // prompts also waiting for the recipient
@@ -497,8 +498,9 @@ type kindTemplates struct {
 var templatesByKind = mustParseTemplates()
 
 var funcs = map[string]any{
-	"plural": plural,
-	"join":   strings.Join,
+	"plural":  plural,
+	"join":    strings.Join,
+	"without": without,
 	"dur": func(d time.Duration) string {
 		if d <= 0 {
 			return ""
@@ -540,7 +542,6 @@ var (
 // Render produces a notification's subject (one line, cleaned with
 // CleanHeaderText), text body and HTML body. The text body has trailing
 // spaces removed and at most one blank line in a row.
-// Its list of what happened leaves out what its news told (untold).
 func Render(d Data) (subject, text, html string, err error) {
 	if d == nil {
 		return "", "", "", fmt.Errorf("notifier: render nil data")
@@ -549,7 +550,6 @@ func Render(d Data) (subject, text, html string, err error) {
 	if !ok {
 		return "", "", "", fmt.Errorf("notifier: no templates for %q", d.Kind())
 	}
-	d = untold(d)
 	var b bytes.Buffer
 	if err := t.text.ExecuteTemplate(&b, "subject", d); err != nil {
 		return "", "", "", fmt.Errorf("notifier: render %s subject: %w", d.Kind(), err)
@@ -591,24 +591,9 @@ func Compose(domain string, to Address, d Data, deliveryKey string) (Message, er
 	return m, nil
 }
 
-// untold is d with its list of what happened (Since) without the lines its
-// news already told (Told), each once: the email says each thing once.
-func untold(d Data) Data {
-	switch x := d.(type) {
-	case YourTurn:
-		x.Since = without(x.Since, x.Told)
-		return x
-	case PromptWaiting:
-		x.Since = without(x.Since, x.Told)
-		return x
-	case ReplyAnswer:
-		x.Since = without(x.Since, x.Told)
-		return x
-	}
-	return d
-}
-
-// without is lines without one of each of drop, in order.
+// without is lines without one of each of drop, in order: the "since"
+// partial lists what happened without what the news told (Told), so that
+// an email says each thing once.
 func without(lines, drop []string) []string {
 	if len(drop) == 0 {
 		return lines
