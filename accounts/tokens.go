@@ -125,14 +125,23 @@ func (s *Service) AccessUser(ctx context.Context, token string) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	gen, live, err := s.store.AccessCheck(ctx, v.UserID, v.Session)
+	return v.UserID, s.CheckAccess(ctx, v)
+}
+
+// CheckAccess checks a verified access token against its user's current
+// token generation and the state of its session, read from the database
+// (models.Store.AccessCheck): ErrBadToken, ErrTokenEnded, or the store's
+// error. AccessUser calls it; a change that reads them along its lock of a
+// game checks with Access.Check instead (models.TokenCheck).
+func (s *Service) CheckAccess(ctx context.Context, a Access) error {
+	gen, live, err := s.store.AccessCheck(ctx, a.UserID, a.Session)
 	if errors.Is(err, models.ErrNotFound) {
 		gen, err = -1, nil // no such user: no generation is current
 	}
 	if err != nil {
-		return 0, err
+		return err
 	}
-	return v.UserID, v.Check(gen, live)
+	return a.Check(gen, live)
 }
 
 // VerifyAccess is AccessUser without the generation's check: what the

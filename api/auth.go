@@ -4,6 +4,7 @@ import (
 	"crypto/rand"
 
 	"github.com/datamonsters/turns/accounts"
+	"github.com/datamonsters/turns/models"
 	"github.com/gin-gonic/gin"
 )
 
@@ -28,6 +29,33 @@ func checkLater(c *gin.Context, current int64, live bool) error {
 	}
 	c.Set(ctxAccessChecked, true)
 	return v.(accounts.Access).Check(current, live)
+}
+
+// tokenCheck is the check of the access token of a request authenticated
+// with authenticateLater, for a change to make along its lock of the game
+// (play.Record's Token); nil when there is none to make (an API token, or
+// a token checked already).
+func tokenCheck(c *gin.Context) *models.TokenCheck {
+	v, ok := c.Get(ctxAccess)
+	if !ok || c.GetBool(ctxAccessChecked) {
+		return nil
+	}
+	a := v.(accounts.Access)
+	return &models.TokenCheck{UserID: a.UserID, Session: a.Session,
+		Verify: func(gen int64, live bool) error { return checkLater(c, gen, live) }}
+}
+
+// checkNow checks the access token of a request authenticated with
+// authenticateLater with a query of its own, for a route that answers
+// without the query that would have read it along (a stored response, a
+// refusal before the change); nil when it is good or was checked already.
+func (s *Server) checkNow(c *gin.Context) error {
+	v, ok := c.Get(ctxAccess)
+	if !ok || c.GetBool(ctxAccessChecked) {
+		return nil
+	}
+	c.Set(ctxAccessChecked, true)
+	return s.acc.CheckAccess(c.Request.Context(), v.(accounts.Access))
 }
 
 // laterSession is the session the access token of a request authenticated

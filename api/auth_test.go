@@ -2,6 +2,7 @@ package api_test
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"io"
 	"log/slog"
@@ -81,7 +82,12 @@ func limited(t *testing.T, what string, r *resp) {
 }
 
 // ended checks that the access token tok no longer works on r, for the
-// routes that check it in their own query too.
+// routes that check it in their own query too, and for the changes that
+// check it along their lock of the game: a resignation (which any seat may
+// make at any version), a batch at a version long gone, the same with an
+// Idempotency-Key, a batch play refuses before it locks the game, and a
+// change of a game that does not exist are all 401, and the game is where
+// it was.
 func ended(t *testing.T, what string, r *replica, tok string, game int64) {
 	t.Helper()
 	for _, path := range []string{"/v1/me", fmt.Sprintf("/v1/games/%d", game), fmt.Sprintf("/v1/games/%d/legal", game), "/v1/games/999999"} {
@@ -89,6 +95,35 @@ func ended(t *testing.T, what string, r *replica, tok string, game int64) {
 			t.Fatalf("%s: GET %s: %d %s, want 401", what, path, res.Status, res.Body)
 		}
 	}
+	before := gameVersion(t, r.store, game)
+	stale := map[string]any{"expected_version": 0, "actions": []map[string]any{{"type": "end_turn"}}}
+	for _, rq := range []req{
+		{Method: "POST", Path: fmt.Sprintf("/v1/games/%d/resign", game), Token: tok},
+		{Method: "POST", Path: fmt.Sprintf("/v1/games/%d/vote-end", game), Token: tok},
+		{Method: "POST", Path: actionsPath(game), Token: tok, Body: stale},
+		{Method: "POST", Path: actionsPath(game), Token: tok, Body: stale, Header: map[string]string{"Idempotency-Key": "after-the-end"}},
+		{Method: "POST", Path: actionsPath(game), Token: tok, NoContract: true, // refused by play before the lock
+			Body: map[string]any{"expected_version": before, "actions": []map[string]any{{"type": "timeout"}}}},
+		{Method: "POST", Path: "/v1/games/999999/resign", Token: tok},
+		{Method: "POST", Path: fmt.Sprintf("/v1/games/%d/join", game), Token: tok, Body: map[string]any{"deck": deck(0)}},
+	} {
+		if res := r.do(rq); res.Status != 401 || res.code(t) != "unauthorized" {
+			t.Fatalf("%s: POST %s: %d %s, want 401", what, rq.Path, res.Status, res.Body)
+		}
+	}
+	if after := gameVersion(t, r.store, game); after != before {
+		t.Fatalf("%s: the game went from version %d to %d", what, before, after)
+	}
+}
+
+// gameVersion is the stored version of game id.
+func gameVersion(t *testing.T, st *models.Store, id int64) int64 {
+	t.Helper()
+	g, err := st.GameNoState(context.Background(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g.Version
 }
 
 // works checks that the access token tok works on r.

@@ -382,12 +382,24 @@ type response struct {
 // change's transaction (call passes rec to the play path).
 func (s *Server) mutateGame(c *gin.Context, call func(rec *play.Record) (*play.Result, error), respond func(*play.Result) response) {
 	uid := userID(c)
+	tok := tokenCheck(c)
+	if tok != nil && c.GetHeader(idempotencyKeyHeader) != "" {
+		// A stored response may answer before any lock: check first.
+		if err := s.checkNow(c); err != nil {
+			writeError(c, err)
+			return
+		}
+		tok = nil
+	}
 	key, reqHash, done := s.idempotencyStart(c)
 	if done {
 		return
 	}
 	var resp *response
 	var rec *play.Record
+	if tok != nil {
+		rec = &play.Record{Token: tok}
+	}
 	if key != "" {
 		// A copy of the request that ran first answers (models.ErrKeyStored).
 		rec = &play.Record{Key: models.Key{UserID: uid, Key: key}, Make: func(r *play.Result) (*models.Idempotency, error) {
@@ -403,6 +415,13 @@ func (s *Server) mutateGame(c *gin.Context, call func(rec *play.Record) (*play.R
 	res, err := call(rec)
 	if errors.Is(err, models.ErrConflict) && key != "" && s.replay(c, uid, key, reqHash) {
 		return // a concurrent request with the same key won
+	}
+	// A change checks the token along its lock of the game; one refused
+	// before it (or, were there one, a change that did not) is checked
+	// here, and the token's refusal comes first.
+	if ended := s.checkNow(c); ended != nil {
+		res.Done()
+		err = ended
 	}
 	if err != nil {
 		writeError(c, err)

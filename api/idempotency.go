@@ -83,11 +83,15 @@ func (sc idemScope) user(c *gin.Context) int64 {
 	return userID(c)
 }
 
+// idempotencyKeyHeader is the header a client names its request with, so
+// that a repeat gets the first one's response.
+const idempotencyKeyHeader = "Idempotency-Key"
+
 // idempotencyKey returns the request's Idempotency-Key as it is stored
 // ("" for none) and the keyed hash of the request it names: method, path
 // and body.
 func (s *Server) idempotencyKey(c *gin.Context, sc idemScope) (string, []byte, error) {
-	key := c.GetHeader("Idempotency-Key")
+	key := c.GetHeader(idempotencyKeyHeader)
 	if key == "" {
 		return "", nil, nil
 	}

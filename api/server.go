@@ -141,14 +141,18 @@ func (s *Server) Routes(r *gin.Engine) {
 	play.PUT("/decks/:id", s.updateDeck)
 	play.DELETE("/decks/:id", s.deleteDeck)
 	play.POST("/games", s.createGame)
-	play.POST("/games/:id/join", s.joinGame)
-	play.POST("/games/:id/leave", s.leaveGame)
-	play.POST("/games/:id/start", s.startGame)
-	play.POST("/games/:id/cancel", s.cancelGame)
-	play.POST("/games/:id/resign", s.resign)
-	play.POST("/games/:id/vote-end", s.voteEnd)
-	play.POST("/games/:id/reclaim", s.reclaim)
-	play.POST("/games/:id/actions", s.submitActions)
+	// These check an access token's generation along their lock of the
+	// game (see mutateGame), or with a query of their own when they answer
+	// without it.
+	playRef := v1.Group("", s.authenticateLater, s.require(ScopePlay))
+	playRef.POST("/games/:id/join", s.joinGame)
+	playRef.POST("/games/:id/leave", s.leaveGame)
+	playRef.POST("/games/:id/start", s.startGame)
+	playRef.POST("/games/:id/cancel", s.cancelGame)
+	playRef.POST("/games/:id/resign", s.resign)
+	playRef.POST("/games/:id/vote-end", s.voteEnd)
+	playRef.POST("/games/:id/reclaim", s.reclaim)
+	playRef.POST("/games/:id/actions", s.submitActions)
 	play.PUT("/games/:id/email-replies", s.setGameReplies)
 	play.PUT("/games/:id/messages/mute", s.muteMessages)
 	// Counted in the limit of a player's messages, with its

@@ -74,6 +74,16 @@ type Game struct {
 	// session is the browser session checked along the read
 	// (GameNoStateChecked): its account's updated_at while it is live.
 	session *time.Time
+	// token is the access token's check read along the lock
+	// (TokenCheck): the user's token generation (-1: no such user) and
+	// whether the session is live; nil when none was read.
+	token *tokenState
+}
+
+// tokenState is what an access token is checked against (AccessCheck).
+type tokenState struct {
+	gen  int64
+	live bool
 }
 
 // Snapshot returns the engine snapshot (nil before the start): State, or
@@ -465,6 +475,7 @@ func loadGameSeats(tx *gorm.DB, id int64, q string, args ...any) (*Game, error) 
 	}
 	withState, withUsers := slices.Contains(cols, "state"), slices.Contains(cols, "u_id")
 	withSession := slices.Contains(cols, "session_updated_at")
+	withToken := slices.Contains(cols, "a_gen")
 	var g Game
 	found := false
 	for rows.Next() {
@@ -498,6 +509,11 @@ func loadGameSeats(tx *gorm.DB, id int64, q string, args ...any) (*Game, error) 
 			quietStart, quietEnd     *int
 			zone                     *string
 		}
+		var tokenGen *int64
+		var tokenLive bool
+		if withToken {
+			dst = append(dst, &tokenGen, &tokenLive)
+		}
 		var session *time.Time
 		if withSession {
 			dst = append(dst, &session)
@@ -512,6 +528,12 @@ func loadGameSeats(tx *gorm.DB, id int64, q string, args ...any) (*Game, error) 
 		if !found {
 			g, found = r, true
 			g.session = session
+			if withToken {
+				g.token = &tokenState{gen: -1, live: tokenLive}
+				if tokenGen != nil {
+					g.token.gen = *tokenGen
+				}
+			}
 		}
 		if u.id != nil {
 			if g.seatUsers == nil {
@@ -619,7 +641,7 @@ func (s *Store) lockGameSeats() string {
 // is. The game row is always written, so fn should bump Version for every
 // change; a nil Change writes nothing else. Mutate returns the written game.
 func (s *Store) Mutate(ctx context.Context, id int64, fn func(g *Game) (*Change, error)) (*Game, error) {
-	return s.mutate(ctx, id, nil, Key{}, fn)
+	return s.mutate(ctx, id, nil, Key{}, nil, fn)
 }
 
 // MutateCached is Mutate for a caller that holds the parsed state of the
@@ -627,25 +649,73 @@ func (s *Store) Mutate(ctx context.Context, id int64, fn func(g *Game) (*Change,
 // snapshot is not read (State is nil; Snapshot reads it if need be), and
 // the stored snapshot is kept unless fn sets State.
 func (s *Store) MutateCached(ctx context.Context, id, cached int64, fn func(g *Game) (*Change, error)) (*Game, error) {
-	return s.mutate(ctx, id, &cached, Key{}, fn)
+	return s.mutate(ctx, id, &cached, Key{}, nil, fn)
 }
 
-func (s *Store) mutate(ctx context.Context, id int64, cached *int64, key Key, fn func(g *Game) (*Change, error)) (*Game, error) {
+// TokenCheck is the access token of the request a change is made for,
+// checked along the query that locks the game (MutateKeyed), so that the
+// change spends no query of its own on it: the query reads UserID's token
+// generation and whether Session (the one the token names, "" for none) is
+// live, as AccessCheck does, and Verify gets them (generation -1 for a
+// user that does not exist) before the change is worked out. An error from
+// Verify ends the change, which writes nothing, and is returned as is.
+// For a game that does not exist, the check is made with AccessCheck
+// before ErrNotFound is returned.
+type TokenCheck struct {
+	UserID  int64
+	Session string
+	Verify  func(gen int64, live bool) error
+}
+
+// verify checks tok against what the lock read along (g's token) or, when
+// the game was not found (lockErr), against AccessCheck's reading: an
+// error from tok.Verify first, then lockErr.
+func (s *Store) verify(ctx context.Context, tx *gorm.DB, tok *TokenCheck, g *Game, lockErr error) error {
+	var gen int64
+	var live bool
+	switch {
+	case lockErr == nil && g.token != nil:
+		gen, live = g.token.gen, g.token.live
+	case lockErr == nil || errors.Is(lockErr, ErrNotFound):
+		var err error
+		if gen, live, err = s.on(tx).AccessCheck(ctx, tok.UserID, tok.Session); errors.Is(err, ErrNotFound) {
+			gen = -1
+		} else if err != nil {
+			return err
+		}
+	default:
+		return lockErr
+	}
+	if err := tok.Verify(gen, live); err != nil {
+		return err
+	}
+	return lockErr
+}
+
+func (s *Store) mutate(ctx context.Context, id int64, cached *int64, key Key, tok *TokenCheck, fn func(g *Game) (*Change, error)) (*Game, error) {
 	var out *Game
 	var written *Change
 	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 		var g *Game
 		var err error
 		if cached != nil {
-			q := qLockGameCached
-			if s.outbox != nil {
+			q, args := qLockGameCached, []any{*cached}
+			switch {
+			case s.outbox != nil && tok != nil:
+				q, args = qLockGameRecipientsToken, append(args, tok.UserID, tok.Session, tok.Session, tok.UserID)
+			case s.outbox != nil:
 				q = qLockGameRecipients
+			case tok != nil:
+				q, args = qLockGameCachedToken, append(args, tok.UserID, tok.Session, tok.Session, tok.UserID)
 			}
-			if g, err = loadGameSeats(tx, id, q+s.lockGameSeats(), *cached, id); err == nil {
+			if g, err = loadGameSeats(tx, id, q+s.lockGameSeats(), append(args, id)...); err == nil {
 				g.setLoadState(tx)
 			}
 		} else {
 			g, err = s.loadGame(tx, id, true)
+		}
+		if tok != nil {
+			err = s.verify(ctx, tx, tok, g, err)
 		}
 		if err != nil {
 			return err

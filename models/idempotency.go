@@ -39,9 +39,10 @@ var ErrKeyStored = fmt.Errorf("idempotency key stored by another request meanwhi
 // the first and gets its response. (Were fn to succeed, storing the record
 // would fail with ErrConflict and roll the change back.) The record is
 // looked for only when fn fails, so that a change that succeeds costs
-// nothing more.
-func (s *Store) MutateKeyed(ctx context.Context, id, cached int64, key Key, fn func(g *Game) (*Change, error)) (*Game, error) {
-	return s.mutate(ctx, id, &cached, key, fn)
+// nothing more. A non-nil tok is the request's access token, checked
+// along the game's lock (TokenCheck).
+func (s *Store) MutateKeyed(ctx context.Context, id, cached int64, key Key, tok *TokenCheck, fn func(g *Game) (*Change, error)) (*Game, error) {
+	return s.mutate(ctx, id, &cached, key, tok, fn)
 }
 
 // keyStored reports whether key's record exists, as tx sees it now; an

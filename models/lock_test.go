@@ -2,6 +2,7 @@ package models_test
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"testing"
 
@@ -16,7 +17,8 @@ import (
 // none is lost. It
 // does so for each way a change reads the game: Mutate, MutateCached (with
 // the game's version or another, without and with an outbox, which reads
-// the seats' users too) and GameForUpdate.
+// the seats' users too), MutateKeyed reading an access token's check along
+// and GameForUpdate.
 func TestMutateReadsSeatsAfterTheLock(t *testing.T) {
 	eachDB(t, func(t *testing.T, st *models.Store) {
 		a, b := newUser(t, st, "kim"), newUser(t, st, "lou")
@@ -39,10 +41,20 @@ func seatsAfterLock(t *testing.T, st *models.Store, g *models.Game) {
 		cur.Seats[0].Awaited, cur.Seats[1].Awaited = !cur.Seats[0].Awaited, !cur.Seats[1].Awaited
 		return &models.Change{}, nil
 	}
+	tok := &models.TokenCheck{UserID: *g.Seats[0].UserID, Verify: func(gen int64, live bool) error {
+		if gen != 0 || !live {
+			return fmt.Errorf("token check read generation %d, live %v", gen, live)
+		}
+		return nil
+	}}
 	ways := []func() error{
 		func() error { _, err := st.Mutate(ctx, g.ID, step); return err },
 		func() error { _, err := st.MutateCached(ctx, g.ID, g.Version, step); return err },
 		func() error { _, err := st.MutateCached(ctx, g.ID, -1, step); return err },
+		func() error { // reading an access token's check along (see TokenCheck)
+			_, err := st.MutateKeyed(ctx, g.ID, -1, models.Key{}, tok, step)
+			return err
+		},
 		func() error {
 			return st.Begin(ctx, func(tx models.OutboxTx) error {
 				cur, err := tx.Store.GameForUpdate(ctx, g.ID)

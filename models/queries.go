@@ -99,7 +99,9 @@ WHERE g.id = ? ORDER BY s.seat_no`
 // since) it is thousands, and with it qLockGameRecipients cost enough for
 // Postgres to compile it (JIT, tens of milliseconds per change) and to
 // scan all users. The limit, a game's most seats, bounds the estimate.
-const qLockGameCached = selectGameSeats + `
+const qLockGameCached = selectGameSeats + fromGameSeats
+
+const fromGameSeats = `
 FROM games g JOIN seats s ON s.game_id = g.id WHERE g.id = ? ORDER BY s.seat_no` + limitSeats
 
 // limitSeats bounds a read of one game's seats: it has at most
@@ -117,7 +119,11 @@ SELECT ` + gameColumns + `, CASE WHEN g.version = ? OR s.seat_no > 0 THEN NULL E
 // qLockGameRecipients is qLockGameCached with each seat's user, as the
 // outbox reads its recipients (see RecipientsOf), and their quiet hours
 // (see Game.QuietHours), in the same round trip.
-const qLockGameRecipients = selectGameSeats + `,
+const qLockGameRecipients = selectGameSeats + recipientsFromGameSeats
+
+// recipientsFromGameSeats ends qLockGameRecipients: the seats' users, from
+// the join of the game and its seats.
+const recipientsFromGameSeats = `,
   u.id AS u_id, u.username AS u_username, u.email AS u_email, u.display_name AS u_display_name,
   u.notify_email AS u_notify_email, u.notify_turns AS u_notify_turns, u.created_at AS u_created_at,
   u.updated_at AS u_updated_at,
@@ -127,6 +133,21 @@ const qLockGameRecipients = selectGameSeats + `,
   u.quiet_start AS u_quiet_start, u.quiet_end AS u_quiet_end, u.time_zone AS u_time_zone
 FROM games g JOIN seats s ON s.game_id = g.id LEFT JOIN users u ON u.id = s.user_id
 WHERE g.id = ? ORDER BY s.seat_no` + limitSeats
+
+// qLockGameCachedToken and qLockGameRecipientsToken are qLockGameCached and
+// qLockGameRecipients reading an access token's check along (see
+// TokenCheck): after the seat's columns, the user's token generation
+// (NULL for no such user) and whether the session the token names is
+// live, as qAccessCheck reads them. Their arguments come after the
+// version's: the user's id, the session twice, the user's id.
+const (
+	qLockGameCachedToken     = selectGameSeats + tokenColumns + fromGameSeats
+	qLockGameRecipientsToken = selectGameSeats + tokenColumns + recipientsFromGameSeats
+)
+
+const tokenColumns = `,
+  (SELECT a.token_gen FROM users a WHERE a.id = ?) AS a_gen,
+  (? = '' OR EXISTS (SELECT 1 FROM refresh_tokens r WHERE r.family_id = ? AND r.user_id = ? AND r.revoked_at IS NULL)) AS a_live`
 
 // qGameRef reads a game's version, visibility and deadline, and the seat
 // of a user in it, with the user's token generation and whether the

@@ -145,3 +145,81 @@ func TestPasswordChangeRevokesConcurrentRotation(t *testing.T) {
 		}
 	})
 }
+
+// TestTokenCheckAlongTheLock: a change made for an access token
+// (MutateKeyed with a TokenCheck) hands Verify what AccessCheck reads, the
+// generation and the session's state, before the change runs: for a live
+// session, a session logged out, a user that does not exist (-1) and a
+// game that does not exist (then ErrNotFound after a good check). A
+// refusal from Verify runs no change and writes nothing; a change with no
+// check runs as before.
+func TestTokenCheckAlongTheLock(t *testing.T) {
+	eachDB(t, func(t *testing.T, st *models.Store) {
+		for i, outbox := range []models.Outbox{nil, nopOutbox{}} { // the lock reads the seats' users with one
+			st.SetOutbox(outbox)
+			tokenCheckAlongTheLock(t, st, fmt.Sprintf("tess%d", i), fmt.Sprintf("otto%d", i))
+		}
+	})
+}
+
+func tokenCheckAlongTheLock(t *testing.T, st *models.Store, player, other string) {
+	ctx := context.Background()
+	u := newUser(t, st, player)
+	g := newGame(t, st, u, newUser(t, st, other))
+	st.CreateRefreshToken(ctx, u.ID, "live", models.HashToken(player+"1"), time.Now().Add(time.Hour))
+	st.CreateRefreshToken(ctx, u.ID, "gone", models.HashToken(player+"2"), time.Now().Add(time.Hour))
+	st.RevokeRefreshFamily(ctx, models.HashToken(player+"2"))
+	refused := errors.New("refused")
+	type read struct {
+		gen  int64
+		live bool
+	}
+	change := func(game, uid int64, session string) (got read, ran bool, err error) {
+		t.Helper()
+		tok := &models.TokenCheck{UserID: uid, Session: session, Verify: func(gen int64, live bool) error {
+			got = read{gen, live}
+			return refused
+		}}
+		_, err = st.MutateKeyed(ctx, game, -1, models.Key{}, tok, func(cur *models.Game) (*models.Change, error) {
+			ran = true
+			cur.Version++
+			return nil, nil
+		})
+		return got, ran, err
+	}
+	for _, c := range []struct {
+		what    string
+		game    int64
+		uid     int64
+		session string
+		want    read
+	}{
+		{"a token of no session", g.ID, u.ID, "", read{0, true}},
+		{"a live session", g.ID, u.ID, "live", read{0, true}},
+		{"a session logged out", g.ID, u.ID, "gone", read{0, false}},
+		{"a session never opened", g.ID, u.ID, "none", read{0, false}},
+		{"a user that does not exist", g.ID, u.ID + 1000, "", read{-1, true}},
+		{"a game that does not exist", g.ID + 1000, u.ID, "live", read{0, true}},
+	} {
+		got, ran, err := change(c.game, c.uid, c.session)
+		if got != c.want || ran || !errors.Is(err, refused) {
+			t.Errorf("%s: Verify got %+v, want %+v; change ran %v; %v", c.what, got, c.want, ran, err)
+		}
+	}
+	if cur, _ := st.GameNoState(ctx, g.ID); cur.Version != g.Version {
+		t.Fatalf("a refused change wrote version %d", cur.Version)
+	}
+	ok := &models.TokenCheck{UserID: u.ID, Session: "live", Verify: func(int64, bool) error { return nil }}
+	if _, err := st.MutateKeyed(ctx, g.ID+1000, -1, models.Key{}, ok, func(*models.Game) (*models.Change, error) { return nil, nil }); !errors.Is(err, models.ErrNotFound) {
+		t.Fatalf("a good token, a game that does not exist: %v", err)
+	}
+	if _, err := st.MutateKeyed(ctx, g.ID, -1, models.Key{}, ok, func(cur *models.Game) (*models.Change, error) {
+		cur.Version++
+		return nil, nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if cur, _ := st.GameNoState(ctx, g.ID); cur.Version != g.Version+1 {
+		t.Fatalf("a good token's change: version %d, want %d", cur.Version, g.Version+1)
+	}
+}

@@ -56,6 +56,10 @@ type Record struct {
 	// the change leaves (an email reply's answer, which is a decision email
 	// of its own): the change then sends them no turn or prompt email.
 	Answered bool
+	// Token is the request's access token, for the change to check along
+	// its lock of the game (models.TokenCheck); nil when the door checked
+	// it already. A Record may carry it alone, with no Key.
+	Token *models.TokenCheck
 }
 
 // Result is a change as it is recorded.
@@ -139,12 +143,13 @@ type mutation func(g *models.Game, seat int) (*models.Change, *Result, error)
 func (s *Service) change(ctx context.Context, id, uid int64, rec *Record, fn mutation) (*Result, error) {
 	var res *Result
 	var key models.Key
+	var tok *models.TokenCheck
 	if rec != nil {
-		key = rec.Key
+		key, tok = rec.Key, rec.Token
 	}
 	// The state cache's version of the game spares reading the snapshot
 	// when it is still current; takeState reads it otherwise.
-	_, err := s.store.MutateKeyed(ctx, id, s.states.version(id), key, func(g *models.Game) (*models.Change, error) {
+	_, err := s.store.MutateKeyed(ctx, id, s.states.version(id), key, tok, func(g *models.Game) (*models.Change, error) {
 		seat := -1
 		if uid != 0 {
 			if seat = g.SeatOf(uid); seat < 0 && !g.Public {
