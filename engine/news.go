@@ -12,8 +12,8 @@ import (
 // played Scope Creep on your claim of Spam Filter: the challenges need 2
 // more TECH, so the claim failed"), what the others did that stays on
 // the table (a placement, a win, a Global card, a card sent from a Lab),
-// the cards it drew, took or discarded, new challenges, and the end of
-// the game. Its own moves that went as asked say nothing: the seat saw
+// its opening hand, the cards it drew, took or discarded, new challenges,
+// and the end of the game. Its own moves that went as asked say nothing: the seat saw
 // them. events are the game's events since a moment the caller chooses
 // (the version the seat last saw, for example), oldest first, as stored:
 // each is read as the seat may see it (Event.For), so News tells nothing
@@ -115,6 +115,9 @@ type newsroom struct {
 	// told is the index in out of the sentence the event being read gave
 	// or completed (-1: none).
 	told int
+	// dealing says that the game has begun and its first turn not yet:
+	// the cards drawn then are the opening hands.
+	dealing bool
 }
 
 func (n *newsroom) read(v Event) {
@@ -123,8 +126,16 @@ func (n *newsroom) read(v Event) {
 		n.market = -1
 	}
 	switch v.Kind {
+	case KindGameStarted:
+		n.dealing = true
+	case KindTurnStarted:
+		n.dealing = false
 	case KindDrew:
-		if v.Seat == n.seat && len(v.Cards) > 0 {
+		switch {
+		case v.Seat != n.seat || len(v.Cards) == 0:
+		case n.dealing:
+			n.say("Your opening hand: " + n.namedList(v.Cards) + ".")
+		default:
 			n.say("You drew " + n.namedList(v.Cards) + ".")
 		}
 	case KindDiscarded:

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
@@ -185,5 +186,64 @@ func TestNewsLeavesTimeoutsInTheLog(t *testing.T) {
 	news, telling := s.Table().NewsTelling(0, []Event{ev})
 	if !slices.Equal(news, []string{"Time ran out for ben."}) || !slices.Equal(telling, []int{-1}) {
 		t.Fatalf("news %q, telling %v", news, telling)
+	}
+}
+
+// TestNewsCallsTheDealTheOpeningHand: the cards dealt before the first
+// turn are the seat's opening hand, not a draw, so that the news of the
+// second player's first turn does not open with two "You drew"
+// sentences: its opening hand, then its first draw. The active player's
+// first draw is a draw; a spectator hears of neither.
+func TestNewsCallsTheDealTheOpeningHand(t *testing.T) {
+	a, b := packs(t)
+	s, events, err := NewGame(Setup{Seed: 7, Players: []SeatSetup{{Name: "Ana", Deck: a}, {Name: "Ben", Deck: b}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, second := s.Active, 1-s.Active
+	count := func(news []string, prefix string) int {
+		n := 0
+		for _, l := range news {
+			if strings.HasPrefix(l, prefix) {
+				n++
+			}
+		}
+		return n
+	}
+	if news := News(s, first, events); count(news, "Your opening hand: ") != 1 || count(news, "You drew ") != 1 {
+		t.Errorf("the first player's news at the start: %q", news)
+	}
+	r := rand.New(rand.NewPCG(1, 2))
+	for steps := 0; s.Active == first; steps++ {
+		seat := s.Active
+		if len(s.Prompts) > 0 {
+			seat = s.Prompts[0].Seat
+		}
+		legal := Legal(s, seat)
+		if steps > 20 || len(legal) == 0 {
+			t.Fatalf("the first turn does not end: seat %d, legal %+v", seat, legal)
+		}
+		a := legal[0]
+		if i := slices.IndexFunc(legal, func(a Action) bool { return a.Type == ActEndTurn }); i >= 0 {
+			a = legal[i]
+		}
+		more, err := Apply(s, seat, filled(s, a, r))
+		if err != nil {
+			t.Fatal(err)
+		}
+		events = append(events, more...)
+	}
+	news := News(s, second, events)
+	if count(news, "Your opening hand: ") != 1 || count(news, "You drew ") != 1 {
+		t.Errorf("the second player's news on their first turn: %q", news)
+	}
+	dealt := slices.IndexFunc(events, func(e Event) bool { return e.Kind == KindDrew && e.Seat == second })
+	v, _ := events[dealt].For(second)
+	n := newsroom{t: s.Table()}
+	if want := "Your opening hand: " + n.namedList(v.Cards) + "."; len(v.Cards) != 4 || !slices.Contains(news, want) {
+		t.Errorf("the opening hand: %q, want %q", news, want)
+	}
+	if news := News(s, Spectator, events); count(news, "Your opening hand") != 0 || count(news, "You drew") != 0 {
+		t.Errorf("a spectator's news: %q", news)
 	}
 }
