@@ -396,6 +396,9 @@ func (s *Store) GameRef(ctx context.Context, id, userID int64, session string) (
 	if s.dialect == Postgres {
 		q = pg
 	}
+	if n := s.counted.Load(); n != nil {
+		n.Add(1)
+	}
 	row := s.db.Statement.ConnPool.QueryRowContext(ctx, q, args...)
 	if err := row.Scan(&version, &public, &r.DeadlineAt, &seat, &r.TokenGen, &r.SessionLive); err != nil {
 		if errors.Is(err, sql.ErrNoRows) {

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -58,6 +59,9 @@ type Store struct {
 	dialect Dialect
 	now     func() time.Time
 	outbox  Outbox // told about game changes in their transaction; see SetOutbox
+	// counted counts the reads sent straight to the connection, past
+	// GORM (GameRef), for CountStatementsForTest; nil when not counting.
+	counted atomic.Pointer[atomic.Int64]
 }
 
 // Options tune Open. The zero value is valid.

@@ -66,12 +66,14 @@ func ReadOnlyForTest(query string) bool { return readOnly(query) }
 
 // CountStatementsForTest counts, from now on, the statements the store
 // sends through GORM (queries, raw statements, creates, updates, deletes)
-// and returns a function that reads the count. A change's own write of the
-// game (one statement on the transaction's connection) and the job queue's
-// inserts do not go through GORM and are not counted. For tests that
-// compare what two routes cost.
+// and the reads it sends straight to the connection (a game's reference,
+// GameRef), and returns a function that reads the count. A change's own
+// write of the game (one statement on the transaction's connection) and
+// the job queue's inserts are not counted. For tests that compare what two
+// routes cost; the last call's counter counts the direct reads.
 func (s *Store) CountStatementsForTest() func() int64 {
 	var n atomic.Int64
+	s.counted.Store(&n)
 	name := fmt.Sprintf("count_statements_%d", statementCounters.Add(1))
 	count := func(*gorm.DB) { n.Add(1) }
 	cb := s.db.Callback()

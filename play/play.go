@@ -231,6 +231,13 @@ func (s *Service) Game(ctx context.Context, id, uid int64) (*models.Game, int, e
 	return s.visible(ctx, id, uid)
 }
 
+// GameChecked is Game checking the browser session chk (nil for none) in
+// the game's read (models.SessionCheck), so that a page polling a game
+// spends one statement on both.
+func (s *Service) GameChecked(ctx context.Context, id, uid int64, chk *models.SessionCheck) (*models.Game, int, error) {
+	return s.visibleChecked(ctx, id, uid, chk)
+}
+
 // Ref returns what names the version of game id as user uid sees it (see
 // models.GameRef), with one small query: enough to answer a read from a
 // cache of responses; session is the login session the request's access

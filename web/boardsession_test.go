@@ -11,7 +11,8 @@ import (
 )
 
 // TestBoardChecksSessionAlong: a board read again costs one statement,
-// the game's read, which checks the reader's session along; and what
+// the game's read, which checks the reader's session along, and so does a
+// poll of the game's version; and what
 // another replica does to the session or the account (ends the session,
 // signs the user out everywhere, changes the time zone; here straight in
 // the store, past this process's accounts) shows at the next read, as when
@@ -34,6 +35,11 @@ func TestBoardChecksSessionAlong(t *testing.T) {
 		if n := count() - before; n != 1 {
 			t.Fatalf("a board read again costs %d statements, want 1 (the game's read, with the session)", n)
 		}
+		before = count()
+		version := ana.get(path+"/state").mustSee(t, http.StatusOK).Body
+		if n := count() - before; n != 1 {
+			t.Fatalf("a poll of the game's version costs %d statements, want 1 (the game's read, with the session)", n)
+		}
 
 		// The time zone changed elsewhere: the next read shows it.
 		if err := s.store.SetTimeZone(ctx, users[0].ID, "Asia/Tokyo"); err != nil {
@@ -53,6 +59,9 @@ func TestBoardChecksSessionAlong(t *testing.T) {
 		// sent to sign in, and the cookie is cleared.
 		if err := s.store.EndSessions(ctx, users[0].ID); err != nil {
 			t.Fatal(err)
+		}
+		if r := ana.get(path + "/state"); r.Status == http.StatusOK {
+			t.Fatalf("an ended session polled a private game's version: %q (it was %q)", r.Body, version)
 		}
 		ana.get(path).mustRedirect(t, "/login")
 		if ana.signedIn() {

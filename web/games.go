@@ -234,19 +234,28 @@ func lobbyFilter(c *gin.Context) (models.GameFilter, int) {
 
 // gameState answers an open game's page script with the game's version,
 // as plain text: it reads the page again when it changes (a seat taken,
-// the start). The game must be one the reader may see.
+// the start). The game must be one the reader may see. As the board, it
+// checks the reader's session along the game's read (boardSession): one
+// statement a poll.
 func (p *Pages) gameState(c *gin.Context) {
 	id := gameID(c)
 	if id == 0 {
 		p.fail(c, errNotFound)
 		return
 	}
-	ref, err := p.play.Ref(c.Request.Context(), id, userOf(c), "")
+	read := func() (*models.Game, error) {
+		g, _, err := p.play.GameChecked(c.Request.Context(), id, userOf(c), sessionCheck(c))
+		return g, err
+	}
+	g, err := read()
+	if !p.sessionConfirmed(c) {
+		g, err = read()
+	}
 	if err != nil {
 		p.fail(c, err)
 		return
 	}
-	c.Data(http.StatusOK, "text/plain; charset=utf-8", []byte(strconv.FormatInt(ref.Version, 10)))
+	c.Data(http.StatusOK, "text/plain; charset=utf-8", []byte(strconv.FormatInt(g.Version, 10)))
 }
 
 // results words the outcome of each finished game of games for user uid,

@@ -152,11 +152,11 @@ func (p *Pages) Routes(r *gin.Engine) {
 	g.POST("/reset/new", p.newPassword)
 	g.GET(notifier.SignInPath, p.signInPage)
 	g.POST(notifier.SignInPath, p.signIn)
-	// A public game's page needs no account; its reader's session is
-	// checked along the game's read.
+	// A public game's page, and the version its script polls, need no
+	// account; the reader's session is checked along the game's read.
 	base.GET(notifier.GamesPath+":id", p.inTurn, p.boardSession, p.game)
+	base.GET(notifier.GamesPath+":id/state", p.inTurn, p.boardSession, p.gameState)
 	g.GET(notifier.GamesPath+":id/log", p.gameLog)
-	g.GET(notifier.GamesPath+":id/state", p.gameState)
 	g.GET(notifier.GamesPath+":id"+notifier.ActionPath, p.actPage) // the token is the credential
 	g.POST(notifier.GamesPath+":id"+notifier.ActionPath, p.act)
 	g.GET(playersPath+":name", p.player)
