@@ -387,23 +387,22 @@ func (s *Store) GameRef(ctx context.Context, id, userID int64, session string) (
 	var version *int64
 	var public *bool
 	var seat *int
-	// Straight to the connection, in the dialect's own placeholders: the
-	// query of every read of a game, whose statement GORM would build anew.
-	q, pg, args := qGameRef, qGameRefPG, []any{session, session, id, userID}
+	q, args := qGameRef, []any{session, session, id, userID}
 	if userID == 0 {
-		q, pg, args = qGameRefVisitor, qGameRefVisitorPG, []any{id}
+		q, args = qGameRefVisitor, []any{id}
 	}
-	if s.dialect == Postgres {
-		q = pg
+	rows, err := s.direct(s.db.WithContext(ctx), q, args...)
+	if err != nil {
+		return r, err
 	}
-	if n := s.counted.Load(); n != nil {
-		n.Add(1)
-	}
-	row := s.db.Statement.ConnPool.QueryRowContext(ctx, q, args...)
-	if err := row.Scan(&version, &public, &r.DeadlineAt, &seat, &r.TokenGen, &r.SessionLive); err != nil {
-		if errors.Is(err, sql.ErrNoRows) {
-			return r, fmt.Errorf("user %d: %w", userID, ErrNotFound)
+	defer rows.Close()
+	if !rows.Next() {
+		if err := rows.Err(); err != nil {
+			return r, err
 		}
+		return r, fmt.Errorf("user %d: %w", userID, ErrNotFound)
+	}
+	if err := rows.Scan(&version, &public, &r.DeadlineAt, &seat, &r.TokenGen, &r.SessionLive); err != nil {
 		return r, err
 	}
 	if version == nil {
@@ -444,9 +443,9 @@ func (s *Store) GameNoStateChecked(ctx context.Context, id int64, chk *SessionCh
 	var g *Game
 	var err error
 	if chk == nil {
-		g, err = loadGameSeats(db, id, qGameNoState, id)
+		g, err = s.loadGameSeats(db, id, qGameNoState, id)
 	} else {
-		g, err = loadGameSeats(db, id, qGameNoStateSession, chk.Hash, s.Now(), id)
+		g, err = s.loadGameSeats(db, id, qGameNoStateSession, chk.Hash, s.Now(), id)
 	}
 	if err != nil {
 		return nil, err
@@ -465,9 +464,10 @@ func (s *Store) GameNoStateChecked(ctx context.Context, id int64, chk *SessionCh
 // loadGameSeats loads a game and its seats with one query that joins them
 // (qGameNoState, qLockGameCached: the game's columns, the snapshot column
 // for the latter, then the seat's columns, one row per seat). It scans the
-// rows itself: this is the query of every read and every change of a game.
-func loadGameSeats(tx *gorm.DB, id int64, q string, args ...any) (*Game, error) {
-	rows, err := tx.Raw(q, args...).Rows()
+// rows itself, and sends the query straight to the connection (direct):
+// this is the query of every read and every change of a game.
+func (s *Store) loadGameSeats(tx *gorm.DB, id int64, q string, args ...any) (*Game, error) {
+	rows, err := s.direct(tx, q, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -609,7 +609,7 @@ func (s *Store) loadGame(tx *gorm.DB, id int64, lock bool) (*Game, error) {
 	if lock {
 		q += s.lockGameSeats()
 	}
-	return loadGameSeats(tx, id, q, int64(-1), id) // no version is cached: the snapshot comes too
+	return s.loadGameSeats(tx, id, q, int64(-1), id) // no version is cached: the snapshot comes too
 }
 
 // lockGameSeats is the suffix that locks the game row and the seat rows of
@@ -632,9 +632,37 @@ func (s *Store) loadGame(tx *gorm.DB, id int64, lock bool) (*Game, error) {
 // transaction at a time and needs no lock.
 func (s *Store) lockGameSeats() string {
 	if s.dialect == Postgres {
-		return " FOR UPDATE OF g, s"
+		return lockGameSeatsPG
 	}
 	return ""
+}
+
+const lockGameSeatsPG = " FOR UPDATE OF g, s"
+
+// direct sends query q (with "?" placeholders) on db's connection (its
+// transaction's, if any) and context, past GORM: for the reads of every
+// request (a game's reference, a game with its seats), whose statement
+// GORM would build anew each time (a tenth of a change's lock). On
+// Postgres q must be one of pgTexts, numbered once. It counts for
+// CountStatementsForTest.
+func (s *Store) direct(db *gorm.DB, q string, args ...any) (*sql.Rows, error) {
+	if s.dialect == Postgres {
+		pg, ok := pgTexts[q]
+		if !ok {
+			return nil, fmt.Errorf("models: a direct query without its Postgres text: %.60q", q)
+		}
+		q = pg
+	}
+	if s.counted != nil {
+		if n := s.counted.Load(); n != nil {
+			n.Add(1)
+		}
+	}
+	ctx := db.Statement.Context
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	return db.Statement.ConnPool.QueryContext(ctx, q, args...)
 }
 
 // Mutate changes game id in one transaction with the game row locked. fn
@@ -711,7 +739,7 @@ func (s *Store) mutate(ctx context.Context, id int64, cached *int64, key Key, to
 			case tok != nil:
 				q, args = qLockGameCachedToken, append(args, tok.UserID, tok.Session, tok.Session, tok.UserID)
 			}
-			if g, err = loadGameSeats(tx, id, q+s.lockGameSeats(), append(args, id)...); err == nil {
+			if g, err = s.loadGameSeats(tx, id, q+s.lockGameSeats(), append(args, id)...); err == nil {
 				g.setLoadState(tx)
 			}
 		} else {
@@ -793,7 +821,9 @@ func (s *Store) mutate(ctx context.Context, id int64, cached *int64, key Key, to
 }
 
 // on is the store on transaction tx, which it does not end.
-func (s *Store) on(tx *gorm.DB) *Store { return &Store{db: tx, dialect: s.dialect, now: s.now} }
+func (s *Store) on(tx *gorm.DB) *Store {
+	return &Store{db: tx, dialect: s.dialect, now: s.now, counted: s.counted}
+}
 
 // stmt is one SQL statement with "?" placeholders.
 type stmt struct {
@@ -1139,7 +1169,7 @@ func (s *Store) PurgeIdempotency(ctx context.Context) (int64, error) {
 // committed if fn returns nil.
 func (s *Store) InTx(ctx context.Context, fn func(tx *Store) error) error {
 	return s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		return fn(&Store{db: tx, dialect: s.dialect, now: s.now, outbox: s.outbox})
+		return fn(&Store{db: tx, dialect: s.dialect, now: s.now, outbox: s.outbox, counted: s.counted})
 	})
 }
 

@@ -60,7 +60,7 @@ func (s *Store) outboxTx(tx *gorm.DB) (OutboxTx, error) {
 	if !ok {
 		return OutboxTx{}, fmt.Errorf("outbox: transaction is a %T, not a *sql.Tx", tx.Statement.ConnPool)
 	}
-	return OutboxTx{Tx: sqlTx, Store: &Store{db: tx, dialect: s.dialect, now: s.now}}, nil
+	return OutboxTx{Tx: sqlTx, Store: &Store{db: tx, dialect: s.dialect, now: s.now, counted: s.counted}}, nil
 }
 
 // notifyOutbox calls the outbox, if any, inside tx.

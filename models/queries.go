@@ -177,11 +177,18 @@ func numbered(q string) string {
 	return b.String()
 }
 
-// The texts for Postgres of the queries sent without GORM.
-var (
-	qGameRefPG        = numbered(qGameRef)
-	qGameRefVisitorPG = numbered(qGameRefVisitor)
-)
+// pgTexts are the texts for Postgres (numbered) of the queries sent
+// without GORM, by their texts with "?" (see Store.direct).
+var pgTexts = func() map[string]string {
+	m := map[string]string{}
+	for _, q := range []string{qGameRef, qGameRefVisitor, qGameNoState, qGameNoStateSession} {
+		m[q] = numbered(q)
+	}
+	for _, q := range []string{qLockGameCached, qLockGameRecipients, qLockGameCachedToken, qLockGameRecipientsToken} {
+		m[q], m[q+lockGameSeatsPG] = numbered(q), numbered(q+lockGameSeatsPG)
+	}
+	return m
+}()
 
 // qGameRefVisitor is qGameRef for a reader signed in nowhere (the same
 // columns: no seat, token generation -1, no session to end).

@@ -60,8 +60,9 @@ type Store struct {
 	now     func() time.Time
 	outbox  Outbox // told about game changes in their transaction; see SetOutbox
 	// counted counts the reads sent straight to the connection, past
-	// GORM (GameRef), for CountStatementsForTest; nil when not counting.
-	counted atomic.Pointer[atomic.Int64]
+	// GORM (see direct), for CountStatementsForTest: shared by the stores
+	// of its transactions; it holds nil when nothing counts.
+	counted *atomic.Pointer[atomic.Int64]
 }
 
 // Options tune Open. The zero value is valid.
@@ -77,7 +78,7 @@ type Options struct {
 // is created if needed. It does not migrate; call Migrate.
 func Open(ctx context.Context, databaseURL, dataDir string, opt Options) (*Store, error) {
 	cfg := &gorm.Config{Logger: logger.Discard, SkipDefaultTransaction: true, PrepareStmt: false}
-	st := &Store{now: opt.Now}
+	st := &Store{now: opt.Now, counted: &atomic.Pointer[atomic.Int64]{}}
 	if st.now == nil {
 		st.now = time.Now
 	}
