@@ -391,7 +391,7 @@ func (s *Store) GameRef(ctx context.Context, id, userID int64, session string) (
 	if userID == 0 {
 		q, args = qGameRefVisitor, []any{id}
 	}
-	rows, err := s.direct(s.db.WithContext(ctx), q, args...)
+	rows, err := s.direct(ctx, s.db.Statement.ConnPool, q, args...)
 	if err != nil {
 		return r, err
 	}
@@ -467,7 +467,11 @@ func (s *Store) GameNoStateChecked(ctx context.Context, id int64, chk *SessionCh
 // rows itself, and sends the query straight to the connection (direct):
 // this is the query of every read and every change of a game.
 func (s *Store) loadGameSeats(tx *gorm.DB, id int64, q string, args ...any) (*Game, error) {
-	rows, err := s.direct(tx, q, args...)
+	ctx := tx.Statement.Context
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	rows, err := s.direct(ctx, tx.Statement.ConnPool, q, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -639,13 +643,13 @@ func (s *Store) lockGameSeats() string {
 
 const lockGameSeatsPG = " FOR UPDATE OF g, s"
 
-// direct sends query q (with "?" placeholders) on db's connection (its
-// transaction's, if any) and context, past GORM: for the reads of every
-// request (a game's reference, a game with its seats), whose statement
-// GORM would build anew each time (a tenth of a change's lock). On
-// Postgres q must be one of pgTexts, numbered once. It counts for
-// CountStatementsForTest.
-func (s *Store) direct(db *gorm.DB, q string, args ...any) (*sql.Rows, error) {
+// direct sends query q (with "?" placeholders) on pool (a GORM
+// session's connection pool, or its transaction), past GORM: for the
+// reads of every request (a game's reference, a game with its seats),
+// whose statement GORM would build anew each time (a tenth of a change's
+// lock). On Postgres q must be one of pgTexts, numbered once. It counts
+// for CountStatementsForTest.
+func (s *Store) direct(ctx context.Context, pool gorm.ConnPool, q string, args ...any) (*sql.Rows, error) {
 	if s.dialect == Postgres {
 		pg, ok := pgTexts[q]
 		if !ok {
@@ -658,11 +662,7 @@ func (s *Store) direct(db *gorm.DB, q string, args ...any) (*sql.Rows, error) {
 			n.Add(1)
 		}
 	}
-	ctx := db.Statement.Context
-	if ctx == nil {
-		ctx = context.Background()
-	}
-	return db.Statement.ConnPool.QueryContext(ctx, q, args...)
+	return pool.QueryContext(ctx, q, args...)
 }
 
 // Mutate changes game id in one transaction with the game row locked. fn
