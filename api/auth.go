@@ -36,11 +36,10 @@ func checkLater(c *gin.Context, current int64, live bool) error {
 // (play.Record's Token); nil when there is none to make (an API token, or
 // a token checked already).
 func tokenCheck(c *gin.Context) *models.TokenCheck {
-	v, ok := c.Get(ctxAccess)
-	if !ok || c.GetBool(ctxAccessChecked) {
+	a, ok := unchecked(c)
+	if !ok {
 		return nil
 	}
-	a := v.(accounts.Access)
 	return &models.TokenCheck{UserID: a.UserID, Session: a.Session,
 		Verify: func(gen int64, live bool) error { return checkLater(c, gen, live) }}
 }
@@ -50,12 +49,22 @@ func tokenCheck(c *gin.Context) *models.TokenCheck {
 // without the query that would have read it along (a stored response, a
 // refusal before the change); nil when it is good or was checked already.
 func (s *Server) checkNow(c *gin.Context) error {
-	v, ok := c.Get(ctxAccess)
-	if !ok || c.GetBool(ctxAccessChecked) {
+	a, ok := unchecked(c)
+	if !ok {
 		return nil
 	}
 	c.Set(ctxAccessChecked, true)
-	return s.acc.CheckAccess(c.Request.Context(), v.(accounts.Access))
+	return s.acc.CheckAccess(c.Request.Context(), a)
+}
+
+// unchecked is the access token of a request authenticated with
+// authenticateLater whose generation no one has checked yet.
+func unchecked(c *gin.Context) (accounts.Access, bool) {
+	v, ok := c.Get(ctxAccess)
+	if !ok || c.GetBool(ctxAccessChecked) {
+		return accounts.Access{}, false
+	}
+	return v.(accounts.Access), true
 }
 
 // laterSession is the session the access token of a request authenticated

@@ -13,12 +13,12 @@ import (
 // more TECH, so the claim failed"), what the others did that stays on
 // the table (a placement, a win, a Global card, a card sent from a Lab),
 // its opening hand, the cards it drew, took or discarded, new challenges,
-// and the end of the game. Its own moves that went as asked say nothing: the seat saw
-// them. events are the game's events since a moment the caller chooses
-// (the version the seat last saw, for example), oldest first, as stored:
-// each is read as the seat may see it (Event.For), so News tells nothing
-// the seat may not know. A spectator (seat < 0) gets what everyone may
-// know, worded with every player's name. Names and cards come from s, the
+// and the end of the game. Its own moves that went as asked say nothing:
+// the seat saw them. events are the game's events since a moment the
+// caller chooses (the version the seat last saw, for example), oldest
+// first, as stored: each is read as the seat may see it (Event.For), so
+// News tells nothing the seat may not know. A spectator (seat < 0) gets
+// what everyone may know, worded with every player's name. Names and cards come from s, the
 // game's state (any version of it: only names and the card set are read).
 // Events that say nothing new to the seat give no sentence; none gives
 // nil.

@@ -467,11 +467,7 @@ func (s *Store) GameNoStateChecked(ctx context.Context, id int64, chk *SessionCh
 // rows itself, and sends the query straight to the connection (direct):
 // this is the query of every read and every change of a game.
 func (s *Store) loadGameSeats(tx *gorm.DB, id int64, q string, args ...any) (*Game, error) {
-	ctx := tx.Statement.Context
-	if ctx == nil {
-		ctx = context.Background()
-	}
-	rows, err := s.direct(ctx, tx.Statement.ConnPool, q, args...)
+	rows, err := s.direct(tx.Statement.Context, tx.Statement.ConnPool, q, args...)
 	if err != nil {
 		return nil, err
 	}

@@ -140,23 +140,23 @@ WHERE g.id = ? ORDER BY s.seat_no` + limitSeats
 // (NULL for no such user) and whether the session the token names is
 // live, as qAccessCheck reads them. Their arguments come after the
 // version's: the user's id, the session twice, the user's id.
-const (
+var (
 	qLockGameCachedToken     = selectGameSeats + tokenColumns + fromGameSeats
 	qLockGameRecipientsToken = selectGameSeats + tokenColumns + recipientsFromGameSeats
 )
 
-const tokenColumns = `,
+var tokenColumns = `,
   (SELECT a.token_gen FROM users a WHERE a.id = ?) AS a_gen,
-  (? = '' OR EXISTS (SELECT 1 FROM refresh_tokens r WHERE r.family_id = ? AND r.user_id = ? AND r.revoked_at IS NULL)) AS a_live`
+  ` + liveSession("?") + ` AS a_live`
 
 // qGameRef reads a game's version, visibility and deadline, and the seat
 // of a user in it, with the user's token generation and whether the
-// session an access token names is live (see qAccessCheck): a row for the user,
+// session an access token names is live (liveSession): a row for the user,
 // whose game columns are NULL if there is no such game; no row if there is
 // no such user.
-const qGameRef = `
+var qGameRef = `
 SELECT g.version, g.public, g.deadline_at, s.seat_no, u.token_gen,
-  (? = '' OR EXISTS (SELECT 1 FROM refresh_tokens r WHERE r.family_id = ? AND r.user_id = u.id AND r.revoked_at IS NULL))
+  ` + liveSession("u.id") + `
 FROM users u LEFT JOIN games g ON g.id = ? LEFT JOIN seats s ON s.game_id = g.id AND s.user_id = u.id
 WHERE u.id = ?`
 

@@ -131,13 +131,21 @@ func (s *Store) PasswordHash(ctx context.Context, userID int64) (string, error) 
 }
 
 // qAccessCheck reads a user's token generation and whether the session an
-// access token names is live: the refresh token family of that id has a
-// token that is not revoked. A token that names no session ("", issued
-// before sessions were named, or for the pages' own calls) is live while
-// its generation is.
-const qAccessCheck = `
-SELECT u.token_gen, (? = '' OR EXISTS (SELECT 1 FROM refresh_tokens r WHERE r.family_id = ? AND r.user_id = u.id AND r.revoked_at IS NULL))
+// access token names is live (liveSession).
+var qAccessCheck = `
+SELECT u.token_gen, ` + liveSession("u.id") + `
 FROM users u WHERE u.id = ?`
+
+// liveSession is the SQL of whether the session an access token names is
+// live, for the user whose id is the SQL user: the refresh token family of
+// that id has a token that is not revoked. A token that names no session
+// ("", issued before sessions were named, or for the pages' own calls) is
+// live while its generation is. Its arguments: the session, twice (then
+// the user's id, when user is "?"). Every check of a token reads this one.
+func liveSession(user string) string {
+	return `(? = '' OR EXISTS (SELECT 1 FROM refresh_tokens r WHERE r.family_id = ? AND r.user_id = ` + user +
+		` AND r.revoked_at IS NULL))`
+}
 
 // AccessCheck returns what an access token of userID naming session (its
 // refresh token family, see RefreshTokenUser) is checked against: the
