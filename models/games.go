@@ -722,6 +722,9 @@ func (s *Store) verify(ctx context.Context, tx *gorm.DB, tok *TokenCheck, g *Gam
 func (s *Store) mutate(ctx context.Context, id int64, cached *int64, key Key, tok *TokenCheck, fn func(g *Game) (*Change, error)) (*Game, error) {
 	var out *Game
 	var written *Change
+	committer, nested := s.db.Statement.ConnPool.(gorm.TxCommitter) // a savepoint in a transaction
+	nested = nested && committer != nil
+	committed := false
 	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 		var g *Game
 		var err error
@@ -790,9 +793,6 @@ func (s *Store) mutate(ctx context.Context, id int64, cached *int64, key Key, to
 		for i := range ch.Notifications {
 			ch.Notifications[i].CreatedAt = now
 		}
-		if err := s.writeGame(tx, g, before, ch, deadlineMoved(prevDeadline, g.DeadlineAt)); err != nil {
-			return err
-		}
 		if ch.Record != nil {
 			rec, err := ch.Record()
 			if err != nil {
@@ -804,10 +804,19 @@ func (s *Store) mutate(ctx context.Context, id int64, cached *int64, key Key, to
 				}
 			}
 		}
+		// The write is the transaction's last statement: unless this
+		// transaction is inside another, it commits along (commitWith).
+		last := !nested
+		if err := s.writeGame(tx, g, before, ch, deadlineMoved(prevDeadline, g.DeadlineAt), last); err != nil {
+			return err
+		}
 		out, written = g, ch
+		committed = last && s.dialect == Postgres
 		return nil
 	})
-	if err != nil {
+	// Once the write has committed, an error of the Commit that follows
+	// (the context ended meanwhile) is not the change's.
+	if err != nil && !committed {
 		return nil, err
 	}
 	for _, f := range written.AfterCommit {
@@ -841,12 +850,17 @@ func deadlineMoved(prev, next *time.Time) int {
 // new actions, events and notifications, and the replaced prompts; moved
 // (0 or 1, see deadlineMoved) counts a new or moved deadline in the row's
 // deadline_seq and deadline_set_at. On Postgres they go in one statement
-// that ends by announcing them (writeChange); on SQLite one statement
+// that ends by announcing them (writeChange), and with last, the
+// transaction's COMMIT goes with it (commitWith); on SQLite one statement
 // each.
-func (s *Store) writeGame(tx *gorm.DB, g *Game, before []Seat, ch *Change, moved int) error {
+func (s *Store) writeGame(tx *gorm.DB, g *Game, before []Seat, ch *Change, moved int, last bool) error {
 	seats := changedSeats(before, g.Seats)
 	if s.dialect == Postgres {
-		return writeChange(tx, g, seats, ch, moved)
+		ctx := tx.Statement.Context
+		if last {
+			ctx = commitWith(ctx)
+		}
+		return writeChange(ctx, tx, g, seats, ch, moved)
 	}
 	stmts := []stmt{{qUpdateGame, []any{g.Status, g.Version, g.EventSeq, g.ActionSeq, g.newState(), g.Winners,
 		g.DeadlineAt, g.ClockFrom, g.ClockAt, g.UpdatedAt, g.StartedAt, g.EndedAt, g.Settings, moved, moved, g.UpdatedAt,
@@ -903,7 +917,7 @@ const AnnounceChannel = "dm_events"
 // updated_at and the events' version the game's, as mutate sets them). It
 // goes to the driver past GORM, which would spread a slice into a list of
 // values.
-func writeChange(tx *gorm.DB, g *Game, seats []Seat, ch *Change, moved int) error {
+func writeChange(ctx context.Context, tx *gorm.DB, g *Game, seats []Seat, ch *Change, moved int) error {
 	args := []any{g.ID, g.Status, g.Version, g.EventSeq, g.ActionSeq, g.newState(), g.Winners,
 		g.DeadlineAt, g.ClockFrom, g.ClockAt, g.UpdatedAt, g.StartedAt, g.EndedAt, g.Settings}
 	args = append(args, columns(seats, func(s Seat) int { return s.SeatNo }),
@@ -939,7 +953,7 @@ func writeChange(tx *gorm.DB, g *Game, seats []Seat, ch *Change, moved int) erro
 		moved, // $43
 		columns(ch.Notifications, func(n Notification) string { return n.Fill }), // $44
 		g.DeadlineQuiet) // $45
-	_, err := tx.Statement.ConnPool.ExecContext(tx.Statement.Context, qWriteChange, args...)
+	_, err := tx.Statement.ConnPool.ExecContext(ctx, qWriteChange, args...)
 	return writeError(err)
 }
 

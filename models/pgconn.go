@@ -124,11 +124,57 @@ func (c textArrayConn) QueryContext(ctx context.Context, query string, args []dr
 
 func (c textArrayConn) ExecContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Result, error) {
 	idle := c.idle()
+	if ctx.Value(commitWithKey{}) != nil && c.Conn.Conn().PgConn().TxStatus() == 'T' {
+		return c.execCommit(ctx, query, args)
+	}
 	res, err := c.Conn.ExecContext(ctx, query, args)
 	if err != nil {
 		return nil, c.failed(ctx, err, idle && readOnly(query))
 	}
 	return res, nil
+}
+
+// commitWithKey marks the context of a transaction's last statement (see
+// commitWith).
+type commitWithKey struct{}
+
+// commitWith is ctx for the last statement of a transaction, an Exec
+// that the transaction's COMMIT follows when it succeeds. On Postgres the
+// two go to the server together, one round trip instead of two (a
+// pipeline with one Sync: a failed statement skips the COMMIT, and the
+// transaction is rolled back as before); the transaction's Commit then
+// sends nothing. Nothing may run in the transaction after it. Elsewhere,
+// or outside a transaction, the context changes nothing.
+func commitWith(ctx context.Context) context.Context {
+	return context.WithValue(ctx, commitWithKey{}, true)
+}
+
+// execCommit sends query with args and then COMMIT, in one round trip.
+// Its error is the statement's, else the commit's; a COMMIT that rolled
+// back (a transaction already failed) is an error too.
+func (c textArrayConn) execCommit(ctx context.Context, query string, args []driver.NamedValue) (driver.Result, error) {
+	vals := make([]any, len(args))
+	for i, a := range args {
+		vals[i] = a.Value
+	}
+	b := &pgx.Batch{}
+	b.Queue(query, vals...)
+	b.Queue("commit")
+	br := c.Conn.Conn().SendBatch(ctx, b)
+	tag, err := br.Exec()
+	if err == nil {
+		var done pgconn.CommandTag
+		if done, err = br.Exec(); err == nil && done.String() != "COMMIT" {
+			err = pgx.ErrTxCommitRollback
+		}
+	}
+	if cerr := br.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return nil, c.failed(ctx, err, false)
+	}
+	return driver.RowsAffected(tag.RowsAffected()), nil
 }
 
 // idle reports whether the connection is outside a transaction.
@@ -162,6 +208,9 @@ type classifiedTx struct {
 }
 
 func (t classifiedTx) Commit() error {
+	if t.ended() {
+		return nil // committed with its last statement (commitWith)
+	}
 	if err := t.Tx.Commit(); err != nil {
 		return t.c.failed(context.Background(), err, false)
 	}
@@ -169,11 +218,19 @@ func (t classifiedTx) Commit() error {
 }
 
 func (t classifiedTx) Rollback() error {
+	if t.ended() {
+		return nil // its last statement's COMMIT failed, which ended it
+	}
 	if err := t.Tx.Rollback(); err != nil {
 		return t.c.failed(context.Background(), err, false)
 	}
 	return nil
 }
+
+// ended reports whether the transaction has ended on the server, as
+// after commitWith's statement: the connection is open and outside a
+// transaction.
+func (t classifiedTx) ended() bool { return !t.c.Conn.Conn().IsClosed() && t.c.idle() }
 
 // readOnly reports whether query is a plain SELECT, which may run again
 // without effect: no data-modifying WITH, no SELECT INTO, none of the

@@ -2,6 +2,7 @@ package models_test
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"sync"
 	"testing"
@@ -132,5 +133,101 @@ func TestReadOnly(t *testing.T) {
 		if got := models.ReadOnlyForTest(q); got != want {
 			t.Errorf("%q: %v, want %v", q, got, want)
 		}
+	}
+}
+
+// TestCommitWithTheLastStatement: a transaction's last statement, sent
+// with commitWith, commits the transaction on Postgres before its Commit
+// is called (another connection sees its rows), and Commit then succeeds
+// without a transaction left; a failing last statement, or one after a
+// failed statement, commits nothing and the rollback succeeds; outside a
+// transaction the context changes nothing.
+func TestCommitWithTheLastStatement(t *testing.T) {
+	st := modelstest.Open(t, models.Postgres, models.Options{})
+	db, err := st.SQLDB()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	last := models.CommitWithForTest(ctx)
+	if _, err := db.ExecContext(ctx, `CREATE TABLE commit_with (k text PRIMARY KEY)`); err != nil {
+		t.Fatal(err)
+	}
+	seen := func(k string) bool {
+		var n int
+		if err := db.QueryRowContext(ctx, `SELECT count(*) FROM commit_with WHERE k = $1`, k).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n == 1
+	}
+
+	begin := func() *sql.Tx {
+		tx, err := db.BeginTx(ctx, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = tx.Rollback() }) // a failed check leaves none open
+		return tx
+	}
+
+	tx := begin()
+	if _, err := tx.ExecContext(ctx, `INSERT INTO commit_with VALUES ('a')`); err != nil {
+		t.Fatal(err)
+	}
+	res, err := tx.ExecContext(last, `INSERT INTO commit_with VALUES ($1), ($2)`, "b", "c")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, _ := res.RowsAffected(); n != 2 {
+		t.Fatalf("%d rows affected, want 2", n)
+	}
+	if !seen("a") || !seen("c") {
+		t.Fatal("the last statement did not commit the transaction")
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatalf("commit after the last statement: %v", err)
+	}
+
+	// The last statement fails: nothing of the transaction stays.
+	tx = begin()
+	if _, err := tx.ExecContext(ctx, `INSERT INTO commit_with VALUES ('d')`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.ExecContext(last, `INSERT INTO commit_with VALUES ('a')`); err == nil {
+		t.Fatal("a duplicate key was written")
+	}
+	if err := tx.Rollback(); err != nil {
+		t.Fatalf("rollback: %v", err)
+	}
+	if seen("d") {
+		t.Fatal("a failed last statement committed the transaction")
+	}
+
+	// A statement failed before the last: the last is refused.
+	tx = begin()
+	if _, err := tx.ExecContext(ctx, `INSERT INTO commit_with VALUES (NULL)`); err == nil {
+		t.Fatal("a NULL key was written")
+	}
+	if _, err := tx.ExecContext(last, `INSERT INTO commit_with VALUES ('e')`); err == nil {
+		t.Fatal("a statement ran in a failed transaction")
+	}
+	if err := tx.Rollback(); err != nil {
+		t.Fatalf("rollback: %v", err)
+	}
+	if seen("e") {
+		t.Fatal("a failed transaction committed")
+	}
+
+	// Outside a transaction: a statement as any other.
+	if _, err := db.ExecContext(last, `INSERT INTO commit_with VALUES ('f')`); err != nil || !seen("f") {
+		t.Fatalf("outside a transaction: %v", err)
+	}
+	// The connections are as good as new: a plain transaction commits.
+	tx = begin()
+	if _, err := tx.ExecContext(ctx, `INSERT INTO commit_with VALUES ('g')`); err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.Commit(); err != nil || !seen("g") {
+		t.Fatalf("a plain commit: %v", err)
 	}
 }

@@ -592,3 +592,38 @@ func TestLastEvents(t *testing.T) {
 		}
 	})
 }
+
+// TestMutateInsideATransaction: a change made inside another transaction
+// does not commit it (its write is not the last statement), so when the
+// outer transaction fails, the change is undone.
+func TestMutateInsideATransaction(t *testing.T) {
+	eachDB(t, func(t *testing.T, st *models.Store) {
+		ctx := context.Background()
+		a, b := newUser(t, st, "ola"), newUser(t, st, "pim")
+		g := newGame(t, st, a, b)
+		undo := errors.New("undo")
+		err := st.InTx(ctx, func(tx *models.Store) error {
+			got, err := tx.Mutate(ctx, g.ID, func(cur *models.Game) (*models.Change, error) {
+				cur.Version++
+				return &models.Change{Events: []models.EventRecord{{Body: `{"kind":"a"}`}}}, nil
+			})
+			if err != nil {
+				return err
+			}
+			if got.Version != g.Version+1 {
+				return fmt.Errorf("version %d", got.Version)
+			}
+			return undo
+		})
+		if !errors.Is(err, undo) {
+			t.Fatal(err)
+		}
+		got, err := st.Game(ctx, g.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if evs, _ := st.EventsAfter(ctx, g.ID, 0, 10); got.Version != g.Version || len(evs) != 0 {
+			t.Fatalf("version %d with %d events after the outer transaction failed, want %d and none", got.Version, len(evs), g.Version)
+		}
+	})
+}

@@ -87,3 +87,7 @@ func (s *Store) CountStatementsForTest() func() int64 {
 }
 
 var statementCounters atomic.Int64
+
+// CommitWithForTest is ctx for a transaction's last statement, which
+// commits it along on Postgres (commitWith).
+func CommitWithForTest(ctx context.Context) context.Context { return commitWith(ctx) }
