@@ -93,3 +93,58 @@ func seatsAfterLock(t *testing.T, st *models.Store, g *models.Game) {
 			n, got.Seats[1].Timeouts, got.Seats[1].Awaited)
 	}
 }
+
+// heldOutbox writes a job row for each change, held back as River's
+// insert is (models.Deferred).
+type heldOutbox struct{}
+
+func (heldOutbox) GameChanged(ctx context.Context, tx models.OutboxTx, c models.GameChange) error {
+	_, err := tx.Tx.ExecContext(models.Deferred(ctx), `INSERT INTO held_jobs VALUES ($1)`, c.Game.Version)
+	return err
+}
+
+// TestChangeRoundTrips: a change of a game, with a job its outbox writes,
+// makes three round trips to Postgres: BEGIN, the lock, and the write
+// with the job and the COMMIT (five before the job waited for the write
+// and the COMMIT went with it).
+func TestChangeRoundTrips(t *testing.T) {
+	st := modelstest.Open(t, models.Postgres, models.Options{})
+	ctx := context.Background()
+	if err := st.ExecForTest(ctx, `CREATE TABLE held_jobs (version bigint PRIMARY KEY)`); err != nil {
+		t.Fatal(err)
+	}
+	a, b := newUser(t, st, "rho"), newUser(t, st, "sig")
+	g := newGame(t, st, a, b)
+	for _, outbox := range []models.Outbox{nil, heldOutbox{}} {
+		st.SetOutbox(outbox)
+		for _, cached := range []bool{false, true} {
+			counted, trips := models.CountRoundTripsForTest(ctx)
+			step := func(cur *models.Game) (*models.Change, error) {
+				cur.Version++
+				return &models.Change{Events: []models.EventRecord{{Body: `{"kind":"a"}`}}}, nil
+			}
+			var err error
+			if cached {
+				_, err = st.MutateCached(counted, g.ID, 0, step)
+			} else {
+				_, err = st.Mutate(counted, g.ID, step)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n := trips(); n != 3 {
+				t.Errorf("outbox %T, cached %v: %d round trips, want 3", outbox, cached, n)
+			}
+		}
+	}
+	got, err := st.Game(ctx, g.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.ExecForTest(ctx, `DO $$ BEGIN IF (SELECT count(*) FROM held_jobs) <> 2 THEN RAISE 'jobs'; END IF; END $$`); err != nil {
+		t.Fatalf("the outbox's jobs: %v", err)
+	}
+	if got.Version != g.Version+4 {
+		t.Fatalf("version %d, want %d", got.Version, g.Version+4)
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"reflect"
 	"strings"
+	"sync/atomic"
 	"unicode"
 
 	"github.com/jackc/pgx/v5"
@@ -38,7 +39,7 @@ func (c textArrayConnector) Connect(ctx context.Context) (driver.Conn, error) {
 		}
 		return nil, &unavailableError{err: err}
 	}
-	return textArrayConn{conn.(*stdlib.Conn)}, nil
+	return &textArrayConn{Conn: conn.(*stdlib.Conn)}, nil
 }
 
 // textArrayConn is a pgx connection that turns an argument of a lib/pq
@@ -48,9 +49,16 @@ func (c textArrayConnector) Connect(ctx context.Context) (driver.Conn, error) {
 // pq value itself, pgx parses that text back into a slice to encode it in
 // binary, which cost about a third of an accepted submission's server time
 // in River's job insert. Every other argument goes to pgx unchanged.
-type textArrayConn struct{ *stdlib.Conn }
+// In a transaction it also holds back the Execs that may wait (Deferred)
+// and sends a transaction's last statement with its COMMIT (commitWith),
+// so that a game change costs three round trips: BEGIN, the lock, and the
+// write with the jobs and the COMMIT.
+type textArrayConn struct {
+	*stdlib.Conn
+	held []heldExec // statements of the open transaction held back (Deferred)
+}
 
-func (c textArrayConn) CheckNamedValue(v *driver.NamedValue) error {
+func (c *textArrayConn) CheckNamedValue(v *driver.NamedValue) error {
 	if val, ok := v.Value.(driver.Valuer); ok && fromPQ(reflect.TypeOf(val)) {
 		text, err := val.Value()
 		if err != nil {
@@ -105,15 +113,22 @@ func (e *textError) Unwrap() []error { return []error{ErrUnstorableText, e.err} 
 // transaction, a read. A write that may have run is not tried again; its
 // error, like every error of a broken connection, is an ErrUnavailable.
 
-func (c textArrayConn) BeginTx(ctx context.Context, opts driver.TxOptions) (driver.Tx, error) {
+func (c *textArrayConn) BeginTx(ctx context.Context, opts driver.TxOptions) (driver.Tx, error) {
+	trip(ctx)
 	tx, err := c.Conn.BeginTx(ctx, opts)
 	if err != nil {
 		return nil, c.failed(ctx, err, true)
 	}
-	return classifiedTx{tx, c}, nil
+	return classifiedTx{tx, c, ctx}, nil
 }
 
-func (c textArrayConn) QueryContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Rows, error) {
+func (c *textArrayConn) QueryContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Rows, error) {
+	if len(c.held) > 0 { // what was held runs first
+		if _, err := c.send(ctx, nil, false); err != nil {
+			return nil, err
+		}
+	}
+	trip(ctx)
 	idle := c.idle()
 	rows, err := c.Conn.QueryContext(ctx, query, args)
 	if err != nil {
@@ -122,11 +137,19 @@ func (c textArrayConn) QueryContext(ctx context.Context, query string, args []dr
 	return rows, nil
 }
 
-func (c textArrayConn) ExecContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Result, error) {
-	idle := c.idle()
-	if ctx.Value(commitWithKey{}) != nil && c.Conn.Conn().PgConn().TxStatus() == 'T' {
-		return c.execCommit(ctx, query, args)
+func (c *textArrayConn) ExecContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Result, error) {
+	if c.Conn.Conn().PgConn().TxStatus() == 'T' {
+		last := ctx.Value(commitWithKey{}) != nil
+		switch {
+		case ctx.Value(deferredKey{}) != nil && !last:
+			c.held = append(c.held, heldExec{query, values(args)})
+			return driver.RowsAffected(0), nil
+		case last || len(c.held) > 0:
+			return c.send(ctx, &heldExec{query, values(args)}, last)
+		}
 	}
+	trip(ctx)
+	idle := c.idle()
 	res, err := c.Conn.ExecContext(ctx, query, args)
 	if err != nil {
 		return nil, c.failed(ctx, err, idle && readOnly(query))
@@ -149,22 +172,64 @@ func commitWith(ctx context.Context) context.Context {
 	return context.WithValue(ctx, commitWithKey{}, true)
 }
 
-// execCommit sends query with args and then COMMIT, in one round trip.
-// Its error is the statement's, else the commit's; a COMMIT that rolled
-// back (a transaction already failed) is an error too.
-func (c textArrayConn) execCommit(ctx context.Context, query string, args []driver.NamedValue) (driver.Result, error) {
+// deferredKey marks the context of statements that may wait (Deferred).
+type deferredKey struct{}
+
+// Deferred is ctx for Execs whose result nobody reads (the insert of a
+// change's jobs, a NOTIFY). In a transaction on Postgres each is held back
+// and sent, in order, in one round trip with the transaction's next
+// statement that is not, or with its COMMIT; its result then says no rows,
+// and its error is that statement's (or the commit's). Outside a
+// transaction, or on SQLite, it runs at once as any other.
+func Deferred(ctx context.Context) context.Context {
+	return context.WithValue(ctx, deferredKey{}, true)
+}
+
+// heldExec is an Exec held back (Deferred), with its arguments.
+type heldExec struct {
+	query string
+	args  []any
+}
+
+func values(args []driver.NamedValue) []any {
 	vals := make([]any, len(args))
 	for i, a := range args {
 		vals[i] = a.Value
 	}
+	return vals
+}
+
+// send sends, in one round trip (a pipeline with one Sync), the held
+// statements, then last if any, then COMMIT if commit. Its result is
+// last's; its error the first statement's that failed (the server skips
+// the rest, so a failed statement commits nothing), else the commit's; a
+// COMMIT that rolled back (a transaction already failed) is an error too.
+func (c *textArrayConn) send(ctx context.Context, last *heldExec, commit bool) (driver.Result, error) {
 	b := &pgx.Batch{}
-	b.Queue(query, vals...)
-	b.Queue("commit")
+	for _, h := range c.held {
+		b.Queue(h.query, h.args...)
+	}
+	c.held = nil
+	if last != nil {
+		b.Queue(last.query, last.args...)
+	}
+	lastAt := b.Len() - 1 // last's place in the batch
+	if commit {
+		b.Queue("commit")
+	}
+	trip(ctx)
 	br := c.Conn.Conn().SendBatch(ctx, b)
-	tag, err := br.Exec()
-	if err == nil {
-		var done pgconn.CommandTag
-		if done, err = br.Exec(); err == nil && done.String() != "COMMIT" {
+	var res driver.RowsAffected
+	var err error
+	for i := range b.Len() {
+		var tag pgconn.CommandTag
+		if tag, err = br.Exec(); err != nil {
+			break
+		}
+		switch {
+		case i == lastAt && last != nil:
+			res = driver.RowsAffected(tag.RowsAffected())
+		case i == b.Len()-1 && commit && tag.String() != "COMMIT":
 			err = pgx.ErrTxCommitRollback
 		}
 	}
@@ -174,18 +239,36 @@ func (c textArrayConn) execCommit(ctx context.Context, query string, args []driv
 	if err != nil {
 		return nil, c.failed(ctx, err, false)
 	}
-	return driver.RowsAffected(tag.RowsAffected()), nil
+	return res, nil
+}
+
+// ResetSession forgets what a transaction that did not end held back
+// (there is none: Commit sends it, Rollback drops it).
+func (c *textArrayConn) ResetSession(ctx context.Context) error {
+	c.held = nil
+	return c.Conn.ResetSession(ctx)
+}
+
+// tripsKey holds a count of the round trips to Postgres made with a
+// context (CountRoundTripsForTest).
+type tripsKey struct{}
+
+// trip counts a round trip made with ctx, where a test counts them.
+func trip(ctx context.Context) {
+	if n, ok := ctx.Value(tripsKey{}).(*atomic.Int64); ok {
+		n.Add(1)
+	}
 }
 
 // idle reports whether the connection is outside a transaction.
-func (c textArrayConn) idle() bool { return c.Conn.Conn().PgConn().TxStatus() == 'I' }
+func (c *textArrayConn) idle() bool { return c.Conn.Conn().PgConn().TxStatus() == 'I' }
 
 // failed classifies err, the error of a call on the connection: when the
 // connection is closed now (or err is already a driver.ErrBadConn), an
 // unavailableError, to be tried again on another connection if retry; a
 // text the server refused, a textError; else err itself. An error of a
 // cancelled call stays as it is.
-func (c textArrayConn) failed(ctx context.Context, err error, retry bool) error {
+func (c *textArrayConn) failed(ctx context.Context, err error, retry bool) error {
 	var pg *pgconn.PgError
 	switch {
 	case ctx.Err() != nil:
@@ -204,13 +287,19 @@ func (c textArrayConn) failed(ctx context.Context, err error, retry bool) error 
 // connection gives an ErrUnavailable.
 type classifiedTx struct {
 	driver.Tx
-	c textArrayConn
+	c   *textArrayConn
+	ctx context.Context // BeginTx's
 }
 
 func (t classifiedTx) Commit() error {
+	if len(t.c.held) > 0 { // what was held goes with the COMMIT
+		_, err := t.c.send(t.ctx, nil, true)
+		return err
+	}
 	if t.ended() {
 		return nil // committed with its last statement (commitWith)
 	}
+	trip(t.ctx)
 	if err := t.Tx.Commit(); err != nil {
 		return t.c.failed(context.Background(), err, false)
 	}
@@ -218,9 +307,11 @@ func (t classifiedTx) Commit() error {
 }
 
 func (t classifiedTx) Rollback() error {
+	t.c.held = nil
 	if t.ended() {
 		return nil // its last statement's COMMIT failed, which ended it
 	}
+	trip(t.ctx)
 	if err := t.Tx.Rollback(); err != nil {
 		return t.c.failed(context.Background(), err, false)
 	}

@@ -231,3 +231,125 @@ func TestCommitWithTheLastStatement(t *testing.T) {
 		t.Fatalf("a plain commit: %v", err)
 	}
 }
+
+// TestDeferredStatements: Execs held back in a transaction (Deferred) run
+// in order before the transaction's next statement that is not held (a
+// read in it sees them), or with its COMMIT; one that fails fails that
+// statement, and nothing of the transaction is committed; a rollback
+// drops them; outside a transaction they run at once.
+func TestDeferredStatements(t *testing.T) {
+	st := modelstest.Open(t, models.Postgres, models.Options{})
+	db, err := st.SQLDB()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	held, last := models.Deferred(ctx), models.CommitWithForTest(ctx)
+	if _, err := db.ExecContext(ctx, `CREATE TABLE held (k text PRIMARY KEY)`); err != nil {
+		t.Fatal(err)
+	}
+	count := func(q func(context.Context, string, ...any) *sql.Row, ks ...string) int {
+		var n int
+		if err := q(ctx, `SELECT count(*) FROM held WHERE k = ANY($1)`, pq.Array(ks)).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	begin := func() *sql.Tx {
+		tx, err := db.BeginTx(ctx, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = tx.Rollback() })
+		return tx
+	}
+	exec := func(tx *sql.Tx, ctx context.Context, q string, args ...any) error {
+		_, err := tx.ExecContext(ctx, q, args...)
+		return err
+	}
+
+	// Held, then read in the transaction: in order, before the read.
+	tx := begin()
+	if err := exec(tx, held, `INSERT INTO held VALUES ($1)`, "a"); err != nil {
+		t.Fatal(err)
+	}
+	if err := exec(tx, held, `UPDATE held SET k = 'b' WHERE k = 'a'`); err != nil {
+		t.Fatal(err)
+	}
+	if n := count(tx.QueryRowContext, "b"); n != 1 {
+		t.Fatalf("the transaction reads %d rows of what it held, want 1", n)
+	}
+	// Held, then the last statement: all committed with it.
+	if err := exec(tx, held, `INSERT INTO held VALUES ($1)`, "c"); err != nil {
+		t.Fatal(err)
+	}
+	if err := exec(tx, last, `INSERT INTO held VALUES ('d')`); err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if n := count(db.QueryRowContext, "b", "c", "d"); n != 3 {
+		t.Fatalf("%d of 3 rows committed", n)
+	}
+
+	// Held, then Commit: committed with it.
+	tx = begin()
+	if err := exec(tx, held, `INSERT INTO held VALUES ('e')`); err != nil {
+		t.Fatal(err)
+	}
+	if count(db.QueryRowContext, "e") != 0 {
+		t.Fatal("a held statement ran before the transaction's commit")
+	}
+	if err := tx.Commit(); err != nil || count(db.QueryRowContext, "e") != 1 {
+		t.Fatalf("held then committed: %v", err)
+	}
+
+	// A held statement fails: the next statement fails, nothing stays.
+	tx = begin()
+	if err := exec(tx, ctx, `INSERT INTO held VALUES ('f')`); err != nil {
+		t.Fatal(err)
+	}
+	if err := exec(tx, held, `INSERT INTO held VALUES ('b')`); err != nil {
+		t.Fatal(err) // not sent yet
+	}
+	if err := exec(tx, last, `INSERT INTO held VALUES ('g')`); err == nil {
+		t.Fatal("a held duplicate key did not fail the statement after it")
+	}
+	if err := tx.Rollback(); err != nil {
+		t.Fatal(err)
+	}
+	// The same, with Commit.
+	tx = begin()
+	if err := exec(tx, held, `INSERT INTO held VALUES ('c')`); err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.Commit(); err == nil {
+		t.Fatal("a held duplicate key did not fail the commit")
+	}
+	// Held, then rolled back: dropped.
+	tx = begin()
+	if err := exec(tx, held, `INSERT INTO held VALUES ('h')`); err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.Rollback(); err != nil {
+		t.Fatal(err)
+	}
+	if n := count(db.QueryRowContext, "f", "g", "h"); n != 0 {
+		t.Fatalf("%d rows of failed or rolled back transactions", n)
+	}
+	// Outside a transaction: at once.
+	if _, err := db.ExecContext(held, `INSERT INTO held VALUES ('i')`); err != nil || count(db.QueryRowContext, "i") != 1 {
+		t.Fatalf("outside a transaction: %v", err)
+	}
+	// The pool's connections are as good as new.
+	for range 4 {
+		tx = begin()
+		if err := exec(tx, ctx, `INSERT INTO held VALUES ('j') ON CONFLICT DO NOTHING`); err != nil {
+			t.Fatal(err)
+		}
+		if err := tx.Commit(); err != nil {
+			t.Fatal(err)
+		}
+	}
+}

@@ -56,7 +56,7 @@ func (s *Store) ExplainForTest(ctx context.Context, f GameFilter) (string, error
 // pgx for the query argument v (see textArrayConn).
 func CheckArgForTest(v any) (any, error) {
 	nv := &driver.NamedValue{Ordinal: 1, Value: v}
-	err := textArrayConn{}.CheckNamedValue(nv)
+	err := (&textArrayConn{}).CheckNamedValue(nv)
 	return nv.Value, err
 }
 
@@ -91,3 +91,10 @@ var statementCounters atomic.Int64
 // CommitWithForTest is ctx for a transaction's last statement, which
 // commits it along on Postgres (commitWith).
 func CommitWithForTest(ctx context.Context) context.Context { return commitWith(ctx) }
+
+// CountRoundTripsForTest is ctx with a count of the round trips to
+// Postgres made with it (a batch sent in one is one), and that count.
+func CountRoundTripsForTest(ctx context.Context) (context.Context, func() int64) {
+	n := &atomic.Int64{}
+	return context.WithValue(ctx, tripsKey{}, n), n.Load
+}

@@ -307,7 +307,7 @@ func (o *Outbox) insert(ctx context.Context, tx *sql.Tx, args river.JobArgs, at 
 }
 
 // jobBatch collects the jobs that insert is given under batched, to
-// insert them in one statement (InsertManyTx) instead of one each.
+// insert them in one statement (InsertManyFastTx) instead of one each.
 type jobBatch struct {
 	params []river.InsertManyParams
 	seen   map[string]bool
@@ -335,13 +335,16 @@ func (b *jobBatch) add(args river.JobArgs, opts *river.InsertOpts) {
 }
 
 // batched runs fn with the jobs it inserts (through insert, in tx)
-// collected, then inserts them all at once.
+// collected, then inserts them all at once. Nothing reads what the insert
+// returns, so on Postgres it waits for the transaction's next statement
+// (models.Deferred): a game change's write, with its commit, takes it
+// along in the same round trip.
 func (o *Outbox) batched(ctx context.Context, tx *sql.Tx, fn func(ctx context.Context) error) error {
 	b := &jobBatch{}
 	if err := fn(context.WithValue(ctx, jobBatchKey{}, b)); err != nil || len(b.params) == 0 {
 		return err
 	}
-	_, err := o.client.InsertManyTx(ctx, tx, b.params)
+	_, err := o.client.InsertManyFastTx(models.Deferred(ctx), tx, b.params)
 	return err
 }
 
