@@ -156,7 +156,11 @@ func (n *newsroom) read(v Event) {
 		}
 	case KindPlaced:
 		if v.Seat != n.seat {
-			n.say(s.name(v.Seat) + " placed " + n.named(v.Card) + " in their Lab.")
+			replacing := ""
+			if len(v.Cards) == 1 { // the card it replaced (none in events stored before they said)
+				replacing = ", replacing " + n.named(v.Cards[0])
+			}
+			n.say(s.name(v.Seat) + " placed " + n.named(v.Card) + " in their Lab" + replacing + ".")
 		}
 	case KindPlaceFailed:
 		if v.Seat == n.seat {

@@ -33,6 +33,8 @@ func TestNews(t *testing.T) {
 			[]string{"ben played Lag on your draw: the draw has 1 fewer card.", "You drew Wrench (TECH 1, SCI 0)."}},
 		{"their turn", 0, "players:\n  - {name: ana, deck: [t-pizza, t-wrench, t-drill]}\n  - {name: ben, hand: [t-bob-j, t-wrench], deck: [t-drill]}\nmarket: [t-one]\nchallenge_deck: [t-two, t-big]\nactive: 1\nsteps:\n  - {do: place, card: t-bob-j}\n  - {do: play_tool, card: t-wrench}\n  - {do: claim, challenges: t-one}\n  - {do: end_turn}\n",
 			[]string{"ben placed Bob (Junior) in their Lab.", "ben won One Point (1 Big Data Point).", "New in the Market: Two Points and Big One.", "You drew Pizza and Wrench (TECH 1, SCI 0)."}},
+		{"their upgrade", 1, "players:\n  - {name: ana, hand: [t-bob-s], lab: [t-bob-j]}\n  - {name: ben}\nsteps:\n  - {do: place, card: t-bob-s}\n",
+			[]string{"ana placed Bob (Senior) in their Lab, replacing Bob (Junior)."}},
 		{"the end", 1, "players:\n  - {name: ana, hand: [t-wrench]}\n  - {name: ben}\nmarket: [t-two]\nsteps:\n  - {do: play_tool, card: t-wrench}\n  - {do: claim, challenges: t-two}\n",
 			[]string{"ana won Two Points (2 Big Data Points).", "The game is over: ana won with 2 Big Data Points."}},
 		{"a shared win", 0, "players:\n  - {name: ana}\n  - {name: ben}\nsteps:\n  - {do: vote_end}\n  - {do: vote_end, seat: 1}\n",

@@ -447,10 +447,12 @@ func (g *game) placed(seat int, in Inst, replaced string) {
 	c := s.card(in.Card)
 	g.emit(func() Event {
 		text := s.name(seat) + " places " + c.words().named + " in the Lab."
+		var gone []string
 		if replaced != "" {
 			text = s.name(seat) + " places " + c.words().named + " in the Lab, replacing " + s.card(replaced).words().named + "."
+			gone = []string{replaced}
 		}
-		return Event{Kind: KindPlaced, Seat: seat, Card: c.ID, Inst: in.ID, Text: text}
+		return Event{Kind: KindPlaced, Seat: seat, Card: c.ID, Inst: in.ID, Cards: gone, Text: text}
 	})
 	effs := c.effects(OnPlay)
 	for k := len(effs) - 1; k >= 0; k-- {
