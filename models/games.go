@@ -3,6 +3,7 @@ package models
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -720,12 +721,24 @@ func (s *Store) verify(ctx context.Context, tx *gorm.DB, tok *TokenCheck, g *Gam
 }
 
 func (s *Store) mutate(ctx context.Context, id int64, cached *int64, key Key, tok *TokenCheck, fn func(g *Game) (*Change, error)) (*Game, error) {
-	var out *Game
+	// The transaction's BEGIN goes with the lock (beginWithFirst). A
+	// connection that turns out broken then fails the lock, not the BEGIN,
+	// which database/sql would have tried again on another: so does this,
+	// as long as fn has not run.
+	g, ran, err := s.mutateOnce(beginWithFirst(ctx), id, cached, key, tok, fn)
+	if !ran && errors.Is(err, driver.ErrBadConn) {
+		g, _, err = s.mutateOnce(ctx, id, cached, key, tok, fn)
+	}
+	return g, err
+}
+
+// mutateOnce is mutate's transaction; ran reports whether fn ran.
+func (s *Store) mutateOnce(ctx context.Context, id int64, cached *int64, key Key, tok *TokenCheck, fn func(g *Game) (*Change, error)) (out *Game, ran bool, err error) {
 	var written *Change
 	committer, nested := s.db.Statement.ConnPool.(gorm.TxCommitter) // a savepoint in a transaction
 	nested = nested && committer != nil
 	committed := false
-	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+	err = s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 		var g *Game
 		var err error
 		if cached != nil {
@@ -757,6 +770,7 @@ func (s *Store) mutate(ctx context.Context, id int64, cached *int64, key Key, to
 			return s.on(tx).QuietHoursOf(ctx, ids...)
 		}
 		before, prevDeadline := slices.Clone(g.Seats), g.DeadlineAt
+		ran = true
 		ch, err := fn(g)
 		if err != nil {
 			if key.Key != "" && keyStored(ctx, tx, key, s.Now()) {
@@ -817,12 +831,12 @@ func (s *Store) mutate(ctx context.Context, id int64, cached *int64, key Key, to
 	// Once the write has committed, an error of the Commit that follows
 	// (the context ended meanwhile) is not the change's.
 	if err != nil && !committed {
-		return nil, err
+		return nil, ran, err
 	}
 	for _, f := range written.AfterCommit {
 		f()
 	}
-	return out, nil
+	return out, ran, nil
 }
 
 // on is the store on transaction tx, which it does not end.

@@ -6,13 +6,16 @@ import (
 	"database/sql/driver"
 	"errors"
 	"fmt"
+	"io"
 	"reflect"
 	"strings"
 	"sync/atomic"
+	"time"
 	"unicode"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgtype"
 	"github.com/jackc/pgx/v5/stdlib"
 )
 
@@ -49,13 +52,15 @@ func (c textArrayConnector) Connect(ctx context.Context) (driver.Conn, error) {
 // pq value itself, pgx parses that text back into a slice to encode it in
 // binary, which cost about a third of an accepted submission's server time
 // in River's job insert. Every other argument goes to pgx unchanged.
-// In a transaction it also holds back the Execs that may wait (Deferred)
-// and sends a transaction's last statement with its COMMIT (commitWith),
-// so that a game change costs three round trips: BEGIN, the lock, and the
+// In a transaction it also holds back the BEGIN of a transaction that
+// asks for it (beginWithFirst) and the Execs that may wait (Deferred), and
+// sends a transaction's last statement with its COMMIT (commitWith), so
+// that a game change costs two round trips: BEGIN with the lock, and the
 // write with the jobs and the COMMIT.
 type textArrayConn struct {
 	*stdlib.Conn
-	held []heldExec // statements of the open transaction held back (Deferred)
+	held  []heldExec // statements of the open transaction held back (Deferred)
+	begin bool       // the open transaction's BEGIN waits for its first statement (beginWithFirst)
 }
 
 func (c *textArrayConn) CheckNamedValue(v *driver.NamedValue) error {
@@ -114,6 +119,10 @@ func (e *textError) Unwrap() []error { return []error{ErrUnstorableText, e.err} 
 // error, like every error of a broken connection, is an ErrUnavailable.
 
 func (c *textArrayConn) BeginTx(ctx context.Context, opts driver.TxOptions) (driver.Tx, error) {
+	if ctx.Value(beginWithFirstKey{}) != nil && opts == (driver.TxOptions{}) && c.idle() && !c.Conn.Conn().IsClosed() {
+		c.begin = true
+		return classifiedTx{c: c, ctx: ctx}, nil
+	}
 	trip(ctx)
 	tx, err := c.Conn.BeginTx(ctx, opts)
 	if err != nil {
@@ -123,6 +132,9 @@ func (c *textArrayConn) BeginTx(ctx context.Context, opts driver.TxOptions) (dri
 }
 
 func (c *textArrayConn) QueryContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Rows, error) {
+	if c.begin {
+		return c.beginWith(ctx, query, args)
+	}
 	if len(c.held) > 0 { // what was held runs first
 		if _, err := c.send(ctx, nil, false); err != nil {
 			return nil, err
@@ -138,13 +150,13 @@ func (c *textArrayConn) QueryContext(ctx context.Context, query string, args []d
 }
 
 func (c *textArrayConn) ExecContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Result, error) {
-	if c.Conn.Conn().PgConn().TxStatus() == 'T' {
+	if c.begin || c.Conn.Conn().PgConn().TxStatus() == 'T' {
 		last := ctx.Value(commitWithKey{}) != nil
 		switch {
 		case ctx.Value(deferredKey{}) != nil && !last:
 			c.held = append(c.held, heldExec{query, values(args)})
 			return driver.RowsAffected(0), nil
-		case last || len(c.held) > 0:
+		case last || len(c.held) > 0 || c.begin:
 			return c.send(ctx, &heldExec{query, values(args)}, last)
 		}
 	}
@@ -155,6 +167,125 @@ func (c *textArrayConn) ExecContext(ctx context.Context, query string, args []dr
 		return nil, c.failed(ctx, err, idle && readOnly(query))
 	}
 	return res, nil
+}
+
+// beginWithFirstKey marks the context of a transaction whose BEGIN may
+// wait (beginWithFirst).
+type beginWithFirstKey struct{}
+
+// beginWithFirst is ctx for a transaction (database/sql's BeginTx, with
+// the default options) whose BEGIN waits for its first statement, to go
+// with it in one round trip; a transaction that runs no statement sends
+// nothing. On Postgres only; elsewhere the context changes nothing. A
+// connection found broken at that first statement gives an error that is
+// a driver.ErrBadConn when the statement is a read (readOnly): the
+// caller may run the transaction again on another connection, as
+// database/sql itself does for a BEGIN that meets one.
+func beginWithFirst(ctx context.Context) context.Context {
+	return context.WithValue(ctx, beginWithFirstKey{}, true)
+}
+
+// beginWith sends the waiting BEGIN, then query, in one round trip, and
+// returns query's rows (pipeRows).
+func (c *textArrayConn) beginWith(ctx context.Context, query string, args []driver.NamedValue) (driver.Rows, error) {
+	c.begin = false
+	b := &pgx.Batch{}
+	b.Queue("begin")
+	b.Queue(query, values(args)...)
+	trip(ctx)
+	br := c.Conn.Conn().SendBatch(ctx, b)
+	if _, err := br.Exec(); err != nil {
+		_ = br.Close()
+		return nil, c.failed(ctx, err, readOnly(query))
+	}
+	rows, err := br.Query()
+	if err != nil {
+		rows.Close()
+		_ = br.Close()
+		return nil, c.failed(ctx, err, readOnly(query))
+	}
+	return &pipeRows{c: c, ctx: ctx, br: br, rows: rows}, nil
+}
+
+// pipeRows are the rows of a query sent in a pipeline (beginWith), with
+// each value as pgx's database/sql driver gives it: integers as int64,
+// floats as float64, booleans, timestamps as time.Time, bytea as []byte,
+// anything else as its text.
+type pipeRows struct {
+	c    *textArrayConn
+	ctx  context.Context
+	br   pgx.BatchResults
+	rows pgx.Rows
+	cols []string
+}
+
+func (r *pipeRows) Columns() []string {
+	if r.cols == nil {
+		for _, fd := range r.rows.FieldDescriptions() {
+			r.cols = append(r.cols, fd.Name)
+		}
+	}
+	return r.cols
+}
+
+func (r *pipeRows) Close() error {
+	r.rows.Close()
+	err := r.rows.Err()
+	if cerr := r.br.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return r.c.failed(r.ctx, err, false)
+	}
+	return nil
+}
+
+func (r *pipeRows) Next(dest []driver.Value) error {
+	if !r.rows.Next() {
+		if err := r.rows.Err(); err != nil {
+			return r.c.failed(r.ctx, err, false)
+		}
+		return io.EOF
+	}
+	m := r.c.Conn.Conn().TypeMap()
+	raw := r.rows.RawValues()
+	for i, fd := range r.rows.FieldDescriptions() {
+		if raw[i] == nil {
+			dest[i] = nil
+			continue
+		}
+		var err error
+		switch fd.DataTypeOID {
+		case pgtype.BoolOID:
+			var v bool
+			err = m.Scan(fd.DataTypeOID, fd.Format, raw[i], &v)
+			dest[i] = v
+		case pgtype.Int2OID, pgtype.Int4OID, pgtype.Int8OID:
+			var v int64
+			err = m.Scan(fd.DataTypeOID, fd.Format, raw[i], &v)
+			dest[i] = v
+		case pgtype.Float4OID, pgtype.Float8OID:
+			var v float64
+			err = m.Scan(fd.DataTypeOID, fd.Format, raw[i], &v)
+			dest[i] = v
+		case pgtype.TimestamptzOID, pgtype.TimestampOID, pgtype.DateOID:
+			var v time.Time
+			err = m.Scan(fd.DataTypeOID, fd.Format, raw[i], &v)
+			dest[i] = v
+		case pgtype.ByteaOID:
+			var v []byte
+			err = m.Scan(fd.DataTypeOID, fd.Format, raw[i], &v)
+			dest[i] = v
+		default:
+			var v string
+			err = m.Scan(fd.DataTypeOID, fd.Format, raw[i], &v)
+			dest[i] = v
+		}
+		if err != nil {
+			return fmt.Errorf("column %s: %w", fd.Name, err)
+		}
+	}
+	return nil
 }
 
 // commitWithKey marks the context of a transaction's last statement (see
@@ -206,6 +337,10 @@ func values(args []driver.NamedValue) []any {
 // COMMIT that rolled back (a transaction already failed) is an error too.
 func (c *textArrayConn) send(ctx context.Context, last *heldExec, commit bool) (driver.Result, error) {
 	b := &pgx.Batch{}
+	if c.begin {
+		b.Queue("begin")
+		c.begin = false
+	}
 	for _, h := range c.held {
 		b.Queue(h.query, h.args...)
 	}
@@ -245,7 +380,7 @@ func (c *textArrayConn) send(ctx context.Context, last *heldExec, commit bool) (
 // ResetSession forgets what a transaction that did not end held back
 // (there is none: Commit sends it, Rollback drops it).
 func (c *textArrayConn) ResetSession(ctx context.Context) error {
-	c.held = nil
+	c.held, c.begin = nil, false
 	return c.Conn.ResetSession(ctx)
 }
 
@@ -296,10 +431,24 @@ func (t classifiedTx) Commit() error {
 		_, err := t.c.send(t.ctx, nil, true)
 		return err
 	}
+	if t.c.begin { // nothing ran: nothing to commit
+		t.c.begin = false
+		return nil
+	}
 	if t.ended() {
 		return nil // committed with its last statement (commitWith)
 	}
 	trip(t.ctx)
+	if t.Tx == nil { // its BEGIN went with its first statement
+		tag, err := t.c.Conn.Conn().Exec(t.ctx, "commit")
+		if err == nil && tag.String() != "COMMIT" {
+			err = pgx.ErrTxCommitRollback
+		}
+		if err != nil {
+			return t.c.failed(context.Background(), err, false)
+		}
+		return nil
+	}
 	if err := t.Tx.Commit(); err != nil {
 		return t.c.failed(context.Background(), err, false)
 	}
@@ -308,10 +457,20 @@ func (t classifiedTx) Commit() error {
 
 func (t classifiedTx) Rollback() error {
 	t.c.held = nil
+	if t.c.begin { // nothing ran
+		t.c.begin = false
+		return nil
+	}
 	if t.ended() {
 		return nil // its last statement's COMMIT failed, which ended it
 	}
 	trip(t.ctx)
+	if t.Tx == nil { // its BEGIN went with its first statement
+		if _, err := t.c.Conn.Conn().Exec(t.ctx, "rollback"); err != nil {
+			return t.c.failed(context.Background(), err, false)
+		}
+		return nil
+	}
 	if err := t.Tx.Rollback(); err != nil {
 		return t.c.failed(context.Background(), err, false)
 	}
