@@ -162,6 +162,11 @@ func (n *newsroom) read(v Event) {
 			}
 			n.say(s.name(v.Seat) + " placed " + n.named(v.Card) + " in their Lab" + replacing + ".")
 		}
+	case KindKept:
+		if c := s.cat.Card(v.Card); c != nil && v.Seat != n.seat {
+			n.say(s.name(v.Seat) + " kept the " + c.Name + " already in their Lab; the new " + n.named(v.Card) +
+				" went to their Recycle Bin.")
+		}
 	case KindPlaceFailed:
 		if v.Seat == n.seat {
 			n.say("Your " + n.named(v.Card) + " could not be placed any more and went back to your hand.")

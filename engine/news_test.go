@@ -35,6 +35,8 @@ func TestNews(t *testing.T) {
 			[]string{"ben placed Bob (Junior) in their Lab.", "ben won One Point (1 Big Data Point).", "New in the Market: Two Points and Big One.", "You drew Pizza and Wrench (TECH 1, SCI 0)."}},
 		{"their upgrade", 1, "players:\n  - {name: ana, hand: [t-bob-s], lab: [t-bob-j]}\n  - {name: ben}\nsteps:\n  - {do: place, card: t-bob-s}\n",
 			[]string{"ana placed Bob (Senior) in their Lab, replacing Bob (Junior)."}},
+		{"their keep", 1, "players:\n  - {name: ana, hand: [t-bob-j], lab: [t-bob-j]}\n  - {name: ben}\nsteps:\n  - {do: place, card: t-bob-j}\n  - {seat: 0, answer: \"in your Lab\"}\n",
+			[]string{"ana kept the Bob already in their Lab; the new Bob (Junior) went to their Recycle Bin."}},
 		{"the end", 1, "players:\n  - {name: ana, hand: [t-wrench]}\n  - {name: ben}\nmarket: [t-two]\nsteps:\n  - {do: play_tool, card: t-wrench}\n  - {do: claim, challenges: t-two}\n",
 			[]string{"ana won Two Points (2 Big Data Points).", "The game is over: ana won with 2 Big Data Points."}},
 		{"a shared win", 0, "players:\n  - {name: ana}\n  - {name: ben}\nsteps:\n  - {do: vote_end}\n  - {do: vote_end, seat: 1}\n",
