@@ -438,17 +438,11 @@ func (t classifiedTx) Commit() error {
 	if t.ended() {
 		return nil // committed with its last statement (commitWith)
 	}
-	trip(t.ctx)
-	if t.Tx == nil { // its BEGIN went with its first statement
-		tag, err := t.c.Conn.Conn().Exec(t.ctx, "commit")
-		if err == nil && tag.String() != "COMMIT" {
-			err = pgx.ErrTxCommitRollback
-		}
-		if err != nil {
-			return t.c.failed(context.Background(), err, false)
-		}
-		return nil
+	if t.Tx == nil { // its BEGIN went with its first statement: the COMMIT as send checks it
+		_, err := t.c.send(t.ctx, nil, true)
+		return err
 	}
+	trip(t.ctx)
 	if err := t.Tx.Commit(); err != nil {
 		return t.c.failed(context.Background(), err, false)
 	}
