@@ -98,6 +98,14 @@ func seatsAfterLock(t *testing.T, st *models.Store, g *models.Game) {
 // insert is (models.Deferred).
 type heldOutbox struct{}
 
+// heldJobs makes heldOutbox's table on st.
+func heldJobs(t *testing.T, st *models.Store) {
+	t.Helper()
+	if err := st.ExecForTest(context.Background(), `CREATE TABLE held_jobs (version bigint PRIMARY KEY)`); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func (heldOutbox) GameChanged(ctx context.Context, tx models.OutboxTx, c models.GameChange) error {
 	_, err := tx.Tx.ExecContext(models.Deferred(ctx), `INSERT INTO held_jobs VALUES ($1)`, c.Game.Version)
 	return err
@@ -110,9 +118,7 @@ func (heldOutbox) GameChanged(ctx context.Context, tx models.OutboxTx, c models.
 func TestChangeRoundTrips(t *testing.T) {
 	st := modelstest.Open(t, models.Postgres, models.Options{})
 	ctx := context.Background()
-	if err := st.ExecForTest(ctx, `CREATE TABLE held_jobs (version bigint PRIMARY KEY)`); err != nil {
-		t.Fatal(err)
-	}
+	heldJobs(t, st)
 	a, b := newUser(t, st, "rho"), newUser(t, st, "sig")
 	g := newGame(t, st, a, b)
 	for _, outbox := range []models.Outbox{nil, heldOutbox{}} {
