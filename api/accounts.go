@@ -203,7 +203,7 @@ func (s *Server) changePassword(c *gin.Context) {
 	for k, v := range resp.header {
 		c.Header(k, v)
 	}
-	c.JSON(resp.status, resp.body)
+	writeJSON(c, resp.status, resp.body)
 }
 
 // me returns the caller's profile.
@@ -213,7 +213,7 @@ func (s *Server) me(c *gin.Context) {
 		writeError(c, err)
 		return
 	}
-	c.JSON(http.StatusOK, meOut(p))
+	writeJSON(c, http.StatusOK, meOut(p))
 }
 
 // meOut is the user of p with the reply-by-email choice.
@@ -240,7 +240,7 @@ func (s *Server) updateMe(c *gin.Context) {
 		writeError(c, err)
 		return
 	}
-	c.JSON(http.StatusOK, meOut(p))
+	writeJSON(c, http.StatusOK, meOut(p))
 }
 
 func tokenOut(t *models.APIToken) tokenResponse {
@@ -259,7 +259,7 @@ func (s *Server) listTokens(c *gin.Context) {
 	for i := range list {
 		out.Tokens = append(out.Tokens, tokenOut(&list[i]))
 	}
-	c.JSON(http.StatusOK, out)
+	writeJSON(c, http.StatusOK, out)
 }
 
 // createToken makes a personal API token; its secret is shown only here

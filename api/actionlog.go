@@ -39,5 +39,5 @@ func (s *Server) actionLog(c *gin.Context) {
 	for i, a := range l.Actions {
 		out.Actions[i] = loggedAction{Seq: a.Seq, Version: a.Version, Seat: a.Seat, Action: actionOut(a.Action), CreatedAt: rfc3339(a.CreatedAt)}
 	}
-	c.JSON(http.StatusOK, out)
+	writeJSON(c, http.StatusOK, out)
 }

@@ -64,7 +64,7 @@ func (s *Server) getCalendar(c *gin.Context) {
 		return
 	}
 	c.Header("Cache-Control", "no-store")
-	c.JSON(http.StatusOK, s.feedOut(c, f))
+	writeJSON(c, http.StatusOK, s.feedOut(c, f))
 }
 
 // createCalendar makes the caller's feed, or renews it: a new address,
@@ -76,7 +76,7 @@ func (s *Server) createCalendar(c *gin.Context) {
 		return
 	}
 	c.Header("Cache-Control", "no-store")
-	c.JSON(http.StatusCreated, s.feedOut(c, f))
+	writeJSON(c, http.StatusCreated, s.feedOut(c, f))
 }
 
 // deleteCalendar revokes the caller's feed: its address answers 404 from

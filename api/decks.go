@@ -25,7 +25,7 @@ func (s *Server) listCards(c *gin.Context) {
 		out.Cards = append(out.Cards, cr)
 	}
 	c.Header("Cache-Control", "public, max-age=3600")
-	c.JSON(http.StatusOK, out)
+	writeJSON(c, http.StatusOK, out)
 }
 
 func entriesOut(d engine.Deck) []deckEntry {
@@ -43,7 +43,7 @@ func (s *Server) listPrebuiltDecks(c *gin.Context) {
 		out.Decks = append(out.Decks, prebuiltDeck{ID: d.ID, Name: d.Name, Size: d.Size(), Cards: entriesOut(d)})
 	}
 	c.Header("Cache-Control", "public, max-age=3600")
-	c.JSON(http.StatusOK, out)
+	writeJSON(c, http.StatusOK, out)
 }
 
 // engineDeck converts a deck request into an engine deck list.
@@ -108,7 +108,7 @@ func (s *Server) respondDeck(c *gin.Context, status int, d *models.Deck) {
 		writeError(c, err)
 		return
 	}
-	c.JSON(status, out)
+	writeJSON(c, status, out)
 }
 
 // listDecks lists the caller's custom decks, oldest first.
@@ -141,7 +141,7 @@ func (s *Server) listDecks(c *gin.Context) {
 		}
 		out.Decks = append(out.Decks, d)
 	}
-	c.JSON(http.StatusOK, out)
+	writeJSON(c, http.StatusOK, out)
 }
 
 // getDeck returns one of the caller's decks.

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/datamonsters/turns/engine"
+	"github.com/datamonsters/turns/internal/jsonenc"
 	"github.com/datamonsters/turns/models"
 	"github.com/datamonsters/turns/play"
 	"github.com/gin-gonic/gin"
@@ -160,7 +161,7 @@ func (s *Server) listGames(c *gin.Context) {
 	for i := range games {
 		out.Games = append(out.Games, s.gameOut(&games[i], games[i].SeatOf(userID(c)), nil))
 	}
-	c.JSON(http.StatusOK, out)
+	writeJSON(c, http.StatusOK, out)
 }
 
 // nearRating reads the filter of open games near a rating into f:
@@ -241,7 +242,7 @@ func (s *Server) visibleJSON(c *gin.Context, prepare func(g *models.Game, seat i
 		return
 	}
 	if body, hit := s.bodies.Get(k); hit {
-		c.Data(http.StatusOK, "application/json; charset=utf-8", body)
+		c.Data(http.StatusOK, jsonType, body)
 		return
 	}
 	var body []byte
@@ -251,7 +252,7 @@ func (s *Server) visibleJSON(c *gin.Context, prepare func(g *models.Game, seat i
 			return nil
 		}
 		var err error
-		if body, err = json.Marshal(build(st)); err == nil { // encoded while the state is lent
+		if body, err = jsonenc.Marshal(build(st)); err == nil { // encoded while the state is lent
 			s.bodies.Put(k, body)
 		}
 		return err
@@ -261,7 +262,7 @@ func (s *Server) visibleJSON(c *gin.Context, prepare func(g *models.Game, seat i
 		return
 	}
 	if body != nil {
-		c.Data(http.StatusOK, "application/json; charset=utf-8", body)
+		c.Data(http.StatusOK, jsonType, body)
 	}
 }
 
@@ -364,7 +365,7 @@ func (s *Server) listEvents(c *gin.Context) {
 			out.Events = append(out.Events, eventResponse{Seq: r.Seq, Version: r.Version, CreatedAt: rfc3339(r.CreatedAt), Event: v})
 		}
 	}
-	c.JSON(http.StatusOK, out)
+	writeJSON(c, http.StatusOK, out)
 }
 
 // response is a status and body decided for a change.
@@ -435,7 +436,7 @@ func (s *Server) mutateGame(c *gin.Context, call func(rec *play.Record) (*play.R
 	for k, v := range resp.header {
 		c.Header(k, v)
 	}
-	c.JSON(resp.status, resp.body)
+	writeJSON(c, resp.status, resp.body)
 }
 
 // lobbyOut is the response to a lobby change: the game as the caller sees it.

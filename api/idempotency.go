@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"sync"
 
+	"github.com/datamonsters/turns/internal/jsonenc"
 	"github.com/datamonsters/turns/internal/mac"
 	"github.com/datamonsters/turns/models"
 	"github.com/gin-gonic/gin"
@@ -203,7 +204,7 @@ func (s *Server) idempotent(c *gin.Context, sc idemScope, fn func(st *models.Sto
 		c.Status(resp.status)
 		return
 	}
-	c.JSON(resp.status, resp.body)
+	writeJSON(c, resp.status, resp.body)
 }
 
 // runningKeys lets one request with a given Idempotency-Key run at a time
@@ -266,13 +267,13 @@ func (s *Server) sealKey(c *gin.Context, uid int64, key string) (cipher.AEAD, []
 func (s *Server) seal(c *gin.Context, uid int64, key string, resp response) ([]byte, error) {
 	plain := sealedResponse{Header: resp.header}
 	if resp.body != nil {
-		body, err := json.Marshal(resp.body)
+		body, err := jsonenc.Marshal(resp.body)
 		if err != nil {
 			return nil, err
 		}
 		plain.Body = body
 	}
-	data, err := json.Marshal(plain)
+	data, err := jsonenc.Marshal(plain)
 	if err != nil {
 		return nil, err
 	}

@@ -65,7 +65,7 @@ func (s *Server) inboundEmail(c *gin.Context) {
 		writeError(c, &refusal.RateLimitError{Retry: retry})
 		return
 	}
-	c.JSON(http.StatusOK, inboundResponse{Outcome: outcome, Reason: reason})
+	writeJSON(c, http.StatusOK, inboundResponse{Outcome: outcome, Reason: reason})
 }
 
 func (s *Server) inboundAuthorized(r *http.Request) bool {
@@ -171,5 +171,5 @@ func (s *Server) setGameReplies(c *gin.Context) {
 		writeError(c, err)
 		return
 	}
-	c.JSON(http.StatusOK, gameRepliesResponse{GameID: g.ID, Enabled: *req.Enabled})
+	writeJSON(c, http.StatusOK, gameRepliesResponse{GameID: g.ID, Enabled: *req.Enabled})
 }

@@ -77,7 +77,7 @@ func (s *Server) listMessages(c *gin.Context) {
 	for _, m := range ms {
 		out.Messages = append(out.Messages, messageOut(m))
 	}
-	c.JSON(http.StatusOK, out)
+	writeJSON(c, http.StatusOK, out)
 }
 
 // messageLimit is the limit of a player's messages in one game, as the
@@ -135,5 +135,5 @@ func (s *Server) muteMessages(c *gin.Context) {
 		writeError(c, err)
 		return
 	}
-	c.JSON(http.StatusOK, muteResponse{GameID: id, Muted: *req.Muted})
+	writeJSON(c, http.StatusOK, muteResponse{GameID: id, Muted: *req.Muted})
 }

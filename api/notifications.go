@@ -118,7 +118,7 @@ func (s *Server) listWebhooks(c *gin.Context) {
 		writeError(c, err)
 		return
 	}
-	c.JSON(http.StatusOK, webhookList{Webhooks: listed(hooks, webhookOut)})
+	writeJSON(c, http.StatusOK, webhookList{Webhooks: listed(hooks, webhookOut)})
 }
 
 // createWebhook registers a URL for the caller (or, with an API token, for
@@ -236,7 +236,7 @@ func (s *Server) listDeliveries(c *gin.Context) {
 		writeError(c, err)
 		return
 	}
-	c.JSON(http.StatusOK, deliveryList{Deliveries: listed(ds, deliveryOut)})
+	writeJSON(c, http.StatusOK, deliveryList{Deliveries: listed(ds, deliveryOut)})
 }
 
 // redeliver queues one delivery again, with the same Webhook-Id. A repeat
@@ -282,7 +282,7 @@ func (s *Server) getPreferences(c *gin.Context) {
 	for _, p := range ps {
 		out.Preferences = append(out.Preferences, preference(p))
 	}
-	c.JSON(http.StatusOK, out)
+	writeJSON(c, http.StatusOK, out)
 }
 
 // updatePreferences sets the preferences listed; others stay as they are.

@@ -55,7 +55,7 @@ func (s *Server) vapidKey(c *gin.Context) {
 		writeError(c, err)
 		return
 	}
-	c.JSON(http.StatusOK, vapidKeyResponse{PublicKey: key})
+	writeJSON(c, http.StatusOK, vapidKeyResponse{PublicKey: key})
 }
 
 // listPushSubscriptions lists the caller's subscriptions, without their
@@ -66,7 +66,7 @@ func (s *Server) listPushSubscriptions(c *gin.Context) {
 		writeError(c, err)
 		return
 	}
-	c.JSON(http.StatusOK, pushSubscriptionList{Subscriptions: listed(subs, pushSubscriptionOut)})
+	writeJSON(c, http.StatusOK, pushSubscriptionList{Subscriptions: listed(subs, pushSubscriptionOut)})
 }
 
 // createPushSubscription registers a browser's subscription for the
@@ -91,7 +91,7 @@ func (s *Server) createPushSubscription(c *gin.Context) {
 		status = http.StatusCreated
 		c.Header("Location", "/v1/me/push-subscriptions/"+strconv.FormatInt(p.ID, 10))
 	}
-	c.JSON(status, pushSubscriptionOut(p))
+	writeJSON(c, status, pushSubscriptionOut(p))
 }
 
 // deletePushSubscription stops the pushes to one of the caller's

@@ -39,7 +39,7 @@ func (s *Server) getQuietHours(c *gin.Context) {
 		writeError(c, err)
 		return
 	}
-	c.JSON(http.StatusOK, quietOut(q))
+	writeJSON(c, http.StatusOK, quietOut(q))
 }
 
 // setQuietHours sets the caller's quiet hours (login session only).
@@ -54,7 +54,7 @@ func (s *Server) setQuietHours(c *gin.Context) {
 		writeError(c, err)
 		return
 	}
-	c.JSON(http.StatusOK, quietOut(q))
+	writeJSON(c, http.StatusOK, quietOut(q))
 }
 
 // deleteQuietHours turns the caller's quiet hours off (login session

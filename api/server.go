@@ -12,6 +12,7 @@ import (
 	"github.com/datamonsters/turns/accounts"
 	"github.com/datamonsters/turns/engine"
 	"github.com/datamonsters/turns/internal/bounded"
+	"github.com/datamonsters/turns/internal/jsonenc"
 	"github.com/datamonsters/turns/internal/router"
 	"github.com/datamonsters/turns/models"
 	"github.com/datamonsters/turns/play"
@@ -283,7 +284,7 @@ func userID(c *gin.Context) int64 { return c.GetInt64(ctxUserID) }
 
 // healthz says the process is up.
 func (s *Server) healthz(c *gin.Context) {
-	c.JSON(http.StatusOK, statusResponse{Status: "ok"})
+	writeJSON(c, http.StatusOK, statusResponse{Status: "ok"})
 }
 
 // readyz says the database answers.
@@ -295,7 +296,7 @@ func (s *Server) readyz(c *gin.Context) {
 		writeError(c, newError(http.StatusServiceUnavailable, "not_ready", "Not ready", "the database does not answer"))
 		return
 	}
-	c.JSON(http.StatusOK, statusResponse{Status: "ready"})
+	writeJSON(c, http.StatusOK, statusResponse{Status: "ready"})
 }
 
 // openapi serves the contract.
@@ -313,6 +314,20 @@ func listed[T, R any](xs []T, out func(T) R) []R {
 }
 
 // rfc3339 formats t in UTC.
+// writeJSON answers status with v encoded (jsonenc: encoding/json's
+// bytes), as every JSON answer but a refusal's is written.
+func writeJSON(c *gin.Context, status int, v any) {
+	body, err := jsonenc.Marshal(v)
+	if err != nil {
+		writeError(c, err)
+		return
+	}
+	c.Data(status, jsonType, body)
+}
+
+// jsonType is the Content-Type of a JSON answer.
+const jsonType = "application/json; charset=utf-8"
+
 func rfc3339(t time.Time) string { return t.UTC().Format(time.RFC3339) }
 
 func rfc3339p(t *time.Time) *string {

@@ -94,7 +94,7 @@ func (s *Server) unsubscribe(c *gin.Context) {
 		writeUnsubscribePage(c, unsubscribeView{What: unsubscribeWhat(scope), Done: true})
 		return
 	}
-	c.JSON(http.StatusOK, statusResponse{Status: "unsubscribed"})
+	writeJSON(c, http.StatusOK, statusResponse{Status: "unsubscribed"})
 }
 
 // unsubscribeWhat names the emails a scope turns off, for the page.

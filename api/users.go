@@ -52,5 +52,5 @@ func (s *Server) getUser(c *gin.Context) {
 		writeError(c, err)
 		return
 	}
-	c.JSON(http.StatusOK, profileOut(u.Username, r))
+	writeJSON(c, http.StatusOK, profileOut(u.Username, r))
 }

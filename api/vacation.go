@@ -50,7 +50,7 @@ func (s *Server) listVacations(c *gin.Context) {
 	for _, v := range vs.Vacations {
 		out.Vacations = append(out.Vacations, vacationOut(v))
 	}
-	c.JSON(http.StatusOK, out)
+	writeJSON(c, http.StatusOK, out)
 }
 
 // createVacation records an absence within the yearly allowance
@@ -98,7 +98,7 @@ func (s *Server) endVacation(c *gin.Context) {
 		writeError(c, err)
 		return
 	}
-	c.JSON(http.StatusOK, vacationOut(v))
+	writeJSON(c, http.StatusOK, vacationOut(v))
 }
 
 // cancelVacation ends the caller's vacation: a coming one is removed, a

@@ -10,6 +10,7 @@ import (
 
 	"github.com/datamonsters/turns/engine"
 	"github.com/datamonsters/turns/internal/bounded"
+	"github.com/datamonsters/turns/internal/jsonenc"
 	"github.com/datamonsters/turns/models"
 	"github.com/datamonsters/turns/play"
 )
@@ -286,7 +287,7 @@ func pending(data []byte, f *Fill) (string, error) {
 	if f == nil {
 		return "", nil
 	}
-	b, err := json.Marshal(pendingNote{Data: data, Fill: f})
+	b, err := jsonenc.Marshal(pendingNote{Data: data, Fill: f})
 	return string(b), err
 }
 

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync"
 	"unicode"
+
+	"github.com/datamonsters/turns/internal/jsonenc"
 )
 
 // Payload encodes a notification's data: body, the JSON of its template
@@ -28,7 +30,7 @@ func Payload(d Data) (body []byte, public json.RawMessage, err error) {
 // encodeLists is the JSON of d with every nil slice in it encoded as []
 // (see lists).
 func encodeLists(d Data) ([]byte, error) {
-	return json.Marshal(lists(reflect.ValueOf(d)).Interface())
+	return jsonenc.Marshal(lists(reflect.ValueOf(d)).Interface())
 }
 
 // lists returns a copy of v in which every nil slice is an empty one

@@ -2,12 +2,12 @@ package play
 
 import (
 	"context"
-	"encoding/json"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/datamonsters/turns/engine"
+	"github.com/datamonsters/turns/internal/jsonenc"
 	"github.com/datamonsters/turns/models"
 )
 
@@ -171,7 +171,7 @@ func applyActions(st *engine.State, seat int, actions []engine.Action) (*engine.
 // (actions, events, prompts) and the result.
 func (s *Service) commit(g *models.Game, seat int, prevPrompts []engine.Prompt, actions []engine.Action, next *engine.State,
 	events []engine.Event) (*models.Change, *Result, error) {
-	data, err := next.Marshal()
+	data, err := jsonenc.Marshal(next) // next.Marshal()'s bytes, faster
 	if err != nil {
 		return nil, nil, err
 	}
@@ -243,18 +243,18 @@ func (s *Service) commit(g *models.Game, seat int, prevPrompts []engine.Prompt, 
 		uid = g.Seats[seat].UserID
 	}
 	for _, a := range actions {
-		body, _ := json.Marshal(a)
+		body, _ := jsonenc.Marshal(a)
 		ch.Actions = append(ch.Actions, models.ActionRecord{Version: g.Version, Seat: seat, UserID: uid, Body: string(body)})
 	}
 	for _, e := range events {
-		body, _ := json.Marshal(e)
+		body, _ := jsonenc.Marshal(e)
 		ch.Events = append(ch.Events, models.EventRecord{Body: string(body)})
 	}
 	ch.Engine = &models.EngineChange{State: next, Events: events}
 	if promptsChanged {
 		ch.ReplacePrompts = true
 		for _, p := range next.Prompts {
-			body, _ := json.Marshal(p)
+			body, _ := jsonenc.Marshal(p)
 			ch.Prompts = append(ch.Prompts, models.PromptRecord{PromptID: p.ID, Seat: p.Seat, Body: string(body), DeadlineAt: g.DeadlineAt})
 		}
 	}
