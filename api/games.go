@@ -246,7 +246,7 @@ func (s *Server) visibleJSON(c *gin.Context, prepare func(g *models.Game, seat i
 		return
 	}
 	var body []byte
-	err = s.play.Read(c.Request.Context(), id, userID(c), func(g *models.Game, seat int, st *engine.State) error {
+	err = s.play.ReadAt(c.Request.Context(), ref, id, userID(c), func(g *models.Game, seat int, st *engine.State) error {
 		k, build, ok := prepare(g, seat)
 		if !ok {
 			return nil

@@ -579,6 +579,20 @@ func deref[T any](p *T) T {
 	return *p
 }
 
+// Row returns a copy of g as GameNoState reads it at g's version: its
+// columns and its seats (a slice of its own), without its snapshot, which
+// Snapshot reads from s when asked, and without what was read along with
+// it (recipients, quiet hours, a session or token checked), which belongs
+// to the transaction or request that read g. A cache keeps rows: they
+// outlive both. A copy of a row is a row.
+func (s *Store) Row(g *Game) *Game {
+	row := *g
+	row.State, row.Seats = nil, slices.Clone(g.Seats)
+	row.loadState, row.seatUsers, row.quietHours, row.session, row.token = nil, nil, nil, nil, nil
+	row.setLoadState(s.db)
+	return &row
+}
+
 // setLoadState makes Snapshot read the snapshot of g's version through db.
 func (g *Game) setLoadState(db *gorm.DB) {
 	if g.State != nil || g.Status == StatusOpen || g.Status == StatusCancelled {

@@ -3,9 +3,11 @@ package play
 import (
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/datamonsters/turns/engine"
 	"github.com/datamonsters/turns/internal/bounded"
+	"github.com/datamonsters/turns/models"
 )
 
 // stateCache keeps the engine state of recently changed games, parsed, so
@@ -14,7 +16,10 @@ import (
 // stored with. A change takes a state out (under the game's row lock) and
 // puts the new state back once its result is done with (Result.Done); a
 // read takes one and puts it back once it has built what it answers
-// (Read), so no two callers ever share a state. An entry holds up to
+// (Read), so no two callers ever share a state. Beside its states an
+// entry may hold the game's row at its version (keepGame), so that a read
+// that knows the version and deadline already (ReadAt) makes no query. An
+// entry holds up to
 // maxFree states of its version, so that readers of one game at once
 // each take one instead of decoding the snapshot again: the first
 // decodes it and puts its copy beside the other when it is done.
@@ -28,6 +33,10 @@ type stateCache struct {
 type stateSlot struct {
 	version int64
 	free    []*engine.State
+	// game is the game's row at version, without its snapshot, as the
+	// change that made the version left it or a read found it; nil when
+	// neither did here. Nobody changes it: game hands out copies.
+	game *models.Game
 }
 
 // maxFree is how many states of one version an entry keeps: the readers
@@ -89,4 +98,34 @@ func (c *stateCache) put(id, version int64, st *engine.State) {
 		e = &stateSlot{version: version, free: []*engine.State{st}}
 	}
 	c.m.Put(id, e) // the entry read last is the last to be forgotten
+}
+
+// keepGame records row (models.Store.Row) as its entry's game, if the
+// entry is of the row's version.
+func (c *stateCache) keepGame(row *models.Game) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if e, ok := c.m.Get(row.ID); ok && e.version == row.Version {
+		e.game = row
+	}
+}
+
+// game returns a copy of the row of game id that its entry holds, if the
+// entry is of version and the row's deadline is deadline (a deadline moves
+// without a new version); nil if not.
+func (c *stateCache) game(id, version int64, deadline *time.Time) *models.Game {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e, ok := c.m.Get(id)
+	if !ok || e.version != version || e.game == nil || !sameInstant(e.game.DeadlineAt, deadline) {
+		return nil
+	}
+	row := *e.game
+	row.Seats = slices.Clone(row.Seats)
+	return &row
+}
+
+// sameInstant says whether a and b are both nil or the same instant.
+func sameInstant(a, b *time.Time) bool {
+	return (a == nil) == (b == nil) && (a == nil || a.Equal(*b))
 }

@@ -2,9 +2,13 @@ package play_test
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
+	"reflect"
 	"slices"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/datamonsters/turns/engine"
 	"github.com/datamonsters/turns/models"
@@ -105,4 +109,113 @@ func TestReadersAtOnceEachHoldTheirOwnState(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestReadAtAfterAChange: after a change, a read that holds the game's
+// reference (the API's GET) finds the row and state the change left and
+// makes no query, and gets what Read gets, for each player; once the
+// deadline moves without a new version, it reads the row again.
+func TestReadAtAfterAChange(t *testing.T) {
+	ctx := context.Background()
+	for _, d := range modelstest.Dialects() {
+		t.Run(d.String(), func(t *testing.T) {
+			st := modelstest.Open(t, d, models.Options{})
+			svc := play.New(st, nil, nil)
+			id, ana, bob, _ := startedGame(t, st, svc)
+			g, seat, err := svc.Game(ctx, id, ana.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			who := ana.ID
+			if !g.Seats[seat].Awaited {
+				who = bob.ID
+			}
+			res, err := svc.Submit(ctx, id, who, &g.Version, []engine.Action{{Type: engine.ActEndTurn}}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res.Done()
+			count := st.CountStatementsForTest()
+			type read struct {
+				game     string // the exported fields
+				deadline string
+				snapshot string
+				seat     int
+				view     string
+			}
+			// readAt reads as uid through its reference, and says how
+			// many statements the read spent past the reference's.
+			readAt := func(uid int64, at bool) (read, int64) {
+				t.Helper()
+				ref, err := svc.Ref(ctx, id, uid, "")
+				if err != nil {
+					t.Fatal(err)
+				}
+				var r read
+				var spent int64
+				before := count()
+				fn := func(g *models.Game, seat int, s *engine.State) error {
+					spent = count() - before
+					view, err := json.Marshal(s.View(seat))
+					if err != nil {
+						return err
+					}
+					snap, err := g.Snapshot() // read anew: the row does not keep it
+					r = read{exported(t, g), fmt.Sprint(g.DeadlineAt), string(snap), seat, string(view)}
+					return err
+				}
+				if at {
+					err = svc.ReadAt(ctx, ref, id, uid, fn)
+				} else {
+					err = svc.Read(ctx, id, uid, fn)
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				return r, spent
+			}
+			for _, uid := range []int64{ana.ID, bob.ID} {
+				got, spent := readAt(uid, true)
+				if spent != 0 {
+					t.Errorf("user %d: ReadAt after the change spent %d statements, want 0", uid, spent)
+				}
+				if want, _ := readAt(uid, false); !reflect.DeepEqual(got, want) {
+					t.Errorf("user %d: ReadAt gave\n%+v\nwhere Read gives\n%+v", uid, got, want)
+				}
+			}
+			// The clock moves the deadline; the version stays.
+			if g, _, err = svc.Game(ctx, id, ana.ID); err != nil || g.DeadlineAt == nil {
+				t.Fatalf("%v, deadline %v", err, g.DeadlineAt)
+			}
+			later := g.DeadlineAt.Add(time.Hour)
+			if ok, err := st.ExtendDeadline(ctx, id, *g.DeadlineAt, later, later, ""); err != nil || !ok {
+				t.Fatalf("extend: %v %v", ok, err)
+			}
+			got, spent := readAt(ana.ID, true)
+			if spent == 0 || got.deadline != fmt.Sprint(&later) {
+				t.Errorf("after the deadline moved: deadline %s with %d statements, want %v read anew", got.deadline, spent, later)
+			}
+			if again, spent := readAt(ana.ID, true); spent != 0 || !reflect.DeepEqual(again, got) {
+				t.Errorf("the row read anew is not kept: %d statements", spent)
+			}
+		})
+	}
+}
+
+// exported is g's exported fields by name, seats included, in JSON (an
+// instant's location aside).
+func exported(t *testing.T, g *models.Game) string {
+	t.Helper()
+	out := map[string]any{}
+	v := reflect.ValueOf(g).Elem()
+	for i := range v.NumField() {
+		if f := v.Type().Field(i); f.IsExported() && f.Name != "State" {
+			out[f.Name] = v.Field(i).Interface()
+		}
+	}
+	data, err := json.Marshal(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
 }

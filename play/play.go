@@ -25,12 +25,16 @@ type Service struct {
 	talks   *bounded.Map[talkKey, *Talk]  // the talk of the boards read lately (LatestMessagesIn)
 }
 
-// New returns the play path over store. now is the clock (nil: time.Now);
-// log takes the debug lines of the bot's moves (nil: none).
+// New returns the play path over store. now is the clock (nil: time.Now),
+// read to the microsecond in UTC, as the store keeps times, so that a row
+// a change leaves is the row a read finds; log takes the debug lines of
+// the bot's moves (nil: none).
 func New(store *models.Store, now func() time.Time, log *slog.Logger) *Service {
-	if now == nil {
-		now = time.Now
+	clock := now
+	if clock == nil {
+		clock = time.Now
 	}
+	now = func() time.Time { return clock().UTC().Truncate(time.Microsecond) }
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
@@ -175,6 +179,11 @@ func (s *Service) change(ctx context.Context, id, uid int64, rec *Record, fn mut
 	if err != nil {
 		return nil, err
 	}
+	if keep := res.keep; keep != nil {
+		// The committed row goes into the cache beside the state.
+		row := s.store.Row(res.Game)
+		res.keep = func() { keep(); s.states.keepGame(row) }
+	}
 	s.remember(id, res)
 	return res, nil
 }
@@ -293,8 +302,23 @@ func (s *Service) ReadChecked(ctx context.Context, id, uid int64, chk *models.Se
 		s.states.put(id, cached, st)
 		return err
 	}
-	defer s.states.put(g.ID, g.Version, st)
+	row := s.store.Row(g)
+	defer func() { s.states.put(g.ID, g.Version, st); s.states.keepGame(row) }()
 	return fn(g, seat, st)
+}
+
+// ReadAt is Read for a caller that holds the game's reference, read for
+// user uid (Ref, which checked that the user may see the game): when the
+// state cache holds the game's row and state at the reference's version
+// and deadline, fn gets them with no query.
+func (s *Service) ReadAt(ctx context.Context, ref models.GameRef, id, uid int64, fn func(g *models.Game, seat int, st *engine.State) error) error {
+	if g := s.states.game(id, ref.Version, ref.DeadlineAt); g != nil {
+		if st := s.states.take(id, ref.Version); st != nil {
+			defer s.states.put(id, ref.Version, st)
+			return fn(g, ref.Seat, st)
+		}
+	}
+	return s.Read(ctx, id, uid, fn)
 }
 
 // ErrNoState is wrapped by StateAt and Replay for a version of a game
