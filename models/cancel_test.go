@@ -12,14 +12,59 @@ import (
 	"github.com/datamonsters/turns/models/modelstest"
 )
 
-// TestChangesWithEndingContexts: changes of one game whose contexts end
-// at random moments (a client that hangs up, a deadline that passes:
-// before the BEGIN and lock are sent, while they are, while the write,
-// its job and its COMMIT are) leave the game whole: each committed
-// version has its one event and its one job, none without the other,
-// every change reported done is among them, no session stays in a
+// TestChangesWithEndingContexts: changes of one game whose deadlines pass
+// at random moments (before the BEGIN and lock are sent, while they are,
+// while the write, its job and its COMMIT are) leave the game whole: each
+// committed version has its one event and its one job, none without the
+// other, every change reported done is among them, no session stays in a
 // transaction, and the pool's next changes succeed.
 func TestChangesWithEndingContexts(t *testing.T) {
+	done, failed, stored := endingChanges(t, func(ctx context.Context, r *rand.Rand) (context.Context, context.CancelFunc) {
+		// From at once to a few changes' time in (the others hold the
+		// game's lock meanwhile).
+		return context.WithTimeout(ctx, time.Duration(r.IntN(20000))*time.Microsecond)
+	})
+	if failed == 0 {
+		t.Fatal("no deadline passed during a change: the test tries nothing")
+	}
+	if stored < done {
+		t.Fatalf("%d versions stored, fewer than the %d changes reported done", stored, done)
+	}
+}
+
+// TestChangesWhoseCallersHangUp: a change whose caller's context is
+// cancelled (a client that hangs up) once the change has begun runs to
+// its end: every change is stored exactly when it is reported done, so a
+// caller is never told "failed" of a change that was made; one cancelled
+// before it began is not made.
+func TestChangesWhoseCallersHangUp(t *testing.T) {
+	var early int
+	var mu sync.Mutex
+	done, failed, stored := endingChanges(t, func(ctx context.Context, r *rand.Rand) (context.Context, context.CancelFunc) {
+		c, cancel := context.WithCancel(ctx)
+		if r.IntN(8) == 0 {
+			cancel() // gone before the change begins
+			mu.Lock()
+			early++
+			mu.Unlock()
+		} else {
+			time.AfterFunc(time.Duration(r.IntN(20000))*time.Microsecond, cancel)
+		}
+		return c, cancel
+	})
+	if stored != done || failed != early {
+		t.Fatalf("%d changes reported done, %d stored; %d failed, %d of them cancelled before they began",
+			done, stored, failed, early)
+	}
+}
+
+// endingChanges runs changes of one game, 8 workers at once, with a job
+// each held back as River's, every other one under a context from ending,
+// the others under a context that does not end; it checks what both tests
+// check and returns how many changes were reported done (the ones after
+// them included) and failed, and how many versions are stored.
+func endingChanges(t *testing.T, ending func(ctx context.Context, r *rand.Rand) (context.Context, context.CancelFunc)) (done, failed, stored int) {
+	t.Helper()
 	st := modelstest.Open(t, models.Postgres, models.Options{})
 	ctx := context.Background()
 	heldJobs(t, st)
@@ -33,8 +78,7 @@ func TestChangesWithEndingContexts(t *testing.T) {
 
 	const workers, each = 8, 40
 	var mu sync.Mutex
-	var done []int64 // the versions of the changes reported done
-	failed := 0
+	var versions []int64 // the versions of the changes reported done
 	var wg sync.WaitGroup
 	for w := range workers {
 		wg.Add(1)
@@ -42,30 +86,28 @@ func TestChangesWithEndingContexts(t *testing.T) {
 			defer wg.Done()
 			r := rand.New(rand.NewPCG(uint64(w), 7))
 			for range each {
-				// Every other change runs its course; the others end from
-				// at once to a few changes' time in (the others hold the
-				// game's lock meanwhile).
 				c, cancel := context.WithCancel(ctx)
-				if r.IntN(2) == 0 {
-					c, cancel = context.WithTimeout(ctx, time.Duration(r.IntN(20000))*time.Microsecond)
+				ends := r.IntN(2) == 0
+				if ends {
+					c, cancel = ending(ctx, r)
 				}
 				got, err := st.Mutate(c, g.ID, step)
 				cancel()
 				mu.Lock()
-				if err == nil {
-					done = append(done, got.Version)
-				} else {
+				switch {
+				case err == nil:
+					versions = append(versions, got.Version)
+				case ends: // however it is put (a dial cut short is "unavailable")
 					failed++
+				default:
+					t.Errorf("a change whose context did not end: %v", err)
 				}
 				mu.Unlock()
 			}
 		}()
 	}
 	wg.Wait()
-	t.Logf("%d changes done, %d ended with their context", len(done), failed)
-	if failed == 0 {
-		t.Fatal("no context ended during a change: the test tries nothing")
-	}
+	t.Logf("%d changes done, %d ended with their context", len(versions), failed)
 
 	db, err := st.SQLDB()
 	if err != nil {
@@ -125,13 +167,11 @@ func TestChangesWithEndingContexts(t *testing.T) {
 	if len(jobs) != committed || jobs[0] != g.Version+1 || jobs[len(jobs)-1] != cur.Version {
 		t.Fatalf("jobs for versions %d..%d (%d), want %d..%d", jobs[0], jobs[len(jobs)-1], len(jobs), g.Version+1, cur.Version)
 	}
-	for _, v := range done {
+	for _, v := range versions {
 		if _, found := slices.BinarySearch(jobs, v); !found {
 			t.Fatalf("version %d was reported done and is not stored", v)
 		}
 	}
 	t.Logf("%d versions stored", committed)
-	if committed < len(done)+2*workers {
-		t.Fatalf("%d versions stored, fewer than the %d changes reported done", committed, len(done)+2*workers)
-	}
+	return len(versions) + 2*workers, failed, committed
 }

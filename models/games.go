@@ -735,6 +735,15 @@ func (s *Store) verify(ctx context.Context, tx *gorm.DB, tok *TokenCheck, g *Gam
 }
 
 func (s *Store) mutate(ctx context.Context, id int64, cached *int64, key Key, tok *TokenCheck, fn func(g *Game) (*Change, error)) (*Game, error) {
+	// A change once begun runs to its end when its caller hangs up (a
+	// client's request ends): cut off, it may have committed with its
+	// caller told that it failed, and its connection is closed. A
+	// deadline still ends it: its caller's, else changeTimeout.
+	if err := ctx.Err(); err != nil {
+		return nil, err // gone before it began: nothing is made
+	}
+	ctx, cancel := detached(ctx)
+	defer cancel()
 	// The transaction's BEGIN goes with the lock (beginWithFirst). A
 	// connection that turns out broken then fails the lock, not the BEGIN,
 	// which database/sql would have tried again on another: so does this,
@@ -744,6 +753,19 @@ func (s *Store) mutate(ctx context.Context, id int64, cached *int64, key Key, to
 		g, _, err = s.mutateOnce(ctx, id, cached, key, tok, fn)
 	}
 	return g, err
+}
+
+// changeTimeout bounds a change whose caller set no deadline.
+const changeTimeout = 30 * time.Second
+
+// detached is ctx without its cancellation, with its deadline, or
+// changeTimeout from now when it has none.
+func detached(ctx context.Context) (context.Context, context.CancelFunc) {
+	deadline, ok := ctx.Deadline()
+	if !ok {
+		deadline = time.Now().Add(changeTimeout)
+	}
+	return context.WithDeadline(context.WithoutCancel(ctx), deadline)
 }
 
 // mutateOnce is mutate's transaction; ran reports whether fn ran.
