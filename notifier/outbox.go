@@ -108,6 +108,12 @@ type OutboxConfig struct {
 	// PushRetryBase is the first retry delay of a push (default 10 s),
 	// doubling to at most an hour.
 	PushRetryBase time.Duration
+	// Middleware is handed to River (river.Config.Middleware): code run
+	// around the insertion and the work of every job, such as a process's
+	// metrics, or a test that waits for the workers to end their jobs
+	// before River's completer marks them completed (in batches, up to
+	// 250 ms later).
+	Middleware []rivertype.Middleware
 }
 
 // Outbox writes notification jobs in the transaction of the change that
@@ -229,6 +235,7 @@ func NewOutbox(cfg OutboxConfig) (*Outbox, error) {
 		PeriodicJobs:         []*river.PeriodicJob{o.digestJob()},
 		JobTimeout:           o.cfg.JobTimeout,
 		RescueStuckJobsAfter: 4 * o.cfg.JobTimeout,
+		Middleware:           cfg.Middleware,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("notifier: river client: %w", err)
