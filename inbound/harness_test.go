@@ -339,7 +339,7 @@ func (e *env) settle() {
 	db, _ := e.st.SQLDB()
 	deadline := time.Now().Add(20 * time.Second)
 	for time.Now().Before(deadline) {
-		if e.worked.done(e.emailsLeft(db)) {
+		if ids, err := e.emailsLeft(db); err == nil && e.worked.done(ids) {
 			return
 		}
 		time.Sleep(5 * time.Millisecond)
@@ -348,26 +348,22 @@ func (e *env) settle() {
 }
 
 // emailsLeft returns the IDs of the email jobs not yet marked completed,
-// cancelled or discarded; nil when the query fails, which settle's next
-// round asks again.
-func (e *env) emailsLeft(db *sql.DB) []int64 {
+// cancelled or discarded.
+func (e *env) emailsLeft(db *sql.DB) ([]int64, error) {
 	rows, err := db.Query(`SELECT id FROM river_job WHERE kind = 'dm_email' AND state NOT IN ('completed', 'cancelled', 'discarded')`)
 	if err != nil {
-		return []int64{-1}
+		return nil, err
 	}
 	defer rows.Close()
 	var ids []int64
 	for rows.Next() {
 		var id int64
-		if rows.Scan(&id) != nil {
-			return []int64{-1}
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
 		}
 		ids = append(ids, id)
 	}
-	if rows.Err() != nil {
-		return []int64{-1}
-	}
-	return ids
+	return ids, rows.Err()
 }
 
 // replyMsg is a reply written by a mail client.
