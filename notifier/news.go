@@ -14,7 +14,7 @@ import (
 const turnEvents = 200
 
 // turnNews is what changed for seat in game id since it last ended a turn,
-// up to version, in the sentences of its board's banner (News): the
+// up to version, in the sentences of its board's banner (NewsTold): the
 // news of the email that says its turn has come, which follows the
 // changes of the others' turns, not only the last one. st is the game's
 // state at version. ok is false when the events read do not reach back
@@ -50,18 +50,12 @@ func (o *Outbox) turnNews(ctx context.Context, id, version int64, seat int, st *
 	return news, told, true, nil
 }
 
-// News is what events did that concerns seat, in the sentences of its
+// NewsTold is what events did that concerns seat, in the sentences of its
 // board's banner (engine.News, on the game's table t), to open an email:
 // at most newsMax of them, the last saying how many more the game's log
-// has. The game's end is left out: the email that tells it says it
-// first.
-func News(t engine.Table, seat int, events []engine.Event) []string {
-	news, _ := NewsTold(t, seat, events)
-	return news
-}
-
-// NewsTold is News, and the lines of the game's log (each event's text as
-// seat reads it) that its sentences tell: an email that lists the log as
+// has; the game's end is left out, as the email that tells it says it
+// first. Told is the lines of the game's log (each event's text as seat
+// reads it) that its sentences tell: an email that lists the log as
 // well (the Told of YourTurn, PromptWaiting, ReplyAnswer) leaves them out
 // (the templates' "since" partial), so that it says each thing once. A
 // line whose sentence the cap cut stays in the list.
