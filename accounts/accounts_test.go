@@ -3,6 +3,7 @@ package accounts_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -136,6 +137,23 @@ func TestPasswords(t *testing.T) {
 		if accounts.ValidPassword(pw) != ok {
 			t.Errorf("ValidPassword(%d bytes) = %v", len(pw), !ok)
 		}
+	}
+}
+
+// TestPasswordCost: a hash records its cost, so that one made cheaper
+// (as the other packages' tests make theirs) checks, and a wrong password
+// against it does not; a server's own hash is at OWASP's minimum.
+func TestPasswordCost(t *testing.T) {
+	if h := accounts.HashPassword("x"); !strings.Contains(h, "$m=19456,t=2,p=1$") {
+		t.Errorf("HashPassword = %s, not OWASP's minimum", h)
+	}
+	e := newEnv(t, models.SQLite, accounts.Config{Hash: func(p string) string { return accounts.HashPasswordCost(p, 1, 64) }})
+	u := e.user(t, "bob", "bob password")
+	if _, _, err := e.acc.CheckPassword(e.ctx, "c", u, "bob password"); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := e.acc.CheckPassword(e.ctx, "c", u, "bob passwore"); !errors.Is(err, accounts.ErrWrongPassword) {
+		t.Fatalf("wrong password: %v", err)
 	}
 }
 

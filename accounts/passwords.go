@@ -24,12 +24,20 @@ const (
 )
 
 // HashPassword returns the argon2id hash of password in the PHC string
-// format, with a random salt.
+// format, with a random salt, at OWASP's minimum cost.
 func HashPassword(password string) string {
+	return HashPasswordCost(password, argonTime, argonMemory)
+}
+
+// HashPasswordCost is HashPassword with passes over memoryKiB KiB (at
+// least 8). The hash records them, so any cost checks. A server stores
+// HashPassword's; a test that registers hundreds of accounts may pass a
+// cheaper one as Config.Hash, where the cost is most of its time.
+func HashPasswordCost(password string, passes, memoryKiB uint32) string {
 	salt := randomBytes(16)
-	key := argon2.IDKey([]byte(password), salt, argonTime, argonMemory, argonThreads, argonKeyLen)
+	key := argon2.IDKey([]byte(password), salt, passes, memoryKiB, argonThreads, argonKeyLen)
 	b64 := base64.RawStdEncoding
-	return fmt.Sprintf("$argon2id$v=%d$m=%d,t=%d,p=%d$%s$%s", argon2.Version, argonMemory, argonTime, argonThreads,
+	return fmt.Sprintf("$argon2id$v=%d$m=%d,t=%d,p=%d$%s$%s", argon2.Version, memoryKiB, passes, argonThreads,
 		b64.EncodeToString(salt), b64.EncodeToString(key))
 }
 

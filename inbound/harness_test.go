@@ -229,7 +229,7 @@ func newEnv(tb testing.TB, d models.Dialect) *env {
 	log := slog.New(slog.NewTextHandler(testLog{tb}, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	secret := []byte("0123456789abcdef0123456789abcdef")
 	e.play = play.New(st, nil, log)
-	acc := accounts.New(st, e.play, accounts.Config{Secret: secret, Issuer: "dm", Audience: "dm"}, log, nil)
+	acc := accounts.New(st, e.play, accounts.Config{Secret: secret, Issuer: "dm", Audience: "dm", Hash: cheapHash}, log, nil)
 	e.srv = api.New(st, e.play, acc, api.Config{Secret: secret}, log, nil)
 	e.hub = notifier.NewHub(0)
 	e.ob, err = notifier.NewOutbox(notifier.OutboxConfig{Store: st, Sender: sender, Email: ecfg, Hub: e.hub, Logger: log,
@@ -495,3 +495,8 @@ func (l testLog) Write(p []byte) (int, error) {
 	l.tb.Log(strings.TrimSpace(string(p)))
 	return len(p), nil
 }
+
+// cheapHash hashes the tests' passwords at a small cost: at a server's,
+// the hundreds of accounts they register were a third of their CPU. Any
+// cost checks (accounts.TestPasswordCost).
+func cheapHash(p string) string { return accounts.HashPasswordCost(p, 1, 64) }

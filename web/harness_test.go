@@ -139,7 +139,7 @@ func newSite(t testing.TB, d models.Dialect, o siteOptions) *site {
 	var ob *notifier.Outbox
 	acfg := accounts.Config{Secret: testSecret, Issuer: "datamonsters", Audience: "datamonsters-api",
 		LoginBurst: o.logins, LoginEvery: time.Minute, RegisterBurst: o.logins, RegisterEvery: time.Minute,
-		Kinds: notifier.KindNames(), Channels: notifier.Channels}
+		Kinds: notifier.KindNames(), Channels: notifier.Channels, Hash: cheapHash}
 	if o.outbox {
 		if err := notifier.MigrateRiver(ctx, st); err != nil {
 			t.Fatal(err)
@@ -552,3 +552,8 @@ func (s *site) stage(t *testing.T, id int64, doc string) {
 	t.Helper()
 	modelstest.Stage(t, s.store, id, doc, s.clock.Now())
 }
+
+// cheapHash hashes the tests' passwords at a small cost: at a server's,
+// the hundreds of accounts they register were a third of their CPU. Any
+// cost checks (accounts.TestPasswordCost).
+func cheapHash(p string) string { return accounts.HashPasswordCost(p, 1, 64) }
