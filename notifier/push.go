@@ -238,7 +238,7 @@ func (p *PushSender) Send(ctx context.Context, to PushTarget, msg PushMessage, u
 		urgency = webpush.UrgencyHigh
 	}
 	resp, err := webpush.SendNotificationWithContext(ctx, body, &webpush.Subscription{Endpoint: to.Endpoint,
-		Keys: webpush.Keys{P256dh: to.P256dh, Auth: to.Auth}}, &webpush.Options{
+		Keys: webpush.Keys{P256dh: canonicalKey(to.P256dh), Auth: canonicalKey(to.Auth)}}, &webpush.Options{
 		HTTPClient: p.http,
 		// webpush-go writes "mailto:" before a subject that is not https.
 		Subscriber:      strings.TrimPrefix(p.cfg.Subject, "mailto:"),
@@ -254,6 +254,17 @@ func (p *PushSender) Send(ctx context.Context, to PushTarget, msg PushMessage, u
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(io.LimitReader(resp.Body, maxDrainedResponse))
 	return PushResult{Status: resp.StatusCode, Outcome: classifyPush(resp.StatusCode, nil), Response: truncateUTF8(b, maxLoggedResponse)}
+}
+
+// canonicalKey is a subscription's key in any form CheckPushSubscription
+// takes (decodeKey's: padded or not, either alphabet, white space around
+// it) written as base64url without padding, which webpush-go reads; a key
+// that does not decode is left as it is (the library refuses it).
+func canonicalKey(key string) string {
+	if raw, err := decodeKey(key); err == nil {
+		return b64.EncodeToString(raw)
+	}
+	return key
 }
 
 // classifyPush maps an attempt to its outcome: 2xx sent; 404 and 410 (and
