@@ -33,9 +33,14 @@ const MaxPushSubscriptions = 20
 // endpoint stored already (the browser subscribed again, or for another
 // account) gets p's keys and user, and keeps its id. It sets p's ID and
 // times and reports whether the row is new. A user's subscription past
-// MaxPushSubscriptions deletes the one they saved longest ago.
+// MaxPushSubscriptions deletes the one they saved longest ago. The user's
+// row is taken first (lockUser), so that saves for one user run one after
+// another and each trim sees the rows the others added.
 func (s *Store) SavePushSubscription(ctx context.Context, p *PushSubscription) (created bool, err error) {
 	err = s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		if _, err := s.lockedUser(tx, p.UserID); err != nil {
+			return err
+		}
 		now := s.Now()
 		p.CreatedAt, p.UpdatedAt = now, now
 		res := tx.Clauses(clause.OnConflict{Columns: []clause.Column{{Name: "endpoint"}}, DoNothing: true}).Create(p)

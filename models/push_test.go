@@ -82,3 +82,31 @@ func TestPushSubscriptions(t *testing.T) {
 		}
 	})
 }
+
+// TestPushSubscriptionsBoundConcurrent: a client registers many browsers
+// for one user at once. Each save's trim must see the others' rows, so
+// that the user keeps MaxPushSubscriptions at most, not one more per
+// save that ran beside another.
+func TestPushSubscriptionsBoundConcurrent(t *testing.T) {
+	eachDB(t, func(t *testing.T, st *models.Store) {
+		ctx := context.Background()
+		ana := newUser(t, st, "ana")
+		const n = models.MaxPushSubscriptions + 16
+		errs := make(chan error, n)
+		for i := range n {
+			go func() {
+				p := &models.PushSubscription{UserID: ana.ID, Endpoint: "https://push.example/" + strconv.Itoa(i), P256dh: "k", Auth: "a"}
+				_, err := st.SavePushSubscription(ctx, p)
+				errs <- err
+			}()
+		}
+		for range n {
+			if err := <-errs; err != nil {
+				t.Error(err)
+			}
+		}
+		if list, err := st.PushSubscriptions(ctx, ana.ID); err != nil || len(list) != models.MaxPushSubscriptions {
+			t.Fatalf("ana keeps %d subscriptions (%v), want %d", len(list), err, models.MaxPushSubscriptions)
+		}
+	})
+}
