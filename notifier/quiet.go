@@ -65,7 +65,9 @@ func (o *Outbox) waitQuiet(ctx context.Context, uid int64, deadline time.Time, w
 		return nil // urgent: it cannot wait
 	}
 	o.log.Info("waits for the end of quiet hours", "what", what, "user_id", uid, "until", end)
-	return river.JobSnooze(end.Sub(o.now()))
+	// The clock has moved on since quietEnd read it, maybe past the end:
+	// JobSnooze panics on a negative time.
+	return river.JobSnooze(max(end.Sub(o.now()), 0))
 }
 
 // deadlineOf is the deadline of the recipient's that d names (the
