@@ -123,26 +123,34 @@ func (s *Service) NewVacation(userID int64, start *time.Time, end time.Time) (mo
 // and without overlapping another (a Conflict, "vacation_overlap"). The
 // clocks of games waiting for the player pause while they are away, and
 // the other players of their active games are told (Config.Vacations), in
-// the same transaction: call it in one (In).
+// one transaction: the caller's (In), else its own.
 func (s *Service) BookVacation(ctx context.Context, v *models.Vacation) error {
-	vs, err := s.vacationsOfYear(ctx, v.UserID, v.StartsAt)
-	if err != nil {
-		return err
-	}
-	if err := checkVacation(vs, 0, v.StartsAt, v.EndsAt); err != nil {
-		return err
-	}
-	if err := s.store.AddVacation(ctx, v); err != nil {
-		return err
-	}
-	if s.cfg.Vacations == nil {
-		return nil
-	}
-	tx, err := s.store.OutboxTx()
-	if err != nil {
-		return err
-	}
-	return s.cfg.Vacations.VacationStarted(ctx, tx, *v)
+	// The user's row first: two bookings at once are checked one after
+	// the other, so that the second sees the first (on Postgres both read
+	// the vacations before either wrote otherwise).
+	return s.store.InTx(ctx, func(st *models.Store) error {
+		if err := st.LockUser(ctx, v.UserID); err != nil {
+			return err
+		}
+		vs, err := s.In(st).vacationsOfYear(ctx, v.UserID, v.StartsAt)
+		if err != nil {
+			return err
+		}
+		if err := checkVacation(vs, 0, v.StartsAt, v.EndsAt); err != nil {
+			return err
+		}
+		if err := st.AddVacation(ctx, v); err != nil {
+			return err
+		}
+		if s.cfg.Vacations == nil {
+			return nil
+		}
+		tx, err := st.OutboxTx()
+		if err != nil {
+			return err
+		}
+		return s.cfg.Vacations.VacationStarted(ctx, tx, *v)
+	})
 }
 
 // errVacationOver is a change to a vacation that has already ended.
@@ -171,6 +179,9 @@ func (s *Service) MoveVacationEnd(ctx context.Context, userID, id int64, end tim
 	now := s.now().UTC()
 	var out models.Vacation
 	err := s.store.InTx(ctx, func(st *models.Store) error {
+		if err := st.LockUser(ctx, userID); err != nil { // as BookVacation
+			return err
+		}
 		v, err := changeVacation(ctx, st, userID, id, now)
 		if err != nil {
 			return err

@@ -188,6 +188,15 @@ func (s *Store) lockedUser(tx *gorm.DB, userID int64) (User, error) {
 	return u, nil
 }
 
+// LockUser takes user userID's row (lockUser) for the rest of the
+// store's transaction (a store of InTx), so that the transactions of one
+// user that read what they go on to check run one after another;
+// ErrNotFound if there is no such user.
+func (s *Store) LockUser(ctx context.Context, userID int64) error {
+	_, err := s.lockedUser(s.db.WithContext(ctx), userID)
+	return err
+}
+
 // UpdateProfile writes the user's email, display name and notification
 // preferences (all of them, zero values included).
 func (s *Store) UpdateProfile(ctx context.Context, u *User) error {
