@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/datamonsters/turns/models"
+	"github.com/emersion/go-message"
 	_ "github.com/emersion/go-message/charset" // decode the charsets mail clients use
 	gomail "github.com/emersion/go-message/mail"
 )
@@ -18,6 +19,11 @@ import (
 const (
 	maxParts     = 50        // parts read from one message
 	maxPartBytes = 256 << 10 // bytes read from one text part
+	// maxDepth is how deep multiparts are read: a part nested deeper is
+	// skipped unread. Every level of nesting is one more reader each byte
+	// goes through, so that reading thousands of levels (a few hundred KiB
+	// of boundaries) took minutes of CPU.
+	maxDepth = 8
 )
 
 // ErrMalformed is a message that cannot be read as RFC 5322 mail.
@@ -48,12 +54,11 @@ type Mail struct {
 // error wrapping ErrMalformed; a body that cannot be read leaves Text
 // empty. Every text it returns is storable (models.MakeStorable).
 func Parse(raw []byte) (*Mail, error) {
-	r, err := gomail.CreateReader(bytes.NewReader(raw))
-	if r == nil {
+	e, err := message.Read(bytes.NewReader(raw))
+	if err != nil && !message.IsUnknownCharset(err) {
 		return nil, fmt.Errorf("%w: %v", ErrMalformed, err)
 	}
-	defer r.Close()
-	h := r.Header
+	h := gomail.Header{Header: e.Header}
 	m := &Mail{}
 	if list, err := h.AddressList("From"); err == nil && len(list) > 0 {
 		m.From, m.FromName = strings.ToLower(list[0].Address), list[0].Name
@@ -85,19 +90,45 @@ func Parse(raw []byte) (*Mail, error) {
 		m.Report = true
 	}
 	var htmlText string
+	// The parts, depth first, as gomail.Reader walks them, but no deeper
+	// than maxDepth.
+	var readers []message.MultipartReader
+	next := func() *message.Entity {
+		for len(readers) > 0 {
+			p, err := readers[len(readers)-1].NextPart()
+			if err == io.EOF {
+				readers = readers[:len(readers)-1]
+				continue
+			}
+			if p == nil {
+				return nil // a broken part ends the reading
+			}
+			if mr := p.MultipartReader(); mr != nil {
+				if len(readers) < maxDepth {
+					readers = append(readers, mr)
+				}
+				continue
+			}
+			return p
+		}
+		return nil
+	}
+	single := e // a message that is not multipart is its one part
+	if mr := e.MultipartReader(); mr != nil {
+		readers, single = append(readers, mr), nil
+	}
 	for i := 0; i < maxParts; i++ {
-		p, err := r.NextPart()
-		if err == io.EOF {
-			break
+		p := single
+		if single = nil; p == nil {
+			if p = next(); p == nil {
+				break
+			}
 		}
-		if p == nil {
-			break // a broken part ends the reading
-		}
-		ih, ok := p.Header.(*gomail.InlineHeader)
-		if !ok {
+		// What gomail.Reader takes for text rather than an attachment.
+		t, _, _ := p.Header.ContentType()
+		if disp, _, _ := p.Header.ContentDisposition(); disp != "inline" && (disp == "attachment" || !strings.HasPrefix(t, "text/")) {
 			continue // an attachment
 		}
-		t, _, _ := ih.ContentType()
 		switch {
 		case t == "message/delivery-status" || t == "message/disposition-notification":
 			m.Report = true

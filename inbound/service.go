@@ -722,6 +722,10 @@ func (a *answer) control(ctx context.Context, rd *play.Reading) (Result, error) 
 	switch {
 	case err == nil:
 		defer res.Done()
+		// The answer is for the user's seat now: the address's seat is the
+		// one it was written for, which another player may hold since (a
+		// seat declined, then taken by someone else).
+		a.reply.Seat = res.Seat
 		return a.applied(ctx, res, []string{did})
 	case errors.Is(err, models.ErrConflict), errors.Is(err, models.ErrKeyStored):
 		return a.appliedBefore(ctx, []string{did})
