@@ -132,7 +132,6 @@ func (p *Pages) login(c *gin.Context) {
 		p.fail(c, err)
 		return
 	}
-	p.endSession(c)
 	if err := p.startSession(c, u.ID); err != nil {
 		p.fail(c, err)
 		return
@@ -148,11 +147,7 @@ func (p *Pages) logout(c *gin.Context) {
 
 // endSession ends the request's session, if any, and clears its cookie.
 func (p *Pages) endSession(c *gin.Context) {
-	if raw := c.GetString(ctxSession); raw != "" {
-		if err := p.acc.EndWebSession(c.Request.Context(), raw); err != nil {
-			p.log.Warn("end session", "error", err)
-		}
-	}
+	p.dropSession(c)
 	p.clearCookie(c)
 }
 

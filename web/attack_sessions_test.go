@@ -204,6 +204,39 @@ func TestAttackSessionSignOutOnlyThis(t *testing.T) {
 	}
 }
 
+// TestAttackSessionReplacedEnds: a browser signed in as eve registers a
+// new account, or signs in as another. What must hold: the browser holds
+// the new session only, and eve's session, whose cookie it no longer
+// has, ends with it rather than living on until it expires.
+func TestAttackSessionReplacedEnds(t *testing.T) {
+	eachDB(t, func(t *testing.T, d models.Dialect) {
+		s := newSite(t, d, siteOptions{})
+		s.client().register("ana", "ana password")
+		for _, how := range []string{"register", "login"} {
+			b := s.client()
+			b.register("eve"+how, "eve password")
+			old := b.cookie()
+			switch how {
+			case "register":
+				b.register("zed", "zed password")
+			case "login":
+				b.login("ana", "ana password")
+			}
+			if got := b.cookie(); got == "" || got == old {
+				t.Fatalf("%s: the cookie after is %q", how, got)
+			}
+			thief := s.client()
+			thief.plant(old)
+			if thief.signedIn() {
+				t.Fatalf("%s: the session the browser had lives on", how)
+			}
+			if !b.signedIn() {
+				t.Fatalf("%s: the browser is not signed in", how)
+			}
+		}
+	})
+}
+
 // TestAttackSessionLinkUsedAtOnce: one sign-in link posted by eight
 // browsers at once (a mail scanner and the user, a forwarded mail) signs
 // exactly one in; the others are told it was used, and none of them

@@ -142,14 +142,27 @@ func (p *Pages) requireAccount(c *gin.Context) {
 	redirect(c, "/login?next="+url.QueryEscape(next))
 }
 
-// startSession stores a new session of userID and sets its cookie.
+// startSession stores a new session of userID and sets its cookie. The
+// session the request came with, if any, ends first: a browser holds one
+// session, and one it no longer has a cookie for should not stay live
+// (signing in, or registering, over another account's session).
 func (p *Pages) startSession(c *gin.Context, userID int64) error {
+	p.dropSession(c)
 	raw, err := p.acc.StartWebSession(c.Request.Context(), userID)
 	if err != nil {
 		return err
 	}
 	p.setCookie(c, raw)
 	return nil
+}
+
+// dropSession ends the session the request came with, if any.
+func (p *Pages) dropSession(c *gin.Context) {
+	if raw := c.GetString(ctxSession); raw != "" {
+		if err := p.acc.EndWebSession(c.Request.Context(), raw); err != nil {
+			p.log.Warn("end session", "error", err)
+		}
+	}
 }
 
 // setCookie sets the session cookie: HttpOnly, SameSite=Lax, Secure when
