@@ -1,6 +1,9 @@
 package api
 
-import "fmt"
+import (
+	"fmt"
+	"unicode/utf8"
+)
 
 // Bounds on what one request may ask for, besides the body size limit
 // (Config.MaxBodyBytes): a list or string that the service keeps (in the
@@ -16,7 +19,7 @@ const (
 	maxChoices       = 256  // options chosen by one answer
 	maxStandingPlays = 64   // standing answers of a seat: (event, card) pairs
 	maxDeckEntries   = 200  // entries of a deck list
-	maxDeckName      = 64   // bytes of a deck's name
+	maxDeckName      = 64   // characters of a deck's name, as openapi.yaml counts them
 	maxWebhookURL    = 2000 // bytes of a webhook URL
 	maxWebhookEvents = 20   // kinds a webhook names
 	maxPreferences   = 100  // preferences set by one request
@@ -77,7 +80,7 @@ func actionLimit(a actionInput) (field, bound string) {
 // before the engine's deck-building rules look at its cards.
 func checkDeckLimits(req deckRequest) error {
 	switch {
-	case req.Name == "" || len(req.Name) > maxDeckName:
+	case req.Name == "" || utf8.RuneCountInString(req.Name) > maxDeckName:
 		return invalid("name: 1 to %d characters", maxDeckName)
 	case len(req.Cards) > maxDeckEntries:
 		return invalid("cards: at most %d entries", maxDeckEntries)

@@ -24,17 +24,7 @@ func TestUnstorableText(t *testing.T) {
 		open := e.openGame(ana, 3)
 		g := e.startGame(map[string]any{"mode": "fast"}, ana, bob)
 		me := awaited(g, []*player{ana, bob})[0]
-		var dk struct {
-			ID int64 `json:"id"`
-		}
-		var pre struct {
-			Decks []struct {
-				Cards []map[string]any `json:"cards"`
-			} `json:"decks"`
-		}
-		e.must(200, req{Method: "GET", Path: "/v1/prebuilt-decks"}).decode(t, &pre)
-		cards := pre.Decks[0].Cards
-		e.must(201, req{Method: "POST", Path: "/v1/decks", Token: ana.Access, Body: map[string]any{"name": "mine", "cards": cards}}).decode(t, &dk)
+		dk, cards := e.saveDeck(ana, "mine")
 		// state is what the requests could have changed: every table's rows.
 		state := func() string {
 			var b strings.Builder
@@ -86,7 +76,7 @@ func TestUnstorableText(t *testing.T) {
 			{"starts_at", post("/v1/me/vacations", ana, map[string]any{"starts_at": "2030-01-01T00:00:00Z" + nul, "ends_at": "2030-01-08T00:00:00Z"})},
 			{"name", post("/v1/decks", ana, map[string]any{"name": nul, "cards": cards})},
 			{"cards[0].card", post("/v1/decks", ana, map[string]any{"name": "other", "cards": []map[string]any{{"card": nul, "count": 1}}})},
-			{"name", req{Method: "PUT", Path: fmt.Sprintf("/v1/decks/%d", dk.ID), Token: ana.Access, Body: map[string]any{"name": nul, "cards": cards}, NoContract: true}},
+			{"name", req{Method: "PUT", Path: fmt.Sprintf("/v1/decks/%d", dk), Token: ana.Access, Body: map[string]any{"name": nul, "cards": cards}, NoContract: true}},
 			{"invite[0]", post("/v1/games", ana, map[string]any{"players": 2, "deck": deck(0), "invite": []string{nul}})},
 			{"deck.prebuilt", post("/v1/games", ana, map[string]any{"players": 2, "deck": map[string]string{"prebuilt": nul}})},
 			{"mode", post("/v1/games", ana, map[string]any{"players": 2, "deck": deck(0), "mode": nul})},

@@ -25,24 +25,7 @@ func mustDeck(t *testing.T, id string) Deck {
 
 // fourPackOffice combines two copies of each pack and removes the copies
 // over the office limits, as the rulebook suggests.
-func fourPackOffice(a, b Deck) Deck {
-	counts := map[string]int{}
-	var order []string
-	for _, d := range []Deck{a, a, b, b} {
-		for _, e := range d.Cards {
-			if counts[e.Card] == 0 {
-				order = append(order, e.Card)
-			}
-			counts[e.Card] += e.Count
-		}
-	}
-	out := Deck{ID: "office", Name: "Office"}
-	for _, id := range order {
-		n := min(counts[id], CopyLimit(Standard().Card(id), true))
-		out.Cards = append(out.Cards, DeckEntry{Card: id, Count: n})
-	}
-	return out
-}
+func fourPackOffice(a, b Deck) Deck { return Standard().OfficeDeck([]Deck{a, a, b, b}) }
 
 func TestStandardCatalogLoads(t *testing.T) {
 	cat := Standard()

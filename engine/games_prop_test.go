@@ -34,21 +34,7 @@ func propDecks(t interface{ Fatalf(string, ...any) }) (engine.Deck, engine.Deck)
 
 // propOfficeDeck is two copies of each pack within the office copy limits.
 func propOfficeDeck(a, b engine.Deck) engine.Deck {
-	counts := map[string]int{}
-	var order []string
-	for _, d := range []engine.Deck{a, a, b, b} {
-		for _, e := range d.Cards {
-			if counts[e.Card] == 0 {
-				order = append(order, e.Card)
-			}
-			counts[e.Card] += e.Count
-		}
-	}
-	out := engine.Deck{ID: "office", Name: "Office"}
-	for _, id := range order {
-		out.Cards = append(out.Cards, engine.DeckEntry{Card: id, Count: min(counts[id], engine.CopyLimit(engine.Standard().Card(id), true))})
-	}
-	return out
+	return engine.Standard().OfficeDeck([]engine.Deck{a, a, b, b})
 }
 
 // drawSetup draws a game setup: players, mode, office variant and policy.

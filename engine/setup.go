@@ -139,9 +139,12 @@ func newGame(setup Setup) (*State, []Event, error) {
 
 // OfficeDeck is the office variant's shared deck made of the seats' decks:
 // their entries in seat order, each card once, where it first appears,
-// with the counts of all the decks summed. Check it with ValidateDeck
-// (office true).
-func OfficeDeck(decks []Deck) Deck {
+// with the counts of all the decks summed and, as the rulebook builds an
+// office deck from packs, the superfluous copies removed: each card of
+// the catalogue at most its office copy limit (CopyLimit), so that three
+// or four seats bringing one prebuilt deck make a legal one. A card the
+// catalogue lacks keeps its sum. Check it with ValidateDeck (office true).
+func (c *Catalog) OfficeDeck(decks []Deck) Deck {
 	out := Deck{ID: "office", Name: "Office deck"}
 	at := map[string]int{}
 	for _, d := range decks {
@@ -152,6 +155,11 @@ func OfficeDeck(decks []Deck) Deck {
 			}
 			at[e.Card] = len(out.Cards)
 			out.Cards = append(out.Cards, e)
+		}
+	}
+	for i, e := range out.Cards {
+		if card := c.Card(e.Card); card != nil {
+			out.Cards[i].Count = min(e.Count, CopyLimit(card, true))
 		}
 	}
 	return out

@@ -122,7 +122,7 @@ func (s *Service) Create(ctx context.Context, uid int64, n NewGame, rec *Record)
 		Seats: []models.Seat{{SeatNo: 0, UserID: &me.ID, Username: me.Username, Joined: true, Deck: deckJSON(deck), JoinedAt: &now}}}
 	for _, name := range n.Invite {
 		u, err := s.store.UserByUsername(ctx, name)
-		if errors.Is(err, models.ErrNotFound) {
+		if errors.Is(err, models.ErrNotFound) || err == nil && deletedUser(u.ID, u.Username) {
 			return nil, invalid("invite: no user %q", name)
 		}
 		if err != nil {
@@ -197,11 +197,21 @@ func (s *Service) Rematch(ctx context.Context, id, uid int64, rec *Record) (*Res
 		Seats: []models.Seat{{SeatNo: 0, UserID: &me.ID, Username: me.Username, Joined: true, Deck: deckJSON(deck), JoinedAt: &now}}}
 	bots := 0
 	for i, st := range old.Seats {
+		var u *models.User
+		if i != seat && st.Bot != models.BotFromStart && st.UserID != nil {
+			// A seat keeps the name it was played under: whether its
+			// account was deleted since is the user row's to say.
+			if u, err = s.store.UserByID(ctx, *st.UserID); errors.Is(err, models.ErrNotFound) {
+				u = nil
+			} else if err != nil {
+				return nil, err
+			}
+		}
 		switch {
 		case i == seat:
 		case st.Bot == models.BotFromStart:
 			bots++
-		case st.UserID == nil || st.Username == models.DeletedUsername(*st.UserID):
+		case u == nil || deletedUser(u.ID, u.Username):
 			g.Seats = append(g.Seats, models.Seat{SeatNo: len(g.Seats)})
 		default:
 			g.Seats = append(g.Seats, models.Seat{SeatNo: len(g.Seats), UserID: st.UserID, Username: st.Username, Invited: true})
@@ -218,6 +228,11 @@ func (s *Service) Rematch(ctx context.Context, id, uid int64, rec *Record) (*Res
 	}
 	return started, nil
 }
+
+// deletedUser reports whether the user id named username is a deleted
+// account (models.DeletedUsername): nobody signs in to it again, so it is
+// neither invited nor kept a seat.
+func deletedUser(id int64, username string) bool { return username == models.DeletedUsername(id) }
 
 // ready reports whether every seat of g is taken.
 func ready(g *models.Game) bool {
@@ -287,7 +302,8 @@ func (s *Service) resolveDeck(ctx context.Context, uid int64, ch DeckChoice) (en
 }
 
 // officeDeck merges the seats' decks into the office variant's shared deck
-// and checks it against the office deck rules for the table.
+// (engine.Catalog.OfficeDeck, which removes the copies past the office
+// limits) and checks it against the office deck rules for the table.
 func (s *Service) officeDeck(decks []engine.Deck) (engine.Deck, error) {
 	for _, d := range decks {
 		// Each is a personal deck first: its counts are bounded before
@@ -296,7 +312,7 @@ func (s *Service) officeDeck(decks []engine.Deck) (engine.Deck, error) {
 			return engine.Deck{}, err
 		}
 	}
-	out := engine.OfficeDeck(decks)
+	out := s.cat.OfficeDeck(decks)
 	return out, engine.ValidateDeck(s.cat, out, true, len(decks))
 }
 
@@ -493,9 +509,11 @@ func (s *Service) Start(ctx context.Context, id, uid int64, rec *Record) (*Resul
 
 // ResignAll takes user uid out of every game they sit in, as when they
 // delete their account: it cancels the open games they created, leaves
-// the other open games they joined, and resigns every active game. A game
-// that moved on meanwhile (started, ended, resigned already) is left as it
-// is; the first other error stops it.
+// the other open games they joined, declines their invitations to open
+// games they have not joined (the seat opens for someone else), and
+// resigns every active game. A game that moved on meanwhile (started,
+// ended, resigned already) is left as it is; the first other error stops
+// it.
 func (s *Service) ResignAll(ctx context.Context, uid int64) error {
 	for before := int64(0); ; {
 		open, err := s.store.ListGames(ctx, models.GameFilter{UserID: uid, Status: models.StatusOpen, Before: before, Limit: 101})
@@ -509,8 +527,11 @@ func (s *Service) ResignAll(ctx context.Context, uid int64) error {
 				_, err = s.Cancel(ctx, g.ID, uid, nil)
 			case seat >= 0 && g.Seats[seat].Joined:
 				_, err = s.Leave(ctx, g.ID, uid, nil)
+			case seat >= 0 && g.Seats[seat].Invited:
+				// Kept, the invited seat would wait for them for ever.
+				_, err = s.Decline(ctx, g.ID, uid, nil)
 			default:
-				continue // invited, not joined: nothing to give up
+				continue
 			}
 			if err != nil && !gone(err) {
 				return err

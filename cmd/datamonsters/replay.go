@@ -291,7 +291,7 @@ func checkRecord(rec replayRecord, want string) (string, error) {
 		if log.Setup.OfficeDeck == nil {
 			return report.String(), fmt.Errorf("%s: setup: an office game without its office deck", name)
 		}
-		merged, _ := json.Marshal(engine.OfficeDeck(decks))
+		merged, _ := json.Marshal(engine.Standard().OfficeDeck(decks))
 		given, _ := json.Marshal(log.Setup.OfficeDeck)
 		if string(merged) != string(given) {
 			return report.String(), fmt.Errorf("%s: setup: the office deck is not the seats' decks merged", name)

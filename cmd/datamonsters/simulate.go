@@ -7,6 +7,7 @@ import (
 	"io"
 	"math/rand/v2"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -150,22 +151,7 @@ func findDeck(cat *engine.Catalog, name string) (engine.Deck, bool) {
 // officeDeck combines two copies of each deck, capping every card at the
 // office copy limit.
 func officeDeck(decks []engine.Deck) engine.Deck {
-	counts := map[string]int{}
-	var order []string
-	for _, d := range decks {
-		for _, e := range d.Cards {
-			if counts[e.Card] == 0 {
-				order = append(order, e.Card)
-			}
-			counts[e.Card] += 2 * e.Count
-		}
-	}
-	out := engine.Deck{ID: "office", Name: "Office"}
-	for _, id := range order {
-		n := min(counts[id], engine.CopyLimit(engine.Standard().Card(id), true))
-		out.Cards = append(out.Cards, engine.DeckEntry{Card: id, Count: n})
-	}
-	return out
+	return engine.Standard().OfficeDeck(append(slices.Clone(decks), decks...))
 }
 
 // setupFor is the setup of game g.
