@@ -321,7 +321,9 @@ func (p *Pages) joinWith(c *gin.Context, kind notifier.LinkPurpose) {
 	}
 	id := ci.game.ID
 	res, err := p.play.JoinInvited(ctx, id, uid, deck, p.formRecord(c, uid, gamePath(id)+"?done=joined"))
-	if err != nil && ci.inv != nil && !p.repeated(c, err) {
+	var pe *play.Error
+	seated := errors.As(err, &pe) && pe.Code == "already_joined" // with this invitation, from another tab: it stays spent
+	if err != nil && ci.inv != nil && !seated && !p.repeated(c, err) {
 		if rerr := p.store.ReleaseInvitation(context.WithoutCancel(ctx), ci.inv.ID, uid); rerr != nil {
 			p.log.Warn("release invitation", "id", ci.inv.ID, "error", rerr)
 		}
