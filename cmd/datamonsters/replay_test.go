@@ -389,3 +389,34 @@ func legalSwap(t *testing.T, rec replayRecord) (int, engine.Action) {
 	}
 	return i, swap
 }
+
+// TestReplayOfficeThreeSeats: an office game of three seats on prebuilt
+// decks (whose sum holds more copies of some cards than an office deck
+// may, so the shared deck drops them) replays: the replay merges the
+// seats' decks as the server did and finds the log's office deck.
+func TestReplayOfficeThreeSeats(t *testing.T) {
+	st := modelstest.Open(t, models.SQLite, models.Options{})
+	log := slog.New(slog.NewJSONHandler(io.Discard, nil))
+	secret := []byte("replay-test-secret-0123456789abcdef")
+	server := play.New(st, nil, log)
+	acc := accounts.New(st, server, accounts.Config{Secret: secret, Issuer: "datamonsters", Audience: "datamonsters-api",
+		Hash: func(p string) string { return accounts.HashPasswordCost(p, 1, 64) }}, log, nil)
+	srv := httptest.NewServer(api.New(st, server, acc, api.Config{Secret: secret}, log, nil).Handler())
+	t.Cleanup(srv.Close)
+	ana, bob, cyd := register(t, srv.URL, "ana"), register(t, srv.URL, "bob"), register(t, srv.URL, "cyd")
+	deck := map[string]any{"deck": map[string]string{"prebuilt": "running-a-startup"}}
+	var g struct {
+		ID int64 `json:"id"`
+	}
+	ana.must("POST", "/v1/games", map[string]any{"players": 3, "mode": "fast", "office": true, "deck": deck["deck"]}, &g)
+	path := "/v1/games/" + strconv.FormatInt(g.ID, 10)
+	bob.must("POST", path+"/join", deck, nil)
+	cyd.must("POST", path+"/join", deck, nil)
+	ana.must("POST", path+"/start", nil, nil)
+	bob.must("POST", path+"/resign", nil, nil)
+	cyd.must("POST", path+"/resign", nil, nil)
+	var out, errOut bytes.Buffer
+	if code := replayMain([]string{"--url", srv.URL, "--token", ana.token, strconv.FormatInt(g.ID, 10)}, noEnv, &out, &errOut); code != 0 {
+		t.Fatalf("replay of a three-seat office game: exit %d\n%s%s", code, out.String(), errOut.String())
+	}
+}
