@@ -60,10 +60,7 @@ func (s *site) actionLink(id int64, prefix string) (link string, uid int64, name
 func TestActionLinks(t *testing.T) {
 	eachDB(t, func(t *testing.T, d models.Dialect) {
 		s := newSite(t, d, siteOptions{})
-		s.client().register("ana", "ana password")
-		s.client().register("bob", "bob password")
-		ana, bob := s.apiLogin("ana", "ana password"), s.apiLogin("bob", "bob password")
-		id := s.startGame(ana, bob)
+		_, _, id := s.anaAndBob()
 		link, uid, name, v := s.actionLink(id, "End your turn")
 		path := mustPathOf(t, link)
 		version := func() int64 { g, _ := s.gameState(id); return g.Version }

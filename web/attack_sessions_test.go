@@ -40,10 +40,7 @@ func TestAttackSessionFixation(t *testing.T) {
 		s := newSite(t, d, siteOptions{})
 		eve := s.client()
 		eve.register("eve", "eve password")
-		s.client().register("ana", "ana password")
-		s.client().register("bob", "bob password")
-		ana, bob := s.apiLogin("ana", "ana password"), s.apiLogin("bob", "bob password")
-		id := s.startGame(ana, bob)
+		ana, _, id := s.anaAndBob()
 		planted := eve.cookie()
 		if planted == "" {
 			t.Fatal("eve has no session cookie")
@@ -244,10 +241,7 @@ func TestAttackSessionReplacedEnds(t *testing.T) {
 func TestAttackSessionLinkUsedAtOnce(t *testing.T) {
 	eachDB(t, func(t *testing.T, d models.Dialect) {
 		s := newSite(t, d, siteOptions{})
-		s.client().register("ana", "ana password")
-		s.client().register("bob", "bob password")
-		ana, bob := s.apiLogin("ana", "ana password"), s.apiLogin("bob", "bob password")
-		id := s.startGame(ana, bob)
+		ana, _, id := s.anaAndBob()
 		for round := range 3 {
 			now := s.clock.Now()
 			link := notifier.SignInURL(s.url, s.secret, ana.ID, id, now.Add(time.Hour), now)

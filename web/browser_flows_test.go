@@ -237,10 +237,7 @@ func TestBrowserSignInLink(t *testing.T) {
 	root := browser(t)
 	axe := needAxe(t)
 	s := newSite(t, browserDialect(), siteOptions{outbox: true})
-	s.client().register("ana", "ana password")
-	s.client().register("bob", "bob password")
-	ana, bob := s.apiLogin("ana", "ana password"), s.apiLogin("bob", "bob password")
-	id := s.startGame(ana, bob)
+	_, _, id := s.anaAndBob()
 
 	var link, who string
 	for _, name := range []string{"ana", "bob"} {

@@ -557,3 +557,13 @@ func (s *site) stage(t *testing.T, id int64, doc string) {
 // the hundreds of accounts they register were a third of their CPU. Any
 // cost checks (accounts.TestPasswordCost).
 func cheapHash(p string) string { return accounts.HashPasswordCost(p, 1, 64) }
+
+// anaAndBob registers ana and bob through the register form (each
+// password "<name> password") and starts a game of theirs: the opening of
+// many tests.
+func (s *site) anaAndBob() (ana, bob apiUser, id int64) {
+	s.client().register("ana", "ana password")
+	s.client().register("bob", "bob password")
+	ana, bob = s.apiLogin("ana", "ana password"), s.apiLogin("bob", "bob password")
+	return ana, bob, s.startGame(ana, bob)
+}

@@ -318,10 +318,7 @@ func hiddenValue(t testing.TB, body, name string) string {
 func TestSignInLinks(t *testing.T) {
 	eachDB(t, func(t *testing.T, d models.Dialect) {
 		s := newSite(t, d, siteOptions{})
-		s.client().register("ana", "ana password")
-		s.client().register("bob", "bob password")
-		ana, bob := s.apiLogin("ana", "ana password"), s.apiLogin("bob", "bob password")
-		id := s.startGame(ana, bob)
+		ana, _, id := s.anaAndBob()
 		now := s.clock.Now()
 		link := notifier.SignInURL(s.url, s.secret, ana.ID, id, now.Add(48*time.Hour), now)
 
@@ -378,10 +375,7 @@ func TestSignInLinks(t *testing.T) {
 
 func TestSignInLinkExpires(t *testing.T) {
 	s := newSite(t, models.SQLite, siteOptions{})
-	s.client().register("ana", "ana password")
-	s.client().register("bob", "bob password")
-	ana, bob := s.apiLogin("ana", "ana password"), s.apiLogin("bob", "bob password")
-	id := s.startGame(ana, bob)
+	ana, _, id := s.anaAndBob()
 	now := s.clock.Now()
 	deadline := notifier.SignInURL(s.url, s.secret, ana.ID, id, now.Add(time.Hour), now)
 	week := notifier.SignInURL(s.url, s.secret, ana.ID, id, now.Add(30*24*time.Hour), now)
