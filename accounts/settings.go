@@ -172,13 +172,6 @@ func (s *Service) SetPreferences(ctx context.Context, userID int64, ps []Prefere
 // unsubscribe link's): their preferences on the email channel, the other
 // channels as they are. A user that is gone is no error.
 func (s *Service) StopEmails(ctx context.Context, userID int64, kinds []string) error {
-	// A preference of a user with no row breaks its foreign key, never
-	// ErrNotFound: ask first.
-	if _, err := s.store.AccountByID(ctx, userID); errors.Is(err, models.ErrNotFound) {
-		return nil
-	} else if err != nil {
-		return err
-	}
 	for _, k := range kinds {
 		err := s.store.SetPreference(ctx, models.Preference{UserID: userID, Kind: k, Channel: emailChannel})
 		if err != nil && !errors.Is(err, models.ErrNotFound) {

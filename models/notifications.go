@@ -481,15 +481,24 @@ func (s *Store) Preferences(ctx context.Context, userIDs []int64) ([]Preference,
 }
 
 // SetPreference stores one preference, replacing the one for the same kind
-// and channel.
+// and channel; ErrNotFound if there is no such user (a row would break its
+// foreign key).
 func (s *Store) SetPreference(ctx context.Context, p Preference) error {
 	if p.Kind == "" || p.Channel == "" {
 		return errors.New("preference: kind and channel are required")
 	}
-	return s.db.WithContext(ctx).Exec(`INSERT INTO notification_prefs (user_id, kind, channel, enabled, hours) VALUES (?, ?, ?, ?, ?)
+	res := s.db.WithContext(ctx).Exec(`INSERT INTO notification_prefs (user_id, kind, channel, enabled, hours)
+SELECT id, ?, ?, ?, ? FROM users WHERE id = ?
 ON CONFLICT (user_id, kind, channel) DO UPDATE SET enabled = excluded.enabled,
   hours = CASE WHEN excluded.hours > 0 THEN excluded.hours ELSE notification_prefs.hours END`,
-		p.UserID, p.Kind, p.Channel, p.Enabled, max(p.Hours, 0)).Error
+		p.Kind, p.Channel, p.Enabled, max(p.Hours, 0), p.UserID)
+	if res.Error != nil {
+		return res.Error
+	}
+	if res.RowsAffected == 0 {
+		return fmt.Errorf("preference of user %d: %w", p.UserID, ErrNotFound)
+	}
+	return nil
 }
 
 // Digest returns the user's digest preference (kind "digest", channel

@@ -627,3 +627,22 @@ func TestMutateInsideATransaction(t *testing.T) {
 		}
 	})
 }
+
+// TestSetPreferenceOfNoUser: a preference for a user id with no row (an
+// old link after a restore) is ErrNotFound and writes nothing, where its
+// row would break the foreign key; set again, one that exists is
+// replaced, not refused.
+func TestSetPreferenceOfNoUser(t *testing.T) {
+	eachDB(t, func(t *testing.T, st *models.Store) {
+		ctx := context.Background()
+		if err := st.SetPreference(ctx, models.Preference{UserID: 987654, Kind: "your_turn", Channel: "email"}); !errors.Is(err, models.ErrNotFound) {
+			t.Fatalf("no such user: %v", err)
+		}
+		ana := newUser(t, st, "ana")
+		for range 2 {
+			if err := st.SetPreference(ctx, models.Preference{UserID: ana.ID, Kind: "your_turn", Channel: "email"}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	})
+}
