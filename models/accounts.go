@@ -12,6 +12,10 @@ import (
 // a username starts with a letter or a digit.
 func DeletedUsername(id int64) string { return "~deleted-" + strconv.FormatInt(id, 10) }
 
+// Deleted reports whether u is a deleted account (its row renamed to
+// DeletedUsername): nobody signs in to it again.
+func (u *User) Deleted() bool { return u.Username == DeletedUsername(u.ID) }
+
 // qDeleteAccount are the statements that delete what an account holds
 // besides its games: its password, sign-ins (browser sessions, refresh
 // tokens, API tokens, the calendar feed), webhooks and their deliveries, notification

@@ -122,7 +122,7 @@ func (s *Service) Create(ctx context.Context, uid int64, n NewGame, rec *Record)
 		Seats: []models.Seat{{SeatNo: 0, UserID: &me.ID, Username: me.Username, Joined: true, Deck: deckJSON(deck), JoinedAt: &now}}}
 	for _, name := range n.Invite {
 		u, err := s.store.UserByUsername(ctx, name)
-		if errors.Is(err, models.ErrNotFound) || err == nil && deletedUser(u.ID, u.Username) {
+		if errors.Is(err, models.ErrNotFound) || err == nil && u.Deleted() {
 			return nil, invalid("invite: no user %q", name)
 		}
 		if err != nil {
@@ -211,7 +211,7 @@ func (s *Service) Rematch(ctx context.Context, id, uid int64, rec *Record) (*Res
 		case i == seat:
 		case st.Bot == models.BotFromStart:
 			bots++
-		case u == nil || deletedUser(u.ID, u.Username):
+		case u == nil || u.Deleted(): // nobody takes a deleted account's seat
 			g.Seats = append(g.Seats, models.Seat{SeatNo: len(g.Seats)})
 		default:
 			g.Seats = append(g.Seats, models.Seat{SeatNo: len(g.Seats), UserID: st.UserID, Username: st.Username, Invited: true})
@@ -228,11 +228,6 @@ func (s *Service) Rematch(ctx context.Context, id, uid int64, rec *Record) (*Res
 	}
 	return started, nil
 }
-
-// deletedUser reports whether the user id named username is a deleted
-// account (models.DeletedUsername): nobody signs in to it again, so it is
-// neither invited nor kept a seat.
-func deletedUser(id int64, username string) bool { return username == models.DeletedUsername(id) }
 
 // ready reports whether every seat of g is taken.
 func ready(g *models.Game) bool {
