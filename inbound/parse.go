@@ -91,9 +91,17 @@ func Parse(raw []byte) (*Mail, error) {
 	}
 	var htmlText string
 	// The parts, depth first, as gomail.Reader walks them, but no deeper
-	// than maxDepth.
+	// than maxDepth; a message that is not multipart is its one part.
+	single := e
 	var readers []message.MultipartReader
+	if mr := e.MultipartReader(); mr != nil {
+		readers, single = append(readers, mr), nil
+	}
 	next := func() *message.Entity {
+		if p := single; p != nil {
+			single = nil
+			return p
+		}
 		for len(readers) > 0 {
 			p, err := readers[len(readers)-1].NextPart()
 			if err == io.EOF {
@@ -113,16 +121,10 @@ func Parse(raw []byte) (*Mail, error) {
 		}
 		return nil
 	}
-	single := e // a message that is not multipart is its one part
-	if mr := e.MultipartReader(); mr != nil {
-		readers, single = append(readers, mr), nil
-	}
 	for i := 0; i < maxParts; i++ {
-		p := single
-		if single = nil; p == nil {
-			if p = next(); p == nil {
-				break
-			}
+		p := next()
+		if p == nil {
+			break
 		}
 		// What gomail.Reader takes for text rather than an attachment.
 		t, _, _ := p.Header.ContentType()
