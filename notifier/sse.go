@@ -245,9 +245,7 @@ func FormatEvent(ev Event) []byte {
 		b.WriteString(typ)
 		b.WriteByte('\n')
 	}
-	data := strings.ReplaceAll(string(ev.Data), "\r\n", "\n")
-	data = strings.ReplaceAll(data, "\r", "\n")
-	for _, line := range strings.Split(data, "\n") {
+	for _, line := range splitLines(string(ev.Data)) {
 		b.WriteString("data: ")
 		b.WriteString(line)
 		b.WriteByte('\n')

@@ -105,8 +105,11 @@ type TalkLine struct {
 // Lines is the text's lines: broken at CRLF, LF and at a CR alone, which
 // a mail reader breaks at too (the quoted-printable body writes it as a
 // line break), so that every line of the text is indented as its own.
-func (t TalkLine) Lines() []string {
-	return strings.Split(strings.ReplaceAll(strings.ReplaceAll(t.Text, "\r\n", "\n"), "\r", "\n"), "\n")
+func (t TalkLine) Lines() []string { return splitLines(t.Text) }
+
+// splitLines is s's lines, broken at CRLF, LF and a CR alone.
+func splitLines(s string) []string {
+	return strings.Split(strings.ReplaceAll(strings.ReplaceAll(s, "\r\n", "\n"), "\r", "\n"), "\n")
 }
 
 func (c Common) base() Common { return c }
