@@ -11,18 +11,6 @@ import (
 	"github.com/datamonsters/turns/engine"
 )
 
-// prebuiltCards is the card list of prebuilt deck i, as the API lists it.
-func (e *env) prebuiltCards(i int) []map[string]any {
-	e.t.Helper()
-	var pre struct {
-		Decks []struct {
-			Cards []map[string]any `json:"cards"`
-		} `json:"decks"`
-	}
-	e.must(200, req{Method: "GET", Path: "/v1/prebuilt-decks"}).decode(e.t, &pre)
-	return pre.Decks[i%len(pre.Decks)].Cards
-}
-
 // deckCount is how many decks p has.
 func (e *env) deckCount(p *player) int {
 	e.t.Helper()

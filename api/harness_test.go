@@ -327,16 +327,22 @@ func cheapHash(p string) string { return accounts.HashPasswordCost(p, 1, 64) }
 // saveDeck saves the first prebuilt deck's cards as p's deck name, and
 // returns the deck's id and its cards as the API lists them.
 func (e *env) saveDeck(p *player, name string) (int64, []map[string]any) {
+	var dk struct {
+		ID int64 `json:"id"`
+	}
+	cards := e.prebuiltCards(0)
+	e.must(201, req{Method: "POST", Path: "/v1/decks", Token: p.Access, Body: map[string]any{"name": name, "cards": cards}}).decode(e.t, &dk)
+	return dk.ID, cards
+}
+
+// prebuiltCards is the card list of prebuilt deck i, as the API lists it.
+func (e *env) prebuiltCards(i int) []map[string]any {
+	e.t.Helper()
 	var pre struct {
 		Decks []struct {
 			Cards []map[string]any `json:"cards"`
 		} `json:"decks"`
 	}
 	e.must(200, req{Method: "GET", Path: "/v1/prebuilt-decks"}).decode(e.t, &pre)
-	var dk struct {
-		ID int64 `json:"id"`
-	}
-	cards := pre.Decks[0].Cards
-	e.must(201, req{Method: "POST", Path: "/v1/decks", Token: p.Access, Body: map[string]any{"name": name, "cards": cards}}).decode(e.t, &dk)
-	return dk.ID, cards
+	return pre.Decks[i%len(pre.Decks)].Cards
 }
