@@ -192,13 +192,20 @@ func (s *Service) Account(ctx context.Context, userID int64) (*models.Account, e
 // Delete deletes the account of user userID: the player resigns every
 // game in play, leaves the open ones and cancels those they created
 // (play.Service.ResignAll), then everything the account holds is deleted
-// and its name and address taken off (models.Store.DeleteAccount). Begun,
-// it runs to its end even if ctx is cancelled. The caller has checked the
+// and its name and address taken off (models.Store.DeleteAccount), and
+// last ResignAll sweeps again: a game the user created, joined or was
+// invited to while the first sweep ran. Once the account is deleted no
+// change can seat it (models.UserGoneError), and one that seated it
+// before has committed, so the second sweep sees every seat. Begun, it
+// runs to its end even if ctx is cancelled. The caller has checked the
 // password (CheckPassword).
 func (s *Service) Delete(ctx context.Context, userID int64) error {
 	ctx = context.WithoutCancel(ctx)
 	if err := s.play.ResignAll(ctx, userID); err != nil {
 		return err
 	}
-	return s.store.DeleteAccount(ctx, userID)
+	if err := s.store.DeleteAccount(ctx, userID); err != nil {
+		return err
+	}
+	return s.play.ResignAll(ctx, userID)
 }

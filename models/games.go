@@ -341,6 +341,9 @@ func (s *Store) CreateGame(ctx context.Context, g *Game, h Happened) error {
 	now := s.Now()
 	g.CreatedAt, g.UpdatedAt = now, now
 	return s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		if err := s.holdUsers(tx, newlySeated(nil, g.Seats)); err != nil {
+			return err
+		}
 		if err := tx.Omit("Seats").Create(g).Error; err != nil {
 			return err
 		}
@@ -817,6 +820,9 @@ func (s *Store) mutateOnce(ctx context.Context, id int64, cached *int64, key Key
 		if ch == nil {
 			ch = &Change{}
 		}
+		if err := s.holdUsers(tx, newlySeated(before, g.Seats)); err != nil {
+			return err
+		}
 		now := s.Now()
 		if ch.Rated != nil {
 			if err := s.rate(tx, g, ch.Rated); err != nil {
@@ -1026,6 +1032,55 @@ func changedSeats(before, seats []Seat) []Seat {
 		}
 	}
 	return out
+}
+
+// newlySeated are the users that seats give a seat or an invitation to
+// and before did not: the users a change seats.
+func newlySeated(before, seats []Seat) []int64 {
+	var out []int64
+	for i, st := range seats {
+		if st.UserID != nil && (i >= len(before) || before[i].UserID == nil || *before[i].UserID != *st.UserID) {
+			out = append(out, *st.UserID)
+		}
+	}
+	return out
+}
+
+// UserGoneError is a change that would seat or invite user UserID, whose
+// account is deleted or was never there (see holdUsers).
+type UserGoneError struct{ UserID int64 }
+
+func (e *UserGoneError) Error() string {
+	return fmt.Sprintf("user %d: the account is deleted", e.UserID)
+}
+
+// holdUsers reads the rows of the users a change seats, in its
+// transaction tx, shared-locked on Postgres (FOR SHARE), and fails with
+// *UserGoneError when one is deleted or missing. An account deleted at
+// the same time (DeleteAccount's update of the row) is then either
+// deleted first, and this change sees it, or waits for this change to
+// commit, and the sweep that follows the deletion
+// (play.Service.ResignAll) sees the seat. SQLite runs one write
+// transaction at a time.
+func (s *Store) holdUsers(tx *gorm.DB, ids []int64) error {
+	if len(ids) == 0 {
+		return nil
+	}
+	lock := ""
+	if s.dialect == Postgres {
+		lock = " FOR SHARE"
+	}
+	var users []User
+	if err := tx.Raw(`SELECT id, username FROM users WHERE id IN ?`+lock, ids).Scan(&users).Error; err != nil {
+		return err
+	}
+	for _, id := range ids {
+		i := slices.IndexFunc(users, func(u User) bool { return u.ID == id })
+		if i < 0 || users[i].Deleted() {
+			return &UserGoneError{UserID: id}
+		}
+	}
+	return nil
 }
 
 // nullIfEmpty is s, or NULL for "".

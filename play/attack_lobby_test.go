@@ -25,7 +25,8 @@ func eachLobbyDB(t *testing.T, f func(t *testing.T, st *models.Store, svc *play.
 }
 
 // deleteAccount deletes user u's account as accounts.Service.Delete does:
-// out of every game first, then the account.
+// out of every game first, then the account, then out of any game taken
+// meanwhile.
 func deleteAccount(t *testing.T, st *models.Store, svc *play.Service, u *models.User) {
 	t.Helper()
 	ctx := context.Background()
@@ -35,6 +36,62 @@ func deleteAccount(t *testing.T, st *models.Store, svc *play.Service, u *models.
 	if err := st.DeleteAccount(ctx, u.ID); err != nil {
 		t.Fatal(err)
 	}
+	if err := svc.ResignAll(ctx, u.ID); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestAttackLobbyDeletedAccountActs: a request of bob's that began before
+// his account was deleted goes on after it (it was authenticated, it read
+// his user row): it creates a game, joins ana's, and ana's rematch of a
+// game with him, read before, invites him. What must hold: none of them
+// seats the deleted account (each is refused in the change's own
+// transaction, naming the account), and nothing is written: a seat held by
+// an account nobody can sign in to keeps a game waiting for ever.
+func TestAttackLobbyDeletedAccountActs(t *testing.T) {
+	eachLobbyDB(t, func(t *testing.T, st *models.Store, svc *play.Service) {
+		ctx := context.Background()
+		ana, bob := newUser(t, st, "ana"), newUser(t, st, "bob")
+		deck := play.DeckChoice{Prebuilt: "running-a-startup"}
+		open, err := svc.Create(ctx, ana.ID, play.NewGame{Players: 2, Deck: deck}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		deleteAccount(t, st, svc, bob)
+
+		var pe *play.Error
+		if _, err := svc.Create(ctx, bob.ID, play.NewGame{Players: 2, Deck: deck}, nil); !errors.As(err, &pe) || pe.Code != "account_deleted" {
+			t.Fatalf("a game created by a deleted account: %v", err)
+		}
+		if _, err := svc.Join(ctx, open.Game.ID, bob.ID, deck, nil); !errors.As(err, &pe) || pe.Code != "account_deleted" {
+			t.Fatalf("a game joined by a deleted account: %v", err)
+		}
+		g, err := st.GameNoState(ctx, open.Game.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if g.SeatOf(bob.ID) >= 0 || g.Version != open.Game.Version {
+			t.Fatalf("a refused join changed the game: version %d, seats %+v", g.Version, g.Seats)
+		}
+		// As Rematch and Create do once they have read the invitees'
+		// rows: a game naming bob's id is stored.
+		err = st.CreateGame(ctx, &models.Game{CreatedBy: ana.ID, Status: models.StatusOpen, Players: 2, Settings: "{}", Version: 1,
+			Seats: []models.Seat{{SeatNo: 0, UserID: &ana.ID, Username: "ana", Joined: true},
+				{SeatNo: 1, UserID: &bob.ID, Username: "bob", Invited: true}}}, models.Happened{})
+		var gone *models.UserGoneError
+		if !errors.As(err, &gone) || gone.UserID != bob.ID {
+			t.Fatalf("a game inviting a deleted account: %v", err)
+		}
+		for _, uid := range []int64{ana.ID, bob.ID} {
+			games, err := st.ListGames(ctx, models.GameFilter{UserID: uid, Limit: 10})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(games) != 1 && uid == ana.ID || len(games) != 0 && uid == bob.ID {
+				t.Fatalf("user %d is in %d games", uid, len(games))
+			}
+		}
+	})
 }
 
 // TestAttackRematchDeletedAccount: ana and bob finish a game, then bob

@@ -11,6 +11,7 @@ import (
 
 	"github.com/datamonsters/turns/engine"
 	"github.com/datamonsters/turns/models"
+	"github.com/datamonsters/turns/refusal"
 )
 
 // Defaults and bounds of a new game's settings.
@@ -157,9 +158,27 @@ func (s *Service) create(ctx context.Context, g *models.Game, rec *Record) (*Res
 		return saveRecord(ctx, tx, rec, res)
 	})
 	if err != nil {
-		return nil, err
+		return nil, accountGone(err, g.CreatedBy, g)
 	}
 	return res, nil
+}
+
+// accountGone says in play's terms the store's refusal to seat a deleted
+// account (*models.UserGoneError), made in the change's transaction so
+// that a deletion at the same time cannot miss the seat: uid's own
+// account, or that of a player g invites. Any other err is returned as
+// it is.
+func accountGone(err error, uid int64, g *models.Game) error {
+	var gone *models.UserGoneError
+	switch {
+	case !errors.As(err, &gone):
+		return err
+	case gone.UserID == uid: // as a request after the deletion is
+		return refusal.New(refusal.Unauthorized, "account_deleted", "your account has been deleted")
+	case g != nil && g.SeatOf(gone.UserID) >= 0:
+		return invalid("invite: no user %q", g.Seats[g.SeatOf(gone.UserID)].Username)
+	}
+	return invalid("invite: no user with id %d", gone.UserID)
 }
 
 // Rematch opens a new game like finished game id for user uid, who
@@ -363,7 +382,7 @@ func (s *Service) join(ctx context.Context, id, uid int64, deck DeckChoice, invi
 	if err != nil {
 		return nil, err
 	}
-	return s.lobbyOf(ctx, id, uid, invited, rec, func(g *models.Game, seat int) error {
+	res, err := s.lobbyOf(ctx, id, uid, invited, rec, func(g *models.Game, seat int) error {
 		if g.Status != models.StatusOpen {
 			return ErrNotOpen
 		}
@@ -381,6 +400,7 @@ func (s *Service) join(ctx context.Context, id, uid int64, deck DeckChoice, invi
 		st.UserID, st.Username, st.Joined, st.Deck, st.JoinedAt = &me.ID, me.Username, true, deckJSON(d), &now
 		return nil
 	})
+	return res, accountGone(err, uid, nil)
 }
 
 // Leave gives up user uid's seat before the start. An invitation stays
