@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"github.com/datamonsters/turns/engine"
-	"github.com/datamonsters/turns/models"
 	playpath "github.com/datamonsters/turns/play"
 	"github.com/datamonsters/turns/play/commandtest"
 )
@@ -32,20 +31,10 @@ func TestCommandBatches(t *testing.T) {
 	eachDB(t, func(t *testing.T, e *env) {
 		ana, bob := e.register("ana"), e.register("bob")
 		for _, tc := range commandtest.Cases {
-			st := states[tc.Scenario()]
-			id := e.startGame(map[string]any{"mode": "fast"}, ana, bob).ID
 			// The table's position, in place of the dealt one.
-			if _, err := e.store.Mutate(context.Background(), id, func(g *models.Game) (*models.Change, error) {
-				data, err := st.Marshal()
-				g.State, g.Version = data, g.Version+1
-				for i := range g.Seats {
-					g.Seats[i].Awaited = i == 0
-				}
-				return &models.Change{}, err
-			}); err != nil {
-				t.Fatal(err)
-			}
-			g := e.getGame(id, ana)
+			st := states[tc.Scenario()]
+			g := e.positionGame(ana, bob, st)
+			id := g.ID
 			cmds := slices.DeleteFunc(strings.Split(tc.Text, "\n"), func(s string) bool { return strings.TrimSpace(s) == "" })
 			if len(cmds) == 0 {
 				cmds = []string{tc.Text}

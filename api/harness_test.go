@@ -17,6 +17,7 @@ import (
 	turns "github.com/datamonsters/turns"
 	"github.com/datamonsters/turns/accounts"
 	"github.com/datamonsters/turns/api"
+	"github.com/datamonsters/turns/engine"
 	"github.com/datamonsters/turns/models"
 	"github.com/datamonsters/turns/models/modelstest"
 	"github.com/datamonsters/turns/notifier"
@@ -345,4 +346,33 @@ func (e *env) prebuiltCards(i int) []map[string]any {
 	}
 	e.must(200, req{Method: "GET", Path: "/v1/prebuilt-decks"}).decode(e.t, &pre)
 	return pre.Decks[i%len(pre.Decks)].Cards
+}
+
+// positionGame starts a fast game of ana and bob with st in place of the
+// dealt position and Ana awaited; it returns the game as Ana sees it.
+func (e *env) positionGame(ana, bob *player, st *engine.State) game {
+	e.t.Helper()
+	id := e.startGame(map[string]any{"mode": "fast"}, ana, bob).ID
+	if _, err := e.store.Mutate(context.Background(), id, func(g *models.Game) (*models.Change, error) {
+		data, err := st.Marshal()
+		g.State, g.Version = data, g.Version+1
+		for i := range g.Seats {
+			g.Seats[i].Awaited = i == 0
+		}
+		return &models.Change{}, err
+	}); err != nil {
+		e.t.Fatal(err)
+	}
+	return e.getGame(id, ana)
+}
+
+// scenarioGame is positionGame in the position scenario sc leaves
+// (engine.RunScenario).
+func (e *env) scenarioGame(ana, bob *player, sc string) game {
+	e.t.Helper()
+	res, err := engine.RunScenario([]byte(sc))
+	if err != nil || res.Failed() {
+		e.t.Fatalf("the position: %v %v", err, res)
+	}
+	return e.positionGame(ana, bob, res.State)
 }

@@ -469,7 +469,13 @@ func (a *answer) play(ctx context.Context) (Result, error) {
 			return nil
 		}
 		at := cur
-		if g.Version != r.Version {
+		// Standing answers alone depend on no version: they are read
+		// against the game as it is (the seat's answers as they are now)
+		// and set whatever moved since the email (play.Service.Submit).
+		// So are moves written before standing answers alone were set,
+		// which change no line of any list.
+		standing := rd.StandingOnly()
+		if g.Version != r.Version && !standing && !p.OnlyStandingSince(ctx, g.ID, r.Version, g.Version) {
 			full, err := p.Store().Game(ctx, g.ID)
 			if err != nil {
 				return err
@@ -481,7 +487,7 @@ func (a *answer) play(ctx context.Context) (Result, error) {
 			}
 		}
 		var lines []engine.Line
-		if !r.General {
+		if !r.General && !standing {
 			var same bool
 			lines, same = engine.NumberedFor(at.View(r.Seat).Moves(engine.Legal(at, r.Seat)), r.Lines)
 			if !same {

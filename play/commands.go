@@ -102,6 +102,14 @@ type Reading struct {
 // Moves reports whether the reading holds moves to resolve.
 func (r *Reading) Moves() bool { return len(r.Commands) > 0 }
 
+// StandingOnly reports whether the reading's moves are all standing
+// answers ("always pass", "<card> when <event>"): they depend on no
+// version of the game (Service.Submit), so they are read against the
+// game as it is.
+func (r *Reading) StandingOnly() bool {
+	return r.Moves() && !slices.ContainsFunc(r.Commands, func(c Command) bool { return c.kind != cmdStanding })
+}
+
 // CommandError says why commands are not played. Step is the move of the
 // plan at fault, from 1, and Moves what the seat could do at that step, in
 // words; Step 0 is the text itself (a line that is not a command, a line
@@ -429,6 +437,11 @@ func numberToken(tok string) (nums []string, numeric bool, err error) {
 	core := strings.TrimSuffix(strings.Trim(tok, "\"'()[]“”"), ".")
 	if core == "" || !strings.ContainsFunc(core, unicode.IsDigit) {
 		return nil, false, nil
+	}
+	if strings.ContainsFunc(core, func(r rune) bool { return unicode.IsDigit(r) && (r < '0' || r > '9') }) {
+		// "２" or "٢" means a line as surely as "2": refused, never a
+		// word, which a sign-off would skip.
+		return nil, false, fmt.Errorf("%q is not a line's number: write it in the digits 0-9", tok)
 	}
 	if allDigits(core) {
 		if len(core) > 4 {

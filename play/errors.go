@@ -43,7 +43,12 @@ var (
 
 // StaleVersionError is a submission computed from an old version of the
 // game; Current is the version it is at.
-type StaleVersionError struct{ Current int64 }
+type StaleVersionError struct {
+	Current int64
+	// standing: a seat of the game has standing answers set, so that the
+	// versions since may have been moved by them alone (afterStanding).
+	standing bool
+}
 
 func (e *StaleVersionError) Error() string {
 	return fmt.Sprintf("stale version; current is %d", e.Current)

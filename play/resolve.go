@@ -137,9 +137,7 @@ func (r *resolver) next(cmds []Command) (int, error) {
 	if r.c.Over() {
 		if cmd.kind == cmdEnd {
 			// A turn written before its outcome was known ends with "end".
-			r.plan.Actions = append(r.plan.Actions, engine.Action{Type: engine.ActEndTurn})
-			r.plan.Texts = append(r.plan.Texts, "End your turn (the game is over)")
-			return 1, nil
+			return 1, r.apply(engine.Action{Type: engine.ActEndTurn}, cmd, nil)
 		}
 		return 0, unmatched(r.fail(cmd, nil, "the game is over by then (it ended at step %d)", r.ended))
 	}
@@ -271,6 +269,12 @@ func (r *resolver) numbers(cmds []Command) (int, error) {
 // apply applies act of cmd at the plan's next step; lines are the moves
 // of that step, for the refusal (nil: worked out now).
 func (r *resolver) apply(act engine.Action, cmd Command, lines []engine.Line) error {
+	if len(r.plan.Actions) >= MaxBatch {
+		// Commas put many commands on a line: a text may name more moves
+		// than one batch holds (Submit refuses them, SubmitCommands would
+		// not).
+		return r.fail(cmd, nil, "a turn of commands plays at most %d moves", MaxBatch)
+	}
 	if r.c.Over() {
 		if act.Type == engine.ActEndTurn {
 			r.plan.Actions = append(r.plan.Actions, act)
@@ -497,7 +501,11 @@ func (r *resolver) standing(cmd Command) (engine.Action, error) {
 	if err != nil {
 		return engine.Action{}, r.fail(cmd, nil, "%s", err)
 	}
-	st.Plays = append(st.Plays, engine.StandingPlay{On: cmd.on, Card: card})
+	// Named again, a standing play adds nothing (the first of a kind
+	// plays): a seat's standing answers do not grow batch after batch.
+	if sp := (engine.StandingPlay{On: cmd.on, Card: card}); !slices.Contains(st.Plays, sp) {
+		st.Plays = append(st.Plays, sp)
+	}
 	return engine.Action{Type: engine.ActStanding, Standing: &st}, nil
 }
 

@@ -2,6 +2,8 @@ package play
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"slices"
 	"strconv"
 	"strings"
@@ -18,8 +20,11 @@ const MaxBatch = 50
 // if the game is still at version expected (nil: at any version, as for
 // resigning). A batch of answers to prompts that are still open for the
 // seat is applied even when the game moved on meanwhile: such answers do
-// not depend on what the other seats did. An illegal action gives a
-// *BatchError naming it; a stale version a *StaleVersionError.
+// not depend on what the other seats did; so is a batch of standing
+// answers, which depend on nothing but the seat's wish, and any batch
+// whose version was moved on by standing answers alone (afterStanding).
+// An illegal action gives a *BatchError naming it; a stale version a
+// *StaleVersionError.
 func (s *Service) Submit(ctx context.Context, id, uid int64, expected *int64, actions []engine.Action, rec *Record) (*Result, error) {
 	if len(actions) == 0 || len(actions) > MaxBatch {
 		return nil, invalid("actions: 1 to %d actions", MaxBatch)
@@ -30,20 +35,98 @@ func (s *Service) Submit(ctx context.Context, id, uid int64, expected *int64, ac
 				Reason: "timeout is submitted by the service, not a seat"}}
 		}
 	}
-	return s.change(ctx, id, uid, rec, func(g *models.Game, seat int) (*models.Change, *Result, error) {
-		if err := playing(g, seat); err != nil {
-			return nil, nil, err
-		}
-		prev, err := s.takeState(g)
-		if err != nil {
-			return nil, nil, err
-		}
-		if expected != nil && *expected != g.Version && !answersOpenPrompts(prev, seat, actions) {
-			s.states.put(g.ID, g.Version, prev)
-			return nil, nil, &StaleVersionError{Current: g.Version}
-		}
-		return s.play(g, prev, seat, actions)
+	return s.afterStanding(ctx, id, expected, func(expected *int64) (*Result, error) {
+		return s.change(ctx, id, uid, rec, func(g *models.Game, seat int) (*models.Change, *Result, error) {
+			if err := playing(g, seat); err != nil {
+				return nil, nil, err
+			}
+			prev, err := s.takeState(g)
+			if err != nil {
+				return nil, nil, err
+			}
+			if expected != nil && *expected != g.Version && !answersOpenPrompts(prev, seat, actions) && !standingOnly(actions) {
+				s.states.put(g.ID, g.Version, prev)
+				return nil, nil, &StaleVersionError{Current: g.Version, standing: anyStanding(prev)}
+			}
+			return s.play(g, prev, seat, actions)
+		})
 	})
+}
+
+// standingOnly reports whether every action sets standing answers: they
+// replace the seat's own, hidden from the others, and depend on nothing
+// the others did, so they are set at any version (they are set on the
+// opponents' turn, which moves the game on meanwhile: DESIGN.md §9).
+func standingOnly(actions []engine.Action) bool {
+	return len(actions) > 0 && !slices.ContainsFunc(actions, func(a engine.Action) bool { return a.Type != engine.ActStanding })
+}
+
+// anyStanding reports whether a seat of st has standing answers set.
+func anyStanding(st *engine.State) bool {
+	return slices.ContainsFunc(st.Players, func(p engine.Player) bool { return p.Standing.Pass || len(p.Standing.Plays) > 0 })
+}
+
+// maxStandingSince is the most changes a batch may be written before that
+// are standing answers alone (afterStanding).
+const maxStandingSince = 8
+
+// afterStanding runs submit at version expected and, when that is stale
+// only because every change since set standing answers, again at the
+// version they left. A standing answer changes no move, prompt or line of
+// any list, and another seat's is hidden: a batch written before one
+// cannot depend on it, and refusing it would let an opponent's "always
+// pass", set on this seat's turn, turn its whole turn away as stale.
+func (s *Service) afterStanding(ctx context.Context, id int64, expected *int64, submit func(*int64) (*Result, error)) (*Result, error) {
+	at := expected
+	for range maxStandingSince {
+		res, err := submit(at)
+		var stale *StaleVersionError
+		// Only where a seat has standing answers set: a stale submission
+		// costs no statement more than the game's lock otherwise.
+		if expected == nil || !errors.As(err, &stale) || !stale.standing || !s.onlyStanding(ctx, id, *expected, stale.Current) {
+			return res, err
+		}
+		cur := stale.Current
+		at = &cur
+	}
+	return submit(at)
+}
+
+// OnlyStandingSince reports whether every change of game id after version
+// from up to version to recorded standing answers and nothing else: the
+// game at to is the game at from but for them, with the same moves and
+// lines for every seat, and a batch written at from plays at to (Submit).
+func (s *Service) OnlyStandingSince(ctx context.Context, id, from, to int64) bool {
+	return s.onlyStanding(ctx, id, from, to)
+}
+
+// onlyStanding is OnlyStandingSince: the events of the changes, one a
+// standing action, are all standing_set.
+func (s *Service) onlyStanding(ctx context.Context, id, from, to int64) bool {
+	if to <= from || to-from > maxStandingSince {
+		return false
+	}
+	limit := int(to-from)*MaxBatch + 1
+	recs, err := s.store.EventsSince(ctx, id, from, limit)
+	if err != nil || len(recs) == limit && recs[limit-1].Version <= to {
+		return false
+	}
+	next := from + 1 // the next version whose change must show
+	for _, r := range recs {
+		if r.Version > to {
+			break
+		}
+		var e struct {
+			Kind string `json:"kind"`
+		}
+		if json.Unmarshal([]byte(r.Body), &e) != nil || e.Kind != engine.KindStandingSet || r.Version > next {
+			return false
+		}
+		if r.Version == next {
+			next++
+		}
+	}
+	return next == to+1
 }
 
 // SubmitCommands is Submit for a batch written in the command language
@@ -52,7 +135,10 @@ func (s *Service) Submit(ctx context.Context, id, uid int64, expected *int64, ac
 // it), then applied as one batch. An element that is no command, or a
 // command that stands alone (help, board, resign, join, say...: the API
 // has their own operations), is a *CommandError; so is a command that
-// resolves to no move at its step. The plan is returned with the result.
+// resolves to no move at its step. As with Submit, a batch of standing
+// answers alone is read against the game as it is, at any version, and a
+// version moved on by standing answers alone is not stale. The plan is
+// returned with the result.
 func (s *Service) SubmitCommands(ctx context.Context, id, uid int64, expected int64, commands []string, rec *Record) (*Result, *Plan, error) {
 	if len(commands) == 0 || len(commands) > MaxBatch {
 		return nil, nil, invalid("commands: 1 to %d commands", MaxBatch)
@@ -72,28 +158,31 @@ func (s *Service) SubmitCommands(ctx context.Context, id, uid int64, expected in
 		return nil, nil, &CommandError{Reason: "help, board, resign, vote end, join, decline and say are not moves: the API has their own operations"}
 	}
 	var plan *Plan
-	res, err := s.change(ctx, id, uid, rec, func(g *models.Game, seat int) (*models.Change, *Result, error) {
-		if err := playing(g, seat); err != nil {
-			return nil, nil, err
-		}
-		prev, err := s.takeState(g)
-		if err != nil {
-			return nil, nil, err
-		}
-		if expected != g.Version {
-			s.states.put(g.ID, g.Version, prev)
-			return nil, nil, &StaleVersionError{Current: g.Version}
-		}
-		lines := engine.Numbered(prev.View(seat).Moves(engine.Legal(prev, seat)))
-		if plan, err = Resolve(prev, seat, lines, rd); err == nil && len(plan.SignOffs) > 0 {
-			// What a reply skips as a sign-off is no command of a batch.
-			err = notACommand(commands, plan.SignOffs[0])
-		}
-		if err != nil {
-			s.states.put(g.ID, g.Version, prev)
-			return nil, nil, err
-		}
-		return s.play(g, prev, seat, plan.Actions)
+	res, err := s.afterStanding(ctx, id, &expected, func(at *int64) (*Result, error) {
+		expected := *at
+		return s.change(ctx, id, uid, rec, func(g *models.Game, seat int) (*models.Change, *Result, error) {
+			if err := playing(g, seat); err != nil {
+				return nil, nil, err
+			}
+			prev, err := s.takeState(g)
+			if err != nil {
+				return nil, nil, err
+			}
+			if expected != g.Version && !rd.StandingOnly() {
+				s.states.put(g.ID, g.Version, prev)
+				return nil, nil, &StaleVersionError{Current: g.Version, standing: anyStanding(prev)}
+			}
+			lines := engine.Numbered(prev.View(seat).Moves(engine.Legal(prev, seat)))
+			if plan, err = Resolve(prev, seat, lines, rd); err == nil && len(plan.SignOffs) > 0 {
+				// What a reply skips as a sign-off is no command of a batch.
+				err = notACommand(commands, plan.SignOffs[0])
+			}
+			if err != nil {
+				s.states.put(g.ID, g.Version, prev)
+				return nil, nil, err
+			}
+			return s.play(g, prev, seat, plan.Actions)
+		})
 	})
 	if err != nil {
 		return nil, nil, err
@@ -104,7 +193,15 @@ func (s *Service) SubmitCommands(ctx context.Context, id, uid int64, expected in
 // notACommand is the refusal of the part of commands that a reply
 // would skip.
 func notACommand(commands []string, part string) *CommandError {
-	i := slices.IndexFunc(commands, func(c string) bool { return strings.Contains(c, strings.TrimSuffix(part, "…")) })
+	// The element that holds the part whole, between commas, as
+	// ReadCommands cut it: "rapid" is not in "play rapid prototype".
+	i := slices.IndexFunc(commands, func(c string) bool {
+		return slices.ContainsFunc(strings.FieldsFunc(c, func(r rune) bool { return r == ',' || r == ';' }),
+			func(p string) bool { return clip(strings.TrimSpace(p)) == part })
+	})
+	if i < 0 {
+		i = slices.IndexFunc(commands, func(c string) bool { return strings.Contains(c, strings.TrimSuffix(part, "…")) })
+	}
 	return &CommandError{Command: part, Line: i + 1, Reason: "not a command"}
 }
 
