@@ -516,14 +516,14 @@ func TestTurnClock(t *testing.T) {
 		ana, bob := e.register("ana"), e.register("bob")
 		players := []*player{ana, bob}
 		g := e.startGame(map[string]any{"mode": "fast"}, ana, bob)
-		checked, moved := 0, 0
+		checked, moved, inTurn := 0, 0, 0
 		// ownTurn: the game waits for who alone, on who's turn (any prompt
 		// is a choice of that turn).
 		ownTurn := func(g game, who *player) bool {
 			aw := awaited(g, players)
 			return len(aw) == 1 && aw[0] == who && g.View != nil && players[g.View.Active] == who
 		}
-		for i := range 30 {
+		for range 30 {
 			cur := e.getGame(g.ID, ana)
 			if cur.Status != "active" {
 				break
@@ -532,9 +532,10 @@ func TestTurnClock(t *testing.T) {
 			mine := e.getGame(g.ID, who)
 			legal := e.legal(g.ID, who)
 			a := answered(legal[0], mine.Prompts)
-			// Places and activations first, but every sixth action ends
-			// the turn when it can: a Monster that recovers the card it
-			// replaced could otherwise be placed and activated forever.
+			// Places and activations first, but from the sixth action of
+			// a turn on the turn ends as soon as it can: a Monster that
+			// recovers the card it replaced could otherwise be placed and
+			// activated forever.
 			for _, l := range legal {
 				if l.Type == engine.ActPlace || l.Type == engine.ActActivate {
 					a = l
@@ -542,9 +543,12 @@ func TestTurnClock(t *testing.T) {
 				}
 			}
 			for _, l := range legal {
-				if i%6 == 5 && l.Type == engine.ActEndTurn {
+				if inTurn >= 5 && l.Type == engine.ActEndTurn {
 					a = l
 				}
+			}
+			if inTurn++; a.Type == engine.ActEndTurn {
+				inTurn = 0
 			}
 			e.clock.Add(20 * time.Minute) // 30 of them stay within the access tokens' lifetime
 			var tr turnResult
