@@ -2140,7 +2140,7 @@ type Problem struct {
 	// Card invalid_deck: the card at fault.
 	Card *string `json:"card,omitempty"`
 
-	// Code Machine-readable: bad_request, invalid, unauthorized, invalid_token, bad_credentials, insufficient_scope, not_a_player, not_creator, not_found, conflict, username_taken, stale_version, game_not_open, game_not_active, game_full, already_joined, not_full, creator_cannot_leave, illegal_action, command_refused, invalid_deck, idempotency_key_reused, version_required, rate_limited, body_too_large, unsupported_media_type, method_not_allowed, not_ready, database_unavailable, internal.
+	// Code Machine-readable: bad_request, invalid, unauthorized, invalid_token, bad_credentials, insufficient_scope, not_a_player, not_creator, not_found, conflict, username_taken, stale_version, game_not_open, game_not_active, game_full, already_joined, not_full, creator_cannot_leave, account_deleted, illegal_action, command_refused, invalid_deck, idempotency_key_reused, version_required, rate_limited, body_too_large, unsupported_media_type, method_not_allowed, not_ready, database_unavailable, internal.
 	Code string `json:"code"`
 
 	// Command command_refused: the command at fault, as written.
