@@ -390,7 +390,7 @@ func (e *env) choose(t testing.TB, id int64, seat int, u *models.User, em *sent,
 }
 
 // clientLayout writes body the way one of several mail clients would,
-// above the quoted original.
+// above the quoted original, or below it as some write.
 func clientLayout(r *replyMsg, body string, em *sent, step int, f *forms) {
 	quoted := func(prefix string) string {
 		var b strings.Builder
@@ -408,8 +408,11 @@ func clientLayout(r *replyMsg, body string, em *sent, step int, f *forms) {
 			"\r\nTo: " + r.From + "\r\nSubject: " + em.Subject + "\r\n\r\n" + em.Text
 	case 2: // Apple Mail on a phone, with its signature
 		r.Body = body + "\n\nSent from my iPhone\n\n> On 1 Dec 2026, at 10:00, Data Monsters <turns@dm.example> wrote:\n>\n" + quoted("> ")
-	case 3: // Thunderbird: a wrapped attribution line
+	case 3: // Thunderbird: a wrapped attribution line; every other time written below the quote
 		r.Body = body + "\n\nOn " + when + ", Data Monsters wrote:\n" + quoted("> ")
+		if step%2 == 0 {
+			r.Body = "On " + when + ", Data Monsters wrote:\n" + quoted("> ") + "\n" + body + "\n"
+		}
 	case 4: // Gmail, HTML only
 		html := strings.ReplaceAll(body, "\n", "<br>")
 		r.HTML = `<div dir="ltr">` + html + `</div><br><div class="gmail_quote"><div dir="ltr" class="gmail_attr">On ` + when +

@@ -35,6 +35,14 @@ func TestCutClientLayouts(t *testing.T) {
 		{"German client", "1\n\nAm Di., 1. Dez. 2026 um 10:00 Uhr schrieb Data Monsters <turns@dm.example>:\n" + quote("> "), "1"},
 		{"bottom posting, no prefix", "end", "end"},
 		{"quoted only", quote("> "), ""},
+		{"Thunderbird, bottom posting", "On 01/12/2026 10:00, Data Monsters wrote:\n" + quote("> ") + "\n3\nend\n", "3\nend"},
+		{"bottom posting, signature", "On 01/12/2026 10:00, Data Monsters wrote:\n" + quote("> ") + "1\n\n-- \nAna\n", "1"},
+		{"bottom posting, attribution wrapped", "\nOn Tue, Dec 1, 2026 at 10:00 AM Data Monsters <\nturns@dm.example> wrote:\n" + quote("> ") + "place glitchy\n", "place glitchy"},
+		{"interleaved: the first answer only", quote("> ") + "2\n" + quote("> ") + "thanks\n", "2"},
+		{"Apple Mail, quoted attribution, bottom", "> On 1 Dec 2026, at 10:00, Data Monsters <turns@dm.example> wrote:\n" + quote("> ") + "\r\n1\r\n", "1"},
+		{"Outlook header block, nothing above", "________________________________\nFrom: Data Monsters\nSent: Tuesday\n" + original, ""},
+		{"an unquoted original below a separator", "-----Original Message-----\n" + original + "\n> 2\nend", ""},
+		{"quoted, then a signature only", quote("> ") + "-- \nAna\n", ""},
 	} {
 		if got := inbound.Cut(tc.body); got != tc.want {
 			t.Errorf("%s: Cut = %q, want %q", tc.client, got, tc.want)

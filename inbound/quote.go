@@ -35,7 +35,8 @@ var (
 // ("-----Original Message-----", a line of underscores) or an Outlook
 // header block ("From: …" followed by "Sent:" or "Date:"); a signature at
 // "-- " (or "--") alone on a line or a phone's "Sent from my iPhone".
-// Line endings become "\n"; at most maxBodyLines lines are read.
+// Line endings become "\n"; at most maxBodyLines lines are read. A reply
+// with nothing above the quote was written below it (below).
 func Cut(body string) string {
 	body = strings.ReplaceAll(body, "\r\n", "\n")
 	body = strings.ReplaceAll(body, "\r", "\n")
@@ -64,5 +65,49 @@ func Cut(body string) string {
 		end = i
 		break
 	}
-	return strings.TrimSpace(strings.Join(lines[:end], "\n"))
+	if top := strings.TrimSpace(strings.Join(lines[:end], "\n")); top != "" || end == len(lines) {
+		return top
+	}
+	return below(lines[end:])
+}
+
+// below is the text of a reply written under the quoted original
+// ("bottom posting", as Thunderbird and many plain-text writers do):
+// lines, from the quote on, are an attribution line (or none), an
+// original quoted with ">" on every line, then the reply, read up to the
+// next quoted line or a signature. An original quoted any other way (an
+// Outlook header block, a separator) gives nothing: its lines cannot be
+// told from the reply's, and its numbered list must never read as moves.
+func below(lines []string) string {
+	start, quoted := -1, false
+	for i, raw := range lines {
+		l := strings.TrimSpace(raw)
+		isQuote := strings.HasPrefix(l, ">") || strings.HasPrefix(l, "|>")
+		switch {
+		case isQuote:
+			if start >= 0 {
+				return strings.TrimSpace(strings.Join(lines[start:i], "\n"))
+			}
+			quoted = true
+		case raw == "-- " || l == "--" || l == "—" || mobileSignature.MatchString(l):
+			if start >= 0 {
+				return strings.TrimSpace(strings.Join(lines[start:i], "\n"))
+			}
+			if quoted {
+				return ""
+			}
+		case start >= 0 || l == "":
+		case quoted:
+			start = i
+		case attribution.MatchString(l),
+			wrappedStart.MatchString(l) && i+1 < len(lines) && wrappedEnd.MatchString(strings.TrimSpace(lines[i+1])),
+			wrappedEnd.MatchString(l) && i > 0 && wrappedStart.MatchString(strings.TrimSpace(lines[i-1])):
+		default:
+			return "" // text before any ">" line: not an original quoted with ">"
+		}
+	}
+	if start < 0 {
+		return ""
+	}
+	return strings.TrimSpace(strings.Join(lines[start:], "\n"))
 }
