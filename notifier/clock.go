@@ -229,7 +229,8 @@ func sameStored(stored *time.Time, job time.Time) bool {
 }
 
 // awayDuring returns the longest time one of the players the game waits
-// for spent on vacation within [from, to].
+// for spent on vacation within [from, to], counting each vacation from
+// when it was booked at the earliest.
 func (o *Outbox) awayDuring(ctx context.Context, st *models.Store, g *models.Game, s *engine.State, from, to time.Time) (time.Duration, error) {
 	var longest time.Duration
 	if from.IsZero() || !to.After(from) {
@@ -245,7 +246,10 @@ func (o *Outbox) awayDuring(ctx context.Context, st *models.Store, g *models.Gam
 		}
 		var d time.Duration
 		for _, v := range vs {
-			start, end := maxTime(v.StartsAt, from), minTime(v.EndsAt, to)
+			// Time away counts from when it was booked: a vacation booked
+			// after the deadline passed, starting a little earlier (as
+			// the accounts allow), does not undo a clock that ran out.
+			start, end := maxTime(maxTime(v.StartsAt, v.CreatedAt), from), minTime(v.EndsAt, to)
 			if end.After(start) {
 				d += end.Sub(start)
 			}

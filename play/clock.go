@@ -73,9 +73,12 @@ func (s *Service) PlayBot(ctx context.Context, id int64, seat int, version int64
 
 // Forfeit resigns seat of game id for its player, after too many
 // consecutive timeouts, through the same path as a player's resignation.
+// A seat whose run of timeouts is no longer at the game's limit (its
+// player came back and acted before the forfeit job ran) is left alone.
 func (s *Service) Forfeit(ctx context.Context, id int64, seat int) error {
 	res, err := s.change(ctx, id, 0, nil, func(g *models.Game, _ int) (*models.Change, *Result, error) {
-		if g.Status != models.StatusActive {
+		if g.Status != models.StatusActive || seat < 0 || seat >= len(g.Seats) ||
+			g.Seats[seat].Timeouts < g.SettingsOf().TimeoutLimit {
 			return nil, nil, errNotDue
 		}
 		st, err := s.takeState(g)

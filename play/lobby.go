@@ -86,9 +86,10 @@ func (n *NewGame) check() error {
 		return invalid("policy: holders or conceal")
 	case len(n.Invite) > n.Players-1:
 		return invalid("invite: at most %d usernames for %d players", n.Players-1, n.Players)
-	case n.TurnDeadlineSeconds < MinDeadline || n.TurnDeadlineSeconds > MaxDeadline,
-		n.PromptDeadlineSeconds < MinDeadline || n.PromptDeadlineSeconds > MaxDeadline:
-		return invalid("deadlines: %d to %d seconds", MinDeadline, MaxDeadline)
+	case n.TurnDeadlineSeconds < MinDeadline || n.TurnDeadlineSeconds > MaxDeadline:
+		return invalid("turn_deadline_seconds: %d to %d seconds", MinDeadline, MaxDeadline)
+	case n.PromptDeadlineSeconds < MinDeadline || n.PromptDeadlineSeconds > MaxDeadline:
+		return invalid("prompt_deadline_seconds: %d to %d seconds", MinDeadline, MaxDeadline)
 	case n.Bots < 0 || n.Bots > n.Players-1-len(n.Invite):
 		return invalid("bots: 0 to %d for %d players and %d invited", max(n.Players-1-len(n.Invite), 0), n.Players, len(n.Invite))
 	case *n.TimeoutLimit < 0 || *n.TimeoutLimit > MaxTimeoutLimit:

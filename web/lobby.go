@@ -264,12 +264,13 @@ func (p *Pages) createGame(c *gin.Context) {
 }
 
 // formField names the form's field for a field of the play path's
-// refusals ("deadlines: 60 to ..." is about both deadline menus; the first
-// is marked).
+// refusals ("turn_deadline_seconds: 60 to ..." is the turn_deadline menu).
 func formField(field string) string {
 	switch field {
-	case "deadlines":
+	case "turn_deadline_seconds":
 		return "turn_deadline"
+	case "prompt_deadline_seconds":
+		return "prompt_deadline"
 	case "deck":
 		return "deck"
 	}
