@@ -11,27 +11,13 @@ import (
 
 	"github.com/datamonsters/turns/engine"
 	"github.com/datamonsters/turns/models"
-	"github.com/datamonsters/turns/models/modelstest"
 	"github.com/datamonsters/turns/play"
 )
 
 // acEnv is a play path with a clock the test moves, on a fresh store.
-type acEnv struct {
-	st  *models.Store
-	svc *play.Service
-	clk *testClock
-}
+type acEnv = ratingsEnv
 
-func eachAttackClockDB(t *testing.T, f func(t *testing.T, e *acEnv)) {
-	for _, d := range modelstest.Dialects() {
-		t.Run(d.String(), func(t *testing.T) {
-			t.Parallel()
-			clk := &testClock{t: time.Date(2026, 6, 3, 9, 0, 0, 0, time.UTC)}
-			st := modelstest.Open(t, d, models.Options{Now: clk.Now})
-			f(t, &acEnv{st: st, svc: play.New(st, clk.Now, nil), clk: clk})
-		})
-	}
-}
+func eachAttackClockDB(t *testing.T, f func(t *testing.T, e *acEnv)) { eachRatingsDB(t, f) }
 
 // game starts a fast game of users with n's settings (users[0] creates it,
 // the others are invited and join).
