@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/datamonsters/turns/accounts"
 	"github.com/datamonsters/turns/models"
@@ -22,6 +23,9 @@ type Notifications struct {
 	Presence          *notifier.Presence // nil: a connection silences emails worked in this process only
 	UnsubscribeSecret []byte
 	AllowPrivate      bool // WEBHOOK_ALLOW_PRIVATE
+	// Heartbeat is the live streams' ": ping" interval, at which they
+	// also check that their credential is still good (0: 25 s).
+	Heartbeat time.Duration
 	// UnsubscribePage draws the page of an unsubscribe link in the pages'
 	// look (main gives web.Pages.Unsubscribe): what it turns off (scope: a
 	// notification kind, or "all"), and, before it is done, the button
@@ -125,7 +129,8 @@ func (s *Server) listWebhooks(c *gin.Context) {
 // that token: it goes when the token is revoked). The secret is shown only
 // in this response (and in the sealed idempotency record, for a repeat
 // with the key). The limit on webhooks is checked after a repeat is
-// answered, so that a repeat of the last allowed one is not refused.
+// answered, so that a repeat of the last allowed one is not refused, with
+// the user's row locked, so that concurrent creations cannot pass it.
 func (s *Server) createWebhook(c *gin.Context) {
 	var req createWebhookRequest
 	if err := decode(c, &req); err != nil {
@@ -163,6 +168,11 @@ func (s *Server) createWebhook(c *gin.Context) {
 		w.TokenID = &tid
 	}
 	s.idempotentCreate(c, func(st *models.Store) (response, error) {
+		// The user's row first: concurrent creations then count one after
+		// another, and none goes past the limit.
+		if err := st.LockUser(c.Request.Context(), w.UserID); err != nil {
+			return response{}, err
+		}
 		hooks, err := st.Webhooks(c.Request.Context(), w.UserID)
 		if err != nil {
 			return response{}, err

@@ -201,10 +201,11 @@ func newNotifyEnv(t *testing.T, d models.Dialect, allowPrivate bool) *notifyEnv 
 
 // notifyOptions shape a notifyEnv.
 type notifyOptions struct {
-	allowPrivate bool         // webhooks may target loopback
-	databaseURL  string       // the store's Postgres: live events between servers through NOTIFY
-	idle         bool         // the outbox writes jobs but works none (another server does)
-	log          *slog.Logger // nil: logs are discarded
+	allowPrivate bool          // webhooks may target loopback
+	databaseURL  string        // the store's Postgres: live events between servers through NOTIFY
+	idle         bool          // the outbox writes jobs but works none (another server does)
+	log          *slog.Logger  // nil: logs are discarded
+	heartbeat    time.Duration // the streams' (0: 25 s)
 }
 
 // startNotifyEnv starts a server with the notification pipeline on st (a
@@ -246,7 +247,8 @@ func startNotifyEnv(t *testing.T, st *models.Store, clk *clock, o notifyOptions)
 	presence := notifier.NewPresence(st, notifier.PresenceOptions{Now: clk.Now, Logger: log})
 	go presence.Run(ctx)
 	go ob.Listen(ctx)
-	srv.SetNotifications(api.Notifications{Outbox: ob, Hub: hub, Presence: presence, UnsubscribeSecret: secret, AllowPrivate: o.allowPrivate})
+	srv.SetNotifications(api.Notifications{Outbox: ob, Hub: hub, Presence: presence, UnsubscribeSecret: secret, AllowPrivate: o.allowPrivate,
+		Heartbeat: o.heartbeat})
 	if !o.idle {
 		if err := ob.Start(ctx); err != nil {
 			t.Fatal(err)

@@ -1,12 +1,16 @@
 package api
 
 import (
+	"context"
 	"errors"
 	"strconv"
+	"strings"
 
+	"github.com/datamonsters/turns/accounts"
 	"github.com/datamonsters/turns/internal/router"
 	"github.com/datamonsters/turns/models"
 	"github.com/datamonsters/turns/notifier"
+	"github.com/datamonsters/turns/refusal"
 	"github.com/gin-gonic/gin"
 )
 
@@ -24,6 +28,25 @@ func lastEventID(c *gin.Context) (int64, error) {
 		return 0, badRequest("Last-Event-ID must be a number from a previous event")
 	}
 	return n, nil
+}
+
+// resumed is the backlog of a stream resumed after the stored item after
+// (0: from the start), from rows read from the one before it on (from
+// the start for 0): the rows after it, at most streamBacklog. An after
+// that names no stored item of the stream (a number from another stream,
+// or beyond its last item, from which nothing would ever be sent) is
+// refused: the client must not be left on a stream that stays silent.
+func resumed[T any](rows []T, after int64, id func(T) int64) ([]T, error) {
+	if after > 0 {
+		if len(rows) == 0 || id(rows[0]) != after {
+			return nil, badRequest("Last-Event-ID %d is not the id of an event of this stream", after)
+		}
+		rows = rows[1:]
+	}
+	if len(rows) > streamBacklog {
+		rows = rows[:streamBacklog]
+	}
+	return rows, nil
 }
 
 // streamNotifications is the caller's notifications as Server-Sent Events:
@@ -53,8 +76,12 @@ func (s *Server) streamNotifications(c *gin.Context) {
 			return
 		}
 	}
-	stored, err := s.store.NotificationsAfter(c.Request.Context(), uid, after, streamBacklog)
+	stored, err := s.store.NotificationsAfter(c.Request.Context(), uid, max(after-1, 0), streamBacklog+1)
 	if err != nil {
+		writeError(c, err)
+		return
+	}
+	if stored, err = resumed(stored, after, func(n models.Notification) int64 { return n.ID }); err != nil {
 		writeError(c, err)
 		return
 	}
@@ -130,8 +157,12 @@ func (s *Server) streamGame(c *gin.Context) {
 		seat = ref.Seat
 		sub = s.notify.Hub.Subscribe(notifier.GameSeatTopic(g.ID, seat))
 	}
-	recs, err := s.store.EventsAfter(ctx, g.ID, after, streamBacklog)
+	recs, err := s.store.EventsAfter(ctx, g.ID, max(after-1, 0), streamBacklog+1)
 	if err != nil {
+		writeError(c, err)
+		return
+	}
+	if recs, err = resumed(recs, after, func(r models.EventRecord) int64 { return r.Seq }); err != nil {
 		writeError(c, err)
 		return
 	}
@@ -156,9 +187,34 @@ func (s *Server) serveStream(c *gin.Context, sub *notifier.Subscription, opts no
 		notifier.NewSSEWriter(c.Writer, 0) // the stream's headers, and no stream
 		return
 	}
+	opts.Authorized, opts.Heartbeat = s.stillAuthorized(c), s.notify.Heartbeat
 	err := notifier.ServeSSE(c.Request.Context(), c.Writer, sub, opts)
 	if err != nil && !errors.Is(err, c.Request.Context().Err()) && !errors.Is(err, notifier.ErrStreamLagged) &&
-		!errors.Is(err, notifier.ErrStreamClosed) && !errors.Is(err, notifier.ErrSeatChanged) {
+		!errors.Is(err, notifier.ErrStreamClosed) && !errors.Is(err, notifier.ErrSeatChanged) &&
+		!errors.Is(err, notifier.ErrStreamUnauthorized) {
 		s.log.Warn("stream", "error", err)
 	}
+}
+
+// stillAuthorized is the check an open stream makes at every heartbeat of
+// the bearer token it was opened with (authenticate checked it then): an
+// API token not revoked; an access token whose session is live and whose
+// generation is current, so that a logout, "sign out everywhere", a
+// password change or a revoked token ends the stream as it ends every
+// other request. (An access token that merely expires does not end it.)
+// It says yes when the database cannot answer.
+func (s *Server) stillAuthorized(c *gin.Context) func(context.Context) bool {
+	tok, _ := strings.CutPrefix(c.GetHeader("Authorization"), "Bearer ")
+	good := func(err error) bool { return err == nil || refusal.KindOf(err) != refusal.Unauthorized }
+	if accounts.IsAPIToken(tok) {
+		return func(ctx context.Context) bool {
+			_, err := s.acc.APIToken(ctx, tok)
+			return good(err)
+		}
+	}
+	v, err := s.acc.VerifyAccess(tok)
+	if err != nil {
+		return func(context.Context) bool { return false }
+	}
+	return func(ctx context.Context) bool { return good(s.acc.CheckAccess(ctx, v)) }
 }

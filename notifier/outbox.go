@@ -9,9 +9,11 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/datamonsters/turns/internal/bounded"
 	"github.com/datamonsters/turns/models"
 	"github.com/datamonsters/turns/play"
 	"github.com/riverqueue/river"
@@ -130,6 +132,11 @@ type Outbox struct {
 	recent *recentStates // the states of the changes this process made, for their notifications
 
 	listening atomic.Bool
+
+	// publishMu orders the publication of games' events; published is
+	// what was published of each (see deliverEvents).
+	publishMu sync.Mutex
+	published *bounded.Map[int64, published]
 }
 
 // riverTime makes River's scheduling follow the injected clock.
@@ -154,7 +161,8 @@ func NewOutbox(cfg OutboxConfig) (*Outbox, error) {
 	if cfg.Store == nil || cfg.Sender == nil || cfg.Hub == nil {
 		return nil, errors.New("notifier: outbox needs a store, a sender and a hub")
 	}
-	o := &Outbox{cfg: cfg, store: cfg.Store, log: cfg.Logger, now: cfg.Now, recent: newRecentStates(recentMax)}
+	o := &Outbox{cfg: cfg, store: cfg.Store, log: cfg.Logger, now: cfg.Now, recent: newRecentStates(recentMax),
+		published: bounded.New[int64, published](maxPublished)}
 	if o.cfg.States == nil {
 		o.cfg.States, _ = cfg.Timeouts.(States)
 	}

@@ -157,6 +157,56 @@ func (o *Outbox) deliver(ctx context.Context, a StreamArgs) error {
 	if a.FromSeq == 0 {
 		return nil
 	}
+	return o.deliverEvents(ctx, a)
+}
+
+// published is what a process has published of one game's events: from
+// the seq of the first (floor) to that of the last, with nothing missing.
+type published struct{ floor, last int64 }
+
+// maxPublished is the most games whose published events an outbox
+// remembers (the games changed last).
+const maxPublished = 4096
+
+// deliverEvents publishes the game's events a names in the order of
+// their seqs, which is the order their changes committed in (a game's
+// changes hold its lock). The stream jobs of two changes of one game may
+// be worked at once (SQLite: River's workers), the later one first; its
+// events went out first then, and a client that resumed after the last id
+// it had got never got the earlier ones. So the outbox remembers, per
+// game, the last seq it published: events that come after a gap publish
+// the gap first, read from the store (committed before them), and the
+// late job then finds its events published. Events older than the first
+// this process published of the game (since it started, or forgot the
+// game) go out as they come.
+func (o *Outbox) deliverEvents(ctx context.Context, a StreamArgs) error {
+	o.publishMu.Lock()
+	defer o.publishMu.Unlock()
+	from := a.FromSeq
+	p, known := o.published.Get(a.GameID)
+	switch {
+	case !known:
+		p = published{floor: a.FromSeq}
+	case a.ToSeq < p.floor:
+		return o.publishEvents(ctx, a, a.FromSeq)
+	case a.ToSeq <= p.last:
+		return nil // published with a later change's, as their gap
+	default:
+		from = p.last + 1
+	}
+	if err := o.publishEvents(ctx, a, from); err != nil {
+		return err
+	}
+	p.last = a.ToSeq
+	o.published.Put(a.GameID, p)
+	return nil
+}
+
+// publishEvents publishes the game's events from seq from to a.ToSeq to
+// every seat's subscribers of this process (and a spectator's), each as
+// that seat sees it, with a's holders of the seats.
+func (o *Outbox) publishEvents(ctx context.Context, a StreamArgs, from int64) error {
+	hub := o.cfg.Hub
 	seats := map[int]Topic{}
 	for seat := -1; seat < engine.MaxPlayers; seat++ {
 		if t := GameSeatTopic(a.GameID, seat); hub.Subscribers(t) > 0 {
@@ -166,7 +216,7 @@ func (o *Outbox) deliver(ctx context.Context, a StreamArgs) error {
 	if len(seats) == 0 {
 		return nil
 	}
-	recs, err := o.store.EventsAfter(ctx, a.GameID, a.FromSeq-1, int(a.ToSeq-a.FromSeq+1))
+	recs, err := o.store.EventsAfter(ctx, a.GameID, from-1, int(a.ToSeq-from+1))
 	if err != nil {
 		return err
 	}

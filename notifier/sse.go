@@ -280,11 +280,13 @@ func (s *SSEWriter) Retry(d time.Duration) error {
 // ErrStreamLagged ends ServeSSE when the hub dropped a slow subscriber;
 // ErrStreamClosed when the subscription or hub was closed; ErrSeatChanged
 // when a game's event shows that the subscriber's seat changed hands (see
-// StreamOptions.Viewer).
+// StreamOptions.Viewer); ErrStreamUnauthorized when the credential the
+// stream was opened with ended (see StreamOptions.Authorized).
 var (
-	ErrStreamLagged = errors.New("notifier: live stream subscriber fell behind")
-	ErrStreamClosed = errors.New("notifier: live stream closed")
-	ErrSeatChanged  = errors.New("notifier: the stream's seat changed hands")
+	ErrStreamLagged       = errors.New("notifier: live stream subscriber fell behind")
+	ErrStreamClosed       = errors.New("notifier: live stream closed")
+	ErrSeatChanged        = errors.New("notifier: the stream's seat changed hands")
+	ErrStreamUnauthorized = errors.New("notifier: the stream's credential ended")
 )
 
 // StreamOptions configure ServeSSE.
@@ -317,6 +319,13 @@ type StreamOptions struct {
 	// the write.
 	Viewer int64
 	Seat   int
+	// Authorized, if set, is asked at every heartbeat whether the
+	// credential the stream was opened with is still good (a logout, a
+	// revoked token: no); when it says no, the stream ends with
+	// ErrStreamUnauthorized. It should say yes when it cannot tell (the
+	// database does not answer). With heartbeats disabled it is never
+	// asked.
+	Authorized func(context.Context) bool
 }
 
 // follows reports whether ev may go to the stream's viewer as its seat.
@@ -397,6 +406,9 @@ func ServeSSE(ctx context.Context, w http.ResponseWriter, sub *Subscription, opt
 				return writeErr(ctx, err)
 			}
 		case <-tick:
+			if opts.Authorized != nil && !opts.Authorized(ctx) {
+				return ErrStreamUnauthorized
+			}
 			if err := sw.Comment("ping"); err != nil {
 				return writeErr(ctx, err)
 			}

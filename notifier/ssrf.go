@@ -29,6 +29,12 @@ var forbiddenPrefixes = []netip.Prefix{
 	netip.MustParsePrefix("fec0::/10"),       // deprecated site-local
 	netip.MustParsePrefix("2001:db8::/32"),   // documentation
 	netip.MustParsePrefix("100::/64"),        // discard-only
+	// IPv6 forms a translator may turn into any IPv4 address, internal
+	// ones included, and never a public receiver's: local-use NAT64 (RFC
+	// 8215), IPv4-compatible (deprecated) and IPv4-translated (SIIT).
+	netip.MustParsePrefix("64:ff9b:1::/48"),
+	netip.MustParsePrefix("::/96"),
+	netip.MustParsePrefix("::ffff:0:0:0/96"),
 }
 
 // embedsIPv4 lists IPv6 ranges that carry an IPv4 address a gateway may
@@ -42,7 +48,9 @@ var (
 // loopback (127/8, ::1), private (RFC 1918, fc00::/7), link-local
 // (169.254/16, fe80::/10), unspecified, multicast, CGNAT (100.64/10),
 // other special-use IPv4 ranges, and IPv4-mapped, NAT64 or 6to4 forms of
-// any of these. The zero netip.Addr is forbidden.
+// any of these, and the IPv6 forms meant for translators that may hide
+// them (local-use NAT64, IPv4-compatible, IPv4-translated). The zero
+// netip.Addr is forbidden.
 func ForbiddenIP(ip netip.Addr) bool {
 	if !ip.IsValid() {
 		return true

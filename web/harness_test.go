@@ -82,6 +82,8 @@ type siteOptions struct {
 	proxy  bool   // believe X-Forwarded-For from 127.0.0.1 (clients of other addresses)
 	// readers is Config.Readers (0: the default).
 	readers int
+	// heartbeat is Config.Heartbeat, the live stream's (0: 25 s).
+	heartbeat time.Duration
 	// replies is Config.Replies: replies to emails come in.
 	replies bool
 	// log takes the site's log (nil: discarded).
@@ -175,7 +177,8 @@ func newSite(t testing.TB, d models.Dialect, o siteOptions) *site {
 	s.accounts = accounts.New(st, pl, acfg, log, clk.Now)
 	s.api = api.New(st, pl, s.accounts, api.Config{Secret: testSecret, BaseURL: base}, log, clk.Now)
 	pages, err := web.New(st, sender, web.Config{BaseURL: base, Secret: s.secret, MailDomain: ecfg.Domain(),
-		Play: pl, Accounts: s.accounts, Hub: hub, Presence: presence, Readers: o.readers, Replies: o.replies}, log, clk.Now)
+		Play: pl, Accounts: s.accounts, Hub: hub, Presence: presence, Readers: o.readers, Replies: o.replies,
+		Heartbeat: o.heartbeat}, log, clk.Now)
 	if err != nil {
 		t.Fatal(err)
 	}

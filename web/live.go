@@ -1,6 +1,7 @@
 package web
 
 import (
+	"context"
 	"errors"
 	"net/http"
 	"strconv"
@@ -109,7 +110,16 @@ func (p *Pages) live(c *gin.Context) {
 	}
 	c.Header("X-Accel-Buffering", "no")
 	// A visitor (uid 0) holds no seat for a change to move: nothing to follow.
-	opts := notifier.StreamOptions{Backlog: backlog, After: after, Retry: 2 * time.Second, Viewer: uid, Seat: seat}
+	opts := notifier.StreamOptions{Backlog: backlog, After: after, Retry: 2 * time.Second, Viewer: uid, Seat: seat,
+		Heartbeat: p.cfg.Heartbeat}
+	if raw := p.sessionCookie(c); uid != 0 && raw != "" {
+		// A reader who signs out (here, or everywhere) stops getting their
+		// seat's events: the stream ends at the next heartbeat.
+		opts.Authorized = func(ctx context.Context) bool {
+			_, _, err := p.acc.WebSession(ctx, raw)
+			return !errors.Is(err, models.ErrNotFound)
+		}
+	}
 	err = notifier.ServeSSE(ctx, c.Writer, sub, opts)
 	if err != nil && !errors.Is(err, ctx.Err()) && !errors.Is(err, notifier.ErrStreamLagged) &&
 		!errors.Is(err, notifier.ErrStreamClosed) && !errors.Is(err, notifier.ErrSeatChanged) {

@@ -127,3 +127,57 @@ func TestPrivateGameLiveIsClosed(t *testing.T) {
 		}
 	}
 }
+
+// TestLiveEndsAtSignOut: ana and bob follow their game's board live; ana
+// signs out. What must hold: her stream, which carries her seat's events,
+// ends (at its next heartbeat), as every other read of hers does; bob's
+// goes on.
+func TestLiveEndsAtSignOut(t *testing.T) {
+	eachDB(t, func(t *testing.T, d models.Dialect) {
+		s := newSite(t, d, siteOptions{outbox: true, heartbeat: 200 * time.Millisecond})
+		ana, bob := s.client(), s.client()
+		ana.register("ana", "ana password")
+		bob.register("bob", "bob password")
+		decks := []int64{s.makeDeck(s.apiLogin("ana", "ana password")), s.makeDeck(s.apiLogin("bob", "bob password"))}
+		id := openGame(t, ana, bob, decks)
+		follow := func(c *client) <-chan ssetest.Event {
+			req, err := http.NewRequest(http.MethodGet, s.url+gamePath(id)+"/live", nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			req.Header.Set("Accept", "text/event-stream")
+			r, err := (&http.Client{Jar: c.http.Jar, Timeout: 30 * time.Second}).Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { r.Body.Close() })
+			if r.StatusCode != http.StatusOK {
+				t.Fatalf("the live stream: status %d", r.StatusCode)
+			}
+			return ssetest.Read(r.Body)
+		}
+		// ended reports whether events ends within d (what it sends before
+		// is read and dropped).
+		ended := func(events <-chan ssetest.Event, d time.Duration) bool {
+			deadline := time.After(d)
+			for {
+				select {
+				case _, ok := <-events:
+					if !ok {
+						return true
+					}
+				case <-deadline:
+					return false
+				}
+			}
+		}
+		anas, bobs := follow(ana), follow(bob)
+		ana.post("/logout", nil).mustRedirect(t, "/login?done=signedout")
+		if !ended(anas, 5*time.Second) {
+			t.Fatal("ana signed out and her board's live stream goes on")
+		}
+		if ended(bobs, time.Second) {
+			t.Fatal("bob's live stream ended when ana signed out")
+		}
+	})
+}

@@ -48,6 +48,10 @@ type Config struct {
 	// the other processes (Postgres, where a game change announces its
 	// events only to games someone follows); nil with SQLite.
 	Presence *notifier.Presence
+	// Heartbeat is the live stream's ": ping" interval, at which a
+	// signed-in reader's stream also checks that their session is still
+	// live (0: 25 s).
+	Heartbeat time.Duration
 	// Replies says that replies to decision emails come in (the inbound
 	// mail door is on): only then do the pages offer playing by reply.
 	Replies bool
