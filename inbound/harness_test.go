@@ -16,6 +16,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -377,14 +378,15 @@ type replyMsg struct {
 	Extra                        string            // more header lines, as written (CRLF-ended)
 }
 
-var replySeq int
+// replySeq numbers the replies' Message-IDs; tests write replies from
+// many goroutines at once.
+var replySeq atomic.Int64
 
 // raw writes the reply as RFC 5322 bytes.
 func (r replyMsg) raw() []byte {
 	var b bytes.Buffer
 	if r.MessageID == "" {
-		replySeq++
-		r.MessageID = fmt.Sprintf("reply-%d-%d@example.com", time.Now().UnixNano(), replySeq)
+		r.MessageID = fmt.Sprintf("reply-%d-%d@example.com", time.Now().UnixNano(), replySeq.Add(1))
 	}
 	fmt.Fprintf(&b, "From: %s\r\nTo: %s\r\nSubject: %s\r\nMessage-ID: <%s>\r\nDate: %s\r\nMIME-Version: 1.0\r\n",
 		r.From, r.To, r.Subject, r.MessageID, time.Now().Format(time.RFC1123Z))

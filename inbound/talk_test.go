@@ -97,8 +97,7 @@ func (e *env) mailOf(u *models.User, id int64) sent {
 func (e *env) sayReply(u *models.User, em sent, body string) sent {
 	e.t.Helper()
 	m := replyTo(u, em, body)
-	replySeq++
-	m.MessageID = fmt.Sprintf("say-%d-%d@example.com", time.Now().UnixNano(), replySeq)
+	m.MessageID = fmt.Sprintf("say-%d-%d@example.com", time.Now().UnixNano(), replySeq.Add(1))
 	if err := e.sendSMTP(u.Email, m.To, m.raw()); err != nil {
 		e.t.Fatal(err)
 	}
