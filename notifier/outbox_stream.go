@@ -164,6 +164,10 @@ func (o *Outbox) deliver(ctx context.Context, a StreamArgs) error {
 // the seq of the first (floor) to that of the last, with nothing missing.
 type published struct{ floor, last int64 }
 
+// firstGap is how many events before the first job of a game that a
+// process works it publishes along (deliverEvents).
+const firstGap = 64
+
 // maxPublished is the most games whose published events an outbox
 // remembers (the games changed last).
 const maxPublished = 4096
@@ -176,9 +180,10 @@ const maxPublished = 4096
 // it had got never got the earlier ones. So the outbox remembers, per
 // game, the last seq it published: events that come after a gap publish
 // the gap first, read from the store (committed before them), and the
-// late job then finds its events published. Events older than the first
-// this process published of the game (since it started, or forgot the
-// game) go out as they come.
+// late job then finds its events published. The first job of a game
+// this process works publishes the firstGap events before it too (a
+// subscriber skips those it has: ServeSSE); events older than that go
+// out as they come.
 func (o *Outbox) deliverEvents(ctx context.Context, a StreamArgs) error {
 	o.publishMu.Lock()
 	defer o.publishMu.Unlock()
@@ -186,7 +191,11 @@ func (o *Outbox) deliverEvents(ctx context.Context, a StreamArgs) error {
 	p, known := o.published.Get(a.GameID)
 	switch {
 	case !known:
-		p = published{floor: a.FromSeq}
+		// The first of the game's jobs this process works may be a later
+		// change's (the game's start and first moves commit at once):
+		// the events just before it are published first too.
+		p = published{floor: max(1, a.FromSeq-firstGap)}
+		from = p.floor
 	case a.ToSeq < p.floor:
 		return o.publishEvents(ctx, a, a.FromSeq)
 	case a.ToSeq <= p.last:
