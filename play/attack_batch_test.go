@@ -11,7 +11,6 @@ import (
 
 	"github.com/datamonsters/turns/engine"
 	"github.com/datamonsters/turns/models"
-	"github.com/datamonsters/turns/models/modelstest"
 	"github.com/datamonsters/turns/play"
 	"github.com/datamonsters/turns/play/commandtest"
 )
@@ -193,107 +192,97 @@ func stored(t *testing.T, st *models.Store, id int64) string {
 // events as they were, and name the command at fault; a batch of standing
 // plays sent again and again does not grow the seat's standing answers.
 func TestAttackBatchAllOrNothing(t *testing.T) {
-	for _, d := range modelstest.Dialects() {
-		t.Run(d.String(), func(t *testing.T) {
-			t.Parallel()
-			st := modelstest.Open(t, d, models.Options{})
-			svc := play.New(st, nil, nil)
-			ctx := context.Background()
-			id, ana, v := batchGame(t, st, svc)
-			before := stored(t, st, id)
-			refused := func(name string, commands []string, command string) {
-				t.Helper()
-				_, _, err := svc.SubmitCommands(ctx, id, ana.ID, v, commands, nil)
-				var ce *play.CommandError
-				if !errors.As(err, &ce) || (command != "" && ce.Command != command) {
-					t.Errorf("%s: %#v, want a refusal of %q", name, err, command)
-				}
-				if now := stored(t, st, id); now != before {
-					t.Errorf("%s: the refused batch left %s, was %s", name, now, before)
-				}
+	eachLobbyDB(t, func(t *testing.T, st *models.Store, svc *play.Service) {
+		ctx := context.Background()
+		id, ana, v := batchGame(t, st, svc)
+		before := stored(t, st, id)
+		refused := func(name string, commands []string, command string) {
+			t.Helper()
+			_, _, err := svc.SubmitCommands(ctx, id, ana.ID, v, commands, nil)
+			var ce *play.CommandError
+			if !errors.As(err, &ce) || (command != "" && ce.Command != command) {
+				t.Errorf("%s: %#v, want a refusal of %q", name, err, command)
 			}
-			refused("a late command fails", []string{"3", "4", "5", "claim spam filter", "end"}, "claim spam filter")
-			refused("a number after the end", []string{"3", "6", "4"}, "4")
-			refused("other digits", []string{"3", "２"}, "２")
-			many := slices.Repeat([]string{strings.TrimSuffix(strings.Repeat("always pass, ", 20), ", ")}, 5)
-			refused("more moves than a batch holds", many, "always pass")
-			if _, _, err := svc.SubmitCommands(ctx, id, ana.ID, v-1, []string{"3"}, nil); !errors.As(err, new(*play.StaleVersionError)) {
-				t.Errorf("a stale batch: %v", err)
+			if now := stored(t, st, id); now != before {
+				t.Errorf("%s: the refused batch left %s, was %s", name, now, before)
 			}
-			for range 3 {
-				res, _, err := svc.SubmitCommands(ctx, id, ana.ID, v, slices.Repeat([]string{"hiring freeze when place, merge conflict when tool"}, 10), nil)
-				if err != nil {
-					t.Fatal(err)
-				}
-				plays := res.State.Players[0].Standing.Plays
-				v = res.Game.Version
-				res.Done()
-				if len(plays) != 2 {
-					t.Fatalf("after batches of the same two standing plays, %d are stored", len(plays))
-				}
+		}
+		refused("a late command fails", []string{"3", "4", "5", "claim spam filter", "end"}, "claim spam filter")
+		refused("a number after the end", []string{"3", "6", "4"}, "4")
+		refused("other digits", []string{"3", "２"}, "２")
+		many := slices.Repeat([]string{strings.TrimSuffix(strings.Repeat("always pass, ", 20), ", ")}, 5)
+		refused("more moves than a batch holds", many, "always pass")
+		if _, _, err := svc.SubmitCommands(ctx, id, ana.ID, v-1, []string{"3"}, nil); !errors.As(err, new(*play.StaleVersionError)) {
+			t.Errorf("a stale batch: %v", err)
+		}
+		for range 3 {
+			res, _, err := svc.SubmitCommands(ctx, id, ana.ID, v, slices.Repeat([]string{"hiring freeze when place, merge conflict when tool"}, 10), nil)
+			if err != nil {
+				t.Fatal(err)
 			}
-		})
-	}
+			plays := res.State.Players[0].Standing.Plays
+			v = res.Game.Version
+			res.Done()
+			if len(plays) != 2 {
+				t.Fatalf("after batches of the same two standing plays, %d are stored", len(plays))
+			}
+		}
+	})
 }
 
 // TestAttackBatchAtOnce: the same batch, and different batches, for the
 // same version at once: exactly one is applied, the others are stale, and
 // the log holds the moves of the one.
 func TestAttackBatchAtOnce(t *testing.T) {
-	for _, d := range modelstest.Dialects() {
-		t.Run(d.String(), func(t *testing.T) {
-			t.Parallel()
-			st := modelstest.Open(t, d, models.Options{})
-			svc := play.New(st, nil, nil)
-			ctx := context.Background()
-			id, ana, v := batchGame(t, st, svc)
-			batches := [][]string{{"3", "4", "5", "claim landing", "end"}, {"3", "4", "5", "claim landing", "end"}, {"2", "end"}, {"4", "6"}, {"1"}, {"3, 4, 5, claim landing, end"}}
-			var wg sync.WaitGroup
-			errs := make([]error, len(batches))
-			for i, b := range batches {
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					res, _, err := svc.SubmitCommands(ctx, id, ana.ID, v, b, nil)
-					if err == nil {
-						res.Done()
-					}
-					errs[i] = err
-				}()
+	eachLobbyDB(t, func(t *testing.T, st *models.Store, svc *play.Service) {
+		ctx := context.Background()
+		id, ana, v := batchGame(t, st, svc)
+		batches := [][]string{{"3", "4", "5", "claim landing", "end"}, {"3", "4", "5", "claim landing", "end"}, {"2", "end"}, {"4", "6"}, {"1"}, {"3, 4, 5, claim landing, end"}}
+		var wg sync.WaitGroup
+		errs := make([]error, len(batches))
+		for i, b := range batches {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				res, _, err := svc.SubmitCommands(ctx, id, ana.ID, v, b, nil)
+				if err == nil {
+					res.Done()
+				}
+				errs[i] = err
+			}()
+		}
+		wg.Wait()
+		won := -1
+		for i, err := range errs {
+			switch {
+			case err == nil && won >= 0:
+				t.Fatalf("batches %d and %d were both applied", won, i)
+			case err == nil:
+				won = i
+			case !errors.As(err, new(*play.StaleVersionError)):
+				t.Errorf("batch %d: %v", i, err)
 			}
-			wg.Wait()
-			won := -1
-			for i, err := range errs {
-				switch {
-				case err == nil && won >= 0:
-					t.Fatalf("batches %d and %d were both applied", won, i)
-				case err == nil:
-					won = i
-				case !errors.As(err, new(*play.StaleVersionError)):
-					t.Errorf("batch %d: %v", i, err)
+		}
+		if won < 0 {
+			t.Fatal("no batch was applied")
+		}
+		acts, err := st.Actions(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var n int
+		for _, a := range acts {
+			if a.Version > v {
+				n++
+				if a.Version != v+1 || a.Seat != 0 {
+					t.Errorf("an action of version %d seat %d", a.Version, a.Seat)
 				}
 			}
-			if won < 0 {
-				t.Fatal("no batch was applied")
-			}
-			acts, err := st.Actions(ctx, id)
-			if err != nil {
-				t.Fatal(err)
-			}
-			var n int
-			for _, a := range acts {
-				if a.Version > v {
-					n++
-					if a.Version != v+1 || a.Seat != 0 {
-						t.Errorf("an action of version %d seat %d", a.Version, a.Seat)
-					}
-				}
-			}
-			rd, _ := play.ReadCommands(strings.Join(batches[won], "\n"))
-			plan, err := play.Resolve(positionAt(t, commandtest.Position), 0, engine.Numbered(engine.Moves(position(t), 0)), rd)
-			if err != nil || n != len(plan.Actions) {
-				t.Fatalf("the log holds %d actions of the batch %q, which plans %v %v", n, batches[won], planTexts(plan), err)
-			}
-		})
-	}
+		}
+		rd, _ := play.ReadCommands(strings.Join(batches[won], "\n"))
+		plan, err := play.Resolve(positionAt(t, commandtest.Position), 0, engine.Numbered(engine.Moves(position(t), 0)), rd)
+		if err != nil || n != len(plan.Actions) {
+			t.Fatalf("the log holds %d actions of the batch %q, which plans %v %v", n, batches[won], planTexts(plan), err)
+		}
+	})
 }
