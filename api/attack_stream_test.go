@@ -376,3 +376,46 @@ func TestAttackStreamEndsWhenSessionEnds(t *testing.T) {
 		})
 	}
 }
+
+// TestAttackStreamManyAtOnce: ana opens live streams, of both kinds, as
+// fast as she can. What must hold: past the server's limit per client (3
+// here) the next one, of either kind, is refused with 409
+// too_many_streams naming the limit, and costs nothing (no subscription
+// stays); her open streams go on; bob, another client, opens his; once
+// she closes one she may open one again. On both databases (on Postgres
+// each stream also holds a presence row).
+func TestAttackStreamManyAtOnce(t *testing.T) {
+	eachNotifyDB(t, false, func(t *testing.T, e *notifyEnv) {
+		e.hub.StreamsPerClient = 3
+		ana, bob := e.register("ana"), e.register("bob")
+		g := e.startGame(map[string]any{"mode": "fast"}, ana, bob)
+		gamePath := fmt.Sprintf("/v1/games/%d/stream", g.ID)
+		var stops []func()
+		for _, path := range []string{gamePath, gamePath, "/v1/notifications/stream"} {
+			_, stop := e.openStream(t, path, ana.Access, "")
+			stops = append(stops, stop)
+		}
+		first, _ := e.openStream(t, gamePath, bob.Access, "")
+		next(t, first) // bob's backlog
+		for _, path := range []string{gamePath, "/v1/notifications/stream"} {
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			res := e.rawStream(t, ctx, path, ana.Access, "", false)
+			body := problemOf(t, res)
+			cancel()
+			if res.StatusCode != 409 || !strings.Contains(body, "too_many_streams") || !strings.Contains(body, "3 live streams") {
+				t.Errorf("ana's 4th stream, %s: %d %.300s; want 409 too_many_streams naming the limit", path, res.StatusCode, body)
+			}
+		}
+		if n := e.hub.Subscribers(notifier.GameSeatTopic(g.ID, 0)) + e.hub.Subscribers(notifier.GameSeatTopic(g.ID, 1)); n != 3 {
+			t.Errorf("%d subscriptions to the game after the refusals; want 3 (ana's 2 and bob's)", n)
+		}
+		stops[0]()
+		waitFor(t, "ana's closed stream to count no more", func() bool {
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			res := e.rawStream(t, ctx, gamePath, ana.Access, "", false)
+			defer res.Body.Close()
+			return res.StatusCode == 200
+		})
+	})
+}

@@ -9,6 +9,7 @@ import (
 	"github.com/datamonsters/turns/engine"
 	"github.com/datamonsters/turns/internal/router"
 	"github.com/datamonsters/turns/models"
+	"github.com/datamonsters/turns/notifier"
 	"github.com/datamonsters/turns/play"
 	"github.com/datamonsters/turns/refusal"
 	"github.com/gin-gonic/gin"
@@ -96,6 +97,7 @@ func ProblemFor(err error) Problem {
 		rateErr  *refusal.RateLimitError
 		maxBytes *http.MaxBytesError
 		command  *play.CommandError
+		resume   *notifier.ResumeError
 	)
 	k := router.KindOf(err)
 	p := kindProblem(refusal.Internal, "internal", "the server failed to handle the request; it has been logged")
@@ -131,6 +133,8 @@ func ProblemFor(err error) Problem {
 		p.Title, p.Card, p.Rule = "Invalid deck", deckErr.Card, string(deckErr.Rule)
 	case errors.As(err, &rateErr):
 		p = kindProblem(k, "rate_limited", "too many attempts; retry after "+strconv.Itoa(rateErr.RetryAfter())+" seconds")
+	case errors.As(err, &resume):
+		p = Problem{Status: http.StatusBadRequest, Code: "bad_request", Title: "Bad request", Detail: resume.Error()}
 	case errors.As(err, &maxBytes):
 		p = kindProblem(k, "body_too_large", fmt.Sprintf("the body exceeds %d bytes", maxBytes.Limit))
 	case k == refusal.Unavailable:

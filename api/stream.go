@@ -14,41 +14,6 @@ import (
 	"github.com/gin-gonic/gin"
 )
 
-// streamBacklog is the most stored events sent on (re)connection.
-const streamBacklog = 500
-
-// lastEventID parses Last-Event-ID (or ?last_event_id=) as a number; "" is 0.
-func lastEventID(c *gin.Context) (int64, error) {
-	v := notifier.LastEventID(c.Request)
-	if v == "" {
-		return 0, nil
-	}
-	n, err := strconv.ParseInt(v, 10, 64)
-	if err != nil || n < 0 {
-		return 0, badRequest("Last-Event-ID must be a number from a previous event")
-	}
-	return n, nil
-}
-
-// resumed is the backlog of a stream resumed after the stored item after
-// (0: from the start), from rows read from the one before it on (from
-// the start for 0): the rows after it, at most streamBacklog. An after
-// that names no stored item of the stream (a number from another stream,
-// or beyond its last item, from which nothing would ever be sent) is
-// refused: the client must not be left on a stream that stays silent.
-func resumed[T any](rows []T, after int64, id func(T) int64) ([]T, error) {
-	if after > 0 {
-		if len(rows) == 0 || id(rows[0]) != after {
-			return nil, badRequest("Last-Event-ID %d is not the id of an event of this stream", after)
-		}
-		rows = rows[1:]
-	}
-	if len(rows) > streamBacklog {
-		rows = rows[:streamBacklog]
-	}
-	return rows, nil
-}
-
 // streamNotifications is the caller's notifications as Server-Sent Events:
 // the stored ones after Last-Event-ID first, then live ones. While the
 // caller is connected (to this server or another), "your turn" and prompt
@@ -60,12 +25,18 @@ func (s *Server) streamNotifications(c *gin.Context) {
 		writeError(c, errNotifyOff)
 		return
 	}
-	after, err := lastEventID(c)
+	after, err := notifier.ResumeAfter(c.Request)
 	if err != nil {
 		writeError(c, err)
 		return
 	}
 	uid := userID(c)
+	release, err := s.notify.Hub.Admit(notifier.ClientKey(uid, ""))
+	if err != nil {
+		writeError(c, err)
+		return
+	}
+	defer release()
 	sub := s.notify.Hub.Subscribe(notifier.UserTopic(strconv.FormatInt(uid, 10)))
 	defer sub.Close()
 	if p := s.notify.Presence; p != nil {
@@ -76,12 +47,12 @@ func (s *Server) streamNotifications(c *gin.Context) {
 			return
 		}
 	}
-	stored, err := s.store.NotificationsAfter(c.Request.Context(), uid, max(after-1, 0), streamBacklog+1)
+	stored, err := s.store.NotificationsAfter(c.Request.Context(), uid, max(after-1, 0), notifier.StreamBacklog+1)
 	if err != nil {
 		writeError(c, err)
 		return
 	}
-	if stored, err = resumed(stored, after, func(n models.Notification) int64 { return n.ID }); err != nil {
+	if stored, err = notifier.Resumed(stored, after, func(n models.Notification) int64 { return n.ID }); err != nil {
 		writeError(c, err)
 		return
 	}
@@ -120,66 +91,29 @@ func (s *Server) streamGame(c *gin.Context) {
 		writeError(c, err)
 		return
 	}
-	after, err := lastEventID(c)
+	after, err := notifier.ResumeAfter(c.Request)
 	if err != nil {
 		writeError(c, err)
 		return
 	}
 	ctx, uid := c.Request.Context(), userID(c)
-	sub := s.notify.Hub.Subscribe(notifier.GameSeatTopic(g.ID, seat))
-	defer func() { sub.Close() }()
-	if p := s.notify.Presence; p != nil {
-		leave, err := p.EnterGame(ctx, uid, g.ID)
-		defer leave()
-		if err != nil {
-			writeError(c, err)
-			return
-		}
-	}
-	var ref models.GameRef
-	for tries := 0; ; tries++ {
-		if ref, err = s.store.GameRef(ctx, g.ID, uid, ""); err != nil {
-			writeError(c, err)
-			return
-		}
-		if ref.Seat < 0 && !ref.Public {
-			writeError(c, models.ErrNotFound) // no longer a player of a private game
-			return
-		}
-		if ref.Seat == seat {
-			break
-		}
-		if tries == 3 {
-			writeError(c, errSeatChanging)
-			return
-		}
-		sub.Close()
-		seat = ref.Seat
-		sub = s.notify.Hub.Subscribe(notifier.GameSeatTopic(g.ID, seat))
-	}
-	recs, err := s.store.EventsAfter(ctx, g.ID, max(after-1, 0), streamBacklog+1)
+	gs, err := notifier.OpenGameStream(ctx, s.notify.Hub, s.notify.Presence, s.store, g.ID, uid, seat, notifier.ClientKey(uid, ""))
 	if err != nil {
 		writeError(c, err)
 		return
 	}
-	if recs, err = resumed(recs, after, func(r models.EventRecord) int64 { return r.Seq }); err != nil {
+	defer gs.Close()
+	recs, err := s.store.EventsAfter(ctx, g.ID, max(after-1, 0), notifier.StreamBacklog+1)
+	if err != nil {
 		writeError(c, err)
 		return
 	}
-	backlog := make([]notifier.Event, 0, len(recs))
-	for _, r := range recs {
-		if r.Version > ref.Version {
-			break // committed after the seat was read: it comes live, with its holders
-		}
-		if ev, ok := notifier.GameEvent(r, seat); ok {
-			backlog = append(backlog, ev)
-		}
+	if recs, err = notifier.Resumed(recs, after, func(r models.EventRecord) int64 { return r.Seq }); err != nil {
+		writeError(c, err)
+		return
 	}
-	s.serveStream(c, sub, notifier.StreamOptions{Backlog: backlog, After: after, Viewer: uid, Seat: seat})
+	s.serveStream(c, gs.Sub, notifier.StreamOptions{Backlog: gs.Backlog(recs), After: after, Viewer: uid, Seat: gs.Seat})
 }
-
-// errSeatChanging: the caller's seat kept changing while the stream opened.
-var errSeatChanging = conflict("seat_changing", "your seat changed while the stream opened; connect again")
 
 func (s *Server) serveStream(c *gin.Context, sub *notifier.Subscription, opts notifier.StreamOptions) {
 	c.Header("X-Accel-Buffering", "no")

@@ -2140,7 +2140,7 @@ type Problem struct {
 	// Card invalid_deck: the card at fault.
 	Card *string `json:"card,omitempty"`
 
-	// Code Machine-readable: bad_request, invalid, unauthorized, invalid_token, bad_credentials, insufficient_scope, not_a_player, not_creator, not_found, conflict, username_taken, stale_version, game_not_open, game_not_active, game_full, already_joined, not_full, creator_cannot_leave, account_deleted, illegal_action, command_refused, invalid_deck, idempotency_key_reused, version_required, rate_limited, body_too_large, unsupported_media_type, method_not_allowed, not_ready, database_unavailable, internal.
+	// Code Machine-readable: bad_request, invalid, unauthorized, invalid_token, bad_credentials, insufficient_scope, not_a_player, not_creator, not_found, conflict, username_taken, stale_version, game_not_open, game_not_active, game_full, already_joined, not_full, creator_cannot_leave, account_deleted, illegal_action, command_refused, invalid_deck, idempotency_key_reused, version_required, rate_limited, too_many_streams, seat_changing, body_too_large, unsupported_media_type, method_not_allowed, not_ready, database_unavailable, internal.
 	Code string `json:"code"`
 
 	// Command command_refused: the command at fault, as written.
@@ -4721,7 +4721,8 @@ type ClientInterface interface {
 	// `data` the JSON of a `Message`. The stream follows the caller's seat: it ends, without sending it, at the first event after the
 	// caller's seat changed hands (the caller left it, or took one as a spectator); reconnecting with
 	// `Last-Event-ID` serves the events as the caller sees them then. 409 `seat_changing`: the caller's
-	// seat kept changing while the stream opened; connect again.
+	// seat kept changing while the stream opened; connect again. 409 `too_many_streams`: the caller holds
+	// 32 live streams open on this server already; close one first.
 	//
 	// Corresponds with GET /v1/games/{id}/stream (the `StreamGame` operationId).
 	StreamGame(ctx context.Context, id ID, params *StreamGameParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -5059,7 +5060,8 @@ type ClientInterface interface {
 	// `id` (the notification id, to resume from), `event` (the kind, e.g. `your_turn`) and `data`, the JSON of
 	// a `Notification` (`{"id","kind","game_id","created_at","data"}`, with one schema of `data` per kind).
 	// Comment lines (`: ping`) keep the connection open. While the caller is connected, "your turn" and
-	// prompt emails are not sent.
+	// prompt emails are not sent. 409 `too_many_streams`: the caller holds 32 live streams open on this
+	// server already (both streams, and the pages' live updates, counted together); close one first.
 	//
 	// Corresponds with GET /v1/notifications/stream (the `StreamNotifications` operationId).
 	StreamNotifications(ctx context.Context, params *StreamNotificationsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -6027,7 +6029,8 @@ func (c *Client) StartGame(ctx context.Context, id ID, params *StartGameParams, 
 // `data` the JSON of a `Message`. The stream follows the caller's seat: it ends, without sending it, at the first event after the
 // caller's seat changed hands (the caller left it, or took one as a spectator); reconnecting with
 // `Last-Event-ID` serves the events as the caller sees them then. 409 `seat_changing`: the caller's
-// seat kept changing while the stream opened; connect again.
+// seat kept changing while the stream opened; connect again. 409 `too_many_streams`: the caller holds
+// 32 live streams open on this server already; close one first.
 //
 // Corresponds with GET /v1/games/{id}/stream (the `StreamGame` operationId).
 func (c *Client) StreamGame(ctx context.Context, id ID, params *StreamGameParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -6685,7 +6688,8 @@ func (c *Client) EndVacation(ctx context.Context, id ID, body EndVacationJSONReq
 // `id` (the notification id, to resume from), `event` (the kind, e.g. `your_turn`) and `data`, the JSON of
 // a `Notification` (`{"id","kind","game_id","created_at","data"}`, with one schema of `data` per kind).
 // Comment lines (`: ping`) keep the connection open. While the caller is connected, "your turn" and
-// prompt emails are not sent.
+// prompt emails are not sent. 409 `too_many_streams`: the caller holds 32 live streams open on this
+// server already (both streams, and the pages' live updates, counted together); close one first.
 //
 // Corresponds with GET /v1/notifications/stream (the `StreamNotifications` operationId).
 func (c *Client) StreamNotifications(ctx context.Context, params *StreamNotificationsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -10581,7 +10585,8 @@ type ClientWithResponsesInterface interface {
 	// `data` the JSON of a `Message`. The stream follows the caller's seat: it ends, without sending it, at the first event after the
 	// caller's seat changed hands (the caller left it, or took one as a spectator); reconnecting with
 	// `Last-Event-ID` serves the events as the caller sees them then. 409 `seat_changing`: the caller's
-	// seat kept changing while the stream opened; connect again.
+	// seat kept changing while the stream opened; connect again. 409 `too_many_streams`: the caller holds
+	// 32 live streams open on this server already; close one first.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -10949,7 +10954,8 @@ type ClientWithResponsesInterface interface {
 	// `id` (the notification id, to resume from), `event` (the kind, e.g. `your_turn`) and `data`, the JSON of
 	// a `Notification` (`{"id","kind","game_id","created_at","data"}`, with one schema of `data` per kind).
 	// Comment lines (`: ping`) keep the connection open. While the caller is connected, "your turn" and
-	// prompt emails are not sent.
+	// prompt emails are not sent. 409 `too_many_streams`: the caller holds 32 live streams open on this
+	// server already (both streams, and the pages' live updates, counted together); close one first.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -15360,6 +15366,8 @@ type StreamNotificationsResponse struct {
 	ApplicationproblemJSON401 *Problem
 	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
 	ApplicationproblemJSON403 *Problem
+	// ApplicationproblemJSON409 the response for an HTTP 409 `application/problem+json` response
+	ApplicationproblemJSON409 *Problem
 	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
 	ApplicationproblemJSON503 *Problem
 }
@@ -15377,6 +15385,11 @@ func (r StreamNotificationsResponse) GetApplicationproblemJSON401() *Problem {
 // GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
 func (r StreamNotificationsResponse) GetApplicationproblemJSON403() *Problem {
 	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
+func (r StreamNotificationsResponse) GetApplicationproblemJSON409() *Problem {
+	return r.ApplicationproblemJSON409
 }
 
 // GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
@@ -16975,7 +16988,8 @@ func (c *ClientWithResponses) StartGameWithResponse(ctx context.Context, id ID, 
 // `data` the JSON of a `Message`. The stream follows the caller's seat: it ends, without sending it, at the first event after the
 // caller's seat changed hands (the caller left it, or took one as a spectator); reconnecting with
 // `Last-Event-ID` serves the events as the caller sees them then. 409 `seat_changing`: the caller's
-// seat kept changing while the stream opened; connect again.
+// seat kept changing while the stream opened; connect again. 409 `too_many_streams`: the caller holds
+// 32 live streams open on this server already; close one first.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -17535,7 +17549,8 @@ func (c *ClientWithResponses) EndVacationWithResponse(ctx context.Context, id ID
 // `id` (the notification id, to resume from), `event` (the kind, e.g. `your_turn`) and `data`, the JSON of
 // a `Notification` (`{"id","kind","game_id","created_at","data"}`, with one schema of `data` per kind).
 // Comment lines (`: ping`) keep the connection open. While the caller is connected, "your turn" and
-// prompt emails are not sent.
+// prompt emails are not sent. 409 `too_many_streams`: the caller holds 32 live streams open on this
+// server already (both streams, and the pages' live updates, counted together); close one first.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -21667,6 +21682,13 @@ func ParseStreamNotificationsResponse(rsp *http.Response) (*StreamNotificationsR
 			return nil, err
 		}
 		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON409 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
 		var dest Problem

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/datamonsters/turns/refusal"
 )
 
 // Topic names a stream: one user's notifications or one game's events.
@@ -53,10 +55,16 @@ const DefaultSubscriberBuffer = 64
 // learns which stored rows are new and calls Publish with them in every
 // process (see Outbox.Listen); the hub itself keeps no history. The zero Hub is not usable; call NewHub.
 type Hub struct {
+	// StreamsPerClient is the most live streams one client may hold open
+	// at once (see Admit); 0 is DefaultStreamsPerClient. Set it before
+	// the hub is used.
+	StreamsPerClient int
+
 	mu     sync.RWMutex
 	topics map[Topic]map[*Subscription]struct{}
 	buffer int
 	closed bool
+	open   map[string]int // streams open by client (Admit)
 }
 
 // NewHub returns a hub whose subscribers buffer up to buffer events
@@ -423,6 +431,55 @@ func writeErr(ctx context.Context, err error) error {
 		return ctx.Err()
 	}
 	return fmt.Errorf("notifier: live stream write: %w", err)
+}
+
+// StreamBacklog is the most stored events a stream sends on (re)connection.
+const StreamBacklog = 500
+
+// ResumeError refuses a Last-Event-ID that is not the id of a stored
+// event of the stream: not a number, a number from another stream, or one
+// beyond its last event, from which nothing would ever be sent. A client
+// must not be left on a stream that stays silent.
+type ResumeError struct{ ID string }
+
+// RefusalKind is Invalid: the request is wrong as sent.
+func (e *ResumeError) RefusalKind() refusal.Kind { return refusal.Invalid }
+
+func (e *ResumeError) Error() string {
+	return fmt.Sprintf("Last-Event-ID %q is not the id of an event of this stream", e.ID)
+}
+
+// ResumeAfter is the stored position a stream resumes after: LastEventID
+// as a number, 0 when there is none, a *ResumeError when it is not a
+// number.
+func ResumeAfter(r *http.Request) (int64, error) {
+	v := LastEventID(r)
+	if v == "" {
+		return 0, nil
+	}
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil || n < 0 {
+		return 0, &ResumeError{ID: v}
+	}
+	return n, nil
+}
+
+// Resumed is the backlog of a stream resumed after the stored item after
+// (0: from the start), from rows read from the one before it on (from the
+// start for 0), in order: the rows after it, at most StreamBacklog. An
+// after that names no stored item of the stream is refused
+// (*ResumeError).
+func Resumed[T any](rows []T, after int64, id func(T) int64) ([]T, error) {
+	if after > 0 {
+		if len(rows) == 0 || id(rows[0]) != after {
+			return nil, &ResumeError{ID: strconv.FormatInt(after, 10)}
+		}
+		rows = rows[1:]
+	}
+	if len(rows) > StreamBacklog {
+		rows = rows[:StreamBacklog]
+	}
+	return rows, nil
 }
 
 // LastEventID returns the position a client resumes from: the

@@ -7,6 +7,7 @@ import (
 
 	"github.com/datamonsters/turns/engine"
 	"github.com/datamonsters/turns/internal/router"
+	"github.com/datamonsters/turns/notifier"
 	"github.com/datamonsters/turns/play"
 	"github.com/datamonsters/turns/refusal"
 	"github.com/gin-gonic/gin"
@@ -70,9 +71,13 @@ func problemFor(err error) (int, errorView) {
 		ill   *engine.IllegalActionError
 		re    *refusal.Error
 		deck  *engine.DeckError
+		resu  *notifier.ResumeError
 	)
 	if errors.As(err, &pe) {
 		return pe.Status, errorView{pe.Title, pe.Message}
+	}
+	if errors.As(err, &resu) { // malformed as sent, as the API answers it
+		return http.StatusBadRequest, errorView{"That did not work", sentence(resu.Error())}
 	}
 	status, v := kindPage(router.KindOf(err))
 	switch {

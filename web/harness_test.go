@@ -91,6 +91,8 @@ type siteOptions struct {
 	// push, with outbox, sends Web Push (to push services on any address)
 	// and lets the API take subscriptions.
 	push *notifier.PushSender
+	// streams, with outbox, is the hub's StreamsPerClient (0: the default).
+	streams int
 }
 
 var testSecret = []byte("test-secret-0123456789abcdef0123456789")
@@ -147,6 +149,7 @@ func newSite(t testing.TB, d models.Dialect, o siteOptions) *site {
 			t.Fatal(err)
 		}
 		hub = notifier.NewHub(0)
+		hub.StreamsPerClient = o.streams
 		ob, err = notifier.NewOutbox(notifier.OutboxConfig{Store: st, Sender: sender, Email: ecfg, Hub: hub, Logger: log,
 			Now: clk.Now, UnsubscribeSecret: s.unsub, SignInSecret: s.secret, Timeouts: pl, Bots: pl,
 			PollInterval: 20 * time.Millisecond, DatabaseURL: dbURL, Push: o.push,

@@ -12,6 +12,17 @@ import (
 	"github.com/datamonsters/turns/models"
 )
 
+// pagesGame registers ana and bob on s and opens a game of theirs through
+// the pages.
+func pagesGame(t *testing.T, s *site) (ana, bob *client, id int64) {
+	t.Helper()
+	ana, bob = s.client(), s.client()
+	ana.register("ana", "ana password")
+	bob.register("bob", "bob password")
+	decks := []int64{s.makeDeck(s.apiLogin("ana", "ana password")), s.makeDeck(s.apiLogin("bob", "bob password"))}
+	return ana, bob, openGame(t, ana, bob, decks)
+}
+
 // TestSpectatorBoardIsLive: a visitor signed in nowhere who watches a
 // public game gets its stored events when the live stream opens and then
 // each move as it is made, on both databases (on Postgres the change must
@@ -20,11 +31,7 @@ import (
 func TestSpectatorBoardIsLive(t *testing.T) {
 	eachDB(t, func(t *testing.T, d models.Dialect) {
 		s := newSite(t, d, siteOptions{outbox: true, readers: 1})
-		ana, bob := s.client(), s.client()
-		ana.register("ana", "ana password")
-		bob.register("bob", "bob password")
-		decks := []int64{s.makeDeck(s.apiLogin("ana", "ana password")), s.makeDeck(s.apiLogin("bob", "bob password"))}
-		id := openGame(t, ana, bob, decks)
+		ana, bob, id := pagesGame(t, s)
 
 		req, err := http.NewRequest(http.MethodGet, s.url+gamePath(id)+"/live", nil)
 		if err != nil {
@@ -135,11 +142,7 @@ func TestPrivateGameLiveIsClosed(t *testing.T) {
 func TestLiveEndsAtSignOut(t *testing.T) {
 	eachDB(t, func(t *testing.T, d models.Dialect) {
 		s := newSite(t, d, siteOptions{outbox: true, heartbeat: 200 * time.Millisecond})
-		ana, bob := s.client(), s.client()
-		ana.register("ana", "ana password")
-		bob.register("bob", "bob password")
-		decks := []int64{s.makeDeck(s.apiLogin("ana", "ana password")), s.makeDeck(s.apiLogin("bob", "bob password"))}
-		id := openGame(t, ana, bob, decks)
+		ana, bob, id := pagesGame(t, s)
 		follow := func(c *client) <-chan ssetest.Event {
 			req, err := http.NewRequest(http.MethodGet, s.url+gamePath(id)+"/live", nil)
 			if err != nil {
@@ -178,6 +181,65 @@ func TestLiveEndsAtSignOut(t *testing.T) {
 		}
 		if ended(bobs, time.Second) {
 			t.Fatal("bob's live stream ended when ana signed out")
+		}
+	})
+}
+
+// TestLiveStreamsAreLimited: a reader opens boards' live streams, and the
+// API's, as fast as they can. What must hold: the board's stream counts in
+// the same limit per account as the API's (2 here): ana with an API
+// stream and a board open is refused a second board (409), her two stay
+// open; a visitor signed in nowhere is counted by address; a board that
+// resumes from an event the game does not have is refused (400), not
+// left on a stream that never sends anything.
+func TestLiveStreamsAreLimited(t *testing.T) {
+	eachDB(t, func(t *testing.T, d models.Dialect) {
+		s := newSite(t, d, siteOptions{outbox: true, streams: 2})
+		ana, bob, id := pagesGame(t, s)
+		token := s.apiLogin("ana", "ana password")
+		open := func(c *client, path, bearer string) *http.Response {
+			t.Helper()
+			ctx, cancel := context.WithCancel(context.Background())
+			t.Cleanup(cancel)
+			req, err := http.NewRequestWithContext(ctx, http.MethodGet, s.url+path, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			req.Header.Set("Accept", "text/event-stream")
+			if bearer != "" {
+				req.Header.Set("Authorization", "Bearer "+bearer)
+			}
+			hc := &http.Client{}
+			if c != nil {
+				hc.Jar = c.http.Jar
+			}
+			r, err := hc.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { r.Body.Close() })
+			return r
+		}
+		live := gamePath(id) + "/live"
+		if r := open(nil, "/v1/notifications/stream", token.Access); r.StatusCode != http.StatusOK {
+			t.Fatalf("ana's API stream: %d", r.StatusCode)
+		}
+		if r := open(ana, live, ""); r.StatusCode != http.StatusOK {
+			t.Fatalf("ana's first board: %d", r.StatusCode)
+		}
+		if r := open(ana, live, ""); r.StatusCode != http.StatusConflict {
+			t.Errorf("ana's third stream (a second board): %d; want 409", r.StatusCode)
+		}
+		if r := open(bob, live, ""); r.StatusCode != http.StatusOK {
+			t.Errorf("bob's board, refused for ana's streams: %d", r.StatusCode)
+		}
+		for i, want := range []int{http.StatusOK, http.StatusOK, http.StatusConflict} {
+			if r := open(s.client(), live, ""); r.StatusCode != want {
+				t.Errorf("a visitor's board %d: %d; want %d", i+1, r.StatusCode, want)
+			}
+		}
+		if r := open(bob, live+"?last_event_id=1000000", ""); r.StatusCode != http.StatusBadRequest {
+			t.Errorf("bob's board resumed from an event the game does not have: %d; want 400", r.StatusCode)
 		}
 	})
 }

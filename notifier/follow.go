@@ -1,0 +1,146 @@
+package notifier
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+
+	"github.com/datamonsters/turns/models"
+	"github.com/datamonsters/turns/refusal"
+)
+
+// DefaultStreamsPerClient is how many live streams one client (an account,
+// or a visitor's address) may hold open in one process at once: a player's
+// tabs and a bot that follows each of its games stay well under it; a
+// client opening streams by the thousand, each holding a goroutine, a
+// presence row and a heartbeat, is refused.
+const DefaultStreamsPerClient = 32
+
+// Admit counts one more live stream of client who ("user:7", "addr:…"),
+// or refuses it (a Conflict, code too_many_streams: no wait lets it
+// through, closing a stream does) when who holds the most already; release ends it (call it once, when the stream
+// closes). The count is this process's: behind a balancer each process
+// keeps its own.
+func (h *Hub) Admit(who string) (release func(), err error) {
+	most := h.StreamsPerClient
+	if most <= 0 {
+		most = DefaultStreamsPerClient
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.open[who] >= most {
+		return nil, refusal.New(refusal.Conflict, "too_many_streams",
+			"%d live streams are open for you on this server, the most it keeps; close one (a tab, a client) first", most)
+	}
+	if h.open == nil {
+		h.open = map[string]int{}
+	}
+	h.open[who]++
+	done := false
+	return func() {
+		h.mu.Lock()
+		defer h.mu.Unlock()
+		if done {
+			return
+		}
+		done = true
+		if h.open[who]--; h.open[who] <= 0 {
+			delete(h.open, who)
+		}
+	}, nil
+}
+
+// ClientKey names a client for Admit: an account (user > 0), else a
+// visitor signed in nowhere by their address.
+func ClientKey(user int64, addr string) string {
+	if user > 0 {
+		return "user:" + strconv.FormatInt(user, 10)
+	}
+	return "addr:" + addr
+}
+
+// GameStream is a game's live stream as it opens (OpenGameStream): the
+// subscription for the reader's seat and the game's version when that
+// seat was read. Close it when the client goes away.
+type GameStream struct {
+	Sub     *Subscription
+	Seat    int   // the reader's seat (-1: a spectator's view)
+	Version int64 // the version at which Seat was read: stored events up to it are the backlog
+	ends    []func()
+}
+
+// Close ends the subscription, the presence row and the stream's count.
+func (s *GameStream) Close() {
+	s.Sub.Close()
+	for _, end := range s.ends {
+		end()
+	}
+}
+
+// Backlog is the events of recs (stored, in seq order) that the stream
+// sends before live ones: those up to its Version, redacted for its seat.
+// Later ones were committed after the seat was read and come live, with
+// the seats' holders of their change.
+func (s *GameStream) Backlog(recs []models.EventRecord) []Event {
+	out := make([]Event, 0, len(recs))
+	for _, r := range recs {
+		if r.Version > s.Version {
+			break
+		}
+		if ev, ok := GameEvent(r, s.Seat); ok {
+			out = append(out, ev)
+		}
+	}
+	return out
+}
+
+// ErrSeatChanging refuses a game stream whose reader's seat kept changing
+// while it opened: the client connects again.
+var ErrSeatChanging = refusal.New(refusal.Conflict, "seat_changing", "your seat changed while the stream opened; connect again")
+
+// OpenGameStream opens game's live stream for user (0: a visitor), who
+// held seat (-1: none) when the caller read the game, counted as client
+// who (see Hub.Admit), with a presence row when presence is set. Every
+// door's game stream opens this way, in this order: the subscription for
+// the seat first, then the presence row (on Postgres a change announces
+// its events only to games that someone follows), then the seat read
+// again, so that every change committed after that read reaches the
+// subscription with its holders; if the seat changed meanwhile the
+// subscription moves to the new one (three times at most, then
+// ErrSeatChanging). A user who no longer holds a seat of a private game
+// gets models.ErrNotFound.
+func OpenGameStream(ctx context.Context, hub *Hub, presence *Presence, store *models.Store, game, user int64, seat int, who string) (*GameStream, error) {
+	release, err := hub.Admit(who)
+	if err != nil {
+		return nil, err
+	}
+	s := &GameStream{Sub: hub.Subscribe(GameSeatTopic(game, seat)), Seat: seat, ends: []func(){release}}
+	fail := func(err error) (*GameStream, error) {
+		s.Close()
+		return nil, err
+	}
+	if presence != nil {
+		leave, err := presence.EnterGame(ctx, user, game)
+		s.ends = append(s.ends, leave)
+		if err != nil {
+			return fail(err)
+		}
+	}
+	for tries := 0; ; tries++ {
+		ref, err := store.GameRef(ctx, game, user, "")
+		switch {
+		case err != nil:
+			return fail(err)
+		case ref.Seat < 0 && !ref.Public:
+			return fail(fmt.Errorf("game %d: no longer a player: %w", game, models.ErrNotFound))
+		case ref.Seat == s.Seat:
+			s.Version = ref.Version
+			return s, nil
+		case tries == 3:
+			return fail(ErrSeatChanging)
+		}
+		s.Sub.Close()
+		s.Seat = ref.Seat
+		s.Sub = hub.Subscribe(GameSeatTopic(game, s.Seat))
+	}
+}
