@@ -38,10 +38,6 @@ func invalid(format string, a ...any) *Error {
 	return newError(http.StatusUnprocessableEntity, "invalid", "Invalid request", format, a...)
 }
 
-func conflict(code, format string, a ...any) *Error {
-	return newError(http.StatusConflict, code, "Conflict", format, a...)
-}
-
 func forbidden(code, format string, a ...any) *Error {
 	return newError(http.StatusForbidden, code, "Forbidden", format, a...)
 }
