@@ -41,7 +41,8 @@ func idValue(id string) (uint64, bool) {
 }
 
 // idsSeen lists every instance id in a view and in events: cards in every
-// zone shown, prompt options that are cards, and the ids events name.
+// zone shown (an interrupt window's too), prompt options that are cards,
+// and the ids events name.
 func idsSeen(v *engine.View, events []engine.Event) []string {
 	var out []string
 	cards := func(cs []engine.CardView) {
@@ -61,6 +62,12 @@ func idsSeen(v *engine.View, events []engine.Event) []string {
 	}
 	if v.Build != nil {
 		cards(v.Build.Tools)
+	}
+	if v.Window != nil {
+		if v.Window.Card != nil {
+			out = append(out, v.Window.Card.ID)
+		}
+		cards(v.Window.Challenges)
 	}
 	for _, p := range v.Prompts {
 		for _, o := range p.Options {

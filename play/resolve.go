@@ -330,29 +330,40 @@ func (r *resolver) waitOut() {
 
 // stepLines numbers the seat's moves at this step as an email would,
 // without those that name a card the seat has not seen: it may not name
-// them. hidden counts those left out.
+// them. hidden counts the cards the seat has not seen in its hand and in
+// its prompts' options, a number it knows (it drew or was shown that
+// many), not the moves left out: how many of those there are depends on
+// what the cards are (a Tool it could play, a Senior it could not, a
+// copy of a card in hand, whose moves read as one line).
 func (r *resolver) stepLines() (lines []engine.Line, hidden int) {
 	v := r.c.View(r.seat)
 	all := engine.Numbered(v.Moves(engine.Legal(r.c, r.seat)))
+	unseen := map[string]bool{} // cards of the hand and options not seen
+	for _, c := range v.Hand {
+		if !r.known[c.ID] {
+			unseen[c.ID] = true
+		}
+	}
 	cards := map[string]bool{} // option ids that are cards
 	for _, p := range v.Prompts {
 		for _, o := range p.Options {
 			if o.Card != "" {
 				cards[o.ID] = true
+				if !r.known[o.ID] {
+					unseen[o.ID] = true
+				}
 			}
 		}
 	}
 	for _, l := range all {
 		seen := (l.Action.Card == "" || r.known[l.Action.Card]) && !slices.ContainsFunc(l.Action.Challenges, func(id string) bool { return !r.known[id] }) &&
 			(!cards[l.Option] || r.known[l.Option])
-		if !seen {
-			hidden++
-			continue
+		if seen {
+			lines = append(lines, l)
 		}
-		lines = append(lines, l)
 	}
-	r.hidden = hidden
-	return lines, hidden
+	r.hidden = len(unseen)
+	return lines, r.hidden
 }
 
 // whose says whom the game waits for, as the seat sees it.
@@ -570,7 +581,11 @@ func (r *resolver) fail(cmd Command, lines []engine.Line, format string, a ...an
 		moves = append(moves, l.Text)
 	}
 	if hidden > 0 {
-		moves = append(moves, fmt.Sprintf("(and %d with cards you have not seen yet)", hidden))
+		what := "the card"
+		if hidden > 1 {
+			what = fmt.Sprintf("the %d cards", hidden)
+		}
+		moves = append(moves, "(and any moves with "+what+" you have not seen yet)")
 	}
 	return &CommandError{Step: r.step(), Command: cmd.Text, Line: cmd.Line, Reason: fmt.Sprintf(format, a...), Moves: moves}
 }
