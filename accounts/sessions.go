@@ -22,7 +22,7 @@ import (
 func (s *Service) StartWebSession(ctx context.Context, userID int64) (string, error) {
 	raw := randomToken("")
 	if err := s.store.CreateSession(ctx, userID, models.HashToken(raw), s.now().Add(s.cfg.SessionTTL)); err != nil {
-		return "", err
+		return "", gone(err)
 	}
 	return raw, nil
 }
@@ -105,7 +105,10 @@ func (s *Service) SignInWithLink(ctx context.Context, nonce []byte, linkExpires 
 	if errors.Is(err, models.ErrConflict) {
 		return "", ErrLinkUsed
 	}
-	return raw, err
+	if err != nil {
+		return "", gone(err)
+	}
+	return raw, nil
 }
 
 // ErrLinkUsed is a single-use link used before.

@@ -3,6 +3,7 @@ package accounts
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 
 	"github.com/datamonsters/turns/models"
@@ -173,9 +174,24 @@ func EmailBinding(a *models.Account) []byte { return []byte(a.Email) }
 
 // ResetPassword sets the password of user userID to password
 // (ValidPassword, checked by the caller), as a reset link allows, and
-// ends every sign-in of the account but its personal API tokens.
-func (s *Service) ResetPassword(ctx context.Context, userID int64, password string) error {
-	return s.store.ResetPassword(ctx, userID, s.Hash(password))
+// ends every sign-in of the account but its personal API tokens. bound
+// says whether the link is bound to a binding (PasswordBinding): it is
+// asked of the password as it is, and the password is replaced only if it
+// is still that one, so that a link posted twice at once, or after
+// another reset, sets no second password (ErrLinkUsed).
+func (s *Service) ResetPassword(ctx context.Context, userID int64, bound func(binding []byte) bool, password string) error {
+	old, err := s.store.PasswordHash(ctx, userID)
+	if err != nil {
+		return err
+	}
+	if !bound(fingerprint(old)) {
+		return ErrLinkUsed
+	}
+	err = s.store.ResetPassword(ctx, userID, old, s.Hash(password))
+	if errors.Is(err, models.ErrConflict) {
+		return ErrLinkUsed
+	}
+	return err
 }
 
 // VerifyEmail marks addr as the verified address of user userID, if it
@@ -184,9 +200,27 @@ func (s *Service) VerifyEmail(ctx context.Context, userID int64, addr string) er
 	return s.store.VerifyEmail(ctx, userID, addr)
 }
 
-// Account is user userID's account, or models.ErrNotFound.
+// Account is user userID's account, or models.ErrNotFound, also for a
+// deleted account: an email's link to it (a sign-in, a reset) opens
+// nothing.
 func (s *Service) Account(ctx context.Context, userID int64) (*models.Account, error) {
-	return s.store.AccountByID(ctx, userID)
+	a, err := s.store.AccountByID(ctx, userID)
+	if err == nil && a.Deleted() {
+		return nil, fmt.Errorf("user %d is deleted: %w", userID, models.ErrNotFound)
+	}
+	return a, err
+}
+
+// gone says in the accounts' terms the store's refusal to start a
+// sign-in of a deleted account (*models.UserGoneError): a sign-in whose
+// password was checked just before the deletion ends as a request after
+// it does.
+func gone(err error) error {
+	var g *models.UserGoneError
+	if errors.As(err, &g) {
+		return refusal.New(refusal.Unauthorized, "account_deleted", "your account has been deleted")
+	}
+	return err
 }
 
 // Delete deletes the account of user userID: the player resigns every

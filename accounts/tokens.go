@@ -184,7 +184,7 @@ func (s *Service) StartSession(ctx context.Context, u *models.User) (Session, er
 	refresh := randomToken(RefreshTokenPrefix)
 	family := randomToken("")
 	if err := s.store.CreateRefreshToken(ctx, u.ID, family, models.HashToken(refresh), s.now().Add(s.cfg.RefreshTTL)); err != nil {
-		return Session{}, err
+		return Session{}, gone(err)
 	}
 	return s.session(u, refresh, family)
 }

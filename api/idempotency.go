@@ -14,6 +14,7 @@ import (
 	"github.com/datamonsters/turns/internal/jsonenc"
 	"github.com/datamonsters/turns/internal/mac"
 	"github.com/datamonsters/turns/models"
+	"github.com/datamonsters/turns/refusal"
 	"github.com/gin-gonic/gin"
 )
 
@@ -190,8 +191,11 @@ func (s *Server) idempotent(c *gin.Context, sc idemScope, fn func(st *models.Sto
 			return save(tx)
 		})
 	}
-	if errors.Is(err, models.ErrConflict) && key != "" && s.replay(c, uid, key, reqHash) {
-		return // a concurrent request with the same key won
+	// A concurrent copy with the same key won: on another server, where
+	// running does not reach, its change conflicts with this one (the
+	// store's unique key, or a refusal that names it: username_taken).
+	if refusal.KindOf(err) == refusal.Conflict && key != "" && s.replay(c, uid, key, reqHash) {
+		return
 	}
 	if err != nil {
 		writeError(c, err)

@@ -59,6 +59,15 @@ WHERE id = ?`
 // (play.Service.ResignAll). ErrNotFound if there is no such user.
 func (s *Store) DeleteAccount(ctx context.Context, userID int64) error {
 	return s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		// The user row first, as every change of its sign-ins takes it
+		// (lockUser, holdUsers): a sign-in or a rotation that committed
+		// before is seen by the deletes below, one after sees the account
+		// deleted. (Under READ COMMITTED a DELETE does not see rows
+		// committed after it started; and taken last, the lock deadlocked
+		// with a rotation.)
+		if _, err := s.lockedUser(tx, userID); err != nil {
+			return err
+		}
 		for _, q := range qDeleteAccount {
 			if err := tx.Exec(q, userID).Error; err != nil {
 				return err

@@ -481,24 +481,27 @@ func (s *Store) Preferences(ctx context.Context, userIDs []int64) ([]Preference,
 }
 
 // SetPreference stores one preference, replacing the one for the same kind
-// and channel; ErrNotFound if there is no such user (a row would break its
-// foreign key).
+// and channel; ErrNotFound if there is no such user or it is deleted (an
+// unsubscribe link of an account deleted since writes nothing; see
+// holdUsers).
 func (s *Store) SetPreference(ctx context.Context, p Preference) error {
 	if p.Kind == "" || p.Channel == "" {
 		return errors.New("preference: kind and channel are required")
 	}
-	res := s.db.WithContext(ctx).Exec(`INSERT INTO notification_prefs (user_id, kind, channel, enabled, hours)
-SELECT id, ?, ?, ?, ? FROM users WHERE id = ?
+	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		if err := s.holdUsers(tx, []int64{p.UserID}); err != nil {
+			return err
+		}
+		return tx.Exec(`INSERT INTO notification_prefs (user_id, kind, channel, enabled, hours) VALUES (?, ?, ?, ?, ?)
 ON CONFLICT (user_id, kind, channel) DO UPDATE SET enabled = excluded.enabled,
   hours = CASE WHEN excluded.hours > 0 THEN excluded.hours ELSE notification_prefs.hours END`,
-		p.Kind, p.Channel, p.Enabled, max(p.Hours, 0), p.UserID)
-	if res.Error != nil {
-		return res.Error
-	}
-	if res.RowsAffected == 0 {
+			p.UserID, p.Kind, p.Channel, p.Enabled, max(p.Hours, 0)).Error
+	})
+	var gone *UserGoneError
+	if errors.As(err, &gone) {
 		return fmt.Errorf("preference of user %d: %w", p.UserID, ErrNotFound)
 	}
-	return nil
+	return err
 }
 
 // Digest returns the user's digest preference (kind "digest", channel

@@ -99,10 +99,16 @@ type webSession struct {
 func (webSession) TableName() string { return "web_sessions" }
 
 // CreateSession stores a browser session of userID under hash, the
-// SHA-256 of its cookie's value (see HashToken), until expires.
+// SHA-256 of its cookie's value (see HashToken), until expires; a
+// deleted account gets none (*UserGoneError, see holdUsers).
 func (s *Store) CreateSession(ctx context.Context, userID int64, hash []byte, expires time.Time) error {
-	return s.db.WithContext(ctx).Create(&webSession{TokenHash: hash, UserID: userID, CreatedAt: s.Now(),
-		ExpiresAt: expires.UTC().Truncate(time.Microsecond)}).Error
+	return s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		if err := s.holdUsers(tx, []int64{userID}); err != nil {
+			return err
+		}
+		return tx.Create(&webSession{TokenHash: hash, UserID: userID, CreatedAt: s.Now(),
+			ExpiresAt: expires.UTC().Truncate(time.Microsecond)}).Error
+	})
 }
 
 // SessionAccount returns the account of the live session stored under
@@ -154,20 +160,22 @@ func (s *Store) EndSessions(ctx context.Context, userID int64) error {
 // browser session, every access token (the token generation moves on) and
 // every refresh token of the API; personal API tokens stay. The user's row
 // is locked first, as a refresh rotation locks it, so that no rotation
-// running meanwhile leaves a live refresh token. ErrNotFound if there is
-// no such user.
-func (s *Store) ResetPassword(ctx context.Context, userID int64, passwordHash string) error {
+// running meanwhile leaves a live refresh token. The hash is replaced
+// only if it is still oldHash, the one the reset link was checked
+// against: a link posted twice at once sets one password, and the other
+// post gets ErrConflict. ErrNotFound if there is no such user.
+func (s *Store) ResetPassword(ctx context.Context, userID int64, oldHash, passwordHash string) error {
 	now := s.Now()
 	return s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 		if _, err := s.lockedUser(tx, userID); err != nil {
 			return err
 		}
-		res := tx.Exec(`UPDATE credentials SET password_hash = ?, updated_at = ? WHERE user_id = ?`, passwordHash, now, userID)
+		res := tx.Exec(qSetPassword, passwordHash, now, userID, oldHash)
 		if res.Error != nil {
 			return res.Error
 		}
 		if res.RowsAffected == 0 {
-			return ErrNotFound
+			return fmt.Errorf("password of user %d changed meanwhile: %w", userID, ErrConflict)
 		}
 		return endSignIns(tx, userID, now)
 	})
@@ -199,10 +207,14 @@ func (usedLink) TableName() string { return "used_links" }
 // SignInWithLink records the nonce of a single-use sign-in link of userID
 // as used (kept until the link's expiry, linkExpires) and stores a
 // session of userID under sessionHash until sessionExpires, in one
-// transaction. A nonce already used gives ErrConflict, and no session.
+// transaction. A nonce already used gives ErrConflict, and no session; a
+// deleted account *UserGoneError (holdUsers).
 func (s *Store) SignInWithLink(ctx context.Context, nonce []byte, linkExpires time.Time, userID int64, sessionHash []byte, sessionExpires time.Time) error {
 	now := s.Now()
 	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		if err := s.holdUsers(tx, []int64{userID}); err != nil {
+			return err
+		}
 		if err := tx.Create(&usedLink{Nonce: nonce, UserID: userID, UsedAt: now, ExpiresAt: linkExpires.UTC().Truncate(time.Microsecond)}).Error; err != nil {
 			return err
 		}

@@ -320,7 +320,12 @@ func (p *Pages) newPassword(c *gin.Context) {
 		p.render(c, http.StatusUnprocessableEntity, "new-password", view{Form: f, Data: v})
 		return
 	}
-	if err := p.acc.ResetPassword(c.Request.Context(), l.Account.ID, pw); err != nil {
+	bound := func(b []byte) bool { return l.Link.Valid(p.cfg.Secret, notifier.LinkReset, b) }
+	if err := p.acc.ResetPassword(c.Request.Context(), l.Account.ID, bound, pw); errors.Is(err, accounts.ErrLinkUsed) {
+		v.State = linkInvalid // set meanwhile, by this link or another
+		p.render(c, linkStatus(v.State), "new-password", view{Data: v})
+		return
+	} else if err != nil {
 		p.fail(c, err)
 		return
 	}

@@ -489,8 +489,25 @@ type apiUser struct {
 	Access string
 }
 
-// apiCall calls the JSON API with a bearer token and decodes the answer.
+// apiCall calls the JSON API with a bearer token and decodes the answer;
+// a status of 300 or more fails the test.
 func (s *site) apiCall(method, path, token string, body, out any) int {
+	s.t.Helper()
+	status, data := s.apiTry(method, path, token, body)
+	if status >= 300 {
+		s.t.Fatalf("%s %s: %d %s", method, path, status, data)
+	}
+	if out != nil {
+		if err := json.Unmarshal(data, out); err != nil {
+			s.t.Fatal(err)
+		}
+	}
+	return status
+}
+
+// apiTry calls the JSON API with a bearer token ("" for none) and returns
+// the status and the body, whatever the status.
+func (s *site) apiTry(method, path, token string, body any) (int, []byte) {
 	s.t.Helper()
 	var rd io.Reader
 	if body != nil {
@@ -510,15 +527,7 @@ func (s *site) apiCall(method, path, token string, body, out any) int {
 	}
 	defer r.Body.Close()
 	data, _ := io.ReadAll(r.Body)
-	if r.StatusCode >= 300 {
-		s.t.Fatalf("%s %s: %d %s", method, path, r.StatusCode, data)
-	}
-	if out != nil {
-		if err := json.Unmarshal(data, out); err != nil {
-			s.t.Fatal(err)
-		}
-	}
-	return r.StatusCode
+	return r.StatusCode, data
 }
 
 // apiLogin logs name in through the JSON API.
