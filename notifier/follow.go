@@ -17,10 +17,11 @@ import (
 const DefaultStreamsPerClient = 32
 
 // Admit counts one more live stream of client who ("user:7", "addr:…"),
-// or refuses it (a Conflict, code too_many_streams: no wait lets it
-// through, closing a stream does) when who holds the most already; release ends it (call it once, when the stream
-// closes). The count is this process's: behind a balancer each process
-// keeps its own.
+// or refuses it when who holds the most already (a Conflict, code
+// too_many_streams: no wait lets it through, closing a stream does).
+// release ends it, when the stream closes; a second call does nothing.
+// The count is this process's: behind a balancer each process keeps its
+// own.
 func (h *Hub) Admit(who string) (release func(), err error) {
 	most := h.StreamsPerClient
 	if most <= 0 {
