@@ -45,6 +45,9 @@ var (
 // game; Current is the version it is at.
 type StaleVersionError struct {
 	Current int64
+	// standing: a seat of the game has standing answers set, so that the
+	// versions since may have been moved by them alone (afterStanding).
+	standing bool
 }
 
 func (e *StaleVersionError) Error() string {

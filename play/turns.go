@@ -46,7 +46,7 @@ func (s *Service) Submit(ctx context.Context, id, uid int64, expected *int64, ac
 			}
 			if expected != nil && *expected != g.Version && !answersOpenPrompts(prev, seat, actions) && !standingOnly(actions) {
 				s.states.put(g.ID, g.Version, prev)
-				return nil, nil, &StaleVersionError{Current: g.Version}
+				return nil, nil, &StaleVersionError{Current: g.Version, standing: anyStanding(prev)}
 			}
 			return s.play(g, prev, seat, actions)
 		})
@@ -59,6 +59,11 @@ func (s *Service) Submit(ctx context.Context, id, uid int64, expected *int64, ac
 // opponents' turn, which moves the game on meanwhile: DESIGN.md §9).
 func standingOnly(actions []engine.Action) bool {
 	return len(actions) > 0 && !slices.ContainsFunc(actions, func(a engine.Action) bool { return a.Type != engine.ActStanding })
+}
+
+// anyStanding reports whether a seat of st has standing answers set.
+func anyStanding(st *engine.State) bool {
+	return slices.ContainsFunc(st.Players, func(p engine.Player) bool { return p.Standing.Pass || len(p.Standing.Plays) > 0 })
 }
 
 // maxStandingSince is the most changes a batch may be written before that
@@ -76,10 +81,9 @@ func (s *Service) afterStanding(ctx context.Context, id int64, expected *int64, 
 	for range maxStandingSince {
 		res, err := submit(at)
 		var stale *StaleVersionError
-		// Whether or not a seat has standing answers now: one cleared
-		// meanwhile moved the version too. A stale submission more than
-		// maxStandingSince versions behind costs no statement more.
-		if expected == nil || !errors.As(err, &stale) || !s.onlyStanding(ctx, id, *expected, stale.Current) {
+		// Only where a seat has standing answers set: a stale submission
+		// costs no statement more than the game's lock otherwise.
+		if expected == nil || !errors.As(err, &stale) || !stale.standing || !s.onlyStanding(ctx, id, *expected, stale.Current) {
 			return res, err
 		}
 		cur := stale.Current
@@ -166,7 +170,7 @@ func (s *Service) SubmitCommands(ctx context.Context, id, uid int64, expected in
 			}
 			if expected != g.Version && !rd.StandingOnly() {
 				s.states.put(g.ID, g.Version, prev)
-				return nil, nil, &StaleVersionError{Current: g.Version}
+				return nil, nil, &StaleVersionError{Current: g.Version, standing: anyStanding(prev)}
 			}
 			lines := engine.Numbered(prev.View(seat).Moves(engine.Legal(prev, seat)))
 			if plan, err = Resolve(prev, seat, lines, rd); err == nil && len(plan.SignOffs) > 0 {
