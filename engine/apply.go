@@ -437,6 +437,7 @@ func (g *game) apply(seat int, a Action) {
 		g.answer(s.Prompts[i], slices.Clone(a.Choices))
 	case ActStanding:
 		s.Players[seat].Standing = *a.Standing
+		s.Players[seat].StandingUsed = true
 		g.emit(func() Event {
 			return Event{Kind: KindStandingSet, Seat: seat, Only: []int{seat}, Text: "Your standing interrupt answers are saved."}
 		})

@@ -19,7 +19,7 @@ func TestCloneCoversFields(t *testing.T) {
 		n int
 	}{
 		{engine.State{}, 26},
-		{engine.Player{}, 12},
+		{engine.Player{}, 13},
 		{engine.Standing{}, 2},
 		{engine.StandingPlay{}, 2},
 		{engine.Global{}, 2},

@@ -82,6 +82,11 @@ type Player struct {
 	Resigned bool     `json:"resigned,omitempty"`
 	VotedEnd bool     `json:"voted_end,omitempty"`
 	Standing Standing `json:"standing,omitzero"`
+	// StandingUsed: the seat has set standing answers in this game, also
+	// if it cleared them since (the play path then checks whether a batch
+	// that is stale was moved on by standing answers alone). Hidden, as
+	// Standing is.
+	StandingUsed bool `json:"standing_used,omitempty"`
 }
 
 // Standing is a seat's standing answers to interrupt windows, applied when a

@@ -152,6 +152,33 @@ func TestAttackStandingAtAnOlderVersion(t *testing.T) {
 	})
 }
 
+// TestAttackStandingClearedMeanwhile: while Ana writes her turn, Ben sets
+// "always pass" and then clears it (no seat has standing answers left).
+// What must hold: Ana's move, written at the version before both, plays
+// at the version they left, as it does when an answer stays set; a
+// move written before a real move of Ben's would still be stale.
+func TestAttackStandingClearedMeanwhile(t *testing.T) {
+	eachLobbyDB(t, func(t *testing.T, st *models.Store, svc *play.Service) {
+		ctx := context.Background()
+		id, ana, bob, v := standingGame(t, st, svc)
+		for _, pass := range []bool{true, false} {
+			res, err := svc.Submit(ctx, id, bob.ID, &v, standing(pass), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res.Done()
+		}
+		res, err := svc.Submit(ctx, id, ana.ID, &v, []engine.Action{{Type: engine.ActPlayTool, Card: handID(t, st, id, 0, "frontend-framework")}}, nil)
+		if err != nil {
+			t.Fatalf("a move written before a standing answer set and cleared: %v", err)
+		}
+		res.Done()
+		if _, s := standingState(t, st, id); len(s.Players[1].Standing.Plays) > 0 || s.Players[1].Standing.Pass {
+			t.Fatalf("Ben's standing answers: %+v, want none", s.Players[1].Standing)
+		}
+	})
+}
+
 // handID is the instance id of the first card of seat's hand with card id
 // card, in game id as stored.
 func handID(t *testing.T, st *models.Store, id int64, seat int, card string) string {

@@ -45,8 +45,9 @@ var (
 // game; Current is the version it is at.
 type StaleVersionError struct {
 	Current int64
-	// standing: a seat of the game has standing answers set, so that the
-	// versions since may have been moved by them alone (afterStanding).
+	// standing: a seat of the game has set standing answers (and may have
+	// cleared them), so that the versions since may have been moved by
+	// them alone (afterStanding).
 	standing bool
 }
 

@@ -61,9 +61,12 @@ func standingOnly(actions []engine.Action) bool {
 	return len(actions) > 0 && !slices.ContainsFunc(actions, func(a engine.Action) bool { return a.Type != engine.ActStanding })
 }
 
-// anyStanding reports whether a seat of st has standing answers set.
+// anyStanding reports whether a seat of st has set standing answers in
+// the game, even if it cleared them since: a clear moves the version too.
 func anyStanding(st *engine.State) bool {
-	return slices.ContainsFunc(st.Players, func(p engine.Player) bool { return p.Standing.Pass || len(p.Standing.Plays) > 0 })
+	return slices.ContainsFunc(st.Players, func(p engine.Player) bool {
+		return p.StandingUsed || p.Standing.Pass || len(p.Standing.Plays) > 0
+	})
 }
 
 // maxStandingSince is the most changes a batch may be written before that
@@ -81,7 +84,7 @@ func (s *Service) afterStanding(ctx context.Context, id int64, expected *int64, 
 	for range maxStandingSince {
 		res, err := submit(at)
 		var stale *StaleVersionError
-		// Only where a seat has standing answers set: a stale submission
+		// Only where a seat has set standing answers: a stale submission
 		// costs no statement more than the game's lock otherwise.
 		if expected == nil || !errors.As(err, &stale) || !stale.standing || !s.onlyStanding(ctx, id, *expected, stale.Current) {
 			return res, err
