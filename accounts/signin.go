@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/datamonsters/turns/models"
+	"github.com/datamonsters/turns/play"
 	"github.com/datamonsters/turns/refusal"
 )
 
@@ -218,7 +219,7 @@ func (s *Service) Account(ctx context.Context, userID int64) (*models.Account, e
 func gone(err error) error {
 	var g *models.UserGoneError
 	if errors.As(err, &g) {
-		return refusal.New(refusal.Unauthorized, "account_deleted", "your account has been deleted")
+		return play.ErrAccountDeleted
 	}
 	return err
 }

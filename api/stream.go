@@ -97,22 +97,13 @@ func (s *Server) streamGame(c *gin.Context) {
 		return
 	}
 	ctx, uid := c.Request.Context(), userID(c)
-	gs, err := notifier.OpenGameStream(ctx, s.notify.Hub, s.notify.Presence, s.store, g.ID, uid, seat, notifier.ClientKey(uid, ""))
+	gs, err := notifier.OpenGameStream(ctx, s.notify.Hub, s.notify.Presence, s.store, g.ID, uid, seat, after, notifier.ClientKey(uid, ""))
 	if err != nil {
 		writeError(c, err)
 		return
 	}
 	defer gs.Close()
-	recs, err := s.store.EventsAfter(ctx, g.ID, max(after-1, 0), notifier.StreamBacklog+1)
-	if err != nil {
-		writeError(c, err)
-		return
-	}
-	if recs, err = notifier.Resumed(recs, after, func(r models.EventRecord) int64 { return r.Seq }); err != nil {
-		writeError(c, err)
-		return
-	}
-	s.serveStream(c, gs.Sub, notifier.StreamOptions{Backlog: gs.Backlog(recs), After: after, Viewer: uid, Seat: gs.Seat})
+	s.serveStream(c, gs.Sub, notifier.StreamOptions{Backlog: gs.Backlog, After: after, Viewer: uid, Seat: gs.Seat})
 }
 
 func (s *Server) serveStream(c *gin.Context, sub *notifier.Subscription, opts notifier.StreamOptions) {

@@ -61,12 +61,12 @@ func ClientKey(user int64, addr string) string {
 }
 
 // GameStream is a game's live stream as it opens (OpenGameStream): the
-// subscription for the reader's seat and the game's version when that
-// seat was read. Close it when the client goes away.
+// subscription for the reader's seat, and the stored events to send
+// before live ones. Close it when the client goes away.
 type GameStream struct {
 	Sub     *Subscription
-	Seat    int   // the reader's seat (-1: a spectator's view)
-	Version int64 // the version at which Seat was read: stored events up to it are the backlog
+	Seat    int     // the reader's seat (-1: a spectator's view)
+	Backlog []Event // the stored events after the resume point, up to the version at which Seat was read, as Seat sees them
 	ends    []func()
 }
 
@@ -76,23 +76,6 @@ func (s *GameStream) Close() {
 	for _, end := range s.ends {
 		end()
 	}
-}
-
-// Backlog is the events of recs (stored, in seq order) that the stream
-// sends before live ones: those up to its Version, redacted for its seat.
-// Later ones were committed after the seat was read and come live, with
-// the seats' holders of their change.
-func (s *GameStream) Backlog(recs []models.EventRecord) []Event {
-	out := make([]Event, 0, len(recs))
-	for _, r := range recs {
-		if r.Version > s.Version {
-			break
-		}
-		if ev, ok := GameEvent(r, s.Seat); ok {
-			out = append(out, ev)
-		}
-	}
-	return out
 }
 
 // ErrSeatChanging refuses a game stream whose reader's seat kept changing
@@ -109,8 +92,11 @@ var ErrSeatChanging = refusal.New(refusal.Conflict, "seat_changing", "your seat 
 // subscription with its holders; if the seat changed meanwhile the
 // subscription moves to the new one (three times at most, then
 // ErrSeatChanging). A user who no longer holds a seat of a private game
-// gets models.ErrNotFound.
-func OpenGameStream(ctx context.Context, hub *Hub, presence *Presence, store *models.Store, game, user int64, seat int, who string) (*GameStream, error) {
+// gets models.ErrNotFound. The backlog is the stored events after after
+// (Resumed: a *ResumeError when after names no event of the game) up to
+// the version of that read, redacted for the seat; later ones were
+// committed after it and come live, with their change's holders.
+func OpenGameStream(ctx context.Context, hub *Hub, presence *Presence, store *models.Store, game, user int64, seat int, after int64, who string) (*GameStream, error) {
 	release, err := hub.Admit(who)
 	if err != nil {
 		return nil, err
@@ -135,7 +121,9 @@ func OpenGameStream(ctx context.Context, hub *Hub, presence *Presence, store *mo
 		case ref.Seat < 0 && !ref.Public:
 			return fail(fmt.Errorf("game %d: no longer a player: %w", game, models.ErrNotFound))
 		case ref.Seat == s.Seat:
-			s.Version = ref.Version
+			if s.Backlog, err = backlog(ctx, store, game, s.Seat, after, ref.Version); err != nil {
+				return fail(err)
+			}
 			return s, nil
 		case tries == 3:
 			return fail(ErrSeatChanging)
@@ -144,4 +132,26 @@ func OpenGameStream(ctx context.Context, hub *Hub, presence *Presence, store *mo
 		s.Seat = ref.Seat
 		s.Sub = hub.Subscribe(GameSeatTopic(game, s.Seat))
 	}
+}
+
+// backlog is the game's stored events after after, up to version, as
+// seat sees them.
+func backlog(ctx context.Context, store *models.Store, game int64, seat int, after, version int64) ([]Event, error) {
+	recs, err := store.EventsAfter(ctx, game, max(after-1, 0), StreamBacklog+1)
+	if err != nil {
+		return nil, err
+	}
+	if recs, err = Resumed(recs, after, func(r models.EventRecord) int64 { return r.Seq }); err != nil {
+		return nil, err
+	}
+	out := make([]Event, 0, len(recs))
+	for _, r := range recs {
+		if r.Version > version {
+			break
+		}
+		if ev, ok := GameEvent(r, seat); ok {
+			out = append(out, ev)
+		}
+	}
+	return out, nil
 }

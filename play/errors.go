@@ -39,6 +39,9 @@ func forbidden(code, format string, a ...any) *Error {
 var (
 	ErrNotOpen   = conflict("game_not_open", "the game has already started or was cancelled")
 	ErrNotPlayer = forbidden("not_a_player", "you have no seat in this game")
+	// ErrAccountDeleted refuses a change or a sign-in of an account
+	// deleted meanwhile, as a request after the deletion is refused.
+	ErrAccountDeleted = refusal.New(refusal.Unauthorized, "account_deleted", "your account has been deleted")
 )
 
 // StaleVersionError is a submission computed from an old version of the

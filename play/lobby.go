@@ -11,7 +11,6 @@ import (
 
 	"github.com/datamonsters/turns/engine"
 	"github.com/datamonsters/turns/models"
-	"github.com/datamonsters/turns/refusal"
 )
 
 // Defaults and bounds of a new game's settings.
@@ -175,7 +174,7 @@ func accountGone(err error, uid int64, g *models.Game) error {
 	case !errors.As(err, &gone):
 		return err
 	case gone.UserID == uid: // as a request after the deletion is
-		return refusal.New(refusal.Unauthorized, "account_deleted", "your account has been deleted")
+		return ErrAccountDeleted
 	case g != nil && g.SeatOf(gone.UserID) >= 0:
 		return invalid("invite: no user %q", g.Seats[g.SeatOf(gone.UserID)].Username)
 	}

@@ -50,22 +50,13 @@ func (p *Pages) live(c *gin.Context) {
 		p.fail(c, err)
 		return
 	}
-	gs, err := notifier.OpenGameStream(ctx, hub, p.cfg.Presence, p.store, id, uid, seat, notifier.ClientKey(uid, c.ClientIP()))
+	gs, err := notifier.OpenGameStream(ctx, hub, p.cfg.Presence, p.store, id, uid, seat, after, notifier.ClientKey(uid, c.ClientIP()))
 	if err != nil {
 		p.fail(c, err)
 		return
 	}
 	defer gs.Close()
-	recs, err := p.store.EventsAfter(ctx, id, max(after-1, 0), notifier.StreamBacklog+1)
-	if err != nil {
-		p.fail(c, err)
-		return
-	}
-	if recs, err = notifier.Resumed(recs, after, func(r models.EventRecord) int64 { return r.Seq }); err != nil {
-		p.fail(c, err)
-		return
-	}
-	backlog := gs.Backlog(recs)
+	backlog := gs.Backlog
 	if last, err := strconv.ParseInt(c.Query("last_message"), 10, 64); err == nil && last >= 0 {
 		// The board's talk shows the messages up to last: the later ones
 		// come first, as messages posted while the page connected.
