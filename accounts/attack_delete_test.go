@@ -11,7 +11,7 @@ import (
 )
 
 // TestAttackDeleteWhileJoining: bob deletes his account while another of
-// his sessions joins ana's open games and creates games of its own, one
+// his sessions joins ana's and carl's open games and creates games of its own, one
 // after another, without pause. What must hold: once the deletion
 // returns, no game that is not over holds a seat or an invitation of
 // bob's, however the two interleaved; a join or creation after the
@@ -20,10 +20,11 @@ func TestAttackDeleteWhileJoining(t *testing.T) {
 	eachDB(t, accounts.Config{}, func(t *testing.T, e *env) {
 		svc := play.New(e.st, e.clock.Now, nil)
 		ana, bob := e.user(t, "ana", "ana password"), e.user(t, "bob", "bob password")
+		carl := e.user(t, "carl", "carl password") // ana and carl open 20 each, play.MaxOpenGames
 		deck := play.DeckChoice{Prebuilt: "running-a-startup"}
 		var open []int64
-		for range 40 {
-			res, err := svc.Create(e.ctx, ana.ID, play.NewGame{Players: 2, Deck: deck}, nil)
+		for i := range 40 {
+			res, err := svc.Create(e.ctx, []*models.User{ana, carl}[i%2].ID, play.NewGame{Players: 2, Deck: deck}, nil)
 			if err != nil {
 				t.Fatal(err)
 			}

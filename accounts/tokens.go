@@ -277,9 +277,24 @@ func NewToken(userID int64, name string, scopes []string) (*models.APIToken, str
 		TokenHash: models.HashToken(secret), Scopes: strings.Join(scopes, ",")}, secret, nil
 }
 
-// SaveToken stores a token NewToken made.
+// MaxAPITokens is how many live personal API tokens one account may hold:
+// one more is refused (limit_reached) until one is revoked, so that the
+// list of them, which has no pages, stays short.
+const MaxAPITokens = 50
+
+// SaveToken stores a token NewToken made, unless its user holds
+// MaxAPITokens live tokens already (a Conflict refusal, limit_reached).
 func (s *Service) SaveToken(ctx context.Context, t *models.APIToken) error {
-	return s.store.CreateAPIToken(ctx, t)
+	return s.store.InTx(ctx, func(tx *models.Store) error {
+		ok, err := tx.Room(ctx, t.UserID, models.LiveAPITokens, MaxAPITokens)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return refusal.LimitReached(MaxAPITokens, "live API tokens", "revoke one first")
+		}
+		return tx.CreateAPIToken(ctx, t)
+	})
 }
 
 // Tokens lists user userID's live API tokens (never the secrets).

@@ -6,6 +6,7 @@ import (
 
 	"github.com/datamonsters/turns/engine"
 	"github.com/datamonsters/turns/models"
+	"github.com/datamonsters/turns/refusal"
 	"github.com/gin-gonic/gin"
 )
 
@@ -80,7 +81,12 @@ func (s *Server) validateDeckRequest(req deckRequest) (string, error) {
 	return string(data), err
 }
 
-// createDeck stores a custom deck after the engine's deck rules accept it.
+// maxDecks is how many decks one account may keep: one more is refused
+// (limit_reached) until one is deleted.
+const maxDecks = 100
+
+// createDeck stores a custom deck after the engine's deck rules accept it,
+// unless the caller keeps maxDecks already.
 func (s *Server) createDeck(c *gin.Context) {
 	var req deckRequest
 	if err := decode(c, &req); err != nil {
@@ -94,6 +100,13 @@ func (s *Server) createDeck(c *gin.Context) {
 	}
 	d := &models.Deck{UserID: userID(c), Name: req.Name, Cards: cards}
 	s.idempotentCreate(c, func(st *models.Store) (response, error) {
+		ok, err := st.Room(c.Request.Context(), d.UserID, models.Decks, maxDecks)
+		if err != nil {
+			return response{}, err
+		}
+		if !ok {
+			return response{}, refusal.LimitReached(maxDecks, "decks", "delete one first")
+		}
 		if err := st.CreateDeck(c.Request.Context(), d); err != nil {
 			return response{}, err
 		}

@@ -129,8 +129,8 @@ func (s *Server) listWebhooks(c *gin.Context) {
 // that token: it goes when the token is revoked). The secret is shown only
 // in this response (and in the sealed idempotency record, for a repeat
 // with the key). The limit on webhooks is checked after a repeat is
-// answered, so that a repeat of the last allowed one is not refused, with
-// the user's row locked, so that concurrent creations cannot pass it.
+// answered, so that a repeat of the last allowed one is not refused, and
+// counted so that concurrent creations cannot pass it (models.Store.Room).
 func (s *Server) createWebhook(c *gin.Context) {
 	var req createWebhookRequest
 	if err := decode(c, &req); err != nil {
@@ -168,16 +168,13 @@ func (s *Server) createWebhook(c *gin.Context) {
 		w.TokenID = &tid
 	}
 	s.idempotentCreate(c, func(st *models.Store) (response, error) {
-		// The user's row first: concurrent creations then count one after
-		// another, and none goes past the limit.
-		if err := st.LockUser(c.Request.Context(), w.UserID); err != nil {
-			return response{}, err
-		}
-		hooks, err := st.Webhooks(c.Request.Context(), w.UserID)
+		// Concurrent creations count one after another (Room), and none
+		// goes past the limit.
+		ok, err := st.Room(c.Request.Context(), w.UserID, models.Webhooks, maxWebhooks)
 		if err != nil {
 			return response{}, err
 		}
-		if len(hooks) >= maxWebhooks {
+		if !ok {
 			return response{}, invalid("at most %d webhooks per user", maxWebhooks)
 		}
 		if err := st.CreateWebhook(c.Request.Context(), w); err != nil {

@@ -2140,7 +2140,7 @@ type Problem struct {
 	// Card invalid_deck: the card at fault.
 	Card *string `json:"card,omitempty"`
 
-	// Code Machine-readable: bad_request, invalid, unauthorized, invalid_token, bad_credentials, insufficient_scope, not_a_player, not_creator, not_found, conflict, username_taken, stale_version, game_not_open, game_not_active, game_full, already_joined, not_full, creator_cannot_leave, account_deleted, illegal_action, command_refused, invalid_deck, idempotency_key_reused, version_required, rate_limited, too_many_streams, seat_changing, body_too_large, unsupported_media_type, method_not_allowed, not_ready, database_unavailable, internal.
+	// Code Machine-readable: bad_request, invalid, unauthorized, invalid_token, bad_credentials, insufficient_scope, not_a_player, not_creator, not_found, conflict, username_taken, stale_version, game_not_open, game_not_active, game_full, already_joined, not_full, creator_cannot_leave, account_deleted, illegal_action, command_refused, invalid_deck, idempotency_key_reused, version_required, rate_limited, limit_reached, too_many_streams, seat_changing, body_too_large, unsupported_media_type, method_not_allowed, not_ready, database_unavailable, internal.
 	Code string `json:"code"`
 
 	// Command command_refused: the command at fault, as written.
@@ -4437,12 +4437,16 @@ type ClientInterface interface {
 
 	// CreateDeckWithBody Store a custom deck; the deck-building rules are checked and a failure names the card and rule.
 	//
+	// Store a custom deck; the deck-building rules are checked and a failure names the card and rule. 409 `limit_reached`: the caller keeps 100 decks, the most one account may keep; delete one first.
+	//
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with POST /v1/decks (the `CreateDeck` operationId).
 	CreateDeckWithBody(ctx context.Context, params *CreateDeckParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// CreateDeck Store a custom deck; the deck-building rules are checked and a failure names the card and rule.
+	//
+	// Store a custom deck; the deck-building rules are checked and a failure names the card and rule. 409 `limit_reached`: the caller keeps 100 decks, the most one account may keep; delete one first.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -4480,12 +4484,16 @@ type ClientInterface interface {
 
 	// CreateGameWithBody Open a game with the caller in seat 0, invited users next and open seats after them.
 	//
+	// Open a game with the caller in seat 0, invited users next and open seats after them. 409 `limit_reached`: the caller has created 20 games that are still open (not started, not cancelled), the most one account may have; start or cancel one first.
+	//
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with POST /v1/games (the `CreateGame` operationId).
 	CreateGameWithBody(ctx context.Context, params *CreateGameParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// CreateGame Open a game with the caller in seat 0, invited users next and open seats after them.
+	//
+	// Open a game with the caller in seat 0, invited users next and open seats after them. 409 `limit_reached`: the caller has created 20 games that are still open (not started, not cancelled), the most one account may have; start or cancel one first.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -5087,12 +5095,16 @@ type ClientInterface interface {
 
 	// CreateTokenWithBody Create a personal API token; its secret is shown only in this response (login session only).
 	//
+	// Create a personal API token; its secret is shown only in this response (login session only). 409 `limit_reached`: the caller holds 50 live tokens, the most one account may hold; revoke one first.
+	//
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with POST /v1/tokens (the `CreateToken` operationId).
 	CreateTokenWithBody(ctx context.Context, params *CreateTokenParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// CreateToken Create a personal API token; its secret is shown only in this response (login session only).
+	//
+	// Create a personal API token; its secret is shown only in this response (login session only). 409 `limit_reached`: the caller holds 50 live tokens, the most one account may hold; revoke one first.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -5455,6 +5467,8 @@ func (c *Client) ListDecks(ctx context.Context, params *ListDecksParams, reqEdit
 
 // CreateDeckWithBody Store a custom deck; the deck-building rules are checked and a failure names the card and rule.
 //
+// Store a custom deck; the deck-building rules are checked and a failure names the card and rule. 409 `limit_reached`: the caller keeps 100 decks, the most one account may keep; delete one first.
+//
 // Takes any type of body and a specified content type.
 //
 // Corresponds with POST /v1/decks (the `CreateDeck` operationId).
@@ -5471,6 +5485,8 @@ func (c *Client) CreateDeckWithBody(ctx context.Context, params *CreateDeckParam
 }
 
 // CreateDeck Store a custom deck; the deck-building rules are checked and a failure names the card and rule.
+//
+// Store a custom deck; the deck-building rules are checked and a failure names the card and rule. 409 `limit_reached`: the caller keeps 100 decks, the most one account may keep; delete one first.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -5568,6 +5584,8 @@ func (c *Client) ListGames(ctx context.Context, params *ListGamesParams, reqEdit
 
 // CreateGameWithBody Open a game with the caller in seat 0, invited users next and open seats after them.
 //
+// Open a game with the caller in seat 0, invited users next and open seats after them. 409 `limit_reached`: the caller has created 20 games that are still open (not started, not cancelled), the most one account may have; start or cancel one first.
+//
 // Takes any type of body and a specified content type.
 //
 // Corresponds with POST /v1/games (the `CreateGame` operationId).
@@ -5584,6 +5602,8 @@ func (c *Client) CreateGameWithBody(ctx context.Context, params *CreateGameParam
 }
 
 // CreateGame Open a game with the caller in seat 0, invited users next and open seats after them.
+//
+// Open a game with the caller in seat 0, invited users next and open seats after them. 409 `limit_reached`: the caller has created 20 games that are still open (not started, not cancelled), the most one account may have; start or cancel one first.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -6755,6 +6775,8 @@ func (c *Client) ListTokens(ctx context.Context, reqEditors ...RequestEditorFn) 
 
 // CreateTokenWithBody Create a personal API token; its secret is shown only in this response (login session only).
 //
+// Create a personal API token; its secret is shown only in this response (login session only). 409 `limit_reached`: the caller holds 50 live tokens, the most one account may hold; revoke one first.
+//
 // Takes any type of body and a specified content type.
 //
 // Corresponds with POST /v1/tokens (the `CreateToken` operationId).
@@ -6771,6 +6793,8 @@ func (c *Client) CreateTokenWithBody(ctx context.Context, params *CreateTokenPar
 }
 
 // CreateToken Create a personal API token; its secret is shown only in this response (login session only).
+//
+// Create a personal API token; its secret is shown only in this response (login session only). 409 `limit_reached`: the caller holds 50 live tokens, the most one account may hold; revoke one first.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -10275,12 +10299,16 @@ type ClientWithResponsesInterface interface {
 
 	// CreateDeckWithBodyWithResponse Store a custom deck; the deck-building rules are checked and a failure names the card and rule.
 	//
+	// Store a custom deck; the deck-building rules are checked and a failure names the card and rule. 409 `limit_reached`: the caller keeps 100 decks, the most one account may keep; delete one first.
+	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /v1/decks (the `CreateDeck` operationId).
 	CreateDeckWithBodyWithResponse(ctx context.Context, params *CreateDeckParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateDeckResponse, error)
 
 	// CreateDeckWithResponse Store a custom deck; the deck-building rules are checked and a failure names the card and rule.
+	//
+	// Store a custom deck; the deck-building rules are checked and a failure names the card and rule. 409 `limit_reached`: the caller keeps 100 decks, the most one account may keep; delete one first.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -10324,12 +10352,16 @@ type ClientWithResponsesInterface interface {
 
 	// CreateGameWithBodyWithResponse Open a game with the caller in seat 0, invited users next and open seats after them.
 	//
+	// Open a game with the caller in seat 0, invited users next and open seats after them. 409 `limit_reached`: the caller has created 20 games that are still open (not started, not cancelled), the most one account may have; start or cancel one first.
+	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /v1/games (the `CreateGame` operationId).
 	CreateGameWithBodyWithResponse(ctx context.Context, params *CreateGameParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateGameResponse, error)
 
 	// CreateGameWithResponse Open a game with the caller in seat 0, invited users next and open seats after them.
+	//
+	// Open a game with the caller in seat 0, invited users next and open seats after them. 409 `limit_reached`: the caller has created 20 games that are still open (not started, not cancelled), the most one account may have; start or cancel one first.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -10989,12 +11021,16 @@ type ClientWithResponsesInterface interface {
 
 	// CreateTokenWithBodyWithResponse Create a personal API token; its secret is shown only in this response (login session only).
 	//
+	// Create a personal API token; its secret is shown only in this response (login session only). 409 `limit_reached`: the caller holds 50 live tokens, the most one account may hold; revoke one first.
+	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /v1/tokens (the `CreateToken` operationId).
 	CreateTokenWithBodyWithResponse(ctx context.Context, params *CreateTokenParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateTokenResponse, error)
 
 	// CreateTokenWithResponse Create a personal API token; its secret is shown only in this response (login session only).
+	//
+	// Create a personal API token; its secret is shown only in this response (login session only). 409 `limit_reached`: the caller holds 50 live tokens, the most one account may hold; revoke one first.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -11829,6 +11865,8 @@ type CreateDeckResponse struct {
 	ApplicationproblemJSON401 *Problem
 	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
 	ApplicationproblemJSON403 *Problem
+	// ApplicationproblemJSON409 the response for an HTTP 409 `application/problem+json` response
+	ApplicationproblemJSON409 *Problem
 	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
 	ApplicationproblemJSON413 *Problem
 	// ApplicationproblemJSON415 the response for an HTTP 415 `application/problem+json` response
@@ -11855,6 +11893,11 @@ func (r CreateDeckResponse) GetApplicationproblemJSON401() *Problem {
 // GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
 func (r CreateDeckResponse) GetApplicationproblemJSON403() *Problem {
 	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
+func (r CreateDeckResponse) GetApplicationproblemJSON409() *Problem {
+	return r.ApplicationproblemJSON409
 }
 
 // GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
@@ -12201,6 +12244,8 @@ type CreateGameResponse struct {
 	ApplicationproblemJSON401 *Problem
 	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
 	ApplicationproblemJSON403 *Problem
+	// ApplicationproblemJSON409 the response for an HTTP 409 `application/problem+json` response
+	ApplicationproblemJSON409 *Problem
 	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
 	ApplicationproblemJSON413 *Problem
 	// ApplicationproblemJSON415 the response for an HTTP 415 `application/problem+json` response
@@ -12229,6 +12274,11 @@ func (r CreateGameResponse) GetApplicationproblemJSON401() *Problem {
 // GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
 func (r CreateGameResponse) GetApplicationproblemJSON403() *Problem {
 	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
+func (r CreateGameResponse) GetApplicationproblemJSON409() *Problem {
+	return r.ApplicationproblemJSON409
 }
 
 // GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
@@ -15581,6 +15631,8 @@ type CreateTokenResponse struct {
 	ApplicationproblemJSON401 *Problem
 	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
 	ApplicationproblemJSON403 *Problem
+	// ApplicationproblemJSON409 the response for an HTTP 409 `application/problem+json` response
+	ApplicationproblemJSON409 *Problem
 	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
 	ApplicationproblemJSON413 *Problem
 	// ApplicationproblemJSON415 the response for an HTTP 415 `application/problem+json` response
@@ -15607,6 +15659,11 @@ func (r CreateTokenResponse) GetApplicationproblemJSON401() *Problem {
 // GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
 func (r CreateTokenResponse) GetApplicationproblemJSON403() *Problem {
 	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
+func (r CreateTokenResponse) GetApplicationproblemJSON409() *Problem {
+	return r.ApplicationproblemJSON409
 }
 
 // GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
@@ -16504,6 +16561,8 @@ func (c *ClientWithResponses) ListDecksWithResponse(ctx context.Context, params 
 
 // CreateDeckWithBodyWithResponse Store a custom deck; the deck-building rules are checked and a failure names the card and rule.
 //
+// Store a custom deck; the deck-building rules are checked and a failure names the card and rule. 409 `limit_reached`: the caller keeps 100 decks, the most one account may keep; delete one first.
+//
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /v1/decks (the `CreateDeck` operationId).
@@ -16516,6 +16575,8 @@ func (c *ClientWithResponses) CreateDeckWithBodyWithResponse(ctx context.Context
 }
 
 // CreateDeckWithResponse Store a custom deck; the deck-building rules are checked and a failure names the card and rule.
+//
+// Store a custom deck; the deck-building rules are checked and a failure names the card and rule. 409 `limit_reached`: the caller keeps 100 decks, the most one account may keep; delete one first.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -16595,6 +16656,8 @@ func (c *ClientWithResponses) ListGamesWithResponse(ctx context.Context, params 
 
 // CreateGameWithBodyWithResponse Open a game with the caller in seat 0, invited users next and open seats after them.
 //
+// Open a game with the caller in seat 0, invited users next and open seats after them. 409 `limit_reached`: the caller has created 20 games that are still open (not started, not cancelled), the most one account may have; start or cancel one first.
+//
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /v1/games (the `CreateGame` operationId).
@@ -16607,6 +16670,8 @@ func (c *ClientWithResponses) CreateGameWithBodyWithResponse(ctx context.Context
 }
 
 // CreateGameWithResponse Open a game with the caller in seat 0, invited users next and open seats after them.
+//
+// Open a game with the caller in seat 0, invited users next and open seats after them. 409 `limit_reached`: the caller has created 20 games that are still open (not started, not cancelled), the most one account may have; start or cancel one first.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -17608,6 +17673,8 @@ func (c *ClientWithResponses) ListTokensWithResponse(ctx context.Context, reqEdi
 
 // CreateTokenWithBodyWithResponse Create a personal API token; its secret is shown only in this response (login session only).
 //
+// Create a personal API token; its secret is shown only in this response (login session only). 409 `limit_reached`: the caller holds 50 live tokens, the most one account may hold; revoke one first.
+//
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /v1/tokens (the `CreateToken` operationId).
@@ -17620,6 +17687,8 @@ func (c *ClientWithResponses) CreateTokenWithBodyWithResponse(ctx context.Contex
 }
 
 // CreateTokenWithResponse Create a personal API token; its secret is shown only in this response (login session only).
+//
+// Create a personal API token; its secret is shown only in this response (login session only). 409 `limit_reached`: the caller holds 50 live tokens, the most one account may hold; revoke one first.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -18559,6 +18628,13 @@ func ParseCreateDeckResponse(rsp *http.Response) (*CreateDeckResponse, error) {
 		}
 		response.ApplicationproblemJSON403 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON409 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
 		var dest Problem
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -18852,6 +18928,13 @@ func ParseCreateGameResponse(rsp *http.Response) (*CreateGameResponse, error) {
 			return nil, err
 		}
 		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON409 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
 		var dest Problem
@@ -21842,6 +21925,13 @@ func ParseCreateTokenResponse(rsp *http.Response) (*CreateTokenResponse, error) 
 			return nil, err
 		}
 		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON409 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
 		var dest Problem

@@ -11,6 +11,7 @@ import (
 
 	"github.com/datamonsters/turns/engine"
 	"github.com/datamonsters/turns/models"
+	"github.com/datamonsters/turns/refusal"
 )
 
 // Defaults and bounds of a new game's settings.
@@ -24,6 +25,11 @@ const (
 	OnTimeoutsBot         = "bot"
 	OnTimeoutsForfeit     = "forfeit"
 )
+
+// MaxOpenGames is how many games one account may have created and not yet
+// started or cancelled: one more is refused (limit_reached), so that no
+// one fills the list of open games.
+const MaxOpenGames = 20
 
 // DeckChoice names a deck: a prebuilt one (Prebuilt, a deck id of the
 // catalogue) or one of the caller's (DeckID). Exactly one is set.
@@ -142,7 +148,8 @@ func (s *Service) Create(ctx context.Context, uid int64, n NewGame, rec *Record)
 }
 
 // create stores the new game g, with rec's idempotency record, in one
-// transaction; the outbox is told of the seats its creator invited.
+// transaction, unless its creator has MaxOpenGames open (limit_reached);
+// the outbox is told of the seats its creator invited.
 func (s *Service) create(ctx context.Context, g *models.Game, rec *Record) (*Result, error) {
 	var invited []int
 	for _, st := range g.Seats {
@@ -152,6 +159,13 @@ func (s *Service) create(ctx context.Context, g *models.Game, rec *Record) (*Res
 	}
 	res := &Result{Game: g, Seat: 0}
 	err := s.store.InTx(ctx, func(tx *models.Store) error {
+		ok, err := tx.Room(ctx, g.CreatedBy, models.OpenGames, MaxOpenGames)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return refusal.LimitReached(MaxOpenGames, "open games", "start or cancel one first")
+		}
 		if err := tx.CreateGame(ctx, g, models.Happened{Invited: invited}); err != nil {
 			return err
 		}

@@ -165,3 +165,10 @@ func KindOf(err error) Kind {
 	}
 	return Internal
 }
+
+// LimitReached refuses to make one more of what (a plural: "open games")
+// for an account that has max of them, the most one account may have at
+// once; instead says how to make room ("start or cancel one first").
+func LimitReached(max int, what, instead string) *Error {
+	return New(Conflict, "limit_reached", "you have %d %s, the most one account may have; %s", max, what, instead)
+}
