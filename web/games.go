@@ -426,14 +426,16 @@ func (p *Pages) reclaim(c *gin.Context) {
 
 // changed answers a form that made a change through the play path: on
 // success (or a repeat of a form sent before, whose change is done) the
-// game's page at next; a refusal shows the page again with it.
+// game's page at next; a refusal (or the form's key sent before with other
+// values: formAgain) shows the page again with it.
 func (p *Pages) changed(c *gin.Context, id int64, res *play.Result, err error, next string) {
 	if err == nil {
 		res.Done()
 		redirect(c, next)
 		return
 	}
-	if p.repeated(c, err) {
+	rec, err := p.formAgain(c, err)
+	if rec != nil {
 		redirect(c, next)
 		return
 	}

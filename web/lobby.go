@@ -2,6 +2,7 @@ package web
 
 import (
 	"context"
+	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -37,12 +38,15 @@ func newFormKey() string { return hex.EncodeToString(notifier.NewNonce()) }
 // record: apart from the keys API clients choose.
 func webKey(key string) string { return "web:" + key }
 
+// maxFormKey is the longest key a form's record is kept under.
+const maxFormKey = 100
+
 // formRecord is the idempotency record of the request's form, named by
 // its "key" field (nil without one, or with one too long to be a form's):
 // the change it makes is done once, and a repeat is sent on to next.
 func (p *Pages) formRecord(c *gin.Context, uid int64, next string) *play.Record {
 	key := c.PostForm("key")
-	if key == "" || len(key) > 100 || !printable(key) {
+	if key == "" || len(key) > maxFormKey || !printable(key) {
 		return nil
 	}
 	k := models.Key{UserID: uid, Key: webKey(key)}
@@ -60,14 +64,33 @@ func formSum(c *gin.Context) []byte {
 }
 
 // repeated reports whether err is what the play path answers to a form
-// sent again whose change is done already (its record is stored).
+// sent again whose change is done already (formAgain).
 func (p *Pages) repeated(c *gin.Context, err error) bool {
+	rec, _ := p.formAgain(c, err)
+	return rec != nil
+}
+
+// formAgain reads what err, the play path's answer to the request's form,
+// says of the form's key. A key with a stored record makes the change fail
+// with models.ErrConflict: rec is that record when it is of this form as
+// sent (formSum), a repeat whose change is done already. A record of other
+// values under the key (a board shown twice, the cache of boards giving
+// both the same keys, and another choice sent from the second; or the
+// form sent to another game) did nothing of this form: why is then
+// errFormReused, and otherwise err.
+func (p *Pages) formAgain(c *gin.Context, err error) (rec *models.Idempotency, why error) {
 	key := c.PostForm("key")
 	if !errors.Is(err, models.ErrConflict) || key == "" {
-		return false
+		return nil, err
 	}
-	_, rerr := p.store.IdempotencyRecord(c.Request.Context(), userOf(c), webKey(key))
-	return rerr == nil
+	rec, rerr := p.store.IdempotencyRecord(c.Request.Context(), userOf(c), webKey(key))
+	switch {
+	case rerr != nil:
+		return nil, err
+	case !hmac.Equal(rec.RequestHash, formSum(c)):
+		return nil, errFormReused
+	}
+	return rec, nil
 }
 
 // printable reports whether s is printable ASCII.
@@ -232,7 +255,8 @@ func (p *Pages) createGame(c *gin.Context) {
 	}
 	res, err := p.play.Create(c.Request.Context(), a.ID, n, p.formRecord(c, a.ID, "/"))
 	if err != nil {
-		if p.repeated(c, err) {
+		var rec *models.Idempotency
+		if rec, err = p.formAgain(c, err); rec != nil {
 			redirect(c, "/")
 			return
 		}
@@ -381,11 +405,10 @@ func (p *Pages) rematch(c *gin.Context) {
 	}
 	res, err := p.play.Rematch(c.Request.Context(), id, uid, rec)
 	if err != nil {
-		if key := c.PostForm("key"); errors.Is(err, models.ErrConflict) && key != "" {
-			if r, rerr := p.store.IdempotencyRecord(c.Request.Context(), uid, webKey(key)); rerr == nil {
-				redirect(c, localPath(string(r.Response)))
-				return
-			}
+		var done *models.Idempotency
+		if done, err = p.formAgain(c, err); done != nil {
+			redirect(c, localPath(string(done.Response)))
+			return
 		}
 		p.boardAgain(c, id, err)
 		return

@@ -127,10 +127,13 @@ func (p *Pages) postMessage(c *gin.Context) {
 	}
 	next := gamePath(id) + "#talk"
 	_, err := p.play.Say(c.Request.Context(), id, uid, say, p.formRecord(c, uid, next))
+	if err != nil {
+		_, err = p.formAgain(c, err) // nil for the form sent again: posted once
+	}
 	var perr *play.Error
 	var many *play.TooManyMessagesError
 	switch {
-	case err == nil, p.repeated(c, err):
+	case err == nil:
 		redirect(c, next)
 	case errors.As(err, &many):
 		c.Header("Retry-After", strconv.Itoa(many.Seconds()))

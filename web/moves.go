@@ -1,6 +1,7 @@
 package web
 
 import (
+	"errors"
 	"net/http"
 	"slices"
 	"strconv"
@@ -66,6 +67,9 @@ func (p *Pages) playAction(c *gin.Context) {
 		res, err = p.play.VoteEnd(ctx, id, uid, rec)
 	default:
 		res, err = p.play.Submit(ctx, id, uid, &version, []engine.Action{a}, rec)
+		if stale := (*play.StaleVersionError)(nil); errors.As(err, &stale) && stale.Current < version {
+			err = errFutureVersion // no page of the game showed it
+		}
 	}
 	p.changed(c, id, res, err, next)
 }
@@ -81,9 +85,22 @@ const (
 	maxFormChoices = 64
 )
 
-// errBadForm is a board form whose fields no page of the site makes.
-var errBadForm = &pageError{http.StatusUnprocessableEntity, "This form is not one of the game's",
-	"Reload the game and use its buttons."}
+// errBadField is a board form whose field no page of the site makes so:
+// the page names it.
+func errBadField(field string) error {
+	return &pageError{http.StatusUnprocessableEntity, "This form is not one of the game's",
+		"Its field “" + field + "” is not as the game's buttons send it. Reload the game and use its buttons."}
+}
+
+// errFutureVersion is a board form made for a version the game has not
+// reached.
+var errFutureVersion = &pageError{http.StatusUnprocessableEntity, "This form is not one of the game's",
+	"It names a version of the game that the game has not reached. Reload the game and use its buttons."}
+
+// formOnce are the fields a board form sends once at most: another copy
+// of one is a form no page makes, and which copy counts is not the
+// pages' to guess.
+var formOnce = []string{"v", "key", "type", "card", "prompt", "pass", "confirm"}
 
 // actionOfForm reads the action a board form sends: its type, and the
 // card, challenges, prompt and choices, or the standing answers, it names.
@@ -91,13 +108,30 @@ var errBadForm = &pageError{http.StatusUnprocessableEntity, "This form is not on
 func actionOfForm(c *gin.Context) (engine.Action, error) {
 	a := engine.Action{Type: engine.ActionType(c.PostForm("type")), Card: c.PostForm("card"), Prompt: c.PostForm("prompt"),
 		Challenges: c.PostFormArray("challenge"), Choices: c.PostFormArray("choice")}
-	if !slices.Contains(formActions, a.Type) || len(a.Challenges) > maxFormChoices || len(a.Choices) > maxFormChoices {
-		return a, errBadForm
+	for _, f := range formOnce {
+		if len(c.PostFormArray(f)) > 1 {
+			return a, errBadField(f)
+		}
 	}
-	ids := append([]string{a.Card, a.Prompt}, a.Challenges...)
-	for _, s := range append(ids, a.Choices...) {
-		if len(s) > maxFormID || !printable(s) && s != "" {
-			return a, errBadForm
+	if key := c.PostForm("key"); key != "" && (len(key) > maxFormKey || !printable(key)) {
+		return a, errBadField("key") // else the form would go without its record
+	}
+	switch {
+	case !slices.Contains(formActions, a.Type):
+		return a, errBadField("type")
+	case len(a.Challenges) > maxFormChoices:
+		return a, errBadField("challenge")
+	case len(a.Choices) > maxFormChoices:
+		return a, errBadField("choice")
+	}
+	for _, f := range [...]struct {
+		name   string
+		values []string
+	}{{"card", []string{a.Card}}, {"prompt", []string{a.Prompt}}, {"challenge", a.Challenges}, {"choice", a.Choices}} {
+		for _, s := range f.values {
+			if len(s) > maxFormID || !printable(s) && s != "" {
+				return a, errBadField(f.name)
+			}
 		}
 	}
 	if a.Type == engine.ActAnswer && a.Choices == nil {
@@ -107,12 +141,12 @@ func actionOfForm(c *gin.Context) (engine.Action, error) {
 		st := &engine.Standing{Pass: c.PostForm("pass") != ""}
 		plays := c.PostFormArray("play")
 		if len(plays) > maxFormChoices {
-			return a, errBadForm
+			return a, errBadField("play")
 		}
 		for _, v := range plays {
 			on, card, ok := strings.Cut(v, ":")
 			if !ok || len(card) > maxFormID || !printable(card) {
-				return a, errBadForm
+				return a, errBadField("play")
 			}
 			st.Plays = append(st.Plays, engine.StandingPlay{On: engine.EventKind(on), Card: card})
 		}
