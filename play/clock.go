@@ -141,7 +141,7 @@ func (s *Service) Reclaim(ctx context.Context, id, uid int64, rec *Record) (*Res
 			return nil, nil, err
 		}
 		if g.Seats[seat].Bot != models.BotTakeover {
-			return nil, nil, conflict("not_taken_over", "you play seat %d yourself: the bot took nothing over", seat)
+			return nil, nil, conflict("not_taken_over", "you play your seat yourself: the bot took nothing over")
 		}
 		st, err := s.takeState(g)
 		if err != nil {

@@ -401,7 +401,7 @@ func (s *Service) join(ctx context.Context, id, uid int64, deck DeckChoice, invi
 			return ErrNotOpen
 		}
 		if seat >= 0 && g.Seats[seat].Joined {
-			return conflict("already_joined", "you already sit in seat %d", seat)
+			return conflict("already_joined", "you already sit in this game")
 		}
 		if seat < 0 {
 			seat = slices.IndexFunc(g.Seats, func(st models.Seat) bool { return st.UserID == nil })
@@ -449,7 +449,7 @@ func (s *Service) Decline(ctx context.Context, id, uid int64, rec *Record) (*Res
 		case g.Status != models.StatusOpen:
 			return ErrNotOpen
 		case g.Seats[seat].Joined:
-			return conflict("already_joined", "you already sit in seat %d: leave the game instead", seat)
+			return conflict("already_joined", "you already sit in this game: leave it instead")
 		}
 		st := &g.Seats[seat]
 		st.Invited, st.UserID, st.Username = false, nil, ""
@@ -484,10 +484,20 @@ func newSecret() engine.Secret {
 // finished game's action log publishes.
 func (s *Service) SetupOf(g *models.Game) (engine.Setup, error) {
 	setup := engine.Setup{Mode: engine.Mode(g.Mode), Office: g.Office, Policy: engine.Policy(g.Policy)}
+	open := 0
 	for _, st := range g.Seats {
 		if !st.Joined || st.Deck == nil {
-			return setup, conflict("not_full", "seat %d is not taken yet", st.SeatNo)
+			open++
 		}
+	}
+	if open > 0 {
+		verb := "are"
+		if open == 1 {
+			verb = "is"
+		}
+		return setup, conflict("not_full", "%d of the %d seats %s not taken yet", open, len(g.Seats), verb)
+	}
+	for _, st := range g.Seats {
 		var d engine.Deck
 		if err := json.Unmarshal([]byte(*st.Deck), &d); err != nil {
 			return setup, err

@@ -87,3 +87,39 @@ func TestDecline(t *testing.T) {
 		})
 	}
 }
+
+// TestLobbyRefusalsNameNoSeatNumber: the lobby's refusals are read by
+// people on pages that number seats from 1 and by clients that number
+// them from 0, so they say how many seats are open, or "this game",
+// instead of a seat's number.
+func TestLobbyRefusalsNameNoSeatNumber(t *testing.T) {
+	ctx := context.Background()
+	st := modelstest.Open(t, models.SQLite, models.Options{})
+	svc := play.New(st, nil, nil)
+	ana, bob := newUser(t, st, "ana"), newUser(t, st, "bob")
+	deck := play.DeckChoice{Prebuilt: "running-a-startup"}
+	res, err := svc.Create(ctx, ana.ID, play.NewGame{Players: 4, Deck: deck}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := res.Game.ID
+	if _, err := svc.Join(ctx, id, bob.ID, deck, nil); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		what string
+		err  error
+		want string
+	}{
+		{"a start with two seats open", second(svc.Start(ctx, id, ana.ID, nil)), "not_full: 2 of the 4 seats are not taken yet"},
+		{"bob joining again", second(svc.Join(ctx, id, bob.ID, deck, nil)), "already_joined: you already sit in this game"},
+	} {
+		var pe *play.Error
+		if !errors.As(c.err, &pe) || pe.Error() != c.want {
+			t.Errorf("%s: %v, want %q", c.what, c.err, c.want)
+		}
+	}
+}
+
+// second is the error of a call that returns a value and an error.
+func second[T any](_ T, err error) error { return err }
