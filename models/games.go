@@ -1083,6 +1083,19 @@ func (s *Store) holdUsers(tx *gorm.DB, ids []int64) error {
 	return nil
 }
 
+// forLiveUser runs fn in a transaction that first holds user userID's
+// row (holdUsers): a deleted account gets *UserGoneError, and fn does
+// not run. What fn writes for the account then cannot outlive its
+// deletion.
+func (s *Store) forLiveUser(ctx context.Context, userID int64, fn func(tx *gorm.DB) error) error {
+	return s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		if err := s.holdUsers(tx, []int64{userID}); err != nil {
+			return err
+		}
+		return fn(tx)
+	})
+}
+
 // nullIfEmpty is s, or NULL for "".
 func nullIfEmpty(s string) any {
 	if s == "" {

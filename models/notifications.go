@@ -488,10 +488,7 @@ func (s *Store) SetPreference(ctx context.Context, p Preference) error {
 	if p.Kind == "" || p.Channel == "" {
 		return errors.New("preference: kind and channel are required")
 	}
-	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		if err := s.holdUsers(tx, []int64{p.UserID}); err != nil {
-			return err
-		}
+	err := s.forLiveUser(ctx, p.UserID, func(tx *gorm.DB) error {
 		return tx.Exec(`INSERT INTO notification_prefs (user_id, kind, channel, enabled, hours) VALUES (?, ?, ?, ?, ?)
 ON CONFLICT (user_id, kind, channel) DO UPDATE SET enabled = excluded.enabled,
   hours = CASE WHEN excluded.hours > 0 THEN excluded.hours ELSE notification_prefs.hours END`,

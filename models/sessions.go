@@ -102,10 +102,7 @@ func (webSession) TableName() string { return "web_sessions" }
 // SHA-256 of its cookie's value (see HashToken), until expires; a
 // deleted account gets none (*UserGoneError, see holdUsers).
 func (s *Store) CreateSession(ctx context.Context, userID int64, hash []byte, expires time.Time) error {
-	return s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		if err := s.holdUsers(tx, []int64{userID}); err != nil {
-			return err
-		}
+	return s.forLiveUser(ctx, userID, func(tx *gorm.DB) error {
 		return tx.Create(&webSession{TokenHash: hash, UserID: userID, CreatedAt: s.Now(),
 			ExpiresAt: expires.UTC().Truncate(time.Microsecond)}).Error
 	})
@@ -211,10 +208,7 @@ func (usedLink) TableName() string { return "used_links" }
 // deleted account *UserGoneError (holdUsers).
 func (s *Store) SignInWithLink(ctx context.Context, nonce []byte, linkExpires time.Time, userID int64, sessionHash []byte, sessionExpires time.Time) error {
 	now := s.Now()
-	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		if err := s.holdUsers(tx, []int64{userID}); err != nil {
-			return err
-		}
+	err := s.forLiveUser(ctx, userID, func(tx *gorm.DB) error {
 		if err := tx.Create(&usedLink{Nonce: nonce, UserID: userID, UsedAt: now, ExpiresAt: linkExpires.UTC().Truncate(time.Microsecond)}).Error; err != nil {
 			return err
 		}

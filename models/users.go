@@ -215,10 +215,7 @@ func (s *Store) UpdateProfile(ctx context.Context, u *User) error {
 // the first of a new session; a deleted account gets none
 // (*UserGoneError, see holdUsers).
 func (s *Store) CreateRefreshToken(ctx context.Context, userID int64, family string, hash []byte, expires time.Time) error {
-	return s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		if err := s.holdUsers(tx, []int64{userID}); err != nil {
-			return err
-		}
+	return s.forLiveUser(ctx, userID, func(tx *gorm.DB) error {
 		return tx.Create(&RefreshToken{
 			UserID: userID, FamilyID: family, TokenHash: hash, CreatedAt: s.Now(), ExpiresAt: expires.UTC(),
 		}).Error
