@@ -10,6 +10,7 @@ import (
 
 	"github.com/datamonsters/turns/accounts"
 	"github.com/datamonsters/turns/models"
+	"github.com/datamonsters/turns/models/modelstest"
 	"github.com/datamonsters/turns/notifier"
 	"github.com/datamonsters/turns/refusal"
 )
@@ -125,7 +126,7 @@ func TestAttackAccountDeleteWhileRefreshing(t *testing.T) {
 			}
 			// A rotation that ran before the deletion may return after it
 			// (one success seen late); a second one began after it.
-			live := e.countRows(t, fmt.Sprintf(`SELECT COUNT(*) FROM refresh_tokens WHERE user_id = %d AND revoked_at IS NULL AND rotated_at IS NULL`, u.ID))
+			live := modelstest.Count(t, e.st, fmt.Sprintf(`SELECT COUNT(*) FROM refresh_tokens WHERE user_id = %d AND revoked_at IS NULL AND rotated_at IS NULL`, u.ID))
 			_, accessErr := e.acc.AccessUser(e.ctx, last.Access)
 			if n := after.Load(); n > 1 || live > 0 || accessErr == nil {
 				name := ""
@@ -138,21 +139,6 @@ func TestAttackAccountDeleteWhileRefreshing(t *testing.T) {
 			}
 		}
 	})
-}
-
-// countRows is the number of rows the SQL query (a SELECT COUNT(*), with
-// its values written in) finds in the store.
-func (e *env) countRows(t *testing.T, query string) int {
-	t.Helper()
-	db, err := e.st.SQLDB()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var n int
-	if err := db.QueryRow(query).Scan(&n); err != nil {
-		t.Fatalf("%s: %v", query, err)
-	}
-	return n
 }
 
 // TestAttackAccountCreateAtOnce: sixteen registrations of one name reach
@@ -193,7 +179,7 @@ func TestAttackAccountCreateAtOnce(t *testing.T) {
 		if created != n+1 {
 			t.Fatalf("%d accounts created, want 1 dup and %d others", created, n)
 		}
-		if got := e.countRows(t, `SELECT COUNT(*) FROM users WHERE username = 'dup'`); got != 1 {
+		if got := modelstest.Count(t, e.st, `SELECT COUNT(*) FROM users WHERE username = 'dup'`); got != 1 {
 			t.Fatalf("%d accounts named dup", got)
 		}
 	})

@@ -44,21 +44,6 @@ func eachDBPair(t *testing.T, cfg config, f func(t *testing.T, a, b *env)) {
 	}
 }
 
-// count is the number of rows the SQL query (a SELECT COUNT(*), with its
-// values written in) finds in st.
-func count(t *testing.T, st *models.Store, query string) int {
-	t.Helper()
-	db, err := st.SQLDB()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var n int
-	if err := db.QueryRow(query).Scan(&n); err != nil {
-		t.Fatalf("%s: %v", query, err)
-	}
-	return n
-}
-
 // raw sends r over HTTP without the contract's checks: for the answers of
 // requests fired at once from several goroutines, where a failed check
 // must not call t.Fatal off the test's goroutine.
@@ -143,7 +128,7 @@ func TestAttackAccountLookalikeNames(t *testing.T) {
 				t.Errorf("login %q: %d %s", name, r.Status, r.Body)
 			}
 		}
-		if n := count(t, e.store, `SELECT COUNT(*) FROM users`); n != 1 {
+		if n := modelstest.Count(t, e.store, `SELECT COUNT(*) FROM users`); n != 1 {
 			t.Fatalf("%d accounts after the look-alikes, want ana's alone", n)
 		}
 
@@ -192,7 +177,7 @@ func TestAttackAccountLookalikeNames(t *testing.T) {
 		if me.Email != "ana@example.com" || me.DisplayName != "" {
 			t.Fatalf("ana's account after the refused changes: %+v", me)
 		}
-		if n := count(t, e.store, `SELECT COUNT(*) FROM users`); n != 1 {
+		if n := modelstest.Count(t, e.store, `SELECT COUNT(*) FROM users`); n != 1 {
 			t.Fatalf("%d accounts after the refused registrations", n)
 		}
 	})
@@ -236,7 +221,7 @@ func TestAttackAccountRegisterAtOnce(t *testing.T) {
 		if winner < 0 {
 			t.Fatalf("no registration of cyd got through: %v", codes)
 		}
-		if got := count(t, a.store, `SELECT COUNT(*) FROM users WHERE username = 'cyd'`); got != 1 {
+		if got := modelstest.Count(t, a.store, `SELECT COUNT(*) FROM users WHERE username = 'cyd'`); got != 1 {
 			t.Fatalf("%d accounts named cyd", got)
 		}
 		var tok struct {
@@ -311,7 +296,7 @@ func TestAttackAccountRegisterRetriedOnTwoReplicas(t *testing.T) {
 			if ids[0] != ids[1] || replayed[0] == replayed[1] {
 				t.Fatalf("round %d: the copies name accounts %v, replayed %q", round, ids, replayed)
 			}
-			if got := count(t, a.store, fmt.Sprintf(`SELECT COUNT(*) FROM users WHERE username = '%s'`, name)); got != 1 {
+			if got := modelstest.Count(t, a.store, fmt.Sprintf(`SELECT COUNT(*) FROM users WHERE username = '%s'`, name)); got != 1 {
 				t.Fatalf("round %d: %d accounts named %s", round, got, name)
 			}
 		}
@@ -457,7 +442,7 @@ func TestAttackAccountReadTokenStaysRead(t *testing.T) {
 		if r := e.do(req{Method: "GET", Path: "/v1/me/calendar", Token: ana.Access}); r.Status != 404 {
 			t.Fatalf("ana's calendar feed after the read token's attempt: %d %s", r.Status, r.Body)
 		}
-		if n := count(t, e.store, id(`SELECT COUNT(*) FROM decks WHERE user_id = %d`, ana.ID)); n != 0 {
+		if n := modelstest.Count(t, e.store, id(`SELECT COUNT(*) FROM decks WHERE user_id = %d`, ana.ID)); n != 0 {
 			t.Fatalf("the read token saved %d decks", n)
 		}
 		// Revoked, the read token stops at once, on the routes that check

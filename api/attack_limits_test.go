@@ -6,6 +6,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/datamonsters/turns/models/modelstest"
 )
 
 // What one account may own at once, attacked by a script that makes
@@ -73,7 +75,7 @@ func TestAttackOwnedLimitsAtOnce(t *testing.T) {
 			t.Parallel()
 			eachDBPair(t, testConfig(), func(t *testing.T, a, b *env) {
 				ana, bob := a.register("ana"), a.register("bob")
-				stored := func() int { return count(t, a.store, fmt.Sprintf(l.count, ana.ID)) }
+				stored := func() int { return modelstest.Count(t, a.store, fmt.Sprintf(l.count, ana.ID)) }
 				keyed := l.make(a, ana, 0)
 				keyed.Header = map[string]string{"Idempotency-Key": "last-one"}
 				var first struct {

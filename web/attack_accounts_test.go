@@ -11,23 +11,9 @@ import (
 	"time"
 
 	"github.com/datamonsters/turns/models"
+	"github.com/datamonsters/turns/models/modelstest"
 	"github.com/datamonsters/turns/notifier"
 )
-
-// rowCount is the number of rows the SQL query (a SELECT COUNT(*), with
-// its values written in) finds in the site's store.
-func (s *site) rowCount(query string) int {
-	s.t.Helper()
-	db, err := s.store.SQLDB()
-	if err != nil {
-		s.t.Fatal(err)
-	}
-	var n int
-	if err := db.QueryRow(query).Scan(&n); err != nil {
-		s.t.Fatalf("%s: %v", query, err)
-	}
-	return n
-}
 
 // resetMails are the reset mails in the folder, oldest first.
 func (s *site) resetMails() []letter {
@@ -109,7 +95,7 @@ func TestAttackAccountRegisterFormLookalikes(t *testing.T) {
 				t.Errorf("register %q: the browser got a session", tc.name)
 			}
 		}
-		if n := s.rowCount(`SELECT COUNT(*) FROM users`); n != 1 {
+		if n := modelstest.Count(s.t, s.store, `SELECT COUNT(*) FROM users`); n != 1 {
 			t.Fatalf("%d accounts after the look-alikes, want ana's alone", n)
 		}
 		s.client().login(" ana ", "ana password")
@@ -553,7 +539,7 @@ func TestAttackAccountDeletedAnswersNothing(t *testing.T) {
 		if r := c.setPassword(k.reset, "new ana password"); r.Status == http.StatusSeeOther || r.Status >= 500 {
 			t.Errorf("posting the reset link: %d %s", r.Status, r.Header.Get("Location"))
 		}
-		if n := s.rowCount(fmt.Sprintf(`SELECT COUNT(*) FROM credentials WHERE user_id = %d`, k.id)); n != 0 {
+		if n := modelstest.Count(s.t, s.store, fmt.Sprintf(`SELECT COUNT(*) FROM credentials WHERE user_id = %d`, k.id)); n != 0 {
 			t.Errorf("the deleted account has a password again")
 		}
 		if r := c.get(k.signIn); r.Status >= 500 {
@@ -576,7 +562,7 @@ func TestAttackAccountDeletedAnswersNothing(t *testing.T) {
 				}
 			}
 		}
-		if n := s.rowCount(fmt.Sprintf(`SELECT COUNT(*) FROM web_sessions WHERE user_id = %d`, k.id)); n != 0 {
+		if n := modelstest.Count(s.t, s.store, fmt.Sprintf(`SELECT COUNT(*) FROM web_sessions WHERE user_id = %d`, k.id)); n != 0 {
 			t.Errorf("%d browser sessions of the deleted account", n)
 		}
 
@@ -589,7 +575,7 @@ func TestAttackAccountDeletedAnswersNothing(t *testing.T) {
 		if r := s.client().do(req); r.Status >= 500 {
 			t.Errorf("the one-click unsubscribe: %d", r.Status)
 		}
-		if n := s.rowCount(fmt.Sprintf(`SELECT COUNT(*) FROM notification_prefs WHERE user_id = %d`, k.id)); n != 0 {
+		if n := modelstest.Count(s.t, s.store, fmt.Sprintf(`SELECT COUNT(*) FROM notification_prefs WHERE user_id = %d`, k.id)); n != 0 {
 			t.Errorf("the unsubscribe link wrote %d notification preferences of the deleted account", n)
 		}
 	})

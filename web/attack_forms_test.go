@@ -514,10 +514,10 @@ func TestAttackFormsSentAgain(t *testing.T) {
 		ana.get(gamePath(id)).mustSee(t, 200, "Final scores")
 
 		// A rematch asked eight times at once: one game.
-		games := s.rowCount("SELECT COUNT(*) FROM games")
+		games := modelstest.Count(s.t, s.store, "SELECT COUNT(*) FROM games")
 		rematch := mustForm(t, ana.get(gamePath(id)).Body, "Rematch")
 		loc = formsSameAnswer(t, "the rematch", ana.formsAtOnce(id, 8, false, rematch))
-		if n := s.rowCount("SELECT COUNT(*) FROM games"); n != games+1 {
+		if n := modelstest.Count(s.t, s.store, "SELECT COUNT(*) FROM games"); n != games+1 {
 			t.Fatalf("eight rematches at once made %d games", n-games)
 		}
 		ana.get(loc).mustSee(t, 200, "Waiting for players")

@@ -7,6 +7,7 @@ import (
 
 	"github.com/datamonsters/turns/accounts"
 	"github.com/datamonsters/turns/models"
+	"github.com/datamonsters/turns/models/modelstest"
 	"github.com/datamonsters/turns/play"
 )
 
@@ -30,7 +31,7 @@ func TestAttackLimitsOnPages(t *testing.T) {
 		c.post("/settings/tokens", token(accounts.MaxAPITokens)).mustSee(t, 409,
 			fmt.Sprintf("You have %d live API tokens", accounts.MaxAPITokens), "revoke one first", "Create the token")
 		c.post("/settings/tokens", token(3)).mustSee(t, 201, "bot 3")
-		if n := s.rowCount(`SELECT COUNT(*) FROM api_tokens WHERE revoked_at IS NULL`); n != accounts.MaxAPITokens {
+		if n := modelstest.Count(s.t, s.store, `SELECT COUNT(*) FROM api_tokens WHERE revoked_at IS NULL`); n != accounts.MaxAPITokens {
 			t.Fatalf("%d live tokens stored; the limit is %d", n, accounts.MaxAPITokens)
 		}
 
@@ -42,7 +43,7 @@ func TestAttackLimitsOnPages(t *testing.T) {
 			open().mustRedirect(t, "/games/")
 		}
 		open().mustSee(t, 409, fmt.Sprintf("You have %d open games", play.MaxOpenGames), "start or cancel one first", "Open the game")
-		if n := s.rowCount(`SELECT COUNT(*) FROM games WHERE status = 'open'`); n != play.MaxOpenGames {
+		if n := modelstest.Count(s.t, s.store, `SELECT COUNT(*) FROM games WHERE status = 'open'`); n != play.MaxOpenGames {
 			t.Fatalf("%d open games stored; the limit is %d", n, play.MaxOpenGames)
 		}
 	})

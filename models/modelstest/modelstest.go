@@ -167,3 +167,18 @@ func QuietAround(t time.Time) models.QuietHours {
 	m := t.Hour()*60 + t.Minute()
 	return models.QuietHours{Start: (m + models.MinutesPerDay - 60) % models.MinutesPerDay, End: (m + 120) % models.MinutesPerDay}
 }
+
+// Count is the number of rows the SQL query (a SELECT COUNT(*), with its
+// values written in) finds in st; it fails t if the query does.
+func Count(t testing.TB, st *models.Store, query string) int {
+	t.Helper()
+	db, err := st.SQLDB()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var n int
+	if err := db.QueryRow(query).Scan(&n); err != nil {
+		t.Fatalf("%s: %v", query, err)
+	}
+	return n
+}
