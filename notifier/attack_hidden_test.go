@@ -169,19 +169,7 @@ func nhStart(t *testing.T, d models.Dialect, h nhHidden, at time.Time) *nhRun {
 		t.Fatal(err)
 	}
 	r.id = g.ID
-	st := r.start.Clone()
-	_, err := e.st.Mutate(ctx, g.ID, func(g *models.Game) (*models.Change, error) {
-		now := e.clock.Now()
-		g.Status, g.StartedAt = models.StatusActive, &now
-		ch, err := e.commit(g, nil, st, nil, -1, nil)
-		if ch != nil {
-			ch.Happened.Started = true
-		}
-		return ch, err
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	e.startWith(t, g.ID, func(*models.Game) (*engine.State, []engine.Event, error) { return r.start.Clone(), nil, nil })
 	r.settle(t)
 	return r
 }

@@ -169,16 +169,26 @@ func (e *outboxEnv) commit(g *models.Game, before []string, next *engine.State, 
 	return ch, nil
 }
 
+// start starts game id, dealt from its seats' decks with seed 7.
 func (e *outboxEnv) start(t testing.TB, id int64) {
 	t.Helper()
-	_, err := e.st.Mutate(context.Background(), id, func(g *models.Game) (*models.Change, error) {
+	e.startWith(t, id, func(g *models.Game) (*engine.State, []engine.Event, error) {
 		setup := engine.Setup{Seed: 7, Mode: engine.ModeFast, Policy: engine.Holders}
 		for _, s := range g.Seats {
 			var d engine.Deck
 			json.Unmarshal([]byte(*s.Deck), &d)
 			setup.Players = append(setup.Players, engine.SeatSetup{Name: s.Username, Deck: d})
 		}
-		st, events, err := engine.NewGame(setup)
+		return engine.NewGame(setup)
+	})
+}
+
+// startWith starts game id in the state deal gives, with its events, as
+// a start through the play path commits it.
+func (e *outboxEnv) startWith(t testing.TB, id int64, deal func(g *models.Game) (*engine.State, []engine.Event, error)) {
+	t.Helper()
+	_, err := e.st.Mutate(context.Background(), id, func(g *models.Game) (*models.Change, error) {
+		st, events, err := deal(g)
 		if err != nil {
 			return nil, err
 		}

@@ -663,8 +663,20 @@ func formsLog(body string) string {
 func (s *site) formsHand(id int64, seat int) string {
 	s.t.Helper()
 	_, st := s.gameState(id)
-	var out []string
-	for _, in := range st.Players[seat].Hand {
+	return cardIDs(st.Players[seat].Hand)
+}
+
+// formsBin is the card ids of seat's Recycle Bin, sorted.
+func (s *site) formsBin(id int64, seat int) string {
+	s.t.Helper()
+	_, st := s.gameState(id)
+	return cardIDs(st.Players[seat].Bin)
+}
+
+// cardIDs is the card ids of pile, sorted, between spaces.
+func cardIDs(pile []engine.Inst) string {
+	out := make([]string, 0, len(pile))
+	for _, in := range pile {
 		out = append(out, in.Card)
 	}
 	sort.Strings(out)
@@ -1019,18 +1031,6 @@ players:
 market: [spam-filter, todo-app]
 challenge_deck: [sales-dashboard, booking-system]
 `
-
-// formsBin is the card ids of seat's Recycle Bin, sorted.
-func (s *site) formsBin(id int64, seat int) string {
-	s.t.Helper()
-	_, st := s.gameState(id)
-	var out []string
-	for _, in := range st.Players[seat].Bin {
-		out = append(out, in.Card)
-	}
-	sort.Strings(out)
-	return strings.Join(out, " ")
-}
 
 // formsChoose is the board's form of a choice of several, with the boxes
 // of options picked ticked.
