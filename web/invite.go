@@ -323,12 +323,13 @@ func (p *Pages) joinWith(c *gin.Context, kind notifier.LinkPurpose) {
 	res, err := p.play.JoinInvited(ctx, id, uid, deck, p.formRecord(c, uid, gamePath(id)+"?done=joined"))
 	var pe *play.Error
 	seated := errors.As(err, &pe) && pe.Code == "already_joined" // with this invitation, from another tab: it stays spent
-	if err != nil && ci.inv != nil && !seated && !p.repeated(c, err) {
+	repeat := err != nil && p.repeated(c, err)
+	if err != nil && ci.inv != nil && !seated && !repeat {
 		if rerr := p.store.ReleaseInvitation(context.WithoutCancel(ctx), ci.inv.ID, uid); rerr != nil {
 			p.log.Warn("release invitation", "id", ci.inv.ID, "error", rerr)
 		}
 	}
-	if err != nil && !p.repeated(c, err) {
+	if err != nil && !repeat {
 		status, ev := problemFor(err)
 		if status >= 500 {
 			p.fail(c, err)
