@@ -74,6 +74,25 @@ type Line struct {
 	URL    string `json:",omitempty"` // the line's one-click link (ActionURL, whole lines), set as the email is sent; "" hides it
 }
 
+// Links says which of the board's lines carry a one-click link, for the
+// email's words on how to choose: "all", "some" or "none" (a choice of
+// several options at once, such as a discard of two, has none).
+func (b *Board) Links() string {
+	n := 0
+	for _, l := range b.Lines {
+		if l.URL != "" {
+			n++
+		}
+	}
+	switch n {
+	case len(b.Lines):
+		return "all"
+	case 0:
+		return "none"
+	}
+	return "some"
+}
+
 // newBoard builds the board of seat from its view v of the game at
 // version, with lines, the numbered moves at that version
 // (engine.Numbered(v.Moves(engine.Legal(st, seat)))).

@@ -340,3 +340,52 @@ func TestDecodeEveryKind(t *testing.T) {
 		}
 	}
 }
+
+// TestRenderHowToChoose: the words on how to choose say only what the
+// email offers. A discard of two options has no line with a link (one
+// click cannot choose two); an email without a reply address and no
+// link sends the reader to the game, not to links that are not there,
+// and a reply address with no link offers no link either.
+func TestRenderHowToChoose(t *testing.T) {
+	t.Parallel()
+	withLinks := func(urls ...string) *Board {
+		b := *board
+		b.Lines = nil
+		for i, u := range urls {
+			b.Lines = append(b.Lines, Line{N: i + 1, Text: "Discard Data Lake", Prompt: true, URL: u})
+		}
+		return &b
+	}
+	replying := common()
+	replying.ReplyTo = "play-abc@dm.example"
+	for _, tc := range []struct {
+		what       string
+		c          Common
+		b          *Board
+		want, not  string
+		wantHTML   string
+		notHTMLish string
+	}{
+		{"all linked", common(), withLinks("https://dm.example/a", "https://dm.example/b"),
+			"Open a line's link to choose it.\n", "in the game", "Open a line&#39;s link to choose it.</p>", "in the game"},
+		{"some linked", common(), withLinks("https://dm.example/a", ""),
+			"the lines without one are chosen in\nthe game.", "Choose in the game", "the lines without one are chosen in the game.", "Choose in the game"},
+		{"none linked", common(), withLinks("", ""),
+			"Choose in the game: open it with the link below.", "line's link", "Choose in the game: open it with the button below.", "line&#39;s link"},
+		{"a reply, none linked", replying, withLinks("", ""),
+			"with nothing above.\n", "line's link", "with nothing above.</p>", "line&#39;s link"},
+		{"a reply, linked", replying, withLinks("https://dm.example/a", ""),
+			"with nothing above. Or open a line's link.", "Choose in the game", "Or open a line&#39;s link.</p>", "Choose in the game"},
+	} {
+		_, text, html, err := Render(YourTurn{Common: tc.c, Turn: 7, Deadline: due, Hand: hand, Board: tc.b})
+		if err != nil {
+			t.Fatalf("%s: %v", tc.what, err)
+		}
+		if !strings.Contains(text, tc.want) || strings.Contains(text, tc.not) {
+			t.Errorf("%s: the text should say %q and not %q:\n%s", tc.what, tc.want, tc.not, text)
+		}
+		if !strings.Contains(html, tc.wantHTML) || strings.Contains(html, tc.notHTMLish) {
+			t.Errorf("%s: the HTML should say %q and not %q:\n%s", tc.what, tc.wantHTML, tc.notHTMLish, html)
+		}
+	}
+}
