@@ -8,14 +8,14 @@ import (
 
 	"github.com/datamonsters/turns/accounts"
 	"github.com/datamonsters/turns/internal/router"
-	"github.com/datamonsters/turns/models"
 	"github.com/datamonsters/turns/notifier"
 	"github.com/datamonsters/turns/refusal"
 	"github.com/gin-gonic/gin"
 )
 
 // streamNotifications is the caller's notifications as Server-Sent Events:
-// the stored ones after Last-Event-ID first, then live ones. While the
+// the stored ones after Last-Event-ID first, then live ones, all read from
+// the log in its order (notifier.NotificationFeed). While the
 // caller is connected (to this server or another), "your turn" and prompt
 // emails are not sent. The connection's presence row is written before the
 // backlog is read: on Postgres the database announces only what a
@@ -47,23 +47,17 @@ func (s *Server) streamNotifications(c *gin.Context) {
 			return
 		}
 	}
-	stored, err := s.store.NotificationsAfter(c.Request.Context(), uid, max(after-1, 0), notifier.StreamBacklog+1)
+	feed, err := notifier.OpenNotificationFeed(c.Request.Context(), s.store, s.notify.Outbox, uid, after)
 	if err != nil {
 		writeError(c, err)
 		return
 	}
-	if stored, err = notifier.Resumed(stored, after, func(n models.Notification) int64 { return n.ID }); err != nil {
+	backlog, _, err := feed.Next(c.Request.Context()) // asked again at once: ServeSSE
+	if err != nil {
 		writeError(c, err)
 		return
 	}
-	if s.notify.Outbox != nil {
-		stored = s.notify.Outbox.Complete(c.Request.Context(), stored)
-	}
-	backlog := make([]notifier.Event, 0, len(stored))
-	for _, n := range stored {
-		backlog = append(backlog, notifier.NotificationEvent(n))
-	}
-	s.serveStream(c, sub, notifier.StreamOptions{Backlog: backlog, After: after})
+	s.serveStream(c, sub, notifier.StreamOptions{Backlog: backlog, Feed: feed})
 }
 
 // streamGame is one game's events as Server-Sent Events, redacted for the

@@ -5064,7 +5064,9 @@ type ClientInterface interface {
 
 	// StreamNotifications The caller's notifications as Server-Sent Events.
 	//
-	// Stored notifications after `Last-Event-ID` (or `?last_event_id=`) first, then live ones. Each event has
+	// Stored notifications after `Last-Event-ID` (or `?last_event_id=`) first, then live ones, each once the
+	// changes begun before its own have ended, in that order (ids may go down: do not skip an event by its
+	// id; resuming from the last id received brings exactly the rest). Each event has
 	// `id` (the notification id, to resume from), `event` (the kind, e.g. `your_turn`) and `data`, the JSON of
 	// a `Notification` (`{"id","kind","game_id","created_at","data"}`, with one schema of `data` per kind).
 	// Comment lines (`: ping`) keep the connection open. While the caller is connected, "your turn" and
@@ -6704,7 +6706,9 @@ func (c *Client) EndVacation(ctx context.Context, id ID, body EndVacationJSONReq
 
 // StreamNotifications The caller's notifications as Server-Sent Events.
 //
-// Stored notifications after `Last-Event-ID` (or `?last_event_id=`) first, then live ones. Each event has
+// Stored notifications after `Last-Event-ID` (or `?last_event_id=`) first, then live ones, each once the
+// changes begun before its own have ended, in that order (ids may go down: do not skip an event by its
+// id; resuming from the last id received brings exactly the rest). Each event has
 // `id` (the notification id, to resume from), `event` (the kind, e.g. `your_turn`) and `data`, the JSON of
 // a `Notification` (`{"id","kind","game_id","created_at","data"}`, with one schema of `data` per kind).
 // Comment lines (`: ping`) keep the connection open. While the caller is connected, "your turn" and
@@ -10982,7 +10986,9 @@ type ClientWithResponsesInterface interface {
 
 	// StreamNotificationsWithResponse The caller's notifications as Server-Sent Events.
 	//
-	// Stored notifications after `Last-Event-ID` (or `?last_event_id=`) first, then live ones. Each event has
+	// Stored notifications after `Last-Event-ID` (or `?last_event_id=`) first, then live ones, each once the
+	// changes begun before its own have ended, in that order (ids may go down: do not skip an event by its
+	// id; resuming from the last id received brings exactly the rest). Each event has
 	// `id` (the notification id, to resume from), `event` (the kind, e.g. `your_turn`) and `data`, the JSON of
 	// a `Notification` (`{"id","kind","game_id","created_at","data"}`, with one schema of `data` per kind).
 	// Comment lines (`: ping`) keep the connection open. While the caller is connected, "your turn" and
@@ -17610,7 +17616,9 @@ func (c *ClientWithResponses) EndVacationWithResponse(ctx context.Context, id ID
 
 // StreamNotificationsWithResponse The caller's notifications as Server-Sent Events.
 //
-// Stored notifications after `Last-Event-ID` (or `?last_event_id=`) first, then live ones. Each event has
+// Stored notifications after `Last-Event-ID` (or `?last_event_id=`) first, then live ones, each once the
+// changes begun before its own have ended, in that order (ids may go down: do not skip an event by its
+// id; resuming from the last id received brings exactly the rest). Each event has
 // `id` (the notification id, to resume from), `event` (the kind, e.g. `your_turn`) and `data`, the JSON of
 // a `Notification` (`{"id","kind","game_id","created_at","data"}`, with one schema of `data` per kind).
 // Comment lines (`: ping`) keep the connection open. While the caller is connected, "your turn" and

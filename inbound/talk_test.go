@@ -125,17 +125,60 @@ func (e *env) texts(u *models.User, id int64) []string {
 	return out
 }
 
-// heard waits for a message notification holding text on sub, and fails
+// userStream is a user's notification stream as it sends: on each notice
+// of its subscription, what the feed reads next.
+type userStream struct {
+	t    testing.TB
+	sub  *notifier.Subscription
+	feed *notifier.NotificationFeed
+	sent []notifier.Event // all it sent since it was opened
+}
+
+// stream opens u's notification stream from now on.
+func (e *env) stream(u *models.User) *userStream {
+	e.t.Helper()
+	s := &userStream{t: e.t, sub: e.hub.Subscribe(notifier.UserTopic(strconv.FormatInt(u.ID, 10)))}
+	e.t.Cleanup(s.sub.Close)
+	var err error
+	if s.feed, err = notifier.OpenNotificationFeed(context.Background(), e.st, e.ob, u.ID, 0); err != nil {
+		e.t.Fatal(err)
+	}
+	s.next() // what came before
+	s.sent = nil
+	return s
+}
+
+// next is what the stream sends now.
+func (s *userStream) next() []notifier.Event {
+	s.t.Helper()
+	var out []notifier.Event
+	for {
+		evs, again, err := s.feed.Next(context.Background())
+		if err != nil {
+			s.t.Fatal(err)
+		}
+		out = append(out, evs...)
+		s.sent = append(s.sent, evs...)
+		if !again || len(evs) == 0 {
+			return out
+		}
+	}
+}
+
+// heard waits for a message notification holding text on s, and fails
 // after 10 seconds.
-func heard(t *testing.T, sub *notifier.Subscription, text string) {
+func heard(t *testing.T, s *userStream, text string) {
 	t.Helper()
 	deadline := time.After(10 * time.Second)
 	for {
-		select {
-		case ev := <-sub.Events():
+		for _, ev := range s.next() {
 			if ev.Type == "message" && strings.Contains(string(ev.Data), text) {
 				return
 			}
+		}
+		select {
+		case <-s.sub.Events():
+		case <-time.After(50 * time.Millisecond):
 		case <-deadline:
 			t.Fatalf("no message %q on the stream", text)
 		}
@@ -159,8 +202,7 @@ func TestSayByEmail(t *testing.T) {
 			}
 			id := e.game(ana, ben)
 			e.settle()
-			sub := e.hub.Subscribe(notifier.UserTopic(strconv.FormatInt(ben.ID, 10)))
-			defer sub.Close()
+			sub := e.stream(ben)
 			version := e.version(id)
 
 			line := "Good luck, ben: may the <b>Market</b> be kind; 1, 2, 3!"
@@ -262,10 +304,7 @@ func TestSayToOnePlayerByEmail(t *testing.T) {
 			ana, ben, cy := e.user("ana"), e.user("ben"), e.user("cy")
 			id := e.gameOf(ana, ben, cy)
 			e.settle()
-			cys := e.hub.Subscribe(notifier.UserTopic(strconv.FormatInt(cy.ID, 10)))
-			defer cys.Close()
-			bens := e.hub.Subscribe(notifier.UserTopic(strconv.FormatInt(ben.ID, 10)))
-			defer bens.Close()
+			cys, bens := e.stream(cy), e.stream(ben)
 			ans := e.sayReply(ana, e.mailOf(ana, id), "say to Ben: cy leads, hold the Market\nsay Good luck, all")
 			if !strings.Contains(ans.Text, `Posted to ben only: "cy leads, hold the Market"`) || !strings.Contains(ans.Text, `Posted to the table: "Good luck, all"`) {
 				t.Errorf("the answer:\n%s", ans.Text)
@@ -279,8 +318,9 @@ func TestSayToOnePlayerByEmail(t *testing.T) {
 			heard(t, bens, "hold the Market")
 			heard(t, cys, "Good luck, all")
 			e.settle()
-			for len(cys.Events()) > 0 {
-				if ev := <-cys.Events(); strings.Contains(string(ev.Data), "hold the Market") {
+			cys.next()
+			for _, ev := range cys.sent {
+				if strings.Contains(string(ev.Data), "hold the Market") {
 					t.Errorf("cy's stream got the private message: %s", ev.Data)
 				}
 			}

@@ -121,8 +121,71 @@ func (s *Store) CompleteNotification(ctx context.Context, id int64, body string)
 	return s.db.WithContext(ctx).Exec(`UPDATE notifications SET body = ?, fill = NULL WHERE id = ? AND COALESCE(fill, '') <> ''`, body, id).Error
 }
 
+// NoteCursor is a place in a user's notification log, in the order
+// NotificationsFrom reads it: just after row ID, which transaction Xid
+// wrote (0 on SQLite). The zero NoteCursor is the start of the log.
+type NoteCursor struct{ Xid, ID int64 }
+
+// NoteCursorAt is the place just after the user's notification id, or
+// ErrNotFound.
+func (s *Store) NoteCursorAt(ctx context.Context, userID, id int64) (NoteCursor, error) {
+	q := `SELECT 0 AS xid, id FROM notifications WHERE id = ? AND user_id = ?`
+	if s.dialect == Postgres {
+		q = `SELECT xid::text::bigint AS xid, id FROM notifications WHERE id = ? AND user_id = ?`
+	}
+	var out []NoteCursor
+	if err := s.db.WithContext(ctx).Raw(q, id, userID).Scan(&out).Error; err != nil {
+		return NoteCursor{}, err
+	}
+	if len(out) == 0 {
+		return NoteCursor{}, fmt.Errorf("notification %d: %w", id, ErrNotFound)
+	}
+	return out[0], nil
+}
+
+// NotificationsFrom returns up to limit of the user's notifications after
+// c, in the log's order, and the place after the last one it returns
+// (c when none); waiting reports that more are stored already but cannot
+// be read yet: ask again shortly.
+//
+// The log's order is one in which no row can come later before a row
+// read. Ids do not give it on Postgres: they are taken as rows are
+// written, in changes of different games that commit in either order,
+// and a reader that resumed after the id of a row committed first would
+// skip the one with a smaller id committed after it. So the log is read
+// by the id of the transaction that wrote a row, then the row's id, and a
+// row only once every transaction older than its own has ended
+// (transactions of the server's other databases aside, which write no
+// row here): every row that commits later comes after it. What a reader
+// has read is then a prefix of the log that stays one, and resuming after
+// its last row misses nothing. A row waits for the oldest transaction
+// running when it is read; this service's transactions last
+// milliseconds. On SQLite, which writes one transaction at a time, ids
+// are in commit order and every stored row is read at once.
+func (s *Store) NotificationsFrom(ctx context.Context, userID int64, c NoteCursor, limit int) (ns []Notification, next NoteCursor, waiting bool, err error) {
+	var rows []noteRow
+	if s.dialect == Postgres {
+		err = s.db.WithContext(ctx).Raw(qNotificationsFromPG, userID, c.Xid, c.ID, limit).Scan(&rows).Error
+	} else {
+		err = s.db.WithContext(ctx).Raw(qNotificationsFrom, userID, c.ID, limit).Scan(&rows).Error
+	}
+	if err != nil {
+		return nil, c, false, err
+	}
+	next = c
+	for _, r := range rows {
+		if !r.Settled {
+			return ns, next, true, nil
+		}
+		ns = append(ns, r.Notification)
+		next = NoteCursor{Xid: r.Xid, ID: r.ID}
+	}
+	return ns, next, false, nil
+}
+
 // NotificationsAfter returns up to limit of the user's notifications with
-// id > after, oldest first.
+// id > after, in id order, as committed now: a list, not a place to resume
+// a stream from (see NotificationsFrom).
 func (s *Store) NotificationsAfter(ctx context.Context, userID, after int64, limit int) ([]Notification, error) {
 	var out []Notification
 	err := s.db.WithContext(ctx).Raw(qNotificationsAfter, userID, after, limit).Scan(&out).Error
@@ -131,6 +194,36 @@ func (s *Store) NotificationsAfter(ctx context.Context, userID, after int64, lim
 
 const qNotificationsAfter = `
 SELECT * FROM notifications WHERE user_id = ? AND id > ? ORDER BY id LIMIT ?`
+
+// noteRow is a notification as NotificationsFrom reads it.
+type noteRow struct {
+	Notification
+	Xid     int64
+	Settled bool // no transaction older than the row's is running
+}
+
+const qNotificationsFrom = `
+SELECT *, 0 AS xid, 1 AS settled FROM notifications WHERE user_id = ? AND id > ? ORDER BY id LIMIT ?`
+
+// qNotificationsFromPG reads the rows after the place, each with whether
+// it is settled: its transaction is older than every one running in this
+// database at the statement's snapshot (pg_current_snapshot, the one the
+// rows are read with). In this order the settled rows come first. The
+// oldest transaction running on the whole server (the snapshot's xmin)
+// usually settles them; only when it does not are the running ones of
+// other databases set aside, found in pg_stat_activity (one not found
+// there counts as this database's).
+const qNotificationsFromPG = `
+WITH s AS MATERIALIZED (SELECT pg_current_snapshot() AS snap)
+SELECT n.id, n.user_id, n.game_id, n.kind, n.body, n.fill, n.created_at, n.xid::text::bigint AS xid,
+  (n.xid < (SELECT pg_snapshot_xmin(snap) FROM s) OR n.xid < COALESCE(
+    (SELECT min(x) FROM s, pg_snapshot_xip(s.snap) x
+     WHERE NOT EXISTS (SELECT 1 FROM pg_stat_activity a WHERE a.backend_xid = x::xid
+       AND a.datid <> (SELECT oid FROM pg_database WHERE datname = current_database()))),
+    (SELECT pg_snapshot_xmax(snap) FROM s))) AS settled
+FROM notifications n
+WHERE n.user_id = ? AND (n.xid, n.id) > (?::bigint::text::xid8, ?::bigint)
+ORDER BY n.xid, n.id LIMIT ?`
 
 // UsersByIDs returns the users with the given ids, keyed by id.
 func (s *Store) UsersByIDs(ctx context.Context, ids []int64) (map[int64]*User, error) {

@@ -107,7 +107,8 @@ func TestStreamAcrossProcesses(t *testing.T) {
 		t.Fatal(err)
 	}
 	g := p.e.createGame(t)
-	if ev := recvWithin(t, sub, "the other process's user stream"); ev.Type != "invitation" || ev.ID == "" {
+	recvWithin(t, sub, "the other process's user stream")
+	if ev := feedOne(t, p.stB, p.b, ben); ev.Type != "invitation" || ev.ID == "" {
 		t.Fatalf("got %+v", ev)
 	}
 	gsub := p.hubB.Subscribe(GameSeatTopic(g.ID, 1))
@@ -144,9 +145,24 @@ func TestSpectatorStreamAcrossProcesses(t *testing.T) {
 	}
 }
 
+// feedOne is the first notification of user's stream on the process of
+// st and o, read as the stream reads it on a notice.
+func feedOne(t *testing.T, st *models.Store, o *Outbox, user int64) Event {
+	t.Helper()
+	f, err := OpenNotificationFeed(context.Background(), st, o, user, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	evs, _, err := f.Next(context.Background())
+	if err != nil || len(evs) == 0 {
+		t.Fatalf("the stream of user %d read %d notifications (%v)", user, len(evs), err)
+	}
+	return evs[0]
+}
+
 // TestStreamLargeAcrossProcesses: a notification far larger than a NOTIFY
 // payload may be reaches the subscribers of both processes whole, because
-// the payload names it and each process reads it.
+// the payload names it and each process's stream reads it.
 func TestStreamLargeAcrossProcesses(t *testing.T) {
 	p := startTwoProcesses(t)
 	ctx := context.Background()
@@ -163,8 +179,13 @@ func TestStreamLargeAcrossProcesses(t *testing.T) {
 	if _, err := p.a.Client().Insert(ctx, StreamArgs{Key: "large", Notes: []StreamNote{{ben.ID, n.ID}}}, nil); err != nil {
 		t.Fatal(err)
 	}
-	for name, sub := range map[string]*Subscription{"working process": subA, "other process": subB} {
-		ev := recvWithin(t, sub, name)
+	for name, proc := range map[string]struct {
+		sub *Subscription
+		st  *models.Store
+		o   *Outbox
+	}{"working process": {subA, p.stA, p.a}, "other process": {subB, p.stB, p.b}} {
+		recvWithin(t, proc.sub, name)
+		ev := feedOne(t, proc.st, proc.o, ben.ID)
 		var got struct {
 			ID   int64           `json:"id"`
 			Data json.RawMessage `json:"data"`

@@ -128,26 +128,17 @@ func (o *Outbox) announce(ctx context.Context, a StreamArgs) error {
 }
 
 // deliver reads the stored rows a stream job names and publishes them to
-// this process's subscribers: each user's notification (completed, see
-// Complete), and the game's
-// events as each seat (and a spectator) sees them, each with the seats'
-// holders at the change (Event.Seats), against which every game stream
-// checks its subscriber before it writes the event. Rows nobody here is
-// subscribed to are not read.
+// this process's subscribers: to each user's notification streams a
+// notice, on which each reads the log from where it is
+// (NotificationFeed: the notifications' ids are not in commit order), and
+// the game's events as each seat (and a spectator) sees them, each with
+// the seats' holders at the change (Event.Seats), against which every
+// game stream checks its subscriber before it writes the event. Rows
+// nobody here is subscribed to are not read.
 func (o *Outbox) deliver(ctx context.Context, a StreamArgs) error {
 	hub := o.cfg.Hub
 	for _, n := range a.Notes {
-		topic := UserTopic(strconv.FormatInt(n.UserID, 10))
-		if hub.Subscribers(topic) == 0 {
-			continue
-		}
-		ns, err := o.store.NotificationsAfter(ctx, n.UserID, n.NotificationID-1, 1)
-		if err != nil {
-			return err
-		}
-		if len(ns) > 0 && ns[0].ID == n.NotificationID {
-			hub.Publish(topic, NotificationEvent(o.Complete(ctx, ns)[0]))
-		}
+		hub.Publish(UserTopic(strconv.FormatInt(n.UserID, 10)), Event{})
 	}
 	if a.MessageID != 0 {
 		if err := o.deliverMessage(ctx, a); err != nil {

@@ -304,6 +304,14 @@ type StreamOptions struct {
 	// in Backlog are skipped, so an event both stored and published
 	// meanwhile is sent once.
 	Backlog []Event
+	// Feed, if set, is where the events after Backlog come from: an
+	// event published to the subscription only says that the log may
+	// have grown, and the stream then writes what Feed.Next returns.
+	// Feed is asked once after Backlog, at every notice (notices waiting
+	// together count once), and, while it says again, at once when it
+	// returned events, else after a pause that doubles from feedRetry to
+	// feedRetryMax. After and the Backlog's skipping are not used.
+	Feed Feed
 	// After is the client's resume point when event IDs are positions in
 	// the stored log (decimal numbers): live events at or before it are
 	// skipped, since the client has them (an event published late, after
@@ -379,7 +387,7 @@ func ServeSSE(ctx context.Context, w http.ResponseWriter, sub *Subscription, opt
 		if err := sw.Event(ev); err != nil {
 			return err
 		}
-		if ev.ID != "" {
+		if ev.ID != "" && opts.Feed == nil {
 			sent[ev.ID] = struct{}{}
 		}
 	}
@@ -388,6 +396,34 @@ func ServeSSE(ctx context.Context, w http.ResponseWriter, sub *Subscription, opt
 		t := time.NewTicker(opts.Heartbeat)
 		defer t.Stop()
 		tick = t.C
+	}
+	// retry is when the feed is asked again without a notice; nil: not.
+	var retry <-chan time.Time
+	pause := feedRetry
+	pull := func() error {
+		evs, again, err := opts.Feed.Next(ctx)
+		if err != nil {
+			return err
+		}
+		for _, ev := range evs {
+			if err := sw.Event(ev); err != nil {
+				return writeErr(ctx, err)
+			}
+		}
+		switch {
+		case !again:
+			retry, pause = nil, feedRetry
+		case len(evs) > 0:
+			retry, pause = time.After(0), feedRetry
+		default:
+			retry, pause = time.After(pause), min(2*pause, feedRetryMax)
+		}
+		return nil
+	}
+	if opts.Feed != nil {
+		if err := pull(); err != nil {
+			return err
+		}
 	}
 	for {
 		select {
@@ -399,6 +435,15 @@ func ServeSSE(ctx context.Context, w http.ResponseWriter, sub *Subscription, opt
 					return ErrStreamLagged
 				}
 				return ErrStreamClosed
+			}
+			if opts.Feed != nil {
+				if !drain(sub) {
+					continue // closed: said at the next turn
+				}
+				if err := pull(); err != nil {
+					return err
+				}
+				continue
 			}
 			if _, dup := sent[ev.ID]; dup && ev.ID != "" {
 				delete(sent, ev.ID)
@@ -413,6 +458,10 @@ func ServeSSE(ctx context.Context, w http.ResponseWriter, sub *Subscription, opt
 			if err := sw.Event(ev); err != nil {
 				return writeErr(ctx, err)
 			}
+		case <-retry:
+			if err := pull(); err != nil {
+				return err
+			}
 		case <-tick:
 			if opts.Authorized != nil && !opts.Authorized(ctx) {
 				return ErrStreamUnauthorized
@@ -420,6 +469,28 @@ func ServeSSE(ctx context.Context, w http.ResponseWriter, sub *Subscription, opt
 			if err := sw.Comment("ping"); err != nil {
 				return writeErr(ctx, err)
 			}
+		}
+	}
+}
+
+// A feed that has rows it cannot read yet is asked again after feedRetry,
+// then after twice as long each time, up to feedRetryMax.
+const (
+	feedRetry    = 5 * time.Millisecond
+	feedRetryMax = time.Second
+)
+
+// drain takes the notices waiting on sub, so that they count as one; false
+// when sub was closed meanwhile.
+func drain(sub *Subscription) bool {
+	for {
+		select {
+		case _, ok := <-sub.Events():
+			if !ok {
+				return false
+			}
+		default:
+			return true
 		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"reflect"
@@ -469,3 +470,91 @@ func BenchmarkStreamSeatCheck(b *testing.B) {
 		}
 	})
 }
+
+// scriptFeed answers Next from a script of pages, one per call, each with
+// its again; past the script it returns nothing and again false.
+type scriptFeed struct {
+	mu    sync.Mutex
+	pages []feedPage
+	calls int
+}
+
+type feedPage struct {
+	evs   []Event
+	again bool
+}
+
+func (f *scriptFeed) Next(context.Context) ([]Event, bool, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.calls++
+	if len(f.pages) == 0 {
+		return nil, false, nil
+	}
+	p := f.pages[0]
+	f.pages = f.pages[1:]
+	return p.evs, p.again, nil
+}
+
+func (f *scriptFeed) called() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.calls
+}
+
+// TestServeSSEFeed: with a Feed, what is published is a notice only: its
+// content is not written, and the feed is asked. A feed that says again
+// is asked again with no notice, at once after a page and after a pause
+// when it returned nothing (rows it cannot read yet), so what it holds
+// back goes out without a notice of its own.
+func TestServeSSEFeed(t *testing.T) {
+	t.Parallel()
+	h := NewHub(16)
+	sub := h.Subscribe(UserTopic("1"))
+	feed := &scriptFeed{pages: []feedPage{
+		{nil, false}, // after the backlog: nothing new
+		{[]Event{{ID: "1", Data: []byte("a")}}, true}, // a full page: ask at once
+		{nil, true}, // a row not readable yet
+		{nil, true},
+		{[]Event{{ID: "3", Data: []byte("c")}, {ID: "2", Data: []byte("b")}}, false},
+	}}
+	// Three notices waiting at once, one with content of its own.
+	h.Publish(UserTopic("1"), Event{ID: "9", Data: []byte("not this")})
+	h.Publish(UserTopic("1"), Event{})
+	h.Publish(UserTopic("1"), Event{})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	pr, pw := io.Pipe()
+	defer time.AfterFunc(10*time.Second, func() { pw.CloseWithError(errors.New("nothing more within 10 s")) }).Stop()
+	rec := &pipeWriter{header: http.Header{}, w: pw}
+	done := make(chan error, 1)
+	go func() {
+		done <- ServeSSE(ctx, rec, sub, StreamOptions{Heartbeat: -1, Feed: feed,
+			Backlog: []Event{{ID: "0", Data: []byte("backlog")}}})
+		pw.Close()
+	}()
+	evs, _ := readSSE(t, bufio.NewScanner(pr), 4)
+	want := []sseEvent{{"0", "", "backlog"}, {"1", "", "a"}, {"3", "", "c"}, {"2", "", "b"}}
+	if fmt.Sprint(evs) != fmt.Sprint(want) {
+		t.Fatalf("events %v, want %v", evs, want)
+	}
+	time.Sleep(50 * time.Millisecond)
+	if n := feed.called(); n != 5 {
+		t.Errorf("the feed was asked %d times, want 5", n)
+	}
+	cancel()
+	if err := <-done; !errors.Is(err, context.Canceled) {
+		t.Errorf("ServeSSE: %v", err)
+	}
+}
+
+// pipeWriter is an http.ResponseWriter that writes to a pipe, for reading
+// a stream as it is written.
+type pipeWriter struct {
+	header http.Header
+	w      io.Writer
+}
+
+func (p *pipeWriter) Header() http.Header         { return p.header }
+func (p *pipeWriter) Write(b []byte) (int, error) { return p.w.Write(b) }
+func (p *pipeWriter) WriteHeader(int)             {}
