@@ -308,9 +308,12 @@ type StreamOptions struct {
 	// event published to the subscription only says that the log may
 	// have grown, and the stream then writes what Feed.Next returns.
 	// Feed is asked once after Backlog, at every notice (notices waiting
-	// together count once), and, while it says again, at once when it
-	// returned events, else after a pause that doubles from feedRetry to
-	// feedRetryMax. After and the Backlog's skipping are not used.
+	// together count once), at every heartbeat (a row whose change began
+	// before the stream's presence was written and committed after the
+	// first read was announced to no one), and, while it says again, at
+	// once when it returned events, else after a pause that doubles from
+	// feedRetry to feedRetryMax. After and the Backlog's skipping are not
+	// used.
 	Feed Feed
 	// After is the client's resume point when event IDs are positions in
 	// the stored log (decimal numbers): live events at or before it are
@@ -468,6 +471,11 @@ func ServeSSE(ctx context.Context, w http.ResponseWriter, sub *Subscription, opt
 			}
 			if err := sw.Comment("ping"); err != nil {
 				return writeErr(ctx, err)
+			}
+			if opts.Feed != nil {
+				if err := pull(); err != nil {
+					return err
+				}
 			}
 		}
 	}

@@ -558,3 +558,25 @@ type pipeWriter struct {
 func (p *pipeWriter) Header() http.Header         { return p.header }
 func (p *pipeWriter) Write(b []byte) (int, error) { return p.w.Write(b) }
 func (p *pipeWriter) WriteHeader(int)             {}
+
+// TestServeSSEFeedAtHeartbeat: a row no notice announced (its change
+// began before the stream's presence row was written) goes out at the
+// next heartbeat.
+func TestServeSSEFeedAtHeartbeat(t *testing.T) {
+	t.Parallel()
+	h := NewHub(16)
+	sub := h.Subscribe(UserTopic("1"))
+	feed := &scriptFeed{pages: []feedPage{{nil, false}, {[]Event{{ID: "1", Data: []byte("unannounced")}}, false}}}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	pr, pw := io.Pipe()
+	defer time.AfterFunc(10*time.Second, func() { pw.CloseWithError(errors.New("nothing within 10 s")) }).Stop()
+	go func() {
+		ServeSSE(ctx, &pipeWriter{header: http.Header{}, w: pw}, sub, StreamOptions{Heartbeat: 30 * time.Millisecond, Feed: feed})
+		pw.Close()
+	}()
+	evs, comments := readSSE(t, bufio.NewScanner(pr), 1)
+	if fmt.Sprint(evs) != fmt.Sprint([]sseEvent{{"1", "", "unannounced"}}) || len(comments) == 0 {
+		t.Fatalf("events %v after comments %v, want the unannounced one after a heartbeat", evs, comments)
+	}
+}
