@@ -21,15 +21,7 @@ import (
 func heldNote(t *testing.T, st *models.Store, user, game int64) (commit func()) {
 	t.Helper()
 	ctx := context.Background()
-	db, err := st.SQLDB()
-	if err != nil {
-		t.Fatal(err)
-	}
-	tx, err := db.BeginTx(ctx, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { tx.Rollback() })
+	tx := modelstest.Begin(t, st)
 	var id int64
 	if err := tx.QueryRowContext(ctx, `INSERT INTO notifications (user_id, game_id, kind, body, created_at)
 VALUES ($1, $2, 'game_over', '{}', now()) RETURNING id`, user, game).Scan(&id); err != nil {

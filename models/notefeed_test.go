@@ -102,17 +102,8 @@ func TestNotificationsFromCommitOrder(t *testing.T) {
 	if !slices.Equal(ids, []int64{first}) || waiting {
 		t.Fatalf("read %v (waiting %t), want [%d]", ids, waiting, first)
 	}
-	db, err := st.SQLDB()
-	if err != nil {
-		t.Fatal(err)
-	}
-
 	// The older transaction writes its row (the smaller id) and waits.
-	older, err := db.BeginTx(ctx, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer older.Rollback()
+	older := modelstest.Begin(t, st)
 	var early int64
 	if err := older.QueryRowContext(ctx, `INSERT INTO notifications (user_id, game_id, kind, body, created_at)
 VALUES ($1, $2, 'your_turn', '{}', now()) RETURNING id`, ana.ID, g1.ID).Scan(&early); err != nil {
@@ -147,11 +138,7 @@ VALUES ($1, $2, 'your_turn', '{}', now()) RETURNING id`, ana.ID, g1.ID).Scan(&ea
 
 	// A transaction that took its id first but writes last comes first:
 	// the order is the transactions', not the rows'.
-	slow, err := db.BeginTx(ctx, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer slow.Rollback()
+	slow := modelstest.Begin(t, st)
 	if _, err := slow.ExecContext(ctx, `SELECT pg_current_xact_id()`); err != nil {
 		t.Fatal(err)
 	}

@@ -143,6 +143,28 @@ func (s *Store) NoteCursorAt(ctx context.Context, userID, id int64) (NoteCursor,
 	return out[0], nil
 }
 
+// NoteCursorSince is the place just before the user's notifications
+// written from t on: before the first, in the log's order, of those
+// created at or after t (a place from which some created a little before
+// t may follow, written by transactions that began as late). ok is false
+// when there is none.
+func (s *Store) NoteCursorSince(ctx context.Context, userID int64, t time.Time) (c NoteCursor, ok bool, err error) {
+	q := `SELECT 0 AS xid, id - 1 AS id FROM notifications WHERE user_id = ? AND created_at >= ? ORDER BY id LIMIT 1`
+	if s.dialect == Postgres {
+		// Before every row of the first one's transaction.
+		q = `SELECT xid::text::bigint - 1 AS xid, 9223372036854775807 AS id FROM notifications
+WHERE user_id = ? AND created_at >= ? ORDER BY xid, id LIMIT 1`
+	}
+	var out []NoteCursor
+	if err := s.db.WithContext(ctx).Raw(q, userID, t.UTC()).Scan(&out).Error; err != nil {
+		return NoteCursor{}, false, err
+	}
+	if len(out) == 0 {
+		return NoteCursor{}, false, nil
+	}
+	return out[0], true, nil
+}
+
 // NotificationsFrom returns up to limit of the user's notifications after
 // c, in the log's order, and the place after the last one it returns
 // (c when none); waiting reports that more are stored already but cannot
@@ -539,7 +561,15 @@ type Preference struct {
 	// SentAt, for the digest, is when the user's last digest went out;
 	// nil: never. SetPreference leaves it alone (see DigestSent).
 	SentAt *time.Time
+	// ToldXid and ToldID, for the digest, are the place in the user's
+	// notification log up to which their digests have told (Told).
+	ToldXid, ToldID int64
 }
+
+// Told is the place in the user's notification log up to which their
+// digests have told (p is the digest's row); zero when none has yet
+// since it was kept (the next starts from SentAt's time).
+func (p Preference) Told() NoteCursor { return NoteCursor{Xid: p.ToldXid, ID: p.ToldID} }
 
 // DefaultDigestHours is the digest's period when the user chose none: a
 // day.
@@ -612,10 +642,17 @@ func (s *Store) Digest(ctx context.Context, userID int64) (*Preference, error) {
 	return &out[0], nil
 }
 
-// DigestSent records that the user's digest went out at at.
-func (s *Store) DigestSent(ctx context.Context, userID int64, at time.Time) error {
-	return s.db.WithContext(ctx).Exec(`UPDATE notification_prefs SET sent_at = ? WHERE user_id = ? AND kind = 'digest' AND channel = 'email'`,
-		at.UTC(), userID).Error
+// DigestTold records that the user's digests have told their
+// notification log up to told, and, unless sent is nil, that one went
+// out at *sent.
+func (s *Store) DigestTold(ctx context.Context, userID int64, told NoteCursor, sent *time.Time) error {
+	var at *time.Time
+	if sent != nil {
+		u := sent.UTC()
+		at = &u
+	}
+	return s.db.WithContext(ctx).Exec(`UPDATE notification_prefs SET sent_at = COALESCE(?, sent_at), told_xid = ?, told_id = ?
+WHERE user_id = ? AND kind = 'digest' AND channel = 'email'`, at, told.Xid, told.ID, userID).Error
 }
 
 // Vacation is a player's absence from StartsAt to EndsAt.
@@ -716,13 +753,4 @@ func (s *Store) DigestUsers(ctx context.Context) ([]int64, error) {
 	err := s.db.WithContext(ctx).Raw(`SELECT user_id FROM notification_prefs WHERE kind = 'digest' AND channel = 'email' AND enabled
 ORDER BY user_id`).Scan(&ids).Error
 	return ids, err
-}
-
-// NotificationsBetween returns the user's notifications created in
-// [from, to), oldest first, at most limit.
-func (s *Store) NotificationsBetween(ctx context.Context, userID int64, from, to time.Time, limit int) ([]Notification, error) {
-	var out []Notification
-	err := s.db.WithContext(ctx).Where("user_id = ? AND created_at >= ? AND created_at < ?", userID, from.UTC(), to.UTC()).
-		Order("id").Limit(limit).Find(&out).Error
-	return out, err
 }

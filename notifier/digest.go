@@ -142,7 +142,8 @@ func (o *Outbox) RunDigest(ctx context.Context, at time.Time) error {
 // sendDigest writes, at at, user uid's digest email, if they chose the
 // digest, it is due (or urgent) and it has news: per game, what they were
 // told since their last digest and whether the game waits for them. The
-// digest's row records when it went out, in the same transaction. A job
+// digest's row records when it went out and up to where in their
+// notification log it told, in the same transaction. A job
 // (job) that finds it not due, one having gone out meanwhile, passes on
 // to the next period's job what it was written for.
 func (o *Outbox) sendDigest(ctx context.Context, uid int64, at time.Time, urgent, job bool) error {
@@ -173,10 +174,22 @@ func (o *Outbox) sendDigest(ctx context.Context, uid int64, at time.Time, urgent
 		if u == nil || u.Email == "" || !u.NotifyEmail {
 			return nil
 		}
-		ns, err := tx.Store.NotificationsBetween(ctx, uid, from, at.Add(time.Microsecond), 1000) // the databases keep microseconds
+		// What the log holds after the last digest's place, in its order
+		// (models.Store.NotificationsFrom): a change still running now
+		// comes in the next digest, whatever time it was written at.
+		told, since := pref.Told(), false
+		if told == (models.NoteCursor{}) {
+			var any bool
+			if told, any, err = tx.Store.NoteCursorSince(ctx, uid, from); err != nil || !any {
+				return err
+			}
+			since = true
+		}
+		ns, next, held, err := tx.Store.NotificationsFrom(ctx, uid, told, digestMost)
 		if err != nil {
 			return err
 		}
+		held = held || len(ns) == digestMost // more to tell next time
 		waiting, err := tx.Store.ListGames(ctx, models.GameFilter{UserID: uid, Awaiting: true, Status: models.StatusActive, Limit: 100})
 		if err != nil {
 			return err
@@ -194,14 +207,27 @@ func (o *Outbox) sendDigest(ctx context.Context, uid int64, at time.Time, urgent
 		}
 		news, last := 0, int64(0)
 		for _, n := range ns {
-			if n.GameID == nil || !digestKinds[Kind(n.Kind)] {
+			if n.GameID == nil || !digestKinds[Kind(n.Kind)] || since && n.CreatedAt.Before(from) {
 				continue
 			}
 			game(*n.GameID).Lines = append(game(*n.GameID).Lines, digestLine(n))
 			news, last = news+1, max(last, n.ID)
 		}
+		if held {
+			// Rows a change still writes, or more than one digest tells:
+			// the next period's digest tells them (or, with nothing sent
+			// now, one in a minute).
+			again := at.Add(pref.Every())
+			if news == 0 {
+				again = at.Add(time.Minute)
+			}
+			if err := o.insertDigest(ctx, tx.Tx, uid, again, false); err != nil {
+				return err
+			}
+		}
 		if news == 0 {
-			return nil // nothing new since the last digest
+			// Nothing new since the last digest: what it read is told.
+			return tx.Store.DigestTold(ctx, uid, next, nil)
 		}
 		for _, g := range waiting {
 			dg := game(g.ID)
@@ -223,7 +249,7 @@ func (o *Outbox) sendDigest(ctx context.Context, uid int64, at time.Time, urgent
 		if err != nil {
 			return err
 		}
-		if err := tx.Store.DigestSent(ctx, uid, at); err != nil {
+		if err := tx.Store.DigestTold(ctx, uid, next, &at); err != nil {
 			return err
 		}
 		// One email per digest, named by the last notification it tells.
@@ -231,6 +257,10 @@ func (o *Outbox) sendDigest(ctx context.Context, uid int64, at time.Time, urgent
 		return o.insert(ctx, tx.Tx, EmailArgs{Key: string(k), UserID: uid, Name: d.Recipient, Email: u.Email, NoteKind: KindDigest, Data: body}, time.Time{})
 	})
 }
+
+// digestMost is the most notifications one digest reads; more wait for
+// the next.
+const digestMost = 1000
 
 // digestLine words one notification for the digest.
 func digestLine(n models.Notification) string {

@@ -462,14 +462,7 @@ func TestSnakeCase(t *testing.T) {
 // but one digest listing the game, which waits for them or not.
 func TestDailyDigest(t *testing.T) {
 	ctx := context.Background()
-	e := newOutboxEnv(t, models.SQLite)
-	o := e.outbox(t, true)
-	ben := e.users[1]
-	if err := e.st.SetPreference(ctx, models.Preference{UserID: ben.ID, Kind: "digest", Channel: "email", Enabled: true}); err != nil {
-		t.Fatal(err)
-	}
-	g := e.createGame(t)
-	e.start(t, g.ID)
+	e, o, _, _ := digestGame(t, models.SQLite)
 	e.waitMail(t, 4) // 2 invitations, game started to ana and cy
 	if err := o.RunDigest(ctx, e.clock.Now()); err != nil {
 		t.Fatal(err)

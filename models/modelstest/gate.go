@@ -131,3 +131,20 @@ func Terminate(t testing.TB, st *models.Store) int {
 		time.Sleep(5 * time.Millisecond)
 	}
 }
+
+// Begin opens a transaction on st's connections that the test holds open
+// as long as it needs (a change that runs on while others commit); it is
+// rolled back at the end of the test unless committed.
+func Begin(t testing.TB, st *models.Store) *sql.Tx {
+	t.Helper()
+	db, err := st.SQLDB()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tx, err := db.BeginTx(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { tx.Rollback() })
+	return tx
+}
