@@ -55,11 +55,18 @@ type MessageOutbox interface {
 
 // PostMessage stores m (its ID and CreatedAt are set) in one transaction
 // with what the store's outbox writes of it, if it is a MessageOutbox.
-// check is called first with the game as the transaction reads it (its
-// seats, without the snapshot), and its error refuses the message; after
+// check is called first with the game as the transaction reads it, locked
+// (its seats, without the snapshot), and its error refuses the message; after
 // it, when not nil, runs in the same transaction (an idempotency record).
 func (s *Store) PostMessage(ctx context.Context, m *Message, check func(g *Game) error, after func(tx *Store) error) error {
 	return s.Begin(ctx, func(tx OutboxTx) error {
+		// The game's row first: the messages of a game take their ids
+		// under its lock, so that they commit in the order of their ids
+		// and a reader after an id (a client's page, the emails' talk)
+		// misses none. It also moves the talk's sequence.
+		if err := tx.Store.db.WithContext(ctx).Exec(qTalkMoved, m.GameID).Error; err != nil {
+			return err
+		}
 		g, err := tx.Store.GameNoState(ctx, m.GameID)
 		if err != nil {
 			return err
@@ -71,9 +78,6 @@ func (s *Store) PostMessage(ctx context.Context, m *Message, check func(g *Game)
 		}
 		m.ID, m.CreatedAt = 0, tx.Store.Now()
 		if err := tx.Store.db.WithContext(ctx).Create(m).Error; err != nil {
-			return err
-		}
-		if err := tx.Store.db.WithContext(ctx).Exec(qTalkMoved, m.GameID).Error; err != nil {
 			return err
 		}
 		if mo, ok := s.outbox.(MessageOutbox); ok {
