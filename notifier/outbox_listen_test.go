@@ -146,18 +146,27 @@ func TestSpectatorStreamAcrossProcesses(t *testing.T) {
 }
 
 // feedOne is the first notification of user's stream on the process of
-// st and o, read as the stream reads it on a notice.
+// st and o, read as the stream reads it on a notice (and again while the
+// feed says so: a transaction of another test may hold it back).
 func feedOne(t *testing.T, st *models.Store, o *Outbox, user int64) Event {
 	t.Helper()
 	f, err := OpenNotificationFeed(context.Background(), st, o, user, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	evs, _, err := f.Next(context.Background())
-	if err != nil || len(evs) == 0 {
-		t.Fatalf("the stream of user %d read %d notifications (%v)", user, len(evs), err)
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		evs, again, err := f.Next(context.Background())
+		switch {
+		case err != nil:
+			t.Fatal(err)
+		case len(evs) > 0:
+			return evs[0]
+		case !again || time.Now().After(deadline):
+			t.Fatalf("the stream of user %d read nothing (again %t)", user, again)
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
-	return evs[0]
 }
 
 // TestStreamLargeAcrossProcesses: a notification far larger than a NOTIFY
