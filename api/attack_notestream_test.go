@@ -98,11 +98,12 @@ func sameNotes(t *testing.T, who string, got, want []int64) {
 // a client that dropped the connection just after it and resumed from
 // its id never got the other. Twice: with the stream kept (both come,
 // the older transaction's first), and with the stream dropped while the
-// older transaction runs (the resumed stream brings both). Not parallel:
-// the transaction it holds open holds back every stream of the database
-// while it runs, the other tests' too.
+// older transaction runs (the resumed stream brings both). In a database
+// of its own: the transaction it holds open holds back every stream of
+// its database while it runs.
 func TestAttackNotificationStreamCommitOrder(t *testing.T) {
-	srv, e := streamServers(t, models.Postgres)
+	t.Parallel()
+	srv, e := streamServersAt(t, modelstest.DatabaseURL(t))
 	ana, bob, carl, dan := e.register("ana"), e.register("bob"), e.register("carl"), e.register("dan")
 	g1 := e.startGame(map[string]any{"mode": "fast"}, ana, bob)
 	g2 := e.startGame(map[string]any{"mode": "fast"}, ana, carl)

@@ -24,7 +24,12 @@ func streamServers(t *testing.T, d models.Dialect) (stream, play *notifyEnv) {
 		e := newNotifyEnv(t, d, false)
 		return e, e
 	}
-	url := modelstest.SchemaURL(t) // skips without TEST_DATABASE_URL
+	return streamServersAt(t, modelstest.SchemaURL(t)) // skips without TEST_DATABASE_URL
+}
+
+// streamServersAt is streamServers on the Postgres database at url.
+func streamServersAt(t *testing.T, url string) (stream, play *notifyEnv) {
+	t.Helper()
 	clk := &clock{t: time.Now().UTC(), flowing: time.Now()}
 	stream = startNotifyEnv(t, openSchema(t, url, clk), clk, notifyOptions{databaseURL: url, idle: true})
 	play = startNotifyEnv(t, openSchema(t, url, clk), clk, notifyOptions{databaseURL: url})

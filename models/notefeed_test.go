@@ -48,41 +48,57 @@ func noteIn(t *testing.T, st *models.Store, g *models.Game, user int64) int64 {
 // place resuming after the last row read, and a place is found from a
 // notification's id only for its own user.
 func TestNotificationsFromPages(t *testing.T) {
-	eachDB(t, func(t *testing.T, st *models.Store) {
-		ctx := context.Background()
-		ana, bob := newUser(t, st, "ana"), newUser(t, st, "bob")
-		g := newGame(t, st, ana, bob)
-		var want []int64
-		for range 5 {
-			want = append(want, noteIn(t, st, g, ana.ID))
+	for _, d := range []models.Dialect{models.SQLite, models.Postgres} {
+		t.Run(d.String(), func(t *testing.T) {
+			t.Parallel()
+			testNotificationsFromPages(t, ownStore(t, d))
+		})
+	}
+}
+
+// ownStore is a migrated store of dialect d for the test; on Postgres in
+// a database of its own, where no other test's transaction runs.
+func ownStore(t *testing.T, d models.Dialect) *models.Store {
+	if d == models.Postgres {
+		return modelstest.OpenURL(t, modelstest.DatabaseURL(t), models.Options{})
+	}
+	return modelstest.Open(t, d, models.Options{})
+}
+
+func testNotificationsFromPages(t *testing.T, st *models.Store) {
+	ctx := context.Background()
+	ana, bob := newUser(t, st, "ana"), newUser(t, st, "bob")
+	g := newGame(t, st, ana, bob)
+	var want []int64
+	for range 5 {
+		want = append(want, noteIn(t, st, g, ana.ID))
+	}
+	noteIn(t, st, g, bob.ID)
+	var got []int64
+	c := models.NoteCursor{}
+	for range 3 {
+		ids, next, waiting := feedIDs(t, st, ana.ID, c, 2)
+		if waiting {
+			t.Fatalf("waiting after %v with nothing running", got)
 		}
-		noteIn(t, st, g, bob.ID)
-		var got []int64
-		c := models.NoteCursor{}
-		for range 3 {
-			ids, next, waiting := feedIDs(t, st, ana.ID, c, 2)
-			if waiting {
-				t.Fatalf("waiting after %v with nothing running", got)
-			}
-			got, c = append(got, ids...), next
-		}
-		if !slices.Equal(got, want) {
-			t.Fatalf("pages of 2 read %v, want %v", got, want)
-		}
-		if ids, next, _ := feedIDs(t, st, ana.ID, c, 2); len(ids) != 0 || next != c {
-			t.Fatalf("past the end: %v at %+v, want nothing at %+v", ids, next, c)
-		}
-		at, err := st.NoteCursorAt(ctx, ana.ID, want[2])
-		if err != nil {
-			t.Fatal(err)
-		}
-		if ids, _, _ := feedIDs(t, st, ana.ID, at, 10); !slices.Equal(ids, want[3:]) {
-			t.Fatalf("after %d: %v, want %v", want[2], ids, want[3:])
-		}
-		if _, err := st.NoteCursorAt(ctx, bob.ID, want[2]); err == nil {
-			t.Fatal("bob found a place at ana's notification")
-		}
-	})
+		got, c = append(got, ids...), next
+	}
+	if !slices.Equal(got, want) {
+		t.Fatalf("pages of 2 read %v, want %v", got, want)
+	}
+	if ids, next, _ := feedIDs(t, st, ana.ID, c, 2); len(ids) != 0 || next != c {
+		t.Fatalf("past the end: %v at %+v, want nothing at %+v", ids, next, c)
+	}
+	at, err := st.NoteCursorAt(ctx, ana.ID, want[2])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ids, _, _ := feedIDs(t, st, ana.ID, at, 10); !slices.Equal(ids, want[3:]) {
+		t.Fatalf("after %d: %v, want %v", want[2], ids, want[3:])
+	}
+	if _, err := st.NoteCursorAt(ctx, bob.ID, want[2]); err == nil {
+		t.Fatal("bob found a place at ana's notification")
+	}
 }
 
 // TestNotificationsFromCommitOrder: two changes notify ana, the one that
@@ -93,7 +109,7 @@ func TestNotificationsFromPages(t *testing.T) {
 // A reader by ids read the newer row at once, and resuming after it
 // skipped the older one for good.
 func TestNotificationsFromCommitOrder(t *testing.T) {
-	st := modelstest.Open(t, models.Postgres, models.Options{})
+	st := ownStore(t, models.Postgres)
 	ctx := context.Background()
 	ana, bob := newUser(t, st, "ana"), newUser(t, st, "bob")
 	g1, g2 := newGame(t, st, ana, bob), newGame(t, st, ana, bob)
@@ -164,7 +180,7 @@ VALUES ($1, $2, 'your_turn', '{}', now()) RETURNING id`, ana.ID, g1.ID).Scan(&la
 // of the server, which writes no notification here, does not hold the
 // log back.
 func TestNotificationsFromOtherDatabase(t *testing.T) {
-	st := modelstest.Open(t, models.Postgres, models.Options{})
+	st := ownStore(t, models.Postgres)
 	ctx := context.Background()
 	u, err := url.Parse(os.Getenv(modelstest.EnvURL))
 	if err != nil {

@@ -93,4 +93,44 @@ VALUES ($1, $2, 'your_turn', '{"turn":7}', $3)`, ben.ID, g.ID, e.clock.Now()); e
 			t.Errorf("ben's digests say %q %d times, want once:\n%s", line, n, all)
 		}
 	}
+
+	// A change that began before a committed one and commits a moment
+	// after the digest begins is in it with that one: the digest waits
+	// (settle) rather than leave both for the next.
+	sent := len(e.digestTexts(t, ben.Email))
+	held = modelstest.Begin(t, e.st)
+	e.clock.Add(25 * time.Hour)
+	if _, err := held.ExecContext(ctx, `INSERT INTO notifications (user_id, game_id, kind, body, created_at)
+VALUES ($1, $2, 'your_turn', '{"turn":9}', $3)`, ben.ID, g.ID, e.clock.Now()); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.st.AddNotification(ctx, &models.Notification{UserID: ben.ID, GameID: &g.ID, Kind: "your_turn", Body: `{"turn":10}`}); err != nil {
+		t.Fatal(err)
+	}
+	ran, at := make(chan error, 1), e.clock.Now()
+	go func() { ran <- o.RunDigest(ctx, at) }()
+	time.Sleep(300 * time.Millisecond)
+	if err := held.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-ran; err != nil {
+		t.Fatal(err)
+	}
+	prefs, err := e.st.Preferences(ctx, []int64{ben.ID})
+	if err != nil || len(prefs) != 1 {
+		t.Fatal(prefs, err)
+	}
+	rest, _, _, err := e.st.NotificationsFrom(ctx, ben.ID, prefs[0].Told(), 10)
+	if err != nil || len(rest) > 0 || prefs[0].SentAt == nil || !prefs[0].SentAt.Equal(at) {
+		t.Errorf("the digest run at %v went at %v and left %d notifications (%v): it did not wait for turn 9",
+			at, prefs[0].SentAt, len(rest), err)
+	}
+	deadline = time.Now().Add(15 * time.Second)
+	for len(e.digestTexts(t, ben.Email)) == sent && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if texts := e.digestTexts(t, ben.Email); len(texts) != sent+1 || !strings.Contains(texts[sent], "your turn 9 began") ||
+		!strings.Contains(texts[sent], "your turn 10 began") {
+		t.Errorf("%d digests after %d, want one more telling turns 9 and 10", len(texts), sent)
+	}
 }

@@ -6,6 +6,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"errors"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -81,6 +82,9 @@ func (o *Outbox) workDigest(ctx context.Context, job *river.Job[DigestArgs]) err
 			return err
 		}
 	}
+	if err := o.settle(ctx, a.UserID, time.Now().Add(digestSettle)); err != nil {
+		return err
+	}
 	return o.sendDigest(ctx, a.UserID, o.now(), a.Urgent, true)
 }
 
@@ -126,7 +130,11 @@ func (o *Outbox) RunDigest(ctx context.Context, at time.Time) error {
 	if err != nil {
 		return err
 	}
+	settleBy := time.Now().Add(digestSettle) // one wait for the whole sweep
 	for _, uid := range ids {
+		if err := o.settle(ctx, uid, settleBy); err != nil {
+			return err
+		}
 		if end, ok := quiet[uid].Within(at); ok {
 			err = o.store.Begin(ctx, func(tx models.OutboxTx) error { return o.insertDigest(ctx, tx.Tx, uid, end, false) })
 		} else {
@@ -137,6 +145,40 @@ func (o *Outbox) RunDigest(ctx context.Context, at time.Time) error {
 		}
 	}
 	return nil
+}
+
+// digestSettle is the longest a digest waits, before its transaction,
+// for the changes that write to its recipient's log to commit (settle).
+const digestSettle = 5 * time.Second
+
+// settle waits, until by at the latest, while the rows of user uid's
+// notification log after the place their digest told are held back by a
+// change still running (models.Store.NotificationsFrom), so that a digest
+// does not leave for the next one what commits a moment later. It waits
+// outside any transaction: one of the digest's own would hold back every
+// log of the database as long.
+func (o *Outbox) settle(ctx context.Context, uid int64, by time.Time) error {
+	prefs, err := o.store.Preferences(ctx, []int64{uid})
+	if err != nil {
+		return err
+	}
+	i := slices.IndexFunc(prefs, func(p models.Preference) bool {
+		return p.Kind == models.DigestKind && p.Channel == models.DigestChannel && p.Enabled
+	})
+	if i < 0 {
+		return nil
+	}
+	for {
+		_, _, held, err := o.store.NotificationsFrom(ctx, uid, prefs[i].Told(), digestMost)
+		if err != nil || !held || time.Now().After(by) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
 }
 
 // sendDigest writes, at at, user uid's digest email, if they chose the

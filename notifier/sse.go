@@ -485,7 +485,7 @@ func ServeSSE(ctx context.Context, w http.ResponseWriter, sub *Subscription, opt
 // then after twice as long each time, up to feedRetryMax.
 const (
 	feedRetry    = 5 * time.Millisecond
-	feedRetryMax = time.Second
+	feedRetryMax = 250 * time.Millisecond
 )
 
 // drain takes the notices waiting on sub, so that they count as one; false

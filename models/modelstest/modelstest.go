@@ -122,6 +122,48 @@ func SchemaURL(t testing.TB) string {
 	return u.String()
 }
 
+// DatabaseURL creates a database of its own for the test on the server of
+// TEST_DATABASE_URL, dropped when the test ends, and returns its URL (with
+// SchemaURL's application_name): for a test whose transactions, held
+// open, would hold back the notification streams of every test in the
+// shared database (models.Store.NotificationsFrom sets aside only other
+// databases' transactions), or that asserts nothing else runs beside it.
+func DatabaseURL(t testing.TB) string {
+	t.Helper()
+	base := os.Getenv(EnvURL)
+	if base == "" {
+		t.Skip(EnvURL + " is not set; skipping Postgres")
+	}
+	u, err := url.Parse(base)
+	if err != nil {
+		t.Fatalf("%s: %v", EnvURL, err)
+	}
+	var b [6]byte
+	rand.Read(b[:])
+	name := "test_own_" + hex.EncodeToString(b[:])
+	admin := *u
+	admin.Path = "/postgres"
+	db, err := sql.Open("pgx", admin.String())
+	if err != nil {
+		t.Fatalf("%s: %v", EnvURL, err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if _, err := db.ExecContext(ctx, "CREATE DATABASE "+name); err != nil {
+		db.Close()
+		t.Fatalf("%s unreachable or unusable: create a database: %v", EnvURL, err)
+	}
+	t.Cleanup(func() {
+		db.Exec("DROP DATABASE IF EXISTS " + name + " WITH (FORCE)")
+		db.Close()
+	})
+	u.Path = "/" + name
+	q := u.Query()
+	q.Set("application_name", name)
+	u.RawQuery = q.Encode()
+	return u.String()
+}
+
 // isMissingDatabase reports whether err is Postgres saying that the
 // database of the connection does not exist (SQLSTATE 3D000).
 func isMissingDatabase(err error) bool {
