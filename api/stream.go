@@ -97,7 +97,7 @@ func (s *Server) streamGame(c *gin.Context) {
 		return
 	}
 	defer gs.Close()
-	s.serveStream(c, gs.Sub, notifier.StreamOptions{Backlog: gs.Backlog, After: after, Viewer: uid, Seat: gs.Seat})
+	s.serveStream(c, gs.Sub, notifier.StreamOptions{Backlog: gs.Backlog, More: gs.More, After: after, Viewer: uid, Seat: gs.Seat})
 }
 
 func (s *Server) serveStream(c *gin.Context, sub *notifier.Subscription, opts notifier.StreamOptions) {

@@ -67,7 +67,11 @@ type GameStream struct {
 	Sub     *Subscription
 	Seat    int     // the reader's seat (-1: a spectator's view)
 	Backlog []Event // the stored events after the resume point, up to the version at which Seat was read, as Seat sees them
-	ends    []func()
+	// More returns the next page of them when Backlog holds only the
+	// first StreamBacklog, and none once all are returned (see
+	// StreamOptions.More).
+	More func(context.Context) ([]Event, error)
+	ends []func()
 }
 
 // Close ends the subscription, the presence row and the stream's count.
@@ -121,7 +125,7 @@ func OpenGameStream(ctx context.Context, hub *Hub, presence *Presence, store *mo
 		case ref.Seat < 0 && !ref.Public:
 			return fail(fmt.Errorf("game %d: no longer a player: %w", game, models.ErrNotFound))
 		case ref.Seat == s.Seat:
-			if s.Backlog, err = backlog(ctx, store, game, s.Seat, after, ref.Version); err != nil {
+			if s.Backlog, s.More, err = backlog(ctx, store, game, s.Seat, after, ref.Version); err != nil {
 				return fail(err)
 			}
 			return s, nil
@@ -135,23 +139,43 @@ func OpenGameStream(ctx context.Context, hub *Hub, presence *Presence, store *mo
 }
 
 // backlog is the game's stored events after after, up to version, as
-// seat sees them.
-func backlog(ctx context.Context, store *models.Store, game int64, seat int, after, version int64) ([]Event, error) {
+// seat sees them: the first StreamBacklog, and more, which returns the
+// next ones a page at a time (none once they are all returned). A
+// stream that sent only the first page and then live ones left out the
+// rest for good: the client's last id was a live one.
+func backlog(ctx context.Context, store *models.Store, game int64, seat int, after, version int64) ([]Event, func(context.Context) ([]Event, error), error) {
 	recs, err := store.EventsAfter(ctx, game, max(after-1, 0), StreamBacklog+1)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if recs, err = Resumed(recs, after, func(r models.EventRecord) int64 { return r.Seq }); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	out := make([]Event, 0, len(recs))
-	for _, r := range recs {
-		if r.Version > version {
-			break
+	page := func(recs []models.EventRecord) (out []Event, last int64, done bool) {
+		for _, r := range recs {
+			if r.Version > version {
+				return out, last, true
+			}
+			if ev, ok := GameEvent(r, seat); ok {
+				out = append(out, ev)
+			}
+			last = r.Seq
 		}
-		if ev, ok := GameEvent(r, seat); ok {
-			out = append(out, ev)
-		}
+		return out, last, len(recs) < StreamBacklog
 	}
-	return out, nil
+	first, last, done := page(recs)
+	more := func(ctx context.Context) ([]Event, error) {
+		for !done {
+			recs, err := store.EventsAfter(ctx, game, last, StreamBacklog)
+			if err != nil {
+				return nil, err
+			}
+			var evs []Event
+			if evs, last, done = page(recs); len(evs) > 0 {
+				return evs, nil
+			}
+		}
+		return nil, nil
+	}
+	return first, more, nil
 }

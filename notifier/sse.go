@@ -304,6 +304,10 @@ type StreamOptions struct {
 	// in Backlog are skipped, so an event both stored and published
 	// meanwhile is sent once.
 	Backlog []Event
+	// More, if set, returns the rest of Backlog a page at a time; it is
+	// asked until it returns none, before the live events, whose
+	// duplicates of its events are skipped like Backlog's.
+	More func(context.Context) ([]Event, error)
 	// Feed, if set, is where the events after Backlog come from: an
 	// event published to the subscription only says that the log may
 	// have grown, and the stream then writes what Feed.Next returns.
@@ -386,12 +390,24 @@ func ServeSSE(ctx context.Context, w http.ResponseWriter, sub *Subscription, opt
 		}
 	}
 	sent := make(map[string]struct{}, len(opts.Backlog))
-	for _, ev := range opts.Backlog {
-		if err := sw.Event(ev); err != nil {
-			return err
+	for evs := opts.Backlog; ; {
+		for _, ev := range evs {
+			if err := sw.Event(ev); err != nil {
+				return writeErr(ctx, err)
+			}
+			if ev.ID != "" && opts.Feed == nil {
+				sent[ev.ID] = struct{}{}
+			}
 		}
-		if ev.ID != "" && opts.Feed == nil {
-			sent[ev.ID] = struct{}{}
+		if opts.More == nil {
+			break
+		}
+		var err error
+		if evs, err = opts.More(ctx); err != nil || len(evs) == 0 {
+			if err != nil {
+				return err
+			}
+			break
 		}
 	}
 	var tick <-chan time.Time
