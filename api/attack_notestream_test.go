@@ -22,11 +22,7 @@ func heldNote(t *testing.T, st *models.Store, user, game int64) (commit func()) 
 	t.Helper()
 	ctx := context.Background()
 	tx := modelstest.Begin(t, st)
-	var id int64
-	if err := tx.QueryRowContext(ctx, `INSERT INTO notifications (user_id, game_id, kind, body, created_at)
-VALUES ($1, $2, 'game_over', '{}', now()) RETURNING id`, user, game).Scan(&id); err != nil {
-		t.Fatal(err)
-	}
+	id := modelstest.Note(t, tx, user, game, "game_over", `{}`, time.Now())
 	if _, err := tx.ExecContext(ctx, `SELECT pg_notify(current_schema() || '.' || $1,
   json_build_object('notes', json_build_array(json_build_object('user_id', $2::bigint, 'notification_id', $3::bigint)))::text)`,
 		notifier.NotifyChannel, user, id); err != nil {

@@ -7,6 +7,7 @@ import (
 	"os"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/datamonsters/turns/models"
 	"github.com/datamonsters/turns/models/modelstest"
@@ -120,11 +121,7 @@ func TestNotificationsFromCommitOrder(t *testing.T) {
 	}
 	// The older transaction writes its row (the smaller id) and waits.
 	older := modelstest.Begin(t, st)
-	var early int64
-	if err := older.QueryRowContext(ctx, `INSERT INTO notifications (user_id, game_id, kind, body, created_at)
-VALUES ($1, $2, 'your_turn', '{}', now()) RETURNING id`, ana.ID, g1.ID).Scan(&early); err != nil {
-		t.Fatal(err)
-	}
+	early := modelstest.Note(t, older, ana.ID, g1.ID, "your_turn", `{}`, time.Now())
 	late := noteIn(t, st, g2, ana.ID) // commits first, with the larger id
 	if late < early {
 		t.Fatalf("ids %d then %d", early, late)
@@ -163,11 +160,7 @@ VALUES ($1, $2, 'your_turn', '{}', now()) RETURNING id`, ana.ID, g1.ID).Scan(&ea
 	if ids, _, waiting := feedIDs(t, st, ana.ID, at, 10); len(ids) != 0 || !waiting {
 		t.Fatalf("while an older transaction runs: read %v (waiting %t)", ids, waiting)
 	}
-	var last int64
-	if err := slow.QueryRowContext(ctx, `INSERT INTO notifications (user_id, game_id, kind, body, created_at)
-VALUES ($1, $2, 'your_turn', '{}', now()) RETURNING id`, ana.ID, g1.ID).Scan(&last); err != nil {
-		t.Fatal(err)
-	}
+	last := modelstest.Note(t, slow, ana.ID, g1.ID, "your_turn", `{}`, time.Now())
 	if err := slow.Commit(); err != nil {
 		t.Fatal(err)
 	}

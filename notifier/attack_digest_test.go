@@ -58,10 +58,7 @@ func TestAttackDigestCommitOrder(t *testing.T) {
 	// Turn 7's change writes its notification and runs on.
 	held := modelstest.Begin(t, e.st)
 	e.clock.Add(time.Minute)
-	if _, err := held.ExecContext(ctx, `INSERT INTO notifications (user_id, game_id, kind, body, created_at)
-VALUES ($1, $2, 'your_turn', '{"turn":7}', $3)`, ben.ID, g.ID, e.clock.Now()); err != nil {
-		t.Fatal(err)
-	}
+	modelstest.Note(t, held, ben.ID, g.ID, "your_turn", `{"turn":7}`, e.clock.Now())
 	// Turn 8's commits at once.
 	e.clock.Add(time.Minute)
 	if err := e.st.AddNotification(ctx, &models.Notification{UserID: ben.ID, GameID: &g.ID, Kind: "your_turn", Body: `{"turn":8}`}); err != nil {
@@ -100,10 +97,7 @@ VALUES ($1, $2, 'your_turn', '{"turn":7}', $3)`, ben.ID, g.ID, e.clock.Now()); e
 	sent := len(e.digestTexts(t, ben.Email))
 	held = modelstest.Begin(t, e.st)
 	e.clock.Add(25 * time.Hour)
-	if _, err := held.ExecContext(ctx, `INSERT INTO notifications (user_id, game_id, kind, body, created_at)
-VALUES ($1, $2, 'your_turn', '{"turn":9}', $3)`, ben.ID, g.ID, e.clock.Now()); err != nil {
-		t.Fatal(err)
-	}
+	modelstest.Note(t, held, ben.ID, g.ID, "your_turn", `{"turn":9}`, e.clock.Now())
 	if err := e.st.AddNotification(ctx, &models.Notification{UserID: ben.ID, GameID: &g.ID, Kind: "your_turn", Body: `{"turn":10}`}); err != nil {
 		t.Fatal(err)
 	}

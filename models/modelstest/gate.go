@@ -148,3 +148,16 @@ func Begin(t testing.TB, st *models.Store) *sql.Tx {
 	t.Cleanup(func() { tx.Rollback() })
 	return tx
 }
+
+// Note writes, in tx (from Begin), a notification of kind for user in
+// game, with body, created at at, as a change's write stores one, and
+// returns its id.
+func Note(t testing.TB, tx *sql.Tx, user, game int64, kind, body string, at time.Time) int64 {
+	t.Helper()
+	var id int64
+	if err := tx.QueryRowContext(context.Background(), `INSERT INTO notifications (user_id, game_id, kind, body, created_at)
+VALUES ($1, $2, $3, $4, $5) RETURNING id`, user, game, kind, body, at.UTC()).Scan(&id); err != nil {
+		t.Fatal(err)
+	}
+	return id
+}

@@ -88,9 +88,7 @@ func SchemaURL(t testing.TB) string {
 	if base == "" {
 		t.Skip(EnvURL + " is not set; skipping Postgres")
 	}
-	var b [6]byte
-	rand.Read(b[:])
-	schema := "test_" + hex.EncodeToString(b[:])
+	schema := randomName("test_")
 	db, err := sql.Open("pgx", base)
 	if err != nil {
 		t.Fatalf("%s: %v", EnvURL, err)
@@ -138,12 +136,8 @@ func DatabaseURL(t testing.TB) string {
 	if err != nil {
 		t.Fatalf("%s: %v", EnvURL, err)
 	}
-	var b [6]byte
-	rand.Read(b[:])
-	name := "test_own_" + hex.EncodeToString(b[:])
-	admin := *u
-	admin.Path = "/postgres"
-	db, err := sql.Open("pgx", admin.String())
+	name := randomName("test_own_")
+	db, err := maintenance(*u)
 	if err != nil {
 		t.Fatalf("%s: %v", EnvURL, err)
 	}
@@ -162,6 +156,21 @@ func DatabaseURL(t testing.TB) string {
 	q.Set("application_name", name)
 	u.RawQuery = q.Encode()
 	return u.String()
+}
+
+// randomName is prefix and 12 random hex digits: a schema's or a
+// database's name of a test's own.
+func randomName(prefix string) string {
+	var b [6]byte
+	rand.Read(b[:])
+	return prefix + hex.EncodeToString(b[:])
+}
+
+// maintenance opens the maintenance database "postgres" of the server at
+// u, through which databases are created and dropped.
+func maintenance(u url.URL) (*sql.DB, error) {
+	u.Path = "/postgres"
+	return sql.Open("pgx", u.String())
 }
 
 // isMissingDatabase reports whether err is Postgres saying that the
@@ -184,8 +193,7 @@ func createDatabase(ctx context.Context, base string) error {
 	if name == "" || name == "postgres" {
 		return fmt.Errorf("%s names no database to create", EnvURL)
 	}
-	u.Path = "/postgres"
-	db, err := sql.Open("pgx", u.String())
+	db, err := maintenance(*u)
 	if err != nil {
 		return err
 	}
