@@ -23,13 +23,13 @@ import (
 	"github.com/datamonsters/turns/accounts"
 	"github.com/datamonsters/turns/api"
 	"github.com/datamonsters/turns/inbound"
+	"github.com/datamonsters/turns/internal/jobstest"
 	"github.com/datamonsters/turns/models"
 	"github.com/datamonsters/turns/models/modelstest"
 	"github.com/datamonsters/turns/notifier"
 	"github.com/datamonsters/turns/play"
 	gomail "github.com/emersion/go-message/mail"
 	gosmtp "github.com/emersion/go-smtp"
-	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/rivertype"
 )
 
@@ -172,38 +172,7 @@ type env struct {
 	reply  notifier.ReplyConfig
 	email  notifier.EmailConfig
 	users  []*models.User
-	worked *worked
-}
-
-// worked is River middleware that keeps the IDs of the jobs whose work
-// ended well, which River's completer marks completed only in its next
-// batch (up to 250 ms later): settle takes them as done.
-type worked struct {
-	river.MiddlewareDefaults
-	mu  sync.Mutex
-	ids map[int64]bool
-}
-
-func (w *worked) Work(ctx context.Context, job *rivertype.JobRow, doInner func(context.Context) error) error {
-	err := doInner(ctx)
-	if err == nil {
-		w.mu.Lock()
-		w.ids[job.ID] = true
-		w.mu.Unlock()
-	}
-	return err
-}
-
-// done reports whether every job of ids ended well.
-func (w *worked) done(ids []int64) bool {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	for _, id := range ids {
-		if !w.ids[id] {
-			return false
-		}
-	}
-	return true
+	worked *jobstest.Worked
 }
 
 const domain = "dm.example"
@@ -215,7 +184,7 @@ func newEnv(tb testing.TB, d models.Dialect) *env {
 	if err := notifier.MigrateRiver(ctx, st); err != nil {
 		tb.Fatal(err)
 	}
-	e := &env{t: tb, st: st, sink: startSink(tb), secret: "inbound-secret-0123456789", worked: &worked{ids: map[int64]bool{}},
+	e := &env{t: tb, st: st, sink: startSink(tb), secret: "inbound-secret-0123456789", worked: &jobstest.Worked{},
 		reply: notifier.ReplyConfig{Secret: []byte("reply secret"), Domain: domain}}
 	host, port, _ := net.SplitHostPort(e.sink.addr)
 	p, _ := strconv.Atoi(port)
@@ -340,7 +309,7 @@ func (e *env) settle() {
 	db, _ := e.st.SQLDB()
 	deadline := time.Now().Add(20 * time.Second)
 	for time.Now().Before(deadline) {
-		if ids, err := e.emailsLeft(db); err == nil && e.worked.done(ids) {
+		if ids, err := e.emailsLeft(db); err == nil && e.worked.Done(ids...) {
 			return
 		}
 		time.Sleep(5 * time.Millisecond)

@@ -9,11 +9,11 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/datamonsters/turns/engine"
+	"github.com/datamonsters/turns/internal/jobstest"
 	"github.com/datamonsters/turns/internal/pushtest"
 	"github.com/datamonsters/turns/models"
 	"github.com/datamonsters/turns/play"
@@ -121,7 +121,7 @@ type nhRun struct {
 	browser  *pushtest.Subscriber
 	push     PushConfig
 	start    *engine.State // the position
-	worked   *nhWorked
+	worked   *jobstest.Worked
 }
 
 // nhStart stores the position with hidden cards h as a started game of
@@ -143,7 +143,7 @@ func nhStart(t *testing.T, d models.Dialect, h nhHidden, at time.Time) *nhRun {
 	e.cfg.Timeouts = &storeTimeouter{e: e}
 	e.cfg.Webhook = NewWebhookClient(WebhookOptions{AllowPrivate: true})
 	e.cfg.PollInterval = 10 * time.Millisecond // some 40 changes, each waited for
-	r.worked = &nhWorked{ids: map[int64]bool{}}
+	r.worked = &jobstest.Worked{}
 	e.cfg.Middleware = []rivertype.Middleware{r.worked}
 	e.cfg.SignInSecret = []byte("sign-in secret")
 	e.cfg.Reply = ReplyConfig{Secret: []byte("reply secret"), Domain: "dm.example"}
@@ -174,25 +174,6 @@ func nhStart(t *testing.T, d models.Dialect, h nhHidden, at time.Time) *nhRun {
 	return r
 }
 
-// nhWorked is River middleware that keeps the ids of the jobs whose work
-// ended well, which River's completer marks completed only in its next
-// batch (up to 250 ms later): settle takes them as done.
-type nhWorked struct {
-	river.MiddlewareDefaults
-	mu  sync.Mutex
-	ids map[int64]bool
-}
-
-func (w *nhWorked) Work(ctx context.Context, job *rivertype.JobRow, doInner func(context.Context) error) error {
-	err := doInner(ctx)
-	if err == nil {
-		w.mu.Lock()
-		w.ids[job.ID] = true
-		w.mu.Unlock()
-	}
-	return err
-}
-
 // settle waits until the outbox has no job to work now (those scheduled
 // for later wait) and has ended every job it took, twice in a row.
 func (r *nhRun) settle(t *testing.T) {
@@ -204,9 +185,7 @@ func (r *nhRun) settle(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		r.worked.mu.Lock()
-		busy := slices.ContainsFunc(res.Jobs, func(j *rivertype.JobRow) bool { return !r.worked.ids[j.ID] })
-		r.worked.mu.Unlock()
+		busy := slices.ContainsFunc(res.Jobs, func(j *rivertype.JobRow) bool { return !r.worked.Done(j.ID) })
 		if busy {
 			idle = 0
 		} else {

@@ -627,37 +627,29 @@ func formsAnswers(t *testing.T, body string) (pass pageForm, others []pageForm) 
 	return pass, others
 }
 
-// formsNews is the banner of what happened since the reader last looked
-// ("" for none).
-func formsNews(body string) string {
-	_, rest, ok := strings.Cut(body, `<section id="news"`)
+// formsBetween is what body holds between the first start and the end
+// after it ("" without start).
+func formsBetween(body, start, end string) string {
+	_, rest, ok := strings.Cut(body, start)
 	if !ok {
 		return ""
 	}
-	news, _, _ := strings.Cut(rest, "</section>")
-	return news
+	in, _, _ := strings.Cut(rest, end)
+	return in
 }
+
+// formsNews is the banner of what happened since the reader last looked
+// ("" for none).
+func formsNews(body string) string { return formsBetween(body, `<section id="news"`, "</section>") }
 
 // formsProblem is what the page says went wrong, at its top ("" for
 // nothing).
 func formsProblem(body string) string {
-	_, rest, ok := strings.Cut(body, `<p class="problem" role="alert">`)
-	if !ok {
-		return ""
-	}
-	p, _, _ := strings.Cut(rest, "</p>")
-	return p
+	return formsBetween(body, `<p class="problem" role="alert">`, "</p>")
 }
 
 // formsLog is the board's log of what happened.
-func formsLog(body string) string {
-	_, rest, ok := strings.Cut(body, `<section id="log"`)
-	if !ok {
-		return ""
-	}
-	log, _, _ := strings.Cut(rest, "</section>")
-	return log
-}
+func formsLog(body string) string { return formsBetween(body, `<section id="log"`, "</section>") }
 
 // formsHand is the card ids of seat's hand, sorted.
 func (s *site) formsHand(id int64, seat int) string {
