@@ -169,11 +169,10 @@ func TestNotificationsFromCommitOrder(t *testing.T) {
 	}
 }
 
-// TestNotificationsFromOtherDatabase: a transaction of another database
-// of the server, which writes no notification here, does not hold the
-// log back.
-func TestNotificationsFromOtherDatabase(t *testing.T) {
-	st := ownStore(t, models.Postgres)
+// otherDatabaseTx holds a transaction with an id running in another
+// database of the server (postgres) until the test ends.
+func otherDatabaseTx(t *testing.T) {
+	t.Helper()
 	ctx := context.Background()
 	u, err := url.Parse(os.Getenv(modelstest.EnvURL))
 	if err != nil {
@@ -184,18 +183,48 @@ func TestNotificationsFromOtherDatabase(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer other.Close()
+	t.Cleanup(func() { other.Close() })
 	tx, err := other.BeginTx(ctx, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer tx.Rollback()
+	t.Cleanup(func() { tx.Rollback() })
 	if _, err := tx.ExecContext(ctx, `SELECT pg_current_xact_id()`); err != nil {
 		t.Fatalf("a transaction in the database postgres: %v", err)
 	}
+}
+
+// TestNotificationsFromOtherDatabase: a transaction of another database
+// of the server, which writes no notification here, does not hold the
+// log back.
+func TestNotificationsFromOtherDatabase(t *testing.T) {
+	st := ownStore(t, models.Postgres)
+	otherDatabaseTx(t)
 	ana, bob := newUser(t, st, "ana"), newUser(t, st, "bob")
 	n := noteIn(t, st, newGame(t, st, ana, bob), ana.ID)
 	if ids, _, waiting := feedIDs(t, st, ana.ID, models.NoteCursor{}, 10); !slices.Equal(ids, []int64{n}) || waiting {
 		t.Fatalf("read %v (waiting %t), want [%d]", ids, waiting, n)
+	}
+}
+
+// TestAwaitRunningOtherDatabase: a transaction left running in another
+// database of the server does not keep AwaitRunning waiting (a stream
+// opening waited its whole limit); one running in this database does.
+func TestAwaitRunningOtherDatabase(t *testing.T) {
+	st := ownStore(t, models.Postgres)
+	ctx := context.Background()
+	otherDatabaseTx(t)
+	wait, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	if err := st.AwaitRunning(wait, time.Minute); err != nil {
+		t.Fatalf("with a transaction running in another database: %v", err)
+	}
+	here := modelstest.Begin(t, st)
+	if _, err := here.ExecContext(ctx, `SELECT pg_current_xact_id()`); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	if err := st.AwaitRunning(ctx, 300*time.Millisecond); err != nil || time.Since(start) < 300*time.Millisecond {
+		t.Fatalf("with one running here: returned %v after %v, want nil after its limit", err, time.Since(start))
 	}
 }

@@ -233,16 +233,11 @@ SELECT *, 0 AS xid, 1 AS settled FROM notifications WHERE user_id = ? AND id > ?
 // rows are read with). In this order the settled rows come first. The
 // oldest transaction running on the whole server (the snapshot's xmin)
 // usually settles them; only when it does not are the running ones of
-// other databases set aside, found in pg_stat_activity (one not found
-// there counts as this database's).
+// other databases set aside (qOldestHere).
 const qNotificationsFromPG = `
 WITH s AS MATERIALIZED (SELECT pg_current_snapshot() AS snap)
 SELECT n.id, n.user_id, n.game_id, n.kind, n.body, n.fill, n.created_at, n.xid::text::bigint AS xid,
-  (n.xid < (SELECT pg_snapshot_xmin(snap) FROM s) OR n.xid < COALESCE(
-    (SELECT min(x) FROM s, pg_snapshot_xip(s.snap) x
-     WHERE NOT EXISTS (SELECT 1 FROM pg_stat_activity a WHERE a.backend_xid = x::xid
-       AND a.datid <> (SELECT oid FROM pg_database WHERE datname = current_database()))),
-    (SELECT pg_snapshot_xmax(snap) FROM s))) AS settled
+  (n.xid < (SELECT pg_snapshot_xmin(snap) FROM s) OR n.xid < ` + qOldestHere + `) AS settled
 FROM notifications n
 WHERE n.user_id = ? AND (n.xid, n.id) > (?::bigint::text::xid8, ?::bigint)
 ORDER BY n.xid, n.id LIMIT ?`

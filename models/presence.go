@@ -23,11 +23,14 @@ ON CONFLICT (conn_id) DO UPDATE SET expires_at = excluded.expires_at`,
 		connID, processID, user, gameID, presenceTime(expires)).Error
 }
 
-// AwaitRunning waits, up to limit, until every transaction that was running
-// when it was called has ended (on Postgres; SQLite runs one writer at a
-// time). A live-stream connection calls it after writing its row and
-// before reading the stored backlog: a change that did not see the row, and
-// so announced nothing, has then committed or rolled back.
+// AwaitRunning waits, up to limit, until every transaction of this
+// database that was running when it was called has ended (on Postgres;
+// SQLite runs one writer at a time). A live-stream connection calls it
+// after writing its row and before reading the stored backlog: a change
+// that did not see the row, and so announced nothing, has then committed
+// or rolled back. Transactions of the server's other databases are set
+// aside (see qOldestHere): one left running there for minutes made every
+// stream here wait its whole limit.
 func (s *Store) AwaitRunning(ctx context.Context, limit time.Duration) error {
 	if s.dialect != Postgres {
 		return nil
@@ -42,11 +45,11 @@ func (s *Store) AwaitRunning(ctx context.Context, limit time.Duration) error {
 	}
 	deadline := time.Now().Add(limit)
 	for {
-		var xmin int64 // the oldest id still running
-		if err := db.Raw(`SELECT pg_snapshot_xmin(pg_current_snapshot())::text::bigint`).Row().Scan(&xmin); err != nil {
+		var ended bool
+		if err := db.Raw(qAwaited, mine, mine).Row().Scan(&ended); err != nil {
 			return err
 		}
-		if xmin > mine || time.Now().After(deadline) {
+		if ended || time.Now().After(deadline) {
 			return nil
 		}
 		select {
@@ -56,6 +59,25 @@ func (s *Store) AwaitRunning(ctx context.Context, limit time.Duration) error {
 		}
 	}
 }
+
+// qOldestHere is the oldest transaction id running in this database at
+// the snapshot s.snap (a CTE the statement defines), or the snapshot's
+// xmax when none runs: of the ids the snapshot lists as running, those
+// that pg_stat_activity shows as another database's are set aside (one it
+// does not show, a prepared transaction say, counts as this database's).
+const qOldestHere = `COALESCE(
+    (SELECT min(x) FROM s, pg_snapshot_xip(s.snap) x
+     WHERE NOT EXISTS (SELECT 1 FROM pg_stat_activity a WHERE a.backend_xid = x::xid
+       AND a.datid <> (SELECT oid FROM pg_database WHERE datname = current_database()))),
+    (SELECT pg_snapshot_xmax(snap) FROM s))`
+
+// qAwaited says whether every transaction of this database with an id
+// up to the one given (twice) has ended: the server's oldest running one is younger (no
+// catalogue read), or this database's is.
+const qAwaited = `
+WITH s AS MATERIALIZED (SELECT pg_current_snapshot() AS snap)
+SELECT (SELECT pg_snapshot_xmin(snap) FROM s)::text::bigint > ?
+  OR (SELECT ` + qOldestHere + `)::text::bigint > ?`
 
 // RefreshStreams moves the expiry of every connection of processID to
 // expires and returns how many rows it found.
