@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -418,4 +419,68 @@ func TestAttackStreamManyAtOnce(t *testing.T) {
 			return res.StatusCode == 200
 		})
 	})
+}
+
+// TestAttackStreamUnannounced: a game's stream whose presence row went
+// missing (another process deleted it as expired while this one could
+// not refresh it; likewise a change that began before the row was
+// written and outlasted the stream's wait) gets no announcement of the
+// game's changes. It must get their events all the same, at its next
+// heartbeat, in order and once each: it got them only with the game's
+// next announced change, or never when that change ended the game.
+func TestAttackStreamUnannounced(t *testing.T) {
+	t.Parallel()
+	url := modelstest.SchemaURL(t) // skips without TEST_DATABASE_URL
+	clk := &clock{t: time.Now().UTC(), flowing: time.Now()}
+	srv := startNotifyEnv(t, openSchema(t, url, clk), clk, notifyOptions{databaseURL: url, idle: true, heartbeat: 200 * time.Millisecond})
+	e := startNotifyEnv(t, openSchema(t, url, clk), clk, notifyOptions{databaseURL: url})
+	ana, bob := e.register("ana"), e.register("bob")
+	g := e.startGame(map[string]any{"mode": "fast"}, ana, bob)
+	path := fmt.Sprintf("/v1/games/%d/stream", g.ID)
+	ch, stop := srv.openStream(t, path, bob.Access, "")
+	defer stop()
+	waitFor(t, "bob's subscription", func() bool { return srv.hub.Subscribers(notifier.GameSeatTopic(g.ID, 1)) == 1 })
+	got, _ := collect(ch, 500*time.Millisecond)
+
+	db, err := e.store.SQLDB()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Twice: the stream reads the events again once the game moved.
+	for round := range 2 {
+		if _, err := db.Exec(`DELETE FROM stream_presence WHERE game_id = $1`, g.ID); err != nil {
+			t.Fatal(err)
+		}
+		if advance(t, e.env, g.ID, []*player{ana, bob}, uint64(7+round), 4) == 0 {
+			t.Fatal("no action played")
+		}
+		var log struct {
+			Events []struct {
+				Seq int64 `json:"seq"`
+			} `json:"events"`
+		}
+		e.must(200, req{Method: "GET", Path: fmt.Sprintf("/v1/games/%d/events?limit=500", g.ID), Token: bob.Access}).decode(t, &log)
+		var want []string
+		for _, ev := range log.Events {
+			want = append(want, strconv.FormatInt(ev.Seq, 10))
+		}
+		var ids []string
+		deadline := time.Now().Add(10 * time.Second)
+		for len(ids) < len(want) && time.Now().Before(deadline) {
+			more, closed := collect(ch, 300*time.Millisecond)
+			got = append(got, more...)
+			ids = ids[:0]
+			for _, ev := range got {
+				if ev.Type == "event" {
+					ids = append(ids, ev.ID)
+				}
+			}
+			if closed {
+				break
+			}
+		}
+		if !slices.Equal(ids, want) {
+			t.Fatalf("round %d: bob's stream sent events %v; his log holds %v", round, ids, want)
+		}
+	}
 }

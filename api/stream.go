@@ -74,7 +74,9 @@ func (s *Server) streamNotifications(c *gin.Context) {
 // is the stored events up to the version of that read, redacted for that
 // seat. Later ones come live. Seats change hands only in the lobby, which
 // records no events, so every stored event up to that version is the
-// seat's as it is then.
+// seat's as it is then. At every heartbeat the stream also reads the
+// stored events after the last it sent (GameStream.Catch): a change whose
+// announcement reached no process comes then.
 func (s *Server) streamGame(c *gin.Context) {
 	if s.notify == nil || s.notify.Hub == nil {
 		writeError(c, errNotifyOff)
@@ -97,7 +99,7 @@ func (s *Server) streamGame(c *gin.Context) {
 		return
 	}
 	defer gs.Close()
-	s.serveStream(c, gs.Sub, notifier.StreamOptions{Backlog: gs.Backlog, More: gs.More, After: after, Viewer: uid, Seat: gs.Seat})
+	s.serveStream(c, gs.Sub, notifier.StreamOptions{Backlog: gs.Backlog, More: gs.More, Catch: gs.Catch, After: after, Viewer: uid, Seat: gs.Seat})
 }
 
 func (s *Server) serveStream(c *gin.Context, sub *notifier.Subscription, opts notifier.StreamOptions) {

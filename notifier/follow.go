@@ -2,6 +2,7 @@ package notifier
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 
@@ -72,6 +73,47 @@ type GameStream struct {
 	// StreamOptions.More).
 	More func(context.Context) ([]Event, error)
 	ends []func()
+
+	store      *models.Store
+	game, user int64
+	// caught is the last Catch that found nothing: after seq last, up
+	// to version. Asked the same at the same version, Catch reads no
+	// events.
+	caught struct{ last, version int64 }
+}
+
+// Catch returns the stored events after seq last, up to the game's
+// version now, as the stream's seat sees them, a page at a time (none
+// once there are no more): for StreamOptions.Catch, which asks at every
+// heartbeat, so that a change announced to no process reaches the
+// stream all the same. It reads the game's row, and its events only when
+// the game or last moved since the last call that found none; call it
+// from one goroutine at a time. ErrSeatChanged when the reader no longer
+// holds Seat (or may no longer read a private game): the client connects
+// again.
+func (s *GameStream) Catch(ctx context.Context, last int64) ([]Event, error) {
+	ref, err := s.store.GameRef(ctx, s.game, s.user, "")
+	switch {
+	case errors.Is(err, models.ErrNotFound):
+		return nil, ErrSeatChanged
+	case err != nil:
+		return nil, err
+	case ref.Seat != s.Seat || ref.Seat < 0 && !ref.Public:
+		return nil, ErrSeatChanged
+	}
+	if s.caught.last == last && s.caught.version == ref.Version {
+		return nil, nil
+	}
+	evs, more, err := backlog(ctx, s.store, s.game, s.Seat, last, ref.Version)
+	for err == nil && len(evs) == 0 {
+		if evs, err = more(ctx); len(evs) == 0 {
+			break
+		}
+	}
+	if err == nil && len(evs) == 0 {
+		s.caught.last, s.caught.version = last, ref.Version
+	}
+	return evs, err
 }
 
 // Close ends the subscription, the presence row and the stream's count.
@@ -99,13 +141,16 @@ var ErrSeatChanging = refusal.New(refusal.Conflict, "seat_changing", "your seat 
 // gets models.ErrNotFound. The backlog is the stored events after after
 // (Resumed: a *ResumeError when after names no event of the game) up to
 // the version of that read, redacted for the seat; later ones were
-// committed after it and come live, with their change's holders.
+// committed after it and come live, with their change's holders, or, for
+// a change that announced them to no process, at the stream's next
+// heartbeat (Catch).
 func OpenGameStream(ctx context.Context, hub *Hub, presence *Presence, store *models.Store, game, user int64, seat int, after int64, who string) (*GameStream, error) {
 	release, err := hub.Admit(who)
 	if err != nil {
 		return nil, err
 	}
-	s := &GameStream{Sub: hub.Subscribe(GameSeatTopic(game, seat)), Seat: seat, ends: []func(){release}}
+	s := &GameStream{Sub: hub.Subscribe(GameSeatTopic(game, seat)), Seat: seat, ends: []func(){release},
+		store: store, game: game, user: user}
 	fail := func(err error) (*GameStream, error) {
 		s.Close()
 		return nil, err

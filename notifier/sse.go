@@ -302,7 +302,9 @@ type StreamOptions struct {
 	// Backlog is sent first: the stored events after the client's
 	// Last-Event-ID, read after Subscribe. Live events with an ID already
 	// in Backlog are skipped, so an event both stored and published
-	// meanwhile is sent once.
+	// meanwhile is sent once; where IDs are positions in the log, so is
+	// every live event at or before the last position written (one
+	// published again: the stream writes in the order of the log).
 	Backlog []Event
 	// More, if set, returns the rest of Backlog a page at a time; it is
 	// asked until it returns none, before the live events, whose
@@ -320,9 +322,10 @@ type StreamOptions struct {
 	// used.
 	Feed Feed
 	// After is the client's resume point when event IDs are positions in
-	// the stored log (decimal numbers): live events at or before it are
-	// skipped, since the client has them (an event published late, after
-	// the client read it from the log and reconnected). 0 skips none.
+	// the stored log (decimal numbers): live events at or before it (or
+	// the last position written since) are skipped, since the client has
+	// them (an event published late, after the client read it from the
+	// log and reconnected). 0 skips none.
 	After int64
 	// Heartbeat is the interval of ": ping" comments (default 25 s; < 0
 	// disables them).
@@ -342,6 +345,16 @@ type StreamOptions struct {
 	// the write.
 	Viewer int64
 	Seat   int
+	// Catch, if set, is asked at every heartbeat, with the last position
+	// in the log the stream wrote (or After), for the stored events after
+	// it, and again while it returns some: a change whose announcement
+	// reached no process (it began before the stream's presence row was
+	// written and was still running past the stream's wait, or the row
+	// was lost while its process could not refresh it) comes then. Live
+	// events at or before the last position written are skipped from
+	// then on. ErrSeatChanged from it ends the stream as a live event
+	// would; another error ends it too.
+	Catch func(ctx context.Context, last int64) ([]Event, error)
 	// Authorized, if set, is asked at every heartbeat whether the
 	// credential the stream was opened with is still good (a logout, a
 	// revoked token: no); when it says no, the stream ends with
@@ -389,14 +402,24 @@ func ServeSSE(ctx context.Context, w http.ResponseWriter, sub *Subscription, opt
 			return err
 		}
 	}
-	sent := make(map[string]struct{}, len(opts.Backlog))
+	// last is the furthest position in the log written (or the
+	// client's); sent, the other IDs written of the backlog.
+	last, sent := opts.After, make(map[string]struct{})
+	write := func(ev Event) error {
+		if err := sw.Event(ev); err != nil {
+			return writeErr(ctx, err)
+		}
+		if n, ok := logPosition(ev.ID); ok {
+			last = max(last, n)
+		} else if ev.ID != "" && opts.Feed == nil {
+			sent[ev.ID] = struct{}{}
+		}
+		return nil
+	}
 	for evs := opts.Backlog; ; {
 		for _, ev := range evs {
-			if err := sw.Event(ev); err != nil {
-				return writeErr(ctx, err)
-			}
-			if ev.ID != "" && opts.Feed == nil {
-				sent[ev.ID] = struct{}{}
+			if err := write(ev); err != nil {
+				return err
 			}
 		}
 		if opts.More == nil {
@@ -464,18 +487,18 @@ func ServeSSE(ctx context.Context, w http.ResponseWriter, sub *Subscription, opt
 				}
 				continue
 			}
+			if n, ok := logPosition(ev.ID); ok && n <= last {
+				continue // written already, or the client has it
+			}
 			if _, dup := sent[ev.ID]; dup && ev.ID != "" {
 				delete(sent, ev.ID)
-				continue
-			}
-			if n, err := strconv.ParseInt(ev.ID, 10, 64); err == nil && n <= opts.After {
 				continue
 			}
 			if !opts.follows(ev) {
 				return ErrSeatChanged
 			}
-			if err := sw.Event(ev); err != nil {
-				return writeErr(ctx, err)
+			if err := write(ev); err != nil {
+				return err
 			}
 		case <-retry:
 			if err := pull(); err != nil {
@@ -488,11 +511,46 @@ func ServeSSE(ctx context.Context, w http.ResponseWriter, sub *Subscription, opt
 			if err := sw.Comment("ping"); err != nil {
 				return writeErr(ctx, err)
 			}
+			if opts.Catch != nil {
+				if err := catchUp(ctx, opts.Catch, &last, write); err != nil {
+					return err
+				}
+			}
 			if opts.Feed != nil {
 				if err := pull(); err != nil {
 					return err
 				}
 			}
+		}
+	}
+}
+
+// logPosition reads an event ID that is a position in the stored log (a
+// decimal number).
+func logPosition(id string) (int64, bool) {
+	n, err := strconv.ParseInt(id, 10, 64)
+	return n, err == nil
+}
+
+// catchUp writes what catch returns after *last until it returns none,
+// or nothing that moves *last on.
+func catchUp(ctx context.Context, catch func(context.Context, int64) ([]Event, error), last *int64, write func(Event) error) error {
+	for {
+		from := *last
+		evs, err := catch(ctx, from)
+		if err != nil {
+			return err
+		}
+		for _, ev := range evs {
+			if n, ok := logPosition(ev.ID); ok && n <= *last {
+				continue
+			}
+			if err := write(ev); err != nil {
+				return err
+			}
+		}
+		if *last == from {
+			return nil
 		}
 	}
 }

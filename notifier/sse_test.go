@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"reflect"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -578,5 +579,59 @@ func TestServeSSEFeedAtHeartbeat(t *testing.T) {
 	evs, comments := readSSE(t, bufio.NewScanner(pr), 1)
 	if fmt.Sprint(evs) != fmt.Sprint([]sseEvent{{"1", "", "unannounced"}}) || len(comments) == 0 {
 		t.Fatalf("events %v after comments %v, want the unannounced one after a heartbeat", evs, comments)
+	}
+}
+
+// TestServeSSECatch: a game's stream asks Catch at every heartbeat for
+// the stored events after the last one it wrote, writes them in order,
+// and skips them when they come live later (or published again); an
+// ErrSeatChanged from Catch ends the stream.
+func TestServeSSECatch(t *testing.T) {
+	t.Parallel()
+	ev := func(n int64) Event {
+		return Event{ID: strconv.FormatInt(n, 10), Data: []byte(fmt.Sprint("e", n)), Seats: []int64{7, 9}}
+	}
+	h := NewHub(16)
+	sub := h.Subscribe(GameTopic("42"))
+	caught, once := make(chan struct{}), sync.Once{}
+	var asked []int64 // by the stream's goroutine only
+	catch := func(_ context.Context, last int64) ([]Event, error) {
+		asked = append(asked, last)
+		switch {
+		case last >= 4:
+			return nil, ErrSeatChanged
+		case last == 3:
+			once.Do(func() { close(caught) })
+			return nil, nil
+		}
+		return []Event{ev(last + 1)}, nil // a page of one
+	}
+	done := make(chan error, 1)
+	rec := httptest.NewRecorder()
+	go func() {
+		done <- ServeSSE(context.Background(), rec, sub,
+			StreamOptions{Backlog: []Event{ev(1)}, Heartbeat: 20 * time.Millisecond, Catch: catch, Viewer: 7, Seat: 0})
+	}()
+	select {
+	case <-caught:
+	case <-time.After(10 * time.Second):
+		t.Fatal("Catch was not asked up to the last stored event within 10 s")
+	}
+	for _, n := range []int64{2, 3, 4, 3} {
+		h.Publish(GameTopic("42"), ev(n))
+	}
+	var err error
+	select {
+	case err = <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the stream did not end within 10 s")
+	}
+	body := strings.ReplaceAll(rec.Body.String(), ": ping\n\n", "")
+	want := "id: 1\ndata: e1\n\nid: 2\ndata: e2\n\nid: 3\ndata: e3\n\nid: 4\ndata: e4\n\n"
+	if !errors.Is(err, ErrSeatChanged) || body != want {
+		t.Errorf("err %v, body %q; want ErrSeatChanged, %q", err, body, want)
+	}
+	if asked[0] != 1 || asked[1] != 2 || asked[2] != 3 {
+		t.Errorf("Catch was asked after %v, want 1, 2, 3 first", asked)
 	}
 }

@@ -64,7 +64,7 @@ func (p *Pages) live(c *gin.Context) {
 	}
 	c.Header("X-Accel-Buffering", "no")
 	// A visitor (uid 0) holds no seat for a change to move: nothing to follow.
-	opts := notifier.StreamOptions{Backlog: backlog, More: gs.More, After: after, Retry: 2 * time.Second, Viewer: uid, Seat: gs.Seat,
+	opts := notifier.StreamOptions{Backlog: backlog, More: gs.More, Catch: gs.Catch, After: after, Retry: 2 * time.Second, Viewer: uid, Seat: gs.Seat,
 		Heartbeat: p.cfg.Heartbeat}
 	if raw := p.sessionCookie(c); uid != 0 && raw != "" {
 		// A reader who signs out (here, or everywhere) stops getting their
