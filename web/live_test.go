@@ -32,73 +32,111 @@ func TestSpectatorBoardIsLive(t *testing.T) {
 	eachDB(t, func(t *testing.T, d models.Dialect) {
 		s := newSite(t, d, siteOptions{outbox: true, readers: 1})
 		ana, bob, id := pagesGame(t, s)
-
-		req, err := http.NewRequest(http.MethodGet, s.url+gamePath(id)+"/live", nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		req.Header.Set("Accept", "text/event-stream")
-		r, err := (&http.Client{Timeout: 30 * time.Second}).Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer r.Body.Close()
-		if r.StatusCode != http.StatusOK {
-			b, _ := io.ReadAll(r.Body)
-			t.Fatalf("the visitor's live stream: status %d: %s", r.StatusCode, b)
-		}
-		events := ssetest.Read(r.Body)
-		next := func(what string) int64 {
-			t.Helper()
-			select {
-			case ev, ok := <-events:
-				if !ok {
-					t.Fatalf("%s: the stream ended", what)
-				}
-				return idOf(t, ev)
-			case <-time.After(10 * time.Second):
-				t.Fatalf("%s: nothing within 10 s", what)
-			}
-			return 0
-		}
+		events := watchLive(t, s, id)
 		// A live stream takes no reader's turn: with one turn, the board
 		// still opens while the stream stays open.
 		s.client().get(gamePath(id)).mustSee(t, 200, "You are watching")
-		if n := next("the backlog"); n != 1 {
+		if n := nextLive(t, events, "the backlog"); n != 1 {
 			t.Fatalf("the backlog starts at event %d", n)
 		}
-		last := int64(1)
-		for drained := false; !drained; { // the rest of the backlog, which comes at once
-			select {
-			case ev, ok := <-events:
-				if !ok {
-					t.Fatal("the stream ended after the backlog")
-				}
-				last = idOf(t, ev)
-			case <-time.After(time.Second):
-				drained = true
-			}
-		}
-		// One move by whoever has one; its events come live.
-		moved := false
-		for _, c := range []*client{ana, bob} {
-			page := c.get(gamePath(id)).mustSee(t, 200)
-			forms := formsOf(t, page.Body)
-			if m, ok := pick(forms, turnOf(page.Body)); ok {
-				if r := c.sendMove(forms[m.Form], m); r.Status != http.StatusSeeOther {
-					t.Fatalf("%q: status %d", m.Label, r.Status)
-				}
-				moved = true
-				break
-			}
-		}
-		if !moved {
-			t.Fatal("nobody has a move")
-		}
-		if n := next("the move, live"); n <= last {
+		last := drainLive(t, events, 1)
+		oneMove(t, id, ana, bob)
+		if n := nextLive(t, events, "the move, live"); n <= last {
 			t.Fatalf("after event %d the stream sent %d", last, n)
 		}
 	})
+}
+
+// TestBoardLiveUnannounced: a board's live stream whose presence row was
+// lost (deleted as expired by another process while this one could not
+// refresh it) is told of no change; the next move's events still come, at
+// the stream's next heartbeat. They came only with a later move.
+func TestBoardLiveUnannounced(t *testing.T) {
+	t.Parallel()
+	s := newSite(t, models.Postgres, siteOptions{outbox: true, heartbeat: 200 * time.Millisecond})
+	ana, bob, id := pagesGame(t, s)
+	events := watchLive(t, s, id)
+	last := drainLive(t, events, nextLive(t, events, "the backlog"))
+	db, err := s.store.SQLDB()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec(`DELETE FROM stream_presence WHERE game_id = $1`, id); err != nil {
+		t.Fatal(err)
+	}
+	oneMove(t, id, ana, bob)
+	if n := nextLive(t, events, "the move, at a heartbeat"); n <= last {
+		t.Fatalf("after event %d the stream sent %d", last, n)
+	}
+}
+
+// watchLive opens game id's live stream as a visitor signed in nowhere.
+func watchLive(t *testing.T, s *site, id int64) <-chan ssetest.Event {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodGet, s.url+gamePath(id)+"/live", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Accept", "text/event-stream")
+	r, err := (&http.Client{Timeout: 30 * time.Second}).Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.Body.Close() })
+	if r.StatusCode != http.StatusOK {
+		b, _ := io.ReadAll(r.Body)
+		t.Fatalf("the visitor's live stream: status %d: %s", r.StatusCode, b)
+	}
+	return ssetest.Read(r.Body)
+}
+
+// nextLive is the number of the stream's next event, which must come
+// within 10 s.
+func nextLive(t *testing.T, events <-chan ssetest.Event, what string) int64 {
+	t.Helper()
+	select {
+	case ev, ok := <-events:
+		if !ok {
+			t.Fatalf("%s: the stream ended", what)
+		}
+		return idOf(t, ev)
+	case <-time.After(10 * time.Second):
+		t.Fatalf("%s: nothing within 10 s", what)
+	}
+	return 0
+}
+
+// drainLive reads the rest of the backlog, which comes at once, after
+// event last, and returns the number of its last event.
+func drainLive(t *testing.T, events <-chan ssetest.Event, last int64) int64 {
+	t.Helper()
+	for {
+		select {
+		case ev, ok := <-events:
+			if !ok {
+				t.Fatal("the stream ended after the backlog")
+			}
+			last = idOf(t, ev)
+		case <-time.After(time.Second):
+			return last
+		}
+	}
+}
+
+// oneMove makes one move in game id by whoever of ana and bob has one.
+func oneMove(t *testing.T, id int64, ana, bob *client) {
+	t.Helper()
+	for _, c := range []*client{ana, bob} {
+		page := c.get(gamePath(id)).mustSee(t, 200)
+		forms := formsOf(t, page.Body)
+		if m, ok := pick(forms, turnOf(page.Body)); ok {
+			if r := c.sendMove(forms[m.Form], m); r.Status != http.StatusSeeOther {
+				t.Fatalf("%q: status %d", m.Label, r.Status)
+			}
+			return
+		}
+	}
+	t.Fatal("nobody has a move")
 }
 
 // idOf is the number of a game stream's event (its id).
