@@ -353,7 +353,8 @@ type StreamOptions struct {
 	// was lost while its process could not refresh it) comes then. Live
 	// events at or before the last position written are skipped from
 	// then on. ErrSeatChanged from it ends the stream as a live event
-	// would; another error ends it too.
+	// would; another error ends it too. With heartbeats disabled it is
+	// never asked.
 	Catch func(ctx context.Context, last int64) ([]Event, error)
 	// Authorized, if set, is asked at every heartbeat whether the
 	// credential the stream was opened with is still good (a logout, a
