@@ -72,8 +72,8 @@ const qOldestHere = `COALESCE(
     (SELECT pg_snapshot_xmax(snap) FROM s))`
 
 // qAwaited says whether every transaction of this database with an id
-// up to the one given (twice) has ended: the server's oldest running one is younger (no
-// catalogue read), or this database's is.
+// up to the one given (twice) has ended: the server's oldest running one
+// is younger, or this database's is.
 const qAwaited = `
 WITH s AS MATERIALIZED (SELECT pg_current_snapshot() AS snap)
 SELECT (SELECT pg_snapshot_xmin(snap) FROM s)::text::bigint > ?
