@@ -353,8 +353,11 @@ type StreamOptions struct {
 	// was lost while its process could not refresh it) comes then. Live
 	// events at or before the last position written are skipped from
 	// then on. ErrSeatChanged from it ends the stream as a live event
-	// would; another error ends it too. With heartbeats disabled it is
-	// never asked.
+	// would; another error (the database does not answer) is let go
+	// until the next heartbeat, so that a moment's outage does not end
+	// every stream (a browser does not reconnect to a stream that then
+	// answers with an error). With heartbeats disabled it is never
+	// asked.
 	Catch func(ctx context.Context, last int64) ([]Event, error)
 	// Authorized, if set, is asked at every heartbeat whether the
 	// credential the stream was opened with is still good (a logout, a
@@ -534,13 +537,16 @@ func logPosition(id string) (int64, bool) {
 }
 
 // catchUp writes what catch returns after *last until it returns none,
-// or nothing that moves *last on.
+// or nothing that moves *last on. Of catch's errors it returns only
+// ErrSeatChanged (see StreamOptions.Catch).
 func catchUp(ctx context.Context, catch func(context.Context, int64) ([]Event, error), last *int64, write func(Event) error) error {
 	for {
 		from := *last
 		evs, err := catch(ctx, from)
-		if err != nil {
+		if errors.Is(err, ErrSeatChanged) {
 			return err
+		} else if err != nil {
+			return nil
 		}
 		for _, ev := range evs {
 			if n, ok := logPosition(ev.ID); ok && n <= *last {
