@@ -1,10 +1,17 @@
 package web_test
 
 import (
+	"context"
+	"fmt"
+	"net/http"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/chromedp/chromedp"
+	"github.com/datamonsters/turns/models"
+	"github.com/datamonsters/turns/notifier"
 )
 
 // TestBrowserTalk: ana writes on her board; bob's board, open in another
@@ -62,4 +69,50 @@ func TestBrowserTalk(t *testing.T) {
 		t.Fatal("ana's board was loaded again, not updated in place")
 	}
 	ana.look("talk")
+}
+
+// TestBrowserLiveAfterRefusal: a browser gives up on a live stream that a
+// reconnection finds refused (as a proxy answers while the server
+// restarts); the board opens a new one after a pause and follows the game
+// again. Here ana may hold one stream: her board's ends (an event that
+// shows her seat changed hands), her API client takes the stream before
+// the browser reconnects, which is refused; it then lets go, and bob
+// resigns. Her board, never loaded again, shows it.
+func TestBrowserLiveAfterRefusal(t *testing.T) {
+	root := browser(t)
+	s := newSite(t, browserDialect(), siteOptions{outbox: true, streams: 1})
+	ana := s.tabs(t, root, "ana")[0]
+	ana.registerInBrowser("ana")
+	s.client().register("bob", "bob password")
+	anaAPI, bobAPI := s.apiLogin("ana", "ana password"), s.apiLogin("bob", "bob password")
+	id := s.startGame(anaAPI, bobAPI)
+	g, _ := s.gameState(id)
+	seat := slices.IndexFunc(g.Seats, func(st models.Seat) bool { return st.Username == "ana" })
+	topic := notifier.GameSeatTopic(id, seat)
+	ana.open(gamePath(id))
+	ana.run(chromedp.Evaluate[chromedp.Void](`window.dmSameDocument = true`))
+	streams := func(n int) func() bool { return func() bool { return s.hub.Subscribers(topic) == n } }
+	eventually(t, "the board's stream", streams(1))
+
+	s.hub.Publish(topic, notifier.Event{ID: "1000000", Type: "event", Data: []byte("{}")}) // no seats: it ends the stream
+	eventually(t, "the board's stream to end", streams(0))
+	ctx, cancel := context.WithCancel(context.Background())
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, fmt.Sprintf("%s/v1/games/%d/stream", s.url, id), nil)
+	req.Header.Set("Authorization", "Bearer "+anaAPI.Access)
+	r, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.StatusCode != http.StatusOK {
+		t.Fatalf("ana's API stream: %d", r.StatusCode)
+	}
+	time.Sleep(4 * time.Second) // the browser reconnects after 2 s, and is refused
+	cancel()
+	r.Body.Close()
+
+	s.apiCall(http.MethodPost, fmt.Sprintf("/v1/games/%d/resign", id), bobAPI.Access, nil, nil)
+	ana.waitIn("#board", "bob resign")
+	if same, _ := chromedp.Run(ana.ctx, chromedp.Evaluate[bool](`window.dmSameDocument === true`)); !same {
+		t.Fatal("ana's board was loaded again, not updated in place")
+	}
 }

@@ -46,7 +46,8 @@ type site struct {
 	accounts *accounts.Service
 	play     *play.Service
 	pages    *web.Pages
-	handler  http.Handler // the house's router
+	handler  http.Handler  // the house's router
+	hub      *notifier.Hub // the live streams' (with outbox)
 	clock    *clock
 	mailDir  string
 	secret   []byte // signs the links of emails
@@ -150,6 +151,7 @@ func newSite(t testing.TB, d models.Dialect, o siteOptions) *site {
 		}
 		hub = notifier.NewHub(0)
 		hub.StreamsPerClient = o.streams
+		s.hub = hub
 		ob, err = notifier.NewOutbox(notifier.OutboxConfig{Store: st, Sender: sender, Email: ecfg, Hub: hub, Logger: log,
 			Now: clk.Now, UnsubscribeSecret: s.unsub, SignInSecret: s.secret, Timeouts: pl, Bots: pl,
 			PollInterval: 20 * time.Millisecond, DatabaseURL: dbURL, Push: o.push,

@@ -157,17 +157,31 @@
       if (talkAgain) { talkAgain = false; talk(); }
     });
   }
-  var live = board.getAttribute("data-live"), shown = document.getElementById("talk-messages");
-  if (shown) { live += "&last_message=" + shown.getAttribute("data-last"); } // and the messages since the page was drawn
-  var stream = new EventSource(live);
-  stream.addEventListener("event", refresh);
-  stream.addEventListener("message", talk);
-  stream.addEventListener("error", function () { lost = true; });
-  stream.addEventListener("open", function () { if (lost) { lost = false; refresh(); talk(); } });
+  // The stream follows the board as shown: its last event, and the
+  // messages since the page was drawn. A browser reconnects a stream that
+  // ends, but gives up on one that a reconnection finds refused (a proxy
+  // while the server restarts, a moment's outage): then a new one is
+  // opened after a pause that doubles from 5 s to a minute.
+  var stream, pause = 5000;
+  function follow() {
+    var now = document.querySelector("[data-live]"), shown = document.getElementById("talk-messages");
+    var live = now && now.getAttribute("data-live");
+    if (!live) { return; }
+    if (shown) { live += "&last_message=" + shown.getAttribute("data-last"); }
+    var s = stream = new EventSource(live);
+    s.addEventListener("event", refresh);
+    s.addEventListener("message", talk);
+    s.addEventListener("error", function () {
+      lost = true;
+      if (s.readyState === EventSource.CLOSED && s === stream) { setTimeout(follow, pause); pause = Math.min(2 * pause, 60000); }
+    });
+    s.addEventListener("open", function () { pause = 5000; if (lost) { lost = false; refresh(); talk(); } });
+  }
+  follow();
   // A page left for another may be kept, frozen, to come back to: its
   // stream would hold one of the few connections a browser opens to a
   // site. It closes when the page is left, and a page shown again from
   // that cache is read again, live.
-  window.addEventListener("pagehide", function () { stream.close(); });
+  window.addEventListener("pagehide", function () { if (stream) { stream.close(); } });
   window.addEventListener("pageshow", function (e) { if (e.persisted) { location.reload(); } });
 })();
