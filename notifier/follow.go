@@ -105,10 +105,8 @@ func (s *GameStream) Catch(ctx context.Context, last int64) ([]Event, error) {
 		return nil, nil
 	}
 	evs, more, err := backlog(ctx, s.store, s.game, s.Seat, last, ref.Version)
-	for err == nil && len(evs) == 0 {
-		if evs, err = more(ctx); len(evs) == 0 {
-			break
-		}
+	if err == nil && len(evs) == 0 {
+		evs, err = more(ctx) // the first page may hold none the seat sees
 	}
 	if err == nil && len(evs) == 0 {
 		s.caught.last, s.caught.version = last, ref.Version

@@ -300,15 +300,14 @@ var (
 // StreamOptions configure ServeSSE.
 type StreamOptions struct {
 	// Backlog is sent first: the stored events after the client's
-	// Last-Event-ID, read after Subscribe. Live events with an ID already
-	// in Backlog are skipped, so an event both stored and published
-	// meanwhile is sent once; where IDs are positions in the log, so is
-	// every live event at or before the last position written (one
-	// published again: the stream writes in the order of the log).
+	// Last-Event-ID, read after Subscribe. Their IDs are positions in the
+	// log (decimal numbers), and every live event at or before the last
+	// position written is skipped, so an event both stored and published
+	// meanwhile is sent once, and so is one published again (the stream
+	// writes in the order of the log).
 	Backlog []Event
 	// More, if set, returns the rest of Backlog a page at a time; it is
-	// asked until it returns none, before the live events, whose
-	// duplicates of its events are skipped like Backlog's.
+	// asked until it returns none, before the live events.
 	More func(context.Context) ([]Event, error)
 	// Feed, if set, is where the events after Backlog come from: an
 	// event published to the subscription only says that the log may
@@ -384,12 +383,12 @@ func (o *StreamOptions) follows(ev Event) bool {
 // ServeSSE streams sub to w until ctx ends (the client left: returns
 // ctx.Err(), also when a write failed because of it), the subscription ends (ErrStreamLagged or ErrStreamClosed; the
 // client then reconnects with Last-Event-ID), or a write fails. It does not
-// close sub. The resumable pattern for a handler is:
+// close sub. The resumable pattern for a game's stream is:
 //
-//	sub := hub.Subscribe(notifier.UserTopic(uid))
-//	defer sub.Close()
-//	backlog := store.EventsAfter(ctx, uid, notifier.LastEventID(r)) // after Subscribe
-//	err := notifier.ServeSSE(r.Context(), w, sub, notifier.StreamOptions{Backlog: backlog})
+//	gs, err := notifier.OpenGameStream(ctx, hub, presence, store, game, uid, seat, after, who) // after: ResumeAfter(r)
+//	defer gs.Close()
+//	err = notifier.ServeSSE(ctx, w, gs.Sub, notifier.StreamOptions{Backlog: gs.Backlog, More: gs.More,
+//		Catch: gs.Catch, After: after, Viewer: uid, Seat: gs.Seat})
 func ServeSSE(ctx context.Context, w http.ResponseWriter, sub *Subscription, opts StreamOptions) error {
 	if opts.Heartbeat == 0 {
 		opts.Heartbeat = 25 * time.Second
@@ -407,16 +406,14 @@ func ServeSSE(ctx context.Context, w http.ResponseWriter, sub *Subscription, opt
 		}
 	}
 	// last is the furthest position in the log written (or the
-	// client's); sent, the other IDs written of the backlog.
-	last, sent := opts.After, make(map[string]struct{})
+	// client's).
+	last := opts.After
 	write := func(ev Event) error {
 		if err := sw.Event(ev); err != nil {
 			return writeErr(ctx, err)
 		}
 		if n, ok := logPosition(ev.ID); ok {
 			last = max(last, n)
-		} else if ev.ID != "" && opts.Feed == nil {
-			sent[ev.ID] = struct{}{}
 		}
 		return nil
 	}
@@ -430,10 +427,9 @@ func ServeSSE(ctx context.Context, w http.ResponseWriter, sub *Subscription, opt
 			break
 		}
 		var err error
-		if evs, err = opts.More(ctx); err != nil || len(evs) == 0 {
-			if err != nil {
-				return err
-			}
+		if evs, err = opts.More(ctx); err != nil {
+			return err
+		} else if len(evs) == 0 {
 			break
 		}
 	}
@@ -493,10 +489,6 @@ func ServeSSE(ctx context.Context, w http.ResponseWriter, sub *Subscription, opt
 			}
 			if n, ok := logPosition(ev.ID); ok && n <= last {
 				continue // written already, or the client has it
-			}
-			if _, dup := sent[ev.ID]; dup && ev.ID != "" {
-				delete(sent, ev.ID)
-				continue
 			}
 			if !opts.follows(ev) {
 				return ErrSeatChanged
