@@ -4727,8 +4727,9 @@ type ClientInterface interface {
 	// log. A message of the table talk that the caller may read comes live as an event `message` without an
 	// `id` (messages are not in the event log; read the missed ones with `GET /v1/games/{id}/messages`),
 	// `data` the JSON of a `Message`. The stream follows the caller's seat: it ends, without sending it, at the first event after the
-	// caller's seat changed hands (the caller left it, or took one as a spectator); reconnecting with
-	// `Last-Event-ID` serves the events as the caller sees them then. 409 `seat_changing`: the caller's
+	// caller's seat changed hands (the caller left it, or took one as a spectator), or at the next heartbeat (25 s) if that
+	// comes first; reconnecting with `Last-Event-ID` serves the events as the caller sees them then. At every heartbeat
+	// the stream also sends any stored event after the last one it sent that did not come live; an event is never sent twice. 409 `seat_changing`: the caller's
 	// seat kept changing while the stream opened; connect again. 409 `too_many_streams`: the caller holds
 	// 32 live streams open on this server already; close one first.
 	//
@@ -6049,8 +6050,9 @@ func (c *Client) StartGame(ctx context.Context, id ID, params *StartGameParams, 
 // log. A message of the table talk that the caller may read comes live as an event `message` without an
 // `id` (messages are not in the event log; read the missed ones with `GET /v1/games/{id}/messages`),
 // `data` the JSON of a `Message`. The stream follows the caller's seat: it ends, without sending it, at the first event after the
-// caller's seat changed hands (the caller left it, or took one as a spectator); reconnecting with
-// `Last-Event-ID` serves the events as the caller sees them then. 409 `seat_changing`: the caller's
+// caller's seat changed hands (the caller left it, or took one as a spectator), or at the next heartbeat (25 s) if that
+// comes first; reconnecting with `Last-Event-ID` serves the events as the caller sees them then. At every heartbeat
+// the stream also sends any stored event after the last one it sent that did not come live; an event is never sent twice. 409 `seat_changing`: the caller's
 // seat kept changing while the stream opened; connect again. 409 `too_many_streams`: the caller holds
 // 32 live streams open on this server already; close one first.
 //
@@ -10619,8 +10621,9 @@ type ClientWithResponsesInterface interface {
 	// log. A message of the table talk that the caller may read comes live as an event `message` without an
 	// `id` (messages are not in the event log; read the missed ones with `GET /v1/games/{id}/messages`),
 	// `data` the JSON of a `Message`. The stream follows the caller's seat: it ends, without sending it, at the first event after the
-	// caller's seat changed hands (the caller left it, or took one as a spectator); reconnecting with
-	// `Last-Event-ID` serves the events as the caller sees them then. 409 `seat_changing`: the caller's
+	// caller's seat changed hands (the caller left it, or took one as a spectator), or at the next heartbeat (25 s) if that
+	// comes first; reconnecting with `Last-Event-ID` serves the events as the caller sees them then. At every heartbeat
+	// the stream also sends any stored event after the last one it sent that did not come live; an event is never sent twice. 409 `seat_changing`: the caller's
 	// seat kept changing while the stream opened; connect again. 409 `too_many_streams`: the caller holds
 	// 32 live streams open on this server already; close one first.
 	//
@@ -17057,8 +17060,9 @@ func (c *ClientWithResponses) StartGameWithResponse(ctx context.Context, id ID, 
 // log. A message of the table talk that the caller may read comes live as an event `message` without an
 // `id` (messages are not in the event log; read the missed ones with `GET /v1/games/{id}/messages`),
 // `data` the JSON of a `Message`. The stream follows the caller's seat: it ends, without sending it, at the first event after the
-// caller's seat changed hands (the caller left it, or took one as a spectator); reconnecting with
-// `Last-Event-ID` serves the events as the caller sees them then. 409 `seat_changing`: the caller's
+// caller's seat changed hands (the caller left it, or took one as a spectator), or at the next heartbeat (25 s) if that
+// comes first; reconnecting with `Last-Event-ID` serves the events as the caller sees them then. At every heartbeat
+// the stream also sends any stored event after the last one it sent that did not come live; an event is never sent twice. 409 `seat_changing`: the caller's
 // seat kept changing while the stream opened; connect again. 409 `too_many_streams`: the caller holds
 // 32 live streams open on this server already; close one first.
 //
