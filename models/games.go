@@ -385,16 +385,26 @@ type GameRef struct {
 // (the one the request's access token names, "" for none) is live, with
 // one small query; ErrNotFound if there is no such game or user (then
 // TokenGen is still the user's, or -1). userID 0 is a reader signed in
-// nowhere: the game's alone, with no seat and TokenGen -1.
+// nowhere: the game's alone, with no seat and TokenGen -1. On Postgres,
+// outside a transaction, the reads of signed-in users that come while
+// another is under way go together in one query (refBatch), each sent
+// after its read came.
 func (s *Store) GameRef(ctx context.Context, id, userID int64, session string) (GameRef, error) {
+	q, args := qGameRef, []any{session, session, id, userID}
+	if userID == 0 {
+		q, args = qGameRefVisitor, []any{id}
+	} else if s.refs != nil {
+		return s.refs.get(ctx, id, userID, session)
+	}
+	return s.gameRef(ctx, q, args, id, userID)
+}
+
+// gameRef is GameRef's read on its own: query q with args.
+func (s *Store) gameRef(ctx context.Context, q string, args []any, id, userID int64) (GameRef, error) {
 	r := GameRef{Seat: -1, TokenGen: -1}
 	var version *int64
 	var public *bool
 	var seat *int
-	q, args := qGameRef, []any{session, session, id, userID}
-	if userID == 0 {
-		q, args = qGameRefVisitor, []any{id}
-	}
 	rows, err := s.direct(ctx, s.db.Statement.ConnPool, q, args...)
 	if err != nil {
 		return r, err
@@ -671,12 +681,17 @@ func (s *Store) direct(ctx context.Context, pool gorm.ConnPool, q string, args .
 		}
 		q = pg
 	}
+	s.countDirect()
+	return pool.QueryContext(ctx, q, args...)
+}
+
+// countDirect counts a read sent past GORM (see CountStatementsForTest).
+func (s *Store) countDirect() {
 	if s.counted != nil {
 		if n := s.counted.Load(); n != nil {
 			n.Add(1)
 		}
 	}
-	return pool.QueryContext(ctx, q, args...)
 }
 
 // Mutate changes game id in one transaction with the game row locked. fn

@@ -63,6 +63,9 @@ type Store struct {
 	// GORM (see direct), for CountStatementsForTest: shared by the stores
 	// of its transactions; it holds nil when nothing counts.
 	counted *atomic.Pointer[atomic.Int64]
+	// refs sends signed-in users' GameRef reads in batches, on Postgres
+	// outside a transaction; nil otherwise.
+	refs *refBatch
 }
 
 // Options tune Open. The zero value is valid.
@@ -123,6 +126,9 @@ func Open(ctx context.Context, databaseURL, dataDir string, opt Options) (*Store
 		sqlDB.SetConnMaxIdleTime(5 * time.Minute)
 	}
 	st.db = db
+	if st.dialect == Postgres {
+		st.refs = &refBatch{pool: sqlDB, max: refBatchesAtOnce, sent: st.countDirect}
+	}
 	if err := st.Ping(ctx); err != nil {
 		sqlDB.Close()
 		return nil, err

@@ -98,3 +98,27 @@ func CountRoundTripsForTest(ctx context.Context) (context.Context, func() int64)
 	n := &atomic.Int64{}
 	return context.WithValue(ctx, tripsKey{}, n), n.Load
 }
+
+// GameRefOneForTest is GameRef read with a query of its own, never in a
+// batch, for tests that compare a batch's answers with it.
+func (s *Store) GameRefOneForTest(ctx context.Context, id, userID int64, session string) (GameRef, error) {
+	return s.gameRef(ctx, qGameRef, []any{session, session, id, userID}, id, userID)
+}
+
+// HoldRefBatchesForTest makes every batch of GameRef reads call hold with
+// its size before its query (an error from hold fails the batch instead
+// of the query), and returns how many reads are waiting for a
+// batch of their own. It reports false when the store sends none in
+// batches (SQLite). Call it before the reads.
+func (s *Store) HoldRefBatchesForTest(hold func(n int) error) (queued func() int, ok bool) {
+	b := s.refs
+	if b == nil {
+		return nil, false
+	}
+	b.hold = hold
+	return func() int {
+		b.mu.Lock()
+		defer b.mu.Unlock()
+		return len(b.queue)
+	}, true
+}

@@ -1,0 +1,202 @@
+package models
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+)
+
+// refBatch sends the GameRef reads of signed-in users that arrive while
+// others are under way as one query (qGameRefs), on Postgres: the reads
+// of games, the API's most frequent request, then cost Postgres and the
+// server one round trip a batch instead of one each.
+//
+// A read joins the queue and, when fewer than max batches are under way,
+// sends the queue at once itself; else the batch that ends next sends
+// what queued meanwhile. So every read is answered by a query sent after
+// it arrived (a reader sees every change committed before its request),
+// a read that finds nothing under way waits for nothing, and at most max
+// connections serve these reads at once.
+type refBatch struct {
+	pool    *sql.DB
+	max     int
+	mu      sync.Mutex
+	queue   []*refCall
+	running int
+	// sent counts a batch's query (CountStatementsForTest).
+	sent func()
+	// hold, when set, is called with each batch's size before its query
+	// is sent, and an error it returns is the batch's (HoldRefBatchesForTest).
+	hold func(n int) error
+}
+
+// refCall is one GameRef read in a batch: its question, and its answer
+// once done is closed.
+type refCall struct {
+	game, user int64
+	session    string
+	ref        GameRef
+	err        error
+	done       chan struct{}
+}
+
+// refBatchMax is the largest batch: the reads of one query.
+const refBatchMax = 64
+
+// refBatchTimeout bounds a batch's query, which serves several requests
+// and so runs under none's context.
+const refBatchTimeout = 30 * time.Second
+
+// get answers the read of game as user with session (see Store.GameRef).
+func (b *refBatch) get(ctx context.Context, game, user int64, session string) (GameRef, error) {
+	c := &refCall{game: game, user: user, session: session, done: make(chan struct{})}
+	b.mu.Lock()
+	b.queue = append(b.queue, c)
+	var batch []*refCall
+	if b.running < b.max {
+		b.running++
+		batch = b.take()
+	}
+	b.mu.Unlock()
+	if batch != nil {
+		b.run(batch)
+	}
+	select {
+	case <-c.done:
+		return c.ref, c.err
+	case <-ctx.Done():
+		return GameRef{Seat: -1, TokenGen: -1}, ctx.Err()
+	}
+}
+
+// take removes and returns the next batch from the queue; b.mu is held.
+func (b *refBatch) take() []*refCall {
+	n := min(len(b.queue), refBatchMax)
+	batch := b.queue[:n:n]
+	b.queue = b.queue[n:]
+	if len(b.queue) == 0 {
+		b.queue = nil
+	}
+	return batch
+}
+
+// run answers batch, then hands what queued meanwhile to a batch of its
+// own, or ends one of the running.
+func (b *refBatch) run(batch []*refCall) {
+	ctx, cancel := context.WithTimeout(context.Background(), refBatchTimeout)
+	err := b.query(ctx, batch)
+	cancel()
+	for _, c := range batch {
+		if err != nil {
+			c.ref, c.err = GameRef{Seat: -1, TokenGen: -1}, err
+		}
+		close(c.done)
+	}
+	b.mu.Lock()
+	if len(b.queue) > 0 {
+		next := b.take()
+		b.mu.Unlock()
+		go b.run(next)
+		return
+	}
+	b.running--
+	b.mu.Unlock()
+}
+
+// query reads the answers of batch with one qGameRefs. A panic on the
+// way is the batch's error: the batch's readers get it, and the reads
+// after them still have batches (a panic here would otherwise stop them
+// all, or the process when a batch runs on a goroutine of its own).
+func (b *refBatch) query(ctx context.Context, batch []*refCall) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("models: a batch of %d games' references: %v", len(batch), p)
+		}
+	}()
+	args := make([]any, 0, 3*len(batch))
+	for _, c := range batch {
+		args = append(args, c.game, c.user, c.session)
+		c.ref = GameRef{Seat: -1, TokenGen: -1}
+		c.err = fmt.Errorf("user %d: %w", c.user, ErrNotFound) // unless a row says otherwise
+	}
+	if b.hold != nil {
+		if err := b.hold(len(batch)); err != nil {
+			return err
+		}
+	}
+	b.sent()
+	rows, err := b.pool.QueryContext(ctx, qGameRefs[len(batch)], args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var i int
+		var r GameRef
+		var version *int64
+		var public *bool
+		var seat *int
+		if err := rows.Scan(&i, &version, &public, &r.DeadlineAt, &seat, &r.TokenGen, &r.SessionLive); err != nil {
+			return err
+		}
+		if i < 1 || i > len(batch) {
+			return fmt.Errorf("models: a game's reference for request %d of %d", i, len(batch))
+		}
+		c := batch[i-1]
+		r.Seat = -1
+		c.ref, c.err = r, nil
+		if version == nil {
+			c.err = fmt.Errorf("game %d: %w", c.game, ErrNotFound)
+			continue
+		}
+		c.ref.Version, c.ref.Public = *version, *public
+		if seat != nil {
+			c.ref.Seat = *seat
+		}
+	}
+	return rows.Err()
+}
+
+// qGameRefs[n] is qGameRef for n reads at once, on Postgres: its
+// arguments are each read's game, user and session in turn; a row for
+// each read whose user exists, with the read's ordinal (from 1) first.
+// The reads are a VALUES list rather than arrays: a list's length is in
+// the statement's text, so Postgres plans each length once per connection
+// (an array's length is not, and a plan made for no length in particular
+// costs more than the plan of each call, so it planned every call anew).
+// The session is looked up read by read (LATERAL, by the index on
+// family_id), as qGameRef does, so that no plan reads every live session.
+var qGameRefs = func() []string {
+	qs := make([]string, refBatchMax+1)
+	var b strings.Builder
+	for n := 1; n <= refBatchMax; n++ {
+		b.Reset()
+		b.WriteString(`
+SELECT q.i, g.version, g.public, g.deadline_at, s.seat_no, u.token_gen,
+  q.session = '' OR l.live IS NOT NULL
+FROM (VALUES `)
+		for i := range n {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			k := 3 * i
+			fmt.Fprintf(&b, "(%d, $%d::bigint, $%d::bigint, $%d::text)", i+1, k+1, k+2, k+3)
+		}
+		b.WriteString(`) AS q(i, game_id, user_id, session)
+JOIN users u ON u.id = q.user_id
+LEFT JOIN games g ON g.id = q.game_id
+LEFT JOIN seats s ON s.game_id = g.id AND s.user_id = u.id
+LEFT JOIN LATERAL (SELECT true AS live FROM refresh_tokens r
+  WHERE r.family_id = q.session AND r.user_id = u.id AND r.revoked_at IS NULL LIMIT 1) l ON true`)
+		qs[n] = b.String()
+	}
+	return qs
+}()
+
+// refBatchesAtOnce is how many batches may be under way at once: one,
+// which made the most reads a second on 2 cores (against 2 and 4: fewer,
+// larger batches, fewer round trips).
+const refBatchesAtOnce = 1
