@@ -313,7 +313,6 @@ func listed[T, R any](xs []T, out func(T) R) []R {
 	return res
 }
 
-// rfc3339 formats t in UTC.
 // writeJSON answers status with v encoded (jsonenc: encoding/json's
 // bytes), as every JSON answer but a refusal's is written.
 func writeJSON(c *gin.Context, status int, v any) {
@@ -328,8 +327,10 @@ func writeJSON(c *gin.Context, status int, v any) {
 // jsonType is the Content-Type of a JSON answer.
 const jsonType = "application/json; charset=utf-8"
 
+// rfc3339 formats t in UTC.
 func rfc3339(t time.Time) string { return t.UTC().Format(time.RFC3339) }
 
+// rfc3339p is rfc3339 of *t, nil for nil.
 func rfc3339p(t *time.Time) *string {
 	if t == nil {
 		return nil
