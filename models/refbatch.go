@@ -10,22 +10,34 @@ import (
 )
 
 // refBatch sends the GameRef reads of signed-in users that arrive while
-// others are under way as one query (qGameRefs), on Postgres: the reads
-// of games, the API's most frequent request, then cost Postgres and the
-// server one round trip a batch instead of one each.
+// others are under way as one query (qGameRefs), on Postgres, when reads
+// come fast: the reads of games, the API's most frequent request, then
+// cost Postgres and the server one round trip a batch instead of one
+// each.
 //
-// A read joins the queue and, when fewer than max batches are under way,
-// sends the queue at once itself; else the batch that ends next sends
-// what queued meanwhile. So every read is answered by a query sent after
-// it arrived (a reader sees every change committed before its request),
-// a read that finds nothing under way waits for nothing, and at most max
-// connections serve these reads at once.
+// While reads come at more than busy a second (counted over a window of
+// refWindow), a read that finds a batch under way joins the queue, which
+// the batch sends as a batch of its own when it ends; one that finds none
+// sends its query at once. Slower, every read sends its query at once:
+// then the reads cost little of Postgres's time, and waiting for another
+// read's round trip only made each later (at turn pace on 2 cores, with
+// Postgres busy with the changes, a read of a game took twice as long).
+// So every read is answered by a query sent after it arrived (a reader
+// sees every change committed before its request), and a read that
+// finds nothing under way waits for nothing.
 type refBatch struct {
-	pool    *sql.DB
-	max     int
-	mu      sync.Mutex
+	pool *sql.DB
+	busy float64 // reads a second above which reads wait for each other
+	mu   sync.Mutex
+	// queue waits for the batch under way; running counts the batches
+	// under way.
 	queue   []*refCall
 	running int
+	// batching says that reads came at more than busy a second in the
+	// last window, which began at window and has counted reads.
+	batching bool
+	window   time.Time
+	reads    int
 	// sent counts a batch's query (CountStatementsForTest).
 	sent func()
 	// hold, when set, is called with each batch's size before its query
@@ -54,9 +66,10 @@ const refBatchTimeout = 30 * time.Second
 func (b *refBatch) get(ctx context.Context, game, user int64, session string) (GameRef, error) {
 	c := &refCall{game: game, user: user, session: session, done: make(chan struct{})}
 	b.mu.Lock()
+	b.count(time.Now())
 	b.queue = append(b.queue, c)
 	var batch []*refCall
-	if b.running < b.max {
+	if b.running == 0 || !b.batching {
 		b.running++
 		batch = b.take()
 	}
@@ -69,6 +82,16 @@ func (b *refBatch) get(ctx context.Context, game, user int64, session string) (G
 		return c.ref, c.err
 	case <-ctx.Done():
 		return GameRef{Seat: -1, TokenGen: -1}, ctx.Err()
+	}
+}
+
+// count counts a read at now, and when the window is over says from its
+// count whether reads wait for each other in the next; b.mu is held.
+func (b *refBatch) count(now time.Time) {
+	b.reads++
+	if d := now.Sub(b.window); d >= refWindow {
+		b.batching = float64(b.reads) >= b.busy*d.Seconds()
+		b.window, b.reads = now, 0
 	}
 }
 
@@ -196,7 +219,13 @@ LEFT JOIN LATERAL (SELECT true AS live FROM refresh_tokens r
 	return qs
 }()
 
-// refBatchesAtOnce is how many batches may be under way at once: one,
-// which made the most reads a second on 2 cores (against 2 and 4: fewer,
-// larger batches, fewer round trips).
-const refBatchesAtOnce = 1
+// refBusy is the pace of reads above which they go in batches, and
+// refWindow the time over which it is counted. On 2 cores, reads of games
+// alone (the bench's GET phase, about 5,000 a second one by one) made 1.45
+// times as many reads a second in batches; at turn pace (about 350 reads a
+// second while Postgres was busy with changes) a read waited most of a
+// busy round trip for another's, and the turns went 10% slower.
+const (
+	refBusy   = 2000
+	refWindow = 100 * time.Millisecond
+)

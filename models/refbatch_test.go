@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -72,7 +73,7 @@ func TestGameRefBatchAnswers(t *testing.T) {
 			<-release
 		}
 		return nil
-	})
+	}, 0)
 	if !ok {
 		t.Fatal("a Postgres store sends no GameRef reads in batches")
 	}
@@ -134,6 +135,7 @@ func refAnswer(r models.GameRef, err error) string {
 func TestGameRefBatchSeesCommitted(t *testing.T) {
 	st, ana, g := oneSeatGame(t)
 	ctx := context.Background()
+	st.HoldRefBatchesForTest(nil, 0) // in batches at any pace
 	stop := make(chan struct{})
 	var busy sync.WaitGroup
 	for range 8 {
@@ -184,7 +186,7 @@ func TestGameRefBatchGivenUp(t *testing.T) {
 			<-release
 		}
 		return nil
-	})
+	}, 0)
 	first := make(chan error, 1)
 	go func() { _, err := st.GameRef(ctx, g.ID, ana.ID, ""); first <- err }()
 	for !held.Load() {
@@ -238,7 +240,7 @@ func TestGameRefBatchFails(t *testing.T) {
 			return broken
 		}
 		return nil
-	})
+	}, 0)
 	first := make(chan error, 1)
 	go func() { _, err := st.GameRef(ctx, g.ID, ana.ID, ""); first <- err }()
 	for batches.Load() == 0 {
@@ -263,5 +265,35 @@ func TestGameRefBatchFails(t *testing.T) {
 	}
 	if n := batches.Load(); n != 3 {
 		t.Errorf("%d batches, want 3", n)
+	}
+}
+
+// TestGameRefBatchSlowPace: while reads come slowly, a read that finds
+// a batch under way does not wait for it: it sends its own query.
+func TestGameRefBatchSlowPace(t *testing.T) {
+	st, ana, g := oneSeatGame(t)
+	ctx := context.Background()
+	release := make(chan struct{})
+	var held atomic.Bool
+	st.HoldRefBatchesForTest(func(int) error {
+		if held.CompareAndSwap(false, true) {
+			<-release
+		}
+		return nil
+	}, math.Inf(1))
+	defer close(release)
+	go st.GameRef(ctx, g.ID, ana.ID, "")
+	for !held.Load() {
+		time.Sleep(time.Millisecond)
+	}
+	answered := make(chan error, 1)
+	go func() { _, err := st.GameRef(ctx, g.ID, ana.ID, ""); answered <- err }()
+	select {
+	case err := <-answered:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("a read at a slow pace waits for the batch under way")
 	}
 }

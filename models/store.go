@@ -127,7 +127,7 @@ func Open(ctx context.Context, databaseURL, dataDir string, opt Options) (*Store
 	}
 	st.db = db
 	if st.dialect == Postgres {
-		st.refs = &refBatch{pool: sqlDB, max: refBatchesAtOnce, sent: st.countDirect}
+		st.refs = &refBatch{pool: sqlDB, busy: refBusy, sent: st.countDirect}
 	}
 	if err := st.Ping(ctx); err != nil {
 		sqlDB.Close()

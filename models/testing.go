@@ -107,15 +107,16 @@ func (s *Store) GameRefOneForTest(ctx context.Context, id, userID int64, session
 
 // HoldRefBatchesForTest makes every batch of GameRef reads call hold with
 // its size before its query (an error from hold fails the batch instead
-// of the query), and returns how many reads are waiting for a
-// batch of their own. It reports false when the store sends none in
-// batches (SQLite). Call it before the reads.
-func (s *Store) HoldRefBatchesForTest(hold func(n int) error) (queued func() int, ok bool) {
+// of the query), and reads wait for each other at any pace (busy is
+// their pace a second above which they do; 0 for any); it returns how
+// many reads wait for a batch. It reports false when the store sends none
+// in batches (SQLite). Call it before the reads.
+func (s *Store) HoldRefBatchesForTest(hold func(n int) error, busy float64) (queued func() int, ok bool) {
 	b := s.refs
 	if b == nil {
 		return nil, false
 	}
-	b.hold = hold
+	b.hold, b.busy, b.batching = hold, busy, busy == 0
 	return func() int {
 		b.mu.Lock()
 		defer b.mu.Unlock()
