@@ -386,9 +386,9 @@ type GameRef struct {
 // one small query; ErrNotFound if there is no such game or user (then
 // TokenGen is still the user's, or -1). userID 0 is a reader signed in
 // nowhere: the game's alone, with no seat and TokenGen -1. On Postgres,
-// outside a transaction, the reads of signed-in users that come while
-// another is under way go together in one query (refBatch), each sent
-// after its read came.
+// outside a transaction, the reads of signed-in users that come fast
+// while another is under way go together in one query (refBatch), each
+// sent after its read came.
 func (s *Store) GameRef(ctx context.Context, id, userID int64, session string) (GameRef, error) {
 	q, args := qGameRef, []any{session, session, id, userID}
 	if userID == 0 {
