@@ -128,25 +128,33 @@ func refAnswer(r models.GameRef, err error) string {
 	return fmt.Sprintf("version %d public %v seat %d deadline %s gen %d live %v", r.Version, r.Public, r.Seat, deadline, r.TokenGen, r.SessionLive)
 }
 
-// TestGameRefBatchSeesCommitted: a read that starts after a change
-// committed sees it, while other reads of the same game by the same user
-// keep batches under way all the time (a read must not join a batch, nor
-// take an answer, whose query was sent before it came).
+// TestGameRefBatchSeesCommitted: a read that starts after a change or a
+// logout committed sees it, while other reads of the same game by the
+// same user with the same sessions keep batches under way all the time
+// (a read must not join a batch, nor take an answer, whose query was
+// sent before it came).
 func TestGameRefBatchSeesCommitted(t *testing.T) {
 	st, ana, g := oneSeatGame(t)
 	ctx := context.Background()
 	st.HoldRefBatchesForTest(nil, 0) // in batches at any pace
+	const changes = 40
+	session := func(v int64) string { return fmt.Sprintf("session-%d", v) }
+	for v := g.Version + 1; v <= g.Version+changes; v++ {
+		if err := st.CreateRefreshToken(ctx, ana.ID, session(v), []byte(session(v)), time.Now().Add(time.Hour)); err != nil {
+			t.Fatal(err)
+		}
+	}
 	stop := make(chan struct{})
 	var busy sync.WaitGroup
-	for range 8 {
+	for k := range int64(8) {
 		busy.Go(func() {
-			for {
+			for n := k; ; n++ {
 				select {
 				case <-stop:
 					return
 				default:
 				}
-				if _, err := st.GameRef(ctx, g.ID, ana.ID, ""); err != nil {
+				if _, err := st.GameRef(ctx, g.ID, ana.ID, session(g.Version+1+n%changes)); err != nil {
 					t.Error(err)
 					return
 				}
@@ -154,18 +162,22 @@ func TestGameRefBatchSeesCommitted(t *testing.T) {
 		})
 	}
 	defer func() { close(stop); busy.Wait() }()
-	for v := g.Version + 1; v <= g.Version+40; v++ {
+	for v := g.Version + 1; v <= g.Version+changes; v++ {
 		if _, err := st.Mutate(ctx, g.ID, func(g *models.Game) (*models.Change, error) {
 			g.Version = v
 			return nil, nil
 		}); err != nil {
 			t.Fatal(err)
 		}
+		if _, err := st.RevokeRefreshFamily(ctx, []byte(session(v))); err != nil {
+			t.Fatal(err)
+		}
 		var wg sync.WaitGroup
 		for range 4 {
 			wg.Go(func() {
-				if r, err := st.GameRef(ctx, g.ID, ana.ID, ""); err != nil || r.Version != v {
-					t.Errorf("read after version %d committed: version %d, %v", v, r.Version, err)
+				if r, err := st.GameRef(ctx, g.ID, ana.ID, session(v)); err != nil || r.Version != v || r.SessionLive {
+					t.Errorf("read after version %d and the logout of its session committed: version %d, live %v, %v",
+						v, r.Version, r.SessionLive, err)
 				}
 			})
 		}
