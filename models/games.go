@@ -401,32 +401,43 @@ func (s *Store) GameRef(ctx context.Context, id, userID int64, session string) (
 
 // gameRef is GameRef's read on its own: query q with args.
 func (s *Store) gameRef(ctx context.Context, q string, args []any, id, userID int64) (GameRef, error) {
-	r := GameRef{Seat: -1, TokenGen: -1}
-	var version *int64
-	var public *bool
-	var seat *int
 	rows, err := s.direct(ctx, s.db.Statement.ConnPool, q, args...)
 	if err != nil {
-		return r, err
+		return GameRef{Seat: -1, TokenGen: -1}, err
 	}
 	defer rows.Close()
 	if !rows.Next() {
 		if err := rows.Err(); err != nil {
-			return r, err
+			return GameRef{Seat: -1, TokenGen: -1}, err
 		}
-		return r, fmt.Errorf("user %d: %w", userID, ErrNotFound)
+		return GameRef{Seat: -1, TokenGen: -1}, fmt.Errorf("user %d: %w", userID, ErrNotFound)
 	}
-	if err := rows.Scan(&version, &public, &r.DeadlineAt, &seat, &r.TokenGen, &r.SessionLive); err != nil {
-		return r, err
+	r, game, err := scanGameRef(rows)
+	if err == nil && !game {
+		err = fmt.Errorf("game %d: %w", id, ErrNotFound)
+	}
+	return r, err
+}
+
+// scanGameRef scans a row of qGameRef's columns, after the columns lead,
+// into a GameRef; game says that the row names a game (its columns are
+// NULL when there is none).
+func scanGameRef(rows *sql.Rows, lead ...any) (r GameRef, game bool, err error) {
+	r = GameRef{Seat: -1, TokenGen: -1}
+	var version *int64
+	var public *bool
+	var seat *int
+	if err := rows.Scan(append(lead, &version, &public, &r.DeadlineAt, &seat, &r.TokenGen, &r.SessionLive)...); err != nil {
+		return r, false, err
 	}
 	if version == nil {
-		return r, fmt.Errorf("game %d: %w", id, ErrNotFound)
+		return r, false, nil
 	}
 	r.Version, r.Public = *version, *public
 	if seat != nil {
 		r.Seat = *seat
 	}
-	return r, nil
+	return r, true, nil
 }
 
 // GameNoState is Game without reading the snapshot: Snapshot reads it

@@ -158,26 +158,17 @@ func (b *refBatch) query(ctx context.Context, batch []*refCall) (err error) {
 	defer rows.Close()
 	for rows.Next() {
 		var i int
-		var r GameRef
-		var version *int64
-		var public *bool
-		var seat *int
-		if err := rows.Scan(&i, &version, &public, &r.DeadlineAt, &seat, &r.TokenGen, &r.SessionLive); err != nil {
+		r, game, err := scanGameRef(rows, &i)
+		if err != nil {
 			return err
 		}
 		if i < 1 || i > len(batch) {
 			return fmt.Errorf("models: a game's reference for request %d of %d", i, len(batch))
 		}
 		c := batch[i-1]
-		r.Seat = -1
 		c.ref, c.err = r, nil
-		if version == nil {
+		if !game {
 			c.err = fmt.Errorf("game %d: %w", c.game, ErrNotFound)
-			continue
-		}
-		c.ref.Version, c.ref.Public = *version, *public
-		if seat != nil {
-			c.ref.Seat = *seat
 		}
 	}
 	return rows.Err()
