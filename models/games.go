@@ -698,8 +698,8 @@ func (s *Store) direct(ctx context.Context, pool gorm.ConnPool, q string, args .
 
 // countDirect counts a read sent past GORM (see CountStatementsForTest).
 func (s *Store) countDirect() {
-	if s.counted != nil {
-		if n := s.counted.Load(); n != nil {
+	if s.tests != nil {
+		if n := s.tests.counted.Load(); n != nil {
 			n.Add(1)
 		}
 	}
@@ -909,7 +909,7 @@ func (s *Store) mutateOnce(ctx context.Context, id int64, cached *int64, key Key
 
 // on is the store on transaction tx, which it does not end.
 func (s *Store) on(tx *gorm.DB) *Store {
-	return &Store{db: tx, dialect: s.dialect, now: s.now, counted: s.counted}
+	return &Store{db: tx, dialect: s.dialect, now: s.now, tests: s.tests}
 }
 
 // stmt is one SQL statement with "?" placeholders.
@@ -1323,7 +1323,7 @@ func (s *Store) PurgeIdempotency(ctx context.Context) (int64, error) {
 // committed if fn returns nil.
 func (s *Store) InTx(ctx context.Context, fn func(tx *Store) error) error {
 	return s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		return fn(&Store{db: tx, dialect: s.dialect, now: s.now, outbox: s.outbox, counted: s.counted})
+		return fn(&Store{db: tx, dialect: s.dialect, now: s.now, outbox: s.outbox, tests: s.tests})
 	})
 }
 

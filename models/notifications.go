@@ -60,7 +60,7 @@ func (s *Store) outboxTx(tx *gorm.DB) (OutboxTx, error) {
 	if !ok {
 		return OutboxTx{}, fmt.Errorf("outbox: transaction is a %T, not a *sql.Tx", tx.Statement.ConnPool)
 	}
-	return OutboxTx{Tx: sqlTx, Store: &Store{db: tx, dialect: s.dialect, now: s.now, counted: s.counted}}, nil
+	return OutboxTx{Tx: sqlTx, Store: &Store{db: tx, dialect: s.dialect, now: s.now, tests: s.tests}}, nil
 }
 
 // notifyOutbox calls the outbox, if any, inside tx.
@@ -193,6 +193,9 @@ func (s *Store) NotificationsFrom(ctx context.Context, userID int64, c NoteCurso
 	}
 	if err != nil {
 		return nil, c, false, err
+	}
+	if s.heldForTest(len(rows)) {
+		rows[len(rows)-1].Settled = false
 	}
 	next = c
 	for _, r := range rows {

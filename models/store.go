@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -59,10 +58,9 @@ type Store struct {
 	dialect Dialect
 	now     func() time.Time
 	outbox  Outbox // told about game changes in their transaction; see SetOutbox
-	// counted counts the reads sent straight to the connection, past
-	// GORM (see direct), for CountStatementsForTest: shared by the stores
-	// of its transactions; it holds nil when nothing counts.
-	counted *atomic.Pointer[atomic.Int64]
+	// tests holds what tests set (testing.go), shared by the stores of
+	// its transactions.
+	tests *storeTests
 	// refs sends signed-in users' GameRef reads in batches, on Postgres
 	// outside a transaction; nil otherwise.
 	refs *refBatch
@@ -81,7 +79,7 @@ type Options struct {
 // is created if needed. It does not migrate; call Migrate.
 func Open(ctx context.Context, databaseURL, dataDir string, opt Options) (*Store, error) {
 	cfg := &gorm.Config{Logger: logger.Discard, SkipDefaultTransaction: true, PrepareStmt: false}
-	st := &Store{now: opt.Now, counted: &atomic.Pointer[atomic.Int64]{}}
+	st := &Store{now: opt.Now, tests: &storeTests{}}
 	if st.now == nil {
 		st.now = time.Now
 	}

@@ -10,6 +10,40 @@ import (
 	"gorm.io/gorm"
 )
 
+// storeTests is what tests set on a store.
+type storeTests struct {
+	// counted counts the reads sent straight to the connection, past
+	// GORM (see direct), for CountStatementsForTest; nil when nothing
+	// counts.
+	counted atomic.Pointer[atomic.Int64]
+	// holdNotes says which reads of a notification log report their last
+	// row held back, and notesRead counts those reads (HoldNotesForTest).
+	holdNotes atomic.Pointer[func(n int32) bool]
+	notesRead atomic.Int32
+}
+
+// HoldNotesForTest makes the reads of a notification log
+// (NotificationsFrom) that find more than one row, numbered n from 1 on,
+// report the last row held back by a running transaction where hold(n),
+// as a read on Postgres does when a transaction of another database ends
+// between the statement's snapshot and its look at pg_stat_activity (see
+// qOldestHere). It returns how many such reads were made.
+func (s *Store) HoldNotesForTest(hold func(n int32) bool) (reads func() int32) {
+	s.tests.notesRead.Store(0)
+	s.tests.holdNotes.Store(&hold)
+	return s.tests.notesRead.Load
+}
+
+// heldForTest reports whether a read of a notification log that found
+// rows should report its last one held back (HoldNotesForTest).
+func (s *Store) heldForTest(rows int) bool {
+	if rows < 2 || s.tests == nil {
+		return false
+	}
+	hold := s.tests.holdNotes.Load()
+	return hold != nil && (*hold)(s.tests.notesRead.Add(1))
+}
+
 // ExecForTest runs one statement. It exists for tests that fill the
 // database in bulk; the service never calls it.
 func (s *Store) ExecForTest(ctx context.Context, query string, args ...any) error {
@@ -73,7 +107,7 @@ func ReadOnlyForTest(query string) bool { return readOnly(query) }
 // routes cost; the last call's counter counts the direct reads.
 func (s *Store) CountStatementsForTest() func() int64 {
 	var n atomic.Int64
-	s.counted.Store(&n)
+	s.tests.counted.Store(&n)
 	name := fmt.Sprintf("count_statements_%d", statementCounters.Add(1))
 	count := func(*gorm.DB) { n.Add(1) }
 	cb := s.db.Callback()

@@ -82,10 +82,7 @@ func (o *Outbox) workDigest(ctx context.Context, job *river.Job[DigestArgs]) err
 			return err
 		}
 	}
-	if err := o.settle(ctx, a.UserID, time.Now().Add(digestSettle)); err != nil {
-		return err
-	}
-	return o.sendDigest(ctx, a.UserID, o.now(), a.Urgent, true)
+	return o.settleAndSend(ctx, a.UserID, o.now(), a.Urgent, true, time.Now().Add(digestSettle))
 }
 
 // scheduleDigest writes, in tx, the job of user's next digest, for a
@@ -132,13 +129,10 @@ func (o *Outbox) RunDigest(ctx context.Context, at time.Time) error {
 	}
 	settleBy := time.Now().Add(digestSettle) // one wait for the whole sweep
 	for _, uid := range ids {
-		if err := o.settle(ctx, uid, settleBy); err != nil {
-			return err
-		}
 		if end, ok := quiet[uid].Within(at); ok {
 			err = o.store.Begin(ctx, func(tx models.OutboxTx) error { return o.insertDigest(ctx, tx.Tx, uid, end, false) })
 		} else {
-			err = o.sendDigest(ctx, uid, at, false, false)
+			err = o.settleAndSend(ctx, uid, at, false, false, settleBy)
 		}
 		if err != nil {
 			return err
@@ -146,6 +140,28 @@ func (o *Outbox) RunDigest(ctx context.Context, at time.Time) error {
 	}
 	return nil
 }
+
+// settleAndSend sends user uid's digest (sendDigest) once the changes
+// that write to their log have committed (settle), waiting until by at
+// the latest. A digest whose own read finds rows held back although the
+// wait saw none waits and reads again: on Postgres a read may count as
+// running a transaction of another database that ended as it read (see
+// models.Store.NotificationsFrom), and what it holds back would wait for
+// the next period's digest.
+func (o *Outbox) settleAndSend(ctx context.Context, uid int64, at time.Time, urgent, job bool, by time.Time) error {
+	for {
+		if err := o.settle(ctx, uid, by); err != nil {
+			return err
+		}
+		if err := o.sendDigest(ctx, uid, at, urgent, job, by); !errors.Is(err, errHeld) {
+			return err
+		}
+	}
+}
+
+// errHeld is sendDigest's answer when its read found rows held back
+// before its wait's end: nothing was written; settle and send again.
+var errHeld = errors.New("notifier: a digest's notifications are held back")
 
 // digestSettle is the longest a digest waits, before its transaction,
 // for the changes that write to its recipient's log to commit (settle).
@@ -187,8 +203,9 @@ func (o *Outbox) settle(ctx context.Context, uid int64, by time.Time) error {
 // digest's row records when it went out and up to where in their
 // notification log it told, in the same transaction. A job
 // (job) that finds it not due, one having gone out meanwhile, passes on
-// to the next period's job what it was written for.
-func (o *Outbox) sendDigest(ctx context.Context, uid int64, at time.Time, urgent, job bool) error {
+// to the next period's job what it was written for. A read that finds
+// rows held back before by returns errHeld and writes nothing.
+func (o *Outbox) sendDigest(ctx context.Context, uid int64, at time.Time, urgent, job bool, by time.Time) error {
 	base := strings.TrimRight(o.cfg.Email.BaseURL, "/")
 	return o.store.Begin(ctx, func(tx models.OutboxTx) error {
 		pref, err := tx.Store.Digest(ctx, uid)
@@ -230,6 +247,9 @@ func (o *Outbox) sendDigest(ctx context.Context, uid int64, at time.Time, urgent
 		ns, next, held, err := tx.Store.NotificationsFrom(ctx, uid, told, digestMost)
 		if err != nil {
 			return err
+		}
+		if held && time.Now().Before(by) {
+			return errHeld
 		}
 		held = held || len(ns) == digestMost // more to tell next time
 		waiting, err := tx.Store.ListGames(ctx, models.GameFilter{UserID: uid, Awaiting: true, Status: models.StatusActive, Limit: 100})

@@ -48,8 +48,14 @@ type outboxEnv struct {
 
 func newOutboxEnv(t *testing.T, d models.Dialect) *outboxEnv {
 	t.Helper()
+	return newOutboxEnvOn(t, func(opt models.Options) *models.Store { return modelstest.Open(t, d, opt) })
+}
+
+// newOutboxEnvOn is newOutboxEnv on the store open opens.
+func newOutboxEnvOn(t *testing.T, open func(models.Options) *models.Store) *outboxEnv {
+	t.Helper()
 	clock := &testClock{t: time.Now().UTC().Truncate(time.Second)}
-	st := modelstest.Open(t, d, models.Options{Now: clock.Now})
+	st := open(models.Options{Now: clock.Now})
 	if err := MigrateRiver(context.Background(), st); err != nil {
 		t.Fatal(err)
 	}
