@@ -388,13 +388,15 @@ type GameRef struct {
 // nowhere: the game's alone, with no seat and TokenGen -1. On Postgres,
 // outside a transaction, the reads of signed-in users that come fast
 // while another is under way go together in one query (refBatch), each
-// sent after its read came.
+// sent after its read came; at a slower pace each read sends its own.
 func (s *Store) GameRef(ctx context.Context, id, userID int64, session string) (GameRef, error) {
 	q, args := qGameRef, []any{session, session, id, userID}
 	if userID == 0 {
 		q, args = qGameRefVisitor, []any{id}
 	} else if s.refs != nil {
-		return s.refs.get(ctx, id, userID, session)
+		if r, batched, err := s.refs.get(ctx, id, userID, session); batched {
+			return r, err
+		}
 	}
 	return s.gameRef(ctx, q, args, id, userID)
 }

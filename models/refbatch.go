@@ -18,8 +18,9 @@ import (
 // While reads come at more than busy a second (counted over a window of
 // refWindow), a read that finds a batch under way joins the queue, which
 // the batch sends as a batch of its own when it ends; one that finds none
-// sends its query at once. Slower, every read sends its query at once:
-// then the reads cost little of Postgres's time, and waiting for another
+// sends its query at once, as a batch of one. Slower, a read is not for
+// a batch: its caller sends its own query, under its request's context.
+// Then the reads cost little of Postgres's time, and waiting for another
 // read's round trip only made each later (at turn pace on 2 cores, with
 // Postgres busy with the changes, a read of a game took twice as long).
 // So every read is answered by a query sent after it arrived (a reader
@@ -62,14 +63,20 @@ const refBatchMax = 64
 // and so runs under none's context.
 const refBatchTimeout = 30 * time.Second
 
-// get answers the read of game as user with session (see Store.GameRef).
-func (b *refBatch) get(ctx context.Context, game, user int64, session string) (GameRef, error) {
-	c := &refCall{game: game, user: user, session: session, done: make(chan struct{})}
+// get answers the read of game as user with session (see Store.GameRef)
+// while reads come fast; slower, it reports at once that the read is not
+// for a batch (batched false), and its caller reads on its own.
+func (b *refBatch) get(ctx context.Context, game, user int64, session string) (ref GameRef, batched bool, err error) {
+	now := time.Now()
 	b.mu.Lock()
-	b.count(time.Now())
+	if b.count(now); !b.batching {
+		b.mu.Unlock()
+		return GameRef{Seat: -1, TokenGen: -1}, false, nil
+	}
+	c := &refCall{game: game, user: user, session: session, done: make(chan struct{})}
 	b.queue = append(b.queue, c)
 	var batch []*refCall
-	if b.running == 0 || !b.batching {
+	if b.running == 0 {
 		b.running++
 		batch = b.take()
 	}
@@ -79,9 +86,9 @@ func (b *refBatch) get(ctx context.Context, game, user int64, session string) (G
 	}
 	select {
 	case <-c.done:
-		return c.ref, c.err
+		return c.ref, true, c.err
 	case <-ctx.Done():
-		return GameRef{Seat: -1, TokenGen: -1}, ctx.Err()
+		return GameRef{Seat: -1, TokenGen: -1}, true, ctx.Err()
 	}
 }
 

@@ -284,20 +284,26 @@ func TestGameRefBatchFails(t *testing.T) {
 // a batch under way does not wait for it: it sends its own query.
 func TestGameRefBatchSlowPace(t *testing.T) {
 	st, ana, g := oneSeatGame(t)
-	ctx := context.Background()
 	release := make(chan struct{})
 	var held atomic.Bool
-	st.HoldRefBatchesForTest(func(int) error {
+	var batches atomic.Int32
+	hold := func(int) error {
+		batches.Add(1)
 		if held.CompareAndSwap(false, true) {
 			<-release
 		}
 		return nil
-	}, math.Inf(1))
+	}
+	st.HoldRefBatchesForTest(hold, 0) // the first read's batch is held
 	defer close(release)
-	go st.GameRef(ctx, g.ID, ana.ID, "")
+	go st.GameRef(context.Background(), g.ID, ana.ID, "")
 	for !held.Load() {
 		time.Sleep(time.Millisecond)
 	}
+	queued, _ := st.HoldRefBatchesForTest(hold, math.Inf(1)) // the pace drops
+	// A read at the slow pace reads on its own, under its own context:
+	// it neither queues behind the held batch nor outlives its request.
+	ctx, cancel := context.WithCancel(context.Background())
 	answered := make(chan error, 1)
 	go func() { _, err := st.GameRef(ctx, g.ID, ana.ID, ""); answered <- err }()
 	select {
@@ -306,6 +312,13 @@ func TestGameRefBatchSlowPace(t *testing.T) {
 			t.Fatal(err)
 		}
 	case <-time.After(10 * time.Second):
-		t.Fatal("a read at a slow pace waits for the batch under way")
+		t.Fatalf("a read at a slow pace waits for the batch under way (%d queued)", queued())
+	}
+	cancel()
+	if _, err := st.GameRef(ctx, g.ID, ana.ID, ""); !errors.Is(err, context.Canceled) {
+		t.Fatalf("a read at a slow pace of an ended request: %v, want its context's error", err)
+	}
+	if n, b := queued(), batches.Load(); n != 0 || b != 1 {
+		t.Fatalf("%d reads queued behind the held batch and %d batches sent, want none and the held one", n, b)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"sync/atomic"
+	"time"
 
 	"gorm.io/gorm"
 )
@@ -144,13 +145,17 @@ func (s *Store) GameRefOneForTest(ctx context.Context, id, userID int64, session
 // of the query), and reads wait for each other at any pace (busy is
 // their pace a second above which they do; 0 for any); it returns how
 // many reads wait for a batch. It reports false when the store sends none
-// in batches (SQLite). Call it before the reads.
+// in batches (SQLite). Call it before the reads, and again to change the
+// pace while a batch is held.
 func (s *Store) HoldRefBatchesForTest(hold func(n int) error, busy float64) (queued func() int, ok bool) {
 	b := s.refs
 	if b == nil {
 		return nil, false
 	}
+	b.mu.Lock()
 	b.hold, b.busy, b.batching = hold, busy, busy == 0
+	b.window, b.reads = time.Now(), 0
+	b.mu.Unlock()
 	return func() int {
 		b.mu.Lock()
 		defer b.mu.Unlock()
