@@ -156,6 +156,11 @@ func (o *Outbox) settleAndSend(ctx context.Context, uid int64, at time.Time, urg
 		if err := o.sendDigest(ctx, uid, at, urgent, job, by); !errors.Is(err, errHeld) {
 			return err
 		}
+		select { // settle asks at once: no loop of transactions meanwhile
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(settlePause):
+		}
 	}
 }
 
@@ -166,6 +171,9 @@ var errHeld = errors.New("notifier: a digest's notifications are held back")
 // digestSettle is the longest a digest waits, before its transaction,
 // for the changes that write to its recipient's log to commit (settle).
 const digestSettle = 5 * time.Second
+
+// settlePause is the time between two asks of settle.
+const settlePause = 20 * time.Millisecond
 
 // settle waits, until by at the latest, while the rows of user uid's
 // notification log after the place their digest told are held back by a
@@ -192,7 +200,7 @@ func (o *Outbox) settle(ctx context.Context, uid int64, by time.Time) error {
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
-		case <-time.After(20 * time.Millisecond):
+		case <-time.After(settlePause):
 		}
 	}
 }
