@@ -156,7 +156,9 @@ func (o *Outbox) settleAndSend(ctx context.Context, uid int64, at time.Time, urg
 		if err := o.sendDigest(ctx, uid, at, urgent, job, by); !errors.Is(err, errHeld) {
 			return err
 		}
-		select { // settle asks at once: no loop of transactions meanwhile
+		// settle asks at once; a pause keeps a read that keeps finding rows
+		// held from looping transactions.
+		select {
 		case <-ctx.Done():
 			return ctx.Err()
 		case <-time.After(settlePause):
