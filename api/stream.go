@@ -8,6 +8,7 @@ import (
 
 	"github.com/datamonsters/turns/accounts"
 	"github.com/datamonsters/turns/internal/router"
+	"github.com/datamonsters/turns/models"
 	"github.com/datamonsters/turns/notifier"
 	"github.com/datamonsters/turns/refusal"
 	"github.com/gin-gonic/gin"
@@ -99,7 +100,35 @@ func (s *Server) streamGame(c *gin.Context) {
 		return
 	}
 	defer gs.Close()
-	s.serveStream(c, gs.Sub, notifier.StreamOptions{Backlog: gs.Backlog, More: gs.More, Catch: gs.Catch, After: after, Viewer: uid, Seat: gs.Seat})
+	opts := notifier.StreamOptions{Backlog: gs.Backlog, More: gs.More, Catch: gs.Catch, After: after, Viewer: uid, Seat: gs.Seat}
+	if a, ok := s.streamAccess(c); ok {
+		// A login's access token is checked along the game's read at
+		// every heartbeat: one read, not two.
+		gs.CheckAccess(a.Session, func(ref models.GameRef) bool { return a.Check(ref.TokenGen, ref.SessionLive) == nil })
+		opts.Authorized = checkedAlong
+	}
+	s.serveStream(c, gs.Sub, opts)
+}
+
+// checkedAlong is StreamOptions.Authorized for a stream whose credential
+// is checked along another read (notifier.GameStream.CheckAccess).
+func checkedAlong(context.Context) bool { return true }
+
+// streamAccess is the login's access token a stream was opened with,
+// verified; false for an API token (or a token no longer verified).
+func (s *Server) streamAccess(c *gin.Context) (accounts.Access, bool) {
+	tok := bearer(c)
+	if accounts.IsAPIToken(tok) {
+		return accounts.Access{}, false
+	}
+	a, err := s.acc.VerifyAccess(tok)
+	return a, err == nil
+}
+
+// bearer is the request's bearer token ("" for none).
+func bearer(c *gin.Context) string {
+	tok, _ := strings.CutPrefix(c.GetHeader("Authorization"), "Bearer ")
+	return tok
 }
 
 func (s *Server) serveStream(c *gin.Context, sub *notifier.Subscription, opts notifier.StreamOptions) {
@@ -108,7 +137,10 @@ func (s *Server) serveStream(c *gin.Context, sub *notifier.Subscription, opts no
 		notifier.NewSSEWriter(c.Writer, 0) // the stream's headers, and no stream
 		return
 	}
-	opts.Authorized, opts.Heartbeat = s.stillAuthorized(c), s.notify.Heartbeat
+	if opts.Authorized == nil {
+		opts.Authorized = s.stillAuthorized(c)
+	}
+	opts.Heartbeat = s.notify.Heartbeat
 	err := notifier.ServeSSE(c.Request.Context(), c.Writer, sub, opts)
 	if err != nil && !errors.Is(err, c.Request.Context().Err()) && !errors.Is(err, notifier.ErrStreamLagged) &&
 		!errors.Is(err, notifier.ErrStreamClosed) && !errors.Is(err, notifier.ErrSeatChanged) &&
@@ -125,7 +157,7 @@ func (s *Server) serveStream(c *gin.Context, sub *notifier.Subscription, opts no
 // other request. (An access token that merely expires does not end it.)
 // It says yes when the database cannot answer.
 func (s *Server) stillAuthorized(c *gin.Context) func(context.Context) bool {
-	tok, _ := strings.CutPrefix(c.GetHeader("Authorization"), "Bearer ")
+	tok := bearer(c)
 	good := func(err error) bool { return err == nil || refusal.KindOf(err) != refusal.Unauthorized }
 	if accounts.IsAPIToken(tok) {
 		return func(ctx context.Context) bool {

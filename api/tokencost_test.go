@@ -1,6 +1,9 @@
 package api_test
 
 import (
+	"bufio"
+	"context"
+	"fmt"
 	"testing"
 	"time"
 
@@ -40,5 +43,61 @@ func TestChangeChecksTokenAlongItsLock(t *testing.T) {
 		Body: map[string]any{"expected_version": g.Version, "actions": []engine.Action{{Type: engine.ActEndTurn}}}})
 	if n := count() - before; n != 1 {
 		t.Errorf("a submission at a stale version made %d statements, want 1 (the game's lock)", n)
+	}
+}
+
+// TestStreamHeartbeatOneRead: at every heartbeat a game's stream opened
+// with a login's access token reads the game (the catch-up, see
+// notifier.GameStream.Catch) and checks the token: the token's
+// generation and session are read along with the game, so a heartbeat
+// makes one statement, not two. (That the check still ends the stream at
+// a logout: TestAttackStreamEndsWhenSessionEnds, and below.)
+func TestStreamHeartbeatOneRead(t *testing.T) {
+	url := modelstest.SchemaURL(t)
+	clk := &clock{t: time.Now().UTC(), flowing: time.Now()}
+	e := startNotifyEnv(t, openSchema(t, url, clk), clk, notifyOptions{databaseURL: url, idle: true, heartbeat: 100 * time.Millisecond})
+	ana, bob := e.register("ana"), e.register("bob")
+	g := e.startGame(map[string]any{"mode": "fast"}, ana, bob)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	res := e.rawStream(t, ctx, fmt.Sprintf("/v1/games/%d/stream", g.ID), bob.Access, "", false)
+	defer res.Body.Close()
+	if res.StatusCode != 200 {
+		t.Fatalf("bob's stream: %d", res.StatusCode)
+	}
+	lines := bufio.NewScanner(res.Body)
+	ping := func() bool {
+		for lines.Scan() {
+			if lines.Text() == ": ping" {
+				return true
+			}
+		}
+		return false
+	}
+	count := e.store.CountStatementsForTest()
+	ping() // the heartbeats from here on
+	const beats = 5
+	before := count()
+	for range beats {
+		if !ping() {
+			t.Fatal("the stream ended")
+		}
+	}
+	// The heartbeat's read after the last ping may be counted too, and a
+	// refresh of the stream's presence row.
+	if n := count() - before; n > beats+2 {
+		t.Errorf("%d heartbeats made %d statements, want one each", beats, n)
+	}
+	e.must(204, req{Method: "POST", Path: "/v1/auth/logout", Body: map[string]string{"refresh_token": bob.Refresh}})
+	ended := make(chan bool, 1)
+	go func() {
+		for ping() {
+		}
+		ended <- true
+	}()
+	select {
+	case <-ended:
+	case <-time.After(5 * time.Second):
+		t.Fatal("bob's stream is still open 5 s after his logout")
 	}
 }

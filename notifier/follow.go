@@ -80,6 +80,21 @@ type GameStream struct {
 	// to version. Asked the same at the same version, Catch reads no
 	// events.
 	caught struct{ last, version int64 }
+	// session and good, when good is set (CheckAccess), check the
+	// reader's access token along Catch's read of the game.
+	session string
+	good    func(models.GameRef) bool
+}
+
+// CheckAccess makes Catch check the access token the stream was opened
+// with, with its read of the game at every heartbeat: that read carries
+// the user's token generation and whether session (the one the token
+// names) is live, and good says from them whether the token still is;
+// when it says no, Catch returns ErrStreamUnauthorized. The stream then
+// needs no StreamOptions.Authorized, and a heartbeat makes one read
+// instead of two. good should say yes only for a token that is good.
+func (s *GameStream) CheckAccess(session string, good func(models.GameRef) bool) {
+	s.session, s.good = session, good
 }
 
 // Catch returns the stored events after seq last, up to the game's
@@ -90,10 +105,13 @@ type GameStream struct {
 // the game or last moved since the last call that found none; call it
 // from one goroutine at a time. ErrSeatChanged when the reader no longer
 // holds Seat (or may no longer read a private game): the client connects
-// again.
+// again. ErrStreamUnauthorized when the access token it checks
+// (CheckAccess) ended.
 func (s *GameStream) Catch(ctx context.Context, last int64) ([]Event, error) {
-	ref, err := s.store.GameRef(ctx, s.game, s.user, "")
+	ref, err := s.store.GameRef(ctx, s.game, s.user, s.session)
 	switch {
+	case s.good != nil && (err == nil || errors.Is(err, models.ErrNotFound)) && !s.good(ref):
+		return nil, ErrStreamUnauthorized // the token first, as a request checks it
 	case errors.Is(err, models.ErrNotFound):
 		return nil, ErrSeatChanged
 	case err != nil:

@@ -352,7 +352,8 @@ type StreamOptions struct {
 	// was lost while its process could not refresh it) comes then. Live
 	// events at or before the last position written are skipped from
 	// then on. ErrSeatChanged from it ends the stream as a live event
-	// would; another error (the database does not answer) is let go
+	// would, ErrStreamUnauthorized as Authorized's no would (a Catch that
+	// checks the credential along its read); another error (the database does not answer) is let go
 	// until the next heartbeat, so that a moment's outage does not end
 	// every stream (a browser does not reconnect to a stream that then
 	// answers with an error). With heartbeats disabled it is never
@@ -530,12 +531,12 @@ func logPosition(id string) (int64, bool) {
 
 // catchUp writes what catch returns after *last until it returns none,
 // or nothing that moves *last on. Of catch's errors it returns only
-// ErrSeatChanged (see StreamOptions.Catch).
+// ErrSeatChanged and ErrStreamUnauthorized (see StreamOptions.Catch).
 func catchUp(ctx context.Context, catch func(context.Context, int64) ([]Event, error), last *int64, write func(Event) error) error {
 	for {
 		from := *last
 		evs, err := catch(ctx, from)
-		if errors.Is(err, ErrSeatChanged) {
+		if errors.Is(err, ErrSeatChanged) || errors.Is(err, ErrStreamUnauthorized) {
 			return err
 		} else if err != nil {
 			return nil
