@@ -55,7 +55,9 @@ func TestChangeChecksTokenAlongItsLock(t *testing.T) {
 func TestStreamHeartbeatOneRead(t *testing.T) {
 	url := modelstest.SchemaURL(t)
 	clk := &clock{t: time.Now().UTC(), flowing: time.Now()}
-	e := startNotifyEnv(t, openSchema(t, url, clk), clk, notifyOptions{databaseURL: url, idle: true, heartbeat: 100 * time.Millisecond})
+	st := openSchema(t, url, clk)
+	count := st.CountStatementsForTest() // before anything reads the store: it registers GORM callbacks
+	e := startNotifyEnv(t, st, clk, notifyOptions{databaseURL: url, idle: true, heartbeat: 100 * time.Millisecond})
 	ana, bob := e.register("ana"), e.register("bob")
 	g := e.startGame(map[string]any{"mode": "fast"}, ana, bob)
 	ctx, cancel := context.WithCancel(context.Background())
@@ -74,7 +76,6 @@ func TestStreamHeartbeatOneRead(t *testing.T) {
 		}
 		return false
 	}
-	count := e.store.CountStatementsForTest()
 	ping() // the heartbeats from here on
 	const beats = 5
 	before := count()
