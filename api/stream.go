@@ -104,7 +104,7 @@ func (s *Server) streamGame(c *gin.Context) {
 	if a, ok := s.streamAccess(c); ok {
 		// A login's access token is checked along the game's read at
 		// every heartbeat: one read, not two.
-		gs.CheckAccess(a.Session, func(ref models.GameRef) bool { return a.Check(ref.TokenGen, ref.SessionLive) == nil })
+		gs.CheckAccess(a.Session, func(ref models.GameRef) bool { return stillGood(a.Check(ref.TokenGen, ref.SessionLive)) })
 		opts.Authorized = checkedAlong
 	}
 	s.serveStream(c, gs.Sub, opts)
@@ -157,17 +157,19 @@ func (s *Server) serveStream(c *gin.Context, sub *notifier.Subscription, opts no
 // other request. (An access token that merely expires does not end it.)
 // It says yes when the database cannot answer.
 func (s *Server) stillAuthorized(c *gin.Context) func(context.Context) bool {
-	tok := bearer(c)
-	good := func(err error) bool { return err == nil || refusal.KindOf(err) != refusal.Unauthorized }
-	if accounts.IsAPIToken(tok) {
+	if a, ok := s.streamAccess(c); ok {
+		return func(ctx context.Context) bool { return stillGood(s.acc.CheckAccess(ctx, a)) }
+	}
+	if tok := bearer(c); accounts.IsAPIToken(tok) {
 		return func(ctx context.Context) bool {
 			_, err := s.acc.APIToken(ctx, tok)
-			return good(err)
+			return stillGood(err)
 		}
 	}
-	v, err := s.acc.VerifyAccess(tok)
-	if err != nil {
-		return func(context.Context) bool { return false }
-	}
-	return func(ctx context.Context) bool { return good(s.acc.CheckAccess(ctx, v)) }
+	return func(context.Context) bool { return false }
 }
+
+// stillGood says whether a check of a stream's credential that answered
+// err leaves it open: yes unless it says the credential ended (not when
+// the database cannot answer).
+func stillGood(err error) bool { return err == nil || refusal.KindOf(err) != refusal.Unauthorized }
