@@ -48,7 +48,16 @@ func (s *Server) createGame(c *gin.Context) {
 // version, and with the deadline (a vacation moves it without a new
 // version).
 func etagOf(g *models.Game, seat int) string {
-	return fmt.Sprintf(`"g%d-v%d-s%d-d%d"`, g.ID, g.Version, seat, deadlineKey(g))
+	b := make([]byte, 0, 64)
+	b = append(b, `"g`...)
+	b = strconv.AppendInt(b, g.ID, 10)
+	b = append(b, "-v"...)
+	b = strconv.AppendInt(b, g.Version, 10)
+	b = append(b, "-s"...)
+	b = strconv.AppendInt(b, int64(seat), 10)
+	b = append(b, "-d"...)
+	b = strconv.AppendInt(b, deadlineKey(g), 10)
+	return string(append(b, '"'))
 }
 
 // deadlineKey is the game's deadline in microseconds (as stored), 0 for none.

@@ -259,9 +259,13 @@ func (s *Server) authenticateToken(c *gin.Context, later bool) {
 		}
 	}
 	c.Set(ctxUserID, uid)
-	c.Set(ctxScopes, []string{ScopeRead, ScopePlay, scopeAccount})
+	c.Set(ctxScopes, loginScopes)
 	c.Next()
 }
+
+// loginScopes are the scopes of a login's access token: every scope. It
+// is shared by every such request, read and never changed.
+var loginScopes = []string{ScopeRead, ScopePlay, scopeAccount}
 
 // require lets the request through only if the token carries scope.
 func (s *Server) require(scope string) gin.HandlerFunc {

@@ -390,15 +390,15 @@ type GameRef struct {
 // while another is under way go together in one query (refBatch), each
 // sent after its read came; at a slower pace each read sends its own.
 func (s *Store) GameRef(ctx context.Context, id, userID int64, session string) (GameRef, error) {
-	q, args := qGameRef, []any{session, session, id, userID}
 	if userID == 0 {
-		q, args = qGameRefVisitor, []any{id}
-	} else if s.refs != nil {
+		return s.gameRef(ctx, qGameRefVisitor, []any{id}, id, userID)
+	}
+	if s.refs != nil {
 		if r, batched, err := s.refs.get(ctx, id, userID, session); batched {
 			return r, err
 		}
 	}
-	return s.gameRef(ctx, q, args, id, userID)
+	return s.gameRef(ctx, qGameRef, []any{session, session, id, userID}, id, userID)
 }
 
 // gameRef is GameRef's read on its own: query q with args.
