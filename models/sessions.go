@@ -164,17 +164,8 @@ func (s *Store) EndSessions(ctx context.Context, userID int64) error {
 func (s *Store) ResetPassword(ctx context.Context, userID int64, oldHash, passwordHash string) error {
 	now := s.Now()
 	return s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		if _, err := s.lockedUser(tx, userID); err != nil {
-			return err
-		}
-		res := tx.Exec(qSetPassword, passwordHash, now, userID, oldHash)
-		if res.Error != nil {
-			return res.Error
-		}
-		if res.RowsAffected == 0 {
-			return fmt.Errorf("password of user %d changed meanwhile: %w", userID, ErrConflict)
-		}
-		return endSignIns(tx, userID, now)
+		_, err := s.setPassword(tx, userID, oldHash, passwordHash, now)
+		return err
 	})
 }
 

@@ -323,21 +323,32 @@ func (s *Store) RevokeRefreshFamily(ctx context.Context, hash []byte) (userID in
 func (s *Store) ChangePassword(ctx context.Context, userID int64, oldHash, newHash string) (gen int64, err error) {
 	now := s.Now()
 	err = s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		u, err := s.lockedUser(tx, userID)
-		if err != nil {
-			return err
+		u, err := s.setPassword(tx, userID, oldHash, newHash, now)
+		if err == nil {
+			gen = u.TokenGen + 1
 		}
-		res := tx.Exec(qSetPassword, newHash, now, userID, oldHash)
-		if res.Error != nil {
-			return res.Error
-		}
-		if res.RowsAffected == 0 {
-			return fmt.Errorf("password of user %d changed meanwhile: %w", userID, ErrConflict)
-		}
-		gen = u.TokenGen + 1
-		return endSignIns(tx, userID, now)
+		return err
 	})
 	return gen, err
+}
+
+// setPassword sets user userID's password hash to newHash in tx if it is
+// still oldHash, and ends every sign-in of the user: the account's lock,
+// the compare-and-set and the ending that ResetPassword and
+// ChangePassword share. It returns the user as locked, before the change.
+func (s *Store) setPassword(tx *gorm.DB, userID int64, oldHash, newHash string, now time.Time) (User, error) {
+	u, err := s.lockedUser(tx, userID)
+	if err != nil {
+		return u, err
+	}
+	res := tx.Exec(qSetPassword, newHash, now, userID, oldHash)
+	if res.Error != nil {
+		return u, res.Error
+	}
+	if res.RowsAffected == 0 {
+		return u, fmt.Errorf("password of user %d changed meanwhile: %w", userID, ErrConflict)
+	}
+	return u, endSignIns(tx, userID, now)
 }
 
 // CreateAPIToken stores a personal API token.

@@ -37,16 +37,11 @@ func (s *Service) Submit(ctx context.Context, id, uid int64, expected *int64, ac
 	}
 	return s.afterStanding(ctx, id, expected, func(expected *int64) (*Result, error) {
 		return s.change(ctx, id, uid, rec, func(g *models.Game, seat int) (*models.Change, *Result, error) {
-			if err := playing(g, seat); err != nil {
-				return nil, nil, err
-			}
-			prev, err := s.takeState(g)
+			prev, err := s.stateToPlay(g, seat, func(prev *engine.State) bool {
+				return expected != nil && *expected != g.Version && !answersOpenPrompts(prev, seat, actions) && !standingOnly(actions)
+			})
 			if err != nil {
 				return nil, nil, err
-			}
-			if expected != nil && *expected != g.Version && !answersOpenPrompts(prev, seat, actions) && !standingOnly(actions) {
-				s.states.put(g.ID, g.Version, prev)
-				return nil, nil, &StaleVersionError{Current: g.Version, standing: anyStanding(prev)}
 			}
 			return s.play(g, prev, seat, actions)
 		})
@@ -164,16 +159,9 @@ func (s *Service) SubmitCommands(ctx context.Context, id, uid int64, expected in
 	res, err := s.afterStanding(ctx, id, &expected, func(at *int64) (*Result, error) {
 		expected := *at
 		return s.change(ctx, id, uid, rec, func(g *models.Game, seat int) (*models.Change, *Result, error) {
-			if err := playing(g, seat); err != nil {
-				return nil, nil, err
-			}
-			prev, err := s.takeState(g)
+			prev, err := s.stateToPlay(g, seat, func(*engine.State) bool { return expected != g.Version && !rd.StandingOnly() })
 			if err != nil {
 				return nil, nil, err
-			}
-			if expected != g.Version && !rd.StandingOnly() {
-				s.states.put(g.ID, g.Version, prev)
-				return nil, nil, &StaleVersionError{Current: g.Version, standing: anyStanding(prev)}
 			}
 			lines := engine.Numbered(prev.View(seat).Moves(engine.Legal(prev, seat)))
 			if plan, err = Resolve(prev, seat, lines, rd); err == nil && len(plan.SignOffs) > 0 {
@@ -206,6 +194,25 @@ func notACommand(commands []string, part string) *CommandError {
 		i = slices.IndexFunc(commands, func(c string) bool { return strings.Contains(c, strings.TrimSuffix(part, "…")) })
 	}
 	return &CommandError{Command: part, Line: i + 1, Reason: "not a command"}
+}
+
+// stateToPlay is the state of g that seat's batch is played on (see
+// takeState), once playing lets the seat change g; when stale says the
+// batch may not be read against g at its version, the state goes back to
+// the cache and the answer is a *StaleVersionError.
+func (s *Service) stateToPlay(g *models.Game, seat int, stale func(prev *engine.State) bool) (*engine.State, error) {
+	if err := playing(g, seat); err != nil {
+		return nil, err
+	}
+	prev, err := s.takeState(g)
+	if err != nil {
+		return nil, err
+	}
+	if stale(prev) {
+		s.states.put(g.ID, g.Version, prev)
+		return nil, &StaleVersionError{Current: g.Version, standing: anyStanding(prev)}
+	}
+	return prev, nil
 }
 
 // playing refuses a change by seat of g unless the seat is a player's
