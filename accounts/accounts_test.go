@@ -54,12 +54,10 @@ func newEnv(t *testing.T, d models.Dialect, cfg accounts.Config) *env {
 
 // eachDB runs f on SQLite and, with TEST_DATABASE_URL, on Postgres.
 func eachDB(t *testing.T, cfg accounts.Config, f func(t *testing.T, e *env)) {
-	for _, d := range modelstest.Dialects() {
-		t.Run(d.String(), func(t *testing.T) {
-			t.Parallel()
-			f(t, newEnv(t, d, cfg))
-		})
-	}
+	modelstest.EachDialect(t, func(t *testing.T, d models.Dialect) {
+		t.Parallel()
+		f(t, newEnv(t, d, cfg))
+	})
 }
 
 // user registers name with password.

@@ -27,21 +27,19 @@ import (
 // stay quick; both trust X-Forwarded-For from the loopback address.
 func eachDBPair(t *testing.T, cfg config, f func(t *testing.T, a, b *env)) {
 	cfg.TrustedProxies = []string{"127.0.0.1", "::1"}
-	for _, d := range modelstest.Dialects() {
-		t.Run(d.String(), func(t *testing.T) {
-			t.Parallel()
-			clk := &clock{t: time.Now().UTC()}
-			st := modelstest.Open(t, d, models.Options{Now: clk.Now})
-			var es [2]*env
-			for i := range es {
-				s := newServer(st, nil, cfg, slog.New(slog.NewJSONHandler(io.Discard, nil)), clk.Now)
-				srv := httptest.NewServer(s.Handler())
-				t.Cleanup(srv.Close)
-				es[i] = &env{t: t, srv: srv, store: st, http: srv.Client(), clock: clk}
-			}
-			f(t, es[0], es[1])
-		})
-	}
+	modelstest.EachDialect(t, func(t *testing.T, d models.Dialect) {
+		t.Parallel()
+		clk := &clock{t: time.Now().UTC()}
+		st := modelstest.Open(t, d, models.Options{Now: clk.Now})
+		var es [2]*env
+		for i := range es {
+			s := newServer(st, nil, cfg, slog.New(slog.NewJSONHandler(io.Discard, nil)), clk.Now)
+			srv := httptest.NewServer(s.Handler())
+			t.Cleanup(srv.Close)
+			es[i] = &env{t: t, srv: srv, store: st, http: srv.Client(), clock: clk}
+		}
+		f(t, es[0], es[1])
+	})
 }
 
 // raw sends r over HTTP without the contract's checks: for the answers of

@@ -150,80 +150,78 @@ func TestAttackNotificationStreamCommitOrder(t *testing.T) {
 // events, or after a pause, and resumes from the last id it got. Across
 // all its connections it gets each of her notifications exactly once.
 func TestAttackNotificationStreamReconnecting(t *testing.T) {
-	for _, d := range modelstest.Dialects() {
-		t.Run(d.String(), func(t *testing.T) {
-			t.Parallel()
-			srv, e := streamServers(t, d)
-			ana := e.register("ana")
-			topic := notifier.UserTopic(strconv.FormatInt(ana.ID, 10))
-			type table struct {
-				g       game
-				players []*player
-			}
-			var tables []table
-			for i := range 4 {
-				p := e.register(fmt.Sprintf("rival%d", i))
-				tables = append(tables, table{e.startGame(map[string]any{"mode": "fast"}, ana, p), []*player{ana, p}})
-			}
-			var wg sync.WaitGroup
-			for i, tb := range tables {
-				wg.Go(func() {
-					for round := range 15 {
-						advance(t, e.env, tb.g.ID, tb.players, uint64(100*i+round), 2)
-					}
-				})
-			}
-			done := make(chan struct{})
-			go func() { wg.Wait(); close(done) }()
-			var got []int64
-			last, connections := "", 0
-			for i := 0; ; i++ {
-				ch, stop := srv.openStream(t, "/v1/notifications/stream", ana.Access, last)
-				waitFor(t, "ana's subscription", func() bool { return srv.hub.Subscribers(topic) == 1 })
-				var evs []sseEvent
-				finished := false
-				select {
-				case <-done:
-					finished = true
-				default:
+	modelstest.EachDialect(t, func(t *testing.T, d models.Dialect) {
+		t.Parallel()
+		srv, e := streamServers(t, d)
+		ana := e.register("ana")
+		topic := notifier.UserTopic(strconv.FormatInt(ana.ID, 10))
+		type table struct {
+			g       game
+			players []*player
+		}
+		var tables []table
+		for i := range 4 {
+			p := e.register(fmt.Sprintf("rival%d", i))
+			tables = append(tables, table{e.startGame(map[string]any{"mode": "fast"}, ana, p), []*player{ana, p}})
+		}
+		var wg sync.WaitGroup
+		for i, tb := range tables {
+			wg.Go(func() {
+				for round := range 15 {
+					advance(t, e.env, tb.g.ID, tb.players, uint64(100*i+round), 2)
 				}
-				if finished {
-					// The rest, which a transaction of another test may
-					// hold back a while.
-					stored := len(storedNoteIDs(t, e.store, ana.ID))
-					deadline := time.Now().Add(10 * time.Second)
-					for len(got)+len(noteIDs(t, evs)) < stored && time.Now().Before(deadline) {
-						more, _ := collect(ch, 200*time.Millisecond)
-						evs = append(evs, more...)
-					}
-					more, _ := collect(ch, 300*time.Millisecond) // one too many would show now
+			})
+		}
+		done := make(chan struct{})
+		go func() { wg.Wait(); close(done) }()
+		var got []int64
+		last, connections := "", 0
+		for i := 0; ; i++ {
+			ch, stop := srv.openStream(t, "/v1/notifications/stream", ana.Access, last)
+			waitFor(t, "ana's subscription", func() bool { return srv.hub.Subscribers(topic) == 1 })
+			var evs []sseEvent
+			finished := false
+			select {
+			case <-done:
+				finished = true
+			default:
+			}
+			if finished {
+				// The rest, which a transaction of another test may
+				// hold back a while.
+				stored := len(storedNoteIDs(t, e.store, ana.ID))
+				deadline := time.Now().Add(10 * time.Second)
+				for len(got)+len(noteIDs(t, evs)) < stored && time.Now().Before(deadline) {
+					more, _ := collect(ch, 200*time.Millisecond)
 					evs = append(evs, more...)
-				} else {
-					evs = collectN(ch, 1+i%3, time.Duration(5+i%4*10)*time.Millisecond)
 				}
-				stop()
-				connections++
-				waitFor(t, "ana's stream to close", func() bool { return srv.hub.Subscribers(topic) == 0 })
-				ids := noteIDs(t, evs)
-				got = append(got, ids...)
-				if len(ids) > 0 {
-					last = strconv.FormatInt(ids[len(ids)-1], 10)
-				}
-				if finished {
-					break
-				}
+				more, _ := collect(ch, 300*time.Millisecond) // one too many would show now
+				evs = append(evs, more...)
+			} else {
+				evs = collectN(ch, 1+i%3, time.Duration(5+i%4*10)*time.Millisecond)
 			}
-			want := storedNoteIDs(t, e.store, ana.ID)
-			if len(want) < 8 {
-				t.Fatalf("only %d notifications for ana: the games did not run", len(want))
+			stop()
+			connections++
+			waitFor(t, "ana's stream to close", func() bool { return srv.hub.Subscribers(topic) == 0 })
+			ids := noteIDs(t, evs)
+			got = append(got, ids...)
+			if len(ids) > 0 {
+				last = strconv.FormatInt(ids[len(ids)-1], 10)
 			}
-			t.Logf("%d connections, %d notifications", connections, len(want))
-			sameNotes(t, "ana's reconnecting stream", got, want)
-			if !slices.Equal(slices.Sorted(slices.Values(got)), slices.Sorted(slices.Values(want))) {
-				t.Fatal("the stream and the log differ")
+			if finished {
+				break
 			}
-		})
-	}
+		}
+		want := storedNoteIDs(t, e.store, ana.ID)
+		if len(want) < 8 {
+			t.Fatalf("only %d notifications for ana: the games did not run", len(want))
+		}
+		t.Logf("%d connections, %d notifications", connections, len(want))
+		sameNotes(t, "ana's reconnecting stream", got, want)
+		if !slices.Equal(slices.Sorted(slices.Values(got)), slices.Sorted(slices.Values(want))) {
+			t.Fatal("the stream and the log differ")
+		}
+	})
 }
 
 // collectN is collect that returns after n events too.

@@ -260,13 +260,11 @@ func TestAttackStreamSpectatorSeesNoHands(t *testing.T) {
 // got. The ids he receives rise strictly, none repeats, and together they
 // are exactly the events the event log shows him.
 func TestAttackStreamResumeLosesNothing(t *testing.T) {
-	for _, d := range modelstest.Dialects() {
-		t.Run(d.String(), func(t *testing.T) {
-			t.Parallel()
-			srv, e := streamServers(t, d)
-			testAttackStreamResume(t, srv, e)
-		})
-	}
+	modelstest.EachDialect(t, func(t *testing.T, d models.Dialect) {
+		t.Parallel()
+		srv, e := streamServers(t, d)
+		testAttackStreamResume(t, srv, e)
+	})
 }
 
 func testAttackStreamResume(t *testing.T, srv, e *notifyEnv) {

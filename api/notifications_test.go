@@ -184,12 +184,10 @@ type notifyEnv struct {
 // under test: SQLite, and Postgres when TEST_DATABASE_URL is set (the
 // test fails when it is set and the database cannot be reached).
 func eachNotifyDB(t *testing.T, allowPrivate bool, f func(t *testing.T, e *notifyEnv)) {
-	for _, d := range modelstest.Dialects() {
-		t.Run(d.String(), func(t *testing.T) {
-			t.Parallel()
-			f(t, newNotifyEnv(t, d, allowPrivate))
-		})
-	}
+	modelstest.EachDialect(t, func(t *testing.T, d models.Dialect) {
+		t.Parallel()
+		f(t, newNotifyEnv(t, d, allowPrivate))
+	})
 }
 
 func newNotifyEnv(t *testing.T, d models.Dialect, allowPrivate bool) *notifyEnv {

@@ -67,100 +67,98 @@ func browserSubscription(t *testing.T, endpoint string) map[string]any {
 // keys, checked (https, no internal address, real keys), deleted by id or
 // endpoint by its holder only; the preferences have a push channel, on.
 func TestPushSubscriptionsAPI(t *testing.T) {
-	for _, d := range modelstest.Dialects() {
-		t.Run(d.String(), func(t *testing.T) {
-			t.Parallel()
-			e, cfg := pushEnv(t, d)
-			var key struct {
-				PublicKey string `json:"public_key"`
-			}
-			e.must(http.StatusOK, req{Method: "GET", Path: "/v1/push/vapid-key"}).decode(t, &key)
-			if key.PublicKey != cfg.PublicKey {
-				t.Fatalf("vapid key %q, want %q", key.PublicKey, cfg.PublicKey)
-			}
-			ana, ben := e.register("ana"), e.register("ben")
-			const endpoint = "https://push.example/send/abc"
-			sub := browserSubscription(t, endpoint)
-			e.must(http.StatusUnauthorized, req{Method: "POST", Path: "/v1/me/push-subscriptions", Body: sub})
-			res := e.must(http.StatusCreated, req{Method: "POST", Path: "/v1/me/push-subscriptions", Token: ana.Access, Body: sub})
-			var made struct {
-				ID       int64  `json:"id"`
-				Endpoint string `json:"endpoint"`
-			}
-			res.decode(t, &made)
-			if made.Endpoint != endpoint || res.Header.Get("Location") != "/v1/me/push-subscriptions/"+itoa(made.ID) {
-				t.Fatalf("created %s, Location %q", res.Body, res.Header.Get("Location"))
-			}
-			var again struct {
-				ID int64 `json:"id"`
-			}
-			e.must(http.StatusOK, req{Method: "POST", Path: "/v1/me/push-subscriptions", Token: ana.Access,
-				Body: browserSubscription(t, endpoint)}).decode(t, &again)
-			if again.ID != made.ID {
-				t.Fatalf("the same endpoint again: id %d, want %d", again.ID, made.ID)
-			}
-			list := e.must(http.StatusOK, req{Method: "GET", Path: "/v1/me/push-subscriptions", Token: ana.Access})
-			if !strings.Contains(string(list.Body), endpoint) || strings.Contains(string(list.Body), "p256dh") ||
-				strings.Contains(string(list.Body), "auth") {
-				t.Fatalf("list: %s", list.Body)
-			}
+	modelstest.EachDialect(t, func(t *testing.T, d models.Dialect) {
+		t.Parallel()
+		e, cfg := pushEnv(t, d)
+		var key struct {
+			PublicKey string `json:"public_key"`
+		}
+		e.must(http.StatusOK, req{Method: "GET", Path: "/v1/push/vapid-key"}).decode(t, &key)
+		if key.PublicKey != cfg.PublicKey {
+			t.Fatalf("vapid key %q, want %q", key.PublicKey, cfg.PublicKey)
+		}
+		ana, ben := e.register("ana"), e.register("ben")
+		const endpoint = "https://push.example/send/abc"
+		sub := browserSubscription(t, endpoint)
+		e.must(http.StatusUnauthorized, req{Method: "POST", Path: "/v1/me/push-subscriptions", Body: sub})
+		res := e.must(http.StatusCreated, req{Method: "POST", Path: "/v1/me/push-subscriptions", Token: ana.Access, Body: sub})
+		var made struct {
+			ID       int64  `json:"id"`
+			Endpoint string `json:"endpoint"`
+		}
+		res.decode(t, &made)
+		if made.Endpoint != endpoint || res.Header.Get("Location") != "/v1/me/push-subscriptions/"+itoa(made.ID) {
+			t.Fatalf("created %s, Location %q", res.Body, res.Header.Get("Location"))
+		}
+		var again struct {
+			ID int64 `json:"id"`
+		}
+		e.must(http.StatusOK, req{Method: "POST", Path: "/v1/me/push-subscriptions", Token: ana.Access,
+			Body: browserSubscription(t, endpoint)}).decode(t, &again)
+		if again.ID != made.ID {
+			t.Fatalf("the same endpoint again: id %d, want %d", again.ID, made.ID)
+		}
+		list := e.must(http.StatusOK, req{Method: "GET", Path: "/v1/me/push-subscriptions", Token: ana.Access})
+		if !strings.Contains(string(list.Body), endpoint) || strings.Contains(string(list.Body), "p256dh") ||
+			strings.Contains(string(list.Body), "auth") {
+			t.Fatalf("list: %s", list.Body)
+		}
 
-			for _, bad := range []struct {
-				name     string
-				endpoint string
-				p256dh   string
-				auth     string
-			}{
-				{"http", "http://push.example/x", "", ""},
-				{"loopback", "https://127.0.0.1/x", "", ""},
-				{"localhost", "https://localhost/x", "", ""},
-				{"not a point", "https://push.example/y", base64.RawURLEncoding.EncodeToString(make([]byte, 65)), ""},
-				{"short auth", "https://push.example/z", "", "AAAA"},
-			} {
-				b := browserSubscription(t, bad.endpoint)
-				keys := b["keys"].(map[string]string)
-				if bad.p256dh != "" {
-					keys["p256dh"] = bad.p256dh
-				}
-				if bad.auth != "" {
-					keys["auth"] = bad.auth
-				}
-				if r := e.do(req{Method: "POST", Path: "/v1/me/push-subscriptions", Token: ana.Access, Body: b}); r.Status != http.StatusUnprocessableEntity {
-					t.Errorf("%s: %d %s", bad.name, r.Status, r.Body)
-				}
+		for _, bad := range []struct {
+			name     string
+			endpoint string
+			p256dh   string
+			auth     string
+		}{
+			{"http", "http://push.example/x", "", ""},
+			{"loopback", "https://127.0.0.1/x", "", ""},
+			{"localhost", "https://localhost/x", "", ""},
+			{"not a point", "https://push.example/y", base64.RawURLEncoding.EncodeToString(make([]byte, 65)), ""},
+			{"short auth", "https://push.example/z", "", "AAAA"},
+		} {
+			b := browserSubscription(t, bad.endpoint)
+			keys := b["keys"].(map[string]string)
+			if bad.p256dh != "" {
+				keys["p256dh"] = bad.p256dh
 			}
+			if bad.auth != "" {
+				keys["auth"] = bad.auth
+			}
+			if r := e.do(req{Method: "POST", Path: "/v1/me/push-subscriptions", Token: ana.Access, Body: b}); r.Status != http.StatusUnprocessableEntity {
+				t.Errorf("%s: %d %s", bad.name, r.Status, r.Body)
+			}
+		}
 
-			// The browser is ben's now.
-			e.must(http.StatusOK, req{Method: "POST", Path: "/v1/me/push-subscriptions", Token: ben.Access, Body: sub})
-			if l := e.must(http.StatusOK, req{Method: "GET", Path: "/v1/me/push-subscriptions", Token: ana.Access}); string(l.Body) != `{"subscriptions":[]}` {
-				t.Fatalf("ana's after ben took the endpoint: %s", l.Body)
-			}
-			for _, v := range []string{"\x00", "\xff", strings.Repeat("x", 5000)} {
-				e.must(http.StatusNotFound, req{Method: "DELETE", Path: "/v1/me/push-subscriptions?endpoint=" + url.QueryEscape(v),
-					Token: ana.Access, NoContract: true})
-			}
-			q := "/v1/me/push-subscriptions?endpoint=" + url.QueryEscape(endpoint)
-			e.must(http.StatusNotFound, req{Method: "DELETE", Path: q, Token: ana.Access})
-			e.must(http.StatusNotFound, req{Method: "DELETE", Path: "/v1/me/push-subscriptions/" + itoa(made.ID), Token: ana.Access})
-			e.must(http.StatusNoContent, req{Method: "DELETE", Path: q, Token: ben.Access})
-			e.must(http.StatusNotFound, req{Method: "DELETE", Path: "/v1/me/push-subscriptions/" + itoa(made.ID), Token: ben.Access})
-			other := e.must(http.StatusCreated, req{Method: "POST", Path: "/v1/me/push-subscriptions", Token: ben.Access,
-				Body: browserSubscription(t, endpoint+"2")})
-			other.decode(t, &made)
-			e.must(http.StatusNoContent, req{Method: "DELETE", Path: "/v1/me/push-subscriptions/" + itoa(made.ID), Token: ben.Access})
+		// The browser is ben's now.
+		e.must(http.StatusOK, req{Method: "POST", Path: "/v1/me/push-subscriptions", Token: ben.Access, Body: sub})
+		if l := e.must(http.StatusOK, req{Method: "GET", Path: "/v1/me/push-subscriptions", Token: ana.Access}); string(l.Body) != `{"subscriptions":[]}` {
+			t.Fatalf("ana's after ben took the endpoint: %s", l.Body)
+		}
+		for _, v := range []string{"\x00", "\xff", strings.Repeat("x", 5000)} {
+			e.must(http.StatusNotFound, req{Method: "DELETE", Path: "/v1/me/push-subscriptions?endpoint=" + url.QueryEscape(v),
+				Token: ana.Access, NoContract: true})
+		}
+		q := "/v1/me/push-subscriptions?endpoint=" + url.QueryEscape(endpoint)
+		e.must(http.StatusNotFound, req{Method: "DELETE", Path: q, Token: ana.Access})
+		e.must(http.StatusNotFound, req{Method: "DELETE", Path: "/v1/me/push-subscriptions/" + itoa(made.ID), Token: ana.Access})
+		e.must(http.StatusNoContent, req{Method: "DELETE", Path: q, Token: ben.Access})
+		e.must(http.StatusNotFound, req{Method: "DELETE", Path: "/v1/me/push-subscriptions/" + itoa(made.ID), Token: ben.Access})
+		other := e.must(http.StatusCreated, req{Method: "POST", Path: "/v1/me/push-subscriptions", Token: ben.Access,
+			Body: browserSubscription(t, endpoint+"2")})
+		other.decode(t, &made)
+		e.must(http.StatusNoContent, req{Method: "DELETE", Path: "/v1/me/push-subscriptions/" + itoa(made.ID), Token: ben.Access})
 
-			prefs := e.must(http.StatusOK, req{Method: "GET", Path: "/v1/me/notification-preferences", Token: ana.Access})
-			if !strings.Contains(string(prefs.Body), `{"kind":"your_turn","channel":"push","enabled":true}`) {
-				t.Fatalf("no push channel on: %s", prefs.Body)
-			}
-			e.must(http.StatusOK, req{Method: "PUT", Path: "/v1/me/notification-preferences", Token: ana.Access,
-				Body: map[string]any{"preferences": []map[string]any{{"kind": "your_turn", "channel": "push", "enabled": false}}}})
-			p, err := e.store.Preferences(t.Context(), []int64{ana.ID})
-			if err != nil || len(p) != 1 || p[0].Channel != notifier.ChannelPush || p[0].Enabled {
-				t.Fatalf("stored preferences %+v %v", p, err)
-			}
-		})
-	}
+		prefs := e.must(http.StatusOK, req{Method: "GET", Path: "/v1/me/notification-preferences", Token: ana.Access})
+		if !strings.Contains(string(prefs.Body), `{"kind":"your_turn","channel":"push","enabled":true}`) {
+			t.Fatalf("no push channel on: %s", prefs.Body)
+		}
+		e.must(http.StatusOK, req{Method: "PUT", Path: "/v1/me/notification-preferences", Token: ana.Access,
+			Body: map[string]any{"preferences": []map[string]any{{"kind": "your_turn", "channel": "push", "enabled": false}}}})
+		p, err := e.store.Preferences(t.Context(), []int64{ana.ID})
+		if err != nil || len(p) != 1 || p[0].Channel != notifier.ChannelPush || p[0].Enabled {
+			t.Fatalf("stored preferences %+v %v", p, err)
+		}
+	})
 }
 
 // TestPushOff: a server that sends no pushes says so (503) where a

@@ -28,12 +28,10 @@ func TestServeSurvivesKill(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the server")
 	}
-	for _, d := range modelstest.Dialects() {
-		t.Run(d.String(), func(t *testing.T) {
-			t.Parallel()
-			testServeSurvivesKill(t, d)
-		})
-	}
+	modelstest.EachDialect(t, func(t *testing.T, d models.Dialect) {
+		t.Parallel()
+		testServeSurvivesKill(t, d)
+	})
 }
 
 func testServeSurvivesKill(t *testing.T, d models.Dialect) {

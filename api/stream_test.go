@@ -99,85 +99,81 @@ func private(evs []sseEvent) []string {
 // a spectator whose stream is open when he takes a seat, is moved to it
 // the same way.
 func TestStreamAfterLeavingASeat(t *testing.T) {
-	for _, d := range modelstest.Dialects() {
-		t.Run(d.String(), func(t *testing.T) {
-			t.Parallel()
-			srv, e := streamServers(t, d)
-			ana, bob, cyd := e.register("ana"), e.register("bob"), e.register("cyd")
-			g, path := publicGame(e.env, ana)
-			e.must(200, req{Method: "POST", Path: path("join"), Token: bob.Access, Body: map[string]any{"deck": deck(1)}})
+	modelstest.EachDialect(t, func(t *testing.T, d models.Dialect) {
+		t.Parallel()
+		srv, e := streamServers(t, d)
+		ana, bob, cyd := e.register("ana"), e.register("bob"), e.register("cyd")
+		g, path := publicGame(e.env, ana)
+		e.must(200, req{Method: "POST", Path: path("join"), Token: bob.Access, Body: map[string]any{"deck": deck(1)}})
 
-			bobGame, stopGame := srv.openStream(t, path("stream"), bob.Access, "")
-			defer stopGame()
-			bobNotes, stopNotes := srv.openStream(t, "/v1/notifications/stream", bob.Access, "")
-			defer stopNotes()
-			waitFor(t, "bob's subscriptions", func() bool {
-				return srv.hub.Subscribers(notifier.GameSeatTopic(g.ID, 1)) == 1 &&
-					srv.hub.Subscribers(notifier.UserTopic(strconv.FormatInt(bob.ID, 10))) == 1
-			})
-			e.must(200, req{Method: "POST", Path: path("leave"), Token: bob.Access})
-			e.must(200, req{Method: "POST", Path: path("join"), Token: cyd.Access, Body: map[string]any{"deck": deck(1)}})
-			cydGame, stopCyd := srv.openStream(t, path("stream"), cyd.Access, "")
-			defer stopCyd()
-			waitFor(t, "cyd's subscription", func() bool { return srv.hub.Subscribers(notifier.GameSeatTopic(g.ID, 1)) == 2 })
-
-			e.must(200, req{Method: "POST", Path: path("start"), Token: ana.Access})
-			play(t, e.env, g.ID, []*player{ana, cyd}, 3, 30)
-
-			got, closed := collect(bobGame, 2*time.Second)
-			if leaked := private(got); len(leaked) > 0 {
-				t.Fatalf("bob's stream, kept after he left the seat, got %d of cyd's private events: %s", len(leaked), leaked[0])
-			}
-			if !closed || len(got) != 0 {
-				t.Fatalf("bob's stream: %d events, closed %v; want it ended at the first event, unsent", len(got), closed)
-			}
-			mine, _ := collect(cydGame, time.Second)
-			if len(private(mine)) == 0 {
-				t.Fatalf("cyd's own stream has none of her draws in %d events", len(mine))
-			}
-			notes, _ := collect(bobNotes, 500*time.Millisecond)
-			for _, n := range notes {
-				if strings.Contains(n.Data, fmt.Sprintf(`"game_id":%d`, g.ID)) {
-					t.Fatalf("bob's notification stream got %s of the game he left", n.Type)
-				}
-			}
-
-			// Reconnected, bob is a spectator: the public twins only.
-			again, stopAgain := srv.openStream(t, path("stream"), bob.Access, "")
-			defer stopAgain()
-			evs, _ := collect(again, time.Second)
-			if leaked := private(evs); len(evs) == 0 || len(leaked) > 0 {
-				t.Fatalf("bob reconnected: %d events, %d private: %v", len(evs), len(leaked), leaked)
-			}
+		bobGame, stopGame := srv.openStream(t, path("stream"), bob.Access, "")
+		defer stopGame()
+		bobNotes, stopNotes := srv.openStream(t, "/v1/notifications/stream", bob.Access, "")
+		defer stopNotes()
+		waitFor(t, "bob's subscriptions", func() bool {
+			return srv.hub.Subscribers(notifier.GameSeatTopic(g.ID, 1)) == 1 &&
+				srv.hub.Subscribers(notifier.UserTopic(strconv.FormatInt(bob.ID, 10))) == 1
 		})
-	}
+		e.must(200, req{Method: "POST", Path: path("leave"), Token: bob.Access})
+		e.must(200, req{Method: "POST", Path: path("join"), Token: cyd.Access, Body: map[string]any{"deck": deck(1)}})
+		cydGame, stopCyd := srv.openStream(t, path("stream"), cyd.Access, "")
+		defer stopCyd()
+		waitFor(t, "cyd's subscription", func() bool { return srv.hub.Subscribers(notifier.GameSeatTopic(g.ID, 1)) == 2 })
+
+		e.must(200, req{Method: "POST", Path: path("start"), Token: ana.Access})
+		play(t, e.env, g.ID, []*player{ana, cyd}, 3, 30)
+
+		got, closed := collect(bobGame, 2*time.Second)
+		if leaked := private(got); len(leaked) > 0 {
+			t.Fatalf("bob's stream, kept after he left the seat, got %d of cyd's private events: %s", len(leaked), leaked[0])
+		}
+		if !closed || len(got) != 0 {
+			t.Fatalf("bob's stream: %d events, closed %v; want it ended at the first event, unsent", len(got), closed)
+		}
+		mine, _ := collect(cydGame, time.Second)
+		if len(private(mine)) == 0 {
+			t.Fatalf("cyd's own stream has none of her draws in %d events", len(mine))
+		}
+		notes, _ := collect(bobNotes, 500*time.Millisecond)
+		for _, n := range notes {
+			if strings.Contains(n.Data, fmt.Sprintf(`"game_id":%d`, g.ID)) {
+				t.Fatalf("bob's notification stream got %s of the game he left", n.Type)
+			}
+		}
+
+		// Reconnected, bob is a spectator: the public twins only.
+		again, stopAgain := srv.openStream(t, path("stream"), bob.Access, "")
+		defer stopAgain()
+		evs, _ := collect(again, time.Second)
+		if leaked := private(evs); len(evs) == 0 || len(leaked) > 0 {
+			t.Fatalf("bob reconnected: %d events, %d private: %v", len(evs), len(leaked), leaked)
+		}
+	})
 }
 
 // TestStreamFollowsSeatTaken: a spectator's stream open when he takes a
 // seat ends at the first event after it (unsent), and reconnecting serves
 // him his seat's events, his own draws included.
 func TestStreamFollowsSeatTaken(t *testing.T) {
-	for _, d := range modelstest.Dialects() {
-		t.Run(d.String(), func(t *testing.T) {
-			t.Parallel()
-			srv, e := streamServers(t, d)
-			ana, dan := e.register("ana"), e.register("dan")
-			g, path := publicGame(e.env, ana)
-			watch, stop := srv.openStream(t, path("stream"), dan.Access, "")
-			defer stop()
-			waitFor(t, "dan's subscription", func() bool { return srv.hub.Subscribers(notifier.GameSeatTopic(g.ID, -1)) == 1 })
-			e.must(200, req{Method: "POST", Path: path("join"), Token: dan.Access, Body: map[string]any{"deck": deck(1)}})
-			e.must(200, req{Method: "POST", Path: path("start"), Token: ana.Access})
-			if got, closed := collect(watch, 2*time.Second); !closed || len(got) != 0 {
-				t.Fatalf("dan's spectator stream: %d events, closed %v; want it ended, unsent", len(got), closed)
-			}
-			seated, stop2 := srv.openStream(t, path("stream"), dan.Access, "")
-			defer stop2()
-			if evs, _ := collect(seated, time.Second); len(private(evs)) == 0 {
-				t.Fatalf("dan reconnected in his seat: none of his draws in %d events", len(evs))
-			}
-		})
-	}
+	modelstest.EachDialect(t, func(t *testing.T, d models.Dialect) {
+		t.Parallel()
+		srv, e := streamServers(t, d)
+		ana, dan := e.register("ana"), e.register("dan")
+		g, path := publicGame(e.env, ana)
+		watch, stop := srv.openStream(t, path("stream"), dan.Access, "")
+		defer stop()
+		waitFor(t, "dan's subscription", func() bool { return srv.hub.Subscribers(notifier.GameSeatTopic(g.ID, -1)) == 1 })
+		e.must(200, req{Method: "POST", Path: path("join"), Token: dan.Access, Body: map[string]any{"deck": deck(1)}})
+		e.must(200, req{Method: "POST", Path: path("start"), Token: ana.Access})
+		if got, closed := collect(watch, 2*time.Second); !closed || len(got) != 0 {
+			t.Fatalf("dan's spectator stream: %d events, closed %v; want it ended, unsent", len(got), closed)
+		}
+		seated, stop2 := srv.openStream(t, path("stream"), dan.Access, "")
+		defer stop2()
+		if evs, _ := collect(seated, time.Second); len(private(evs)) == 0 {
+			t.Fatalf("dan reconnected in his seat: none of his draws in %d events", len(evs))
+		}
+	})
 }
 
 // TestStreamSeatChangesWhileConnecting: the seat changes hands while bob's

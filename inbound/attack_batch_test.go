@@ -57,63 +57,61 @@ challenge_deck: [sales-dashboard, booking-system]
 // fault and tells no card Ana has not seen. The whole turn then plays in
 // one reply, its signature and quote left out.
 func TestAttackBatchReplyRefusedWhole(t *testing.T) {
-	for _, d := range modelstest.Dialects() {
-		t.Run(d.String(), func(t *testing.T) {
-			e := newEnv(t, d)
-			ana, ben := e.user("ana"), e.user("ben")
-			g := e.scenarioGame(t, batchScenario, ana, ben)
+	modelstest.EachDialect(t, func(t *testing.T, d models.Dialect) {
+		e := newEnv(t, d)
+		ana, ben := e.user("ana"), e.user("ben")
+		g := e.scenarioGame(t, batchScenario, ana, ben)
+		e.settle()
+		many := strings.TrimSuffix(strings.Repeat("always pass, ", 20), ", ")
+		for _, tc := range []struct{ name, body, line string }{
+			{"a late command fails", "play frontend\nplay rapid\nclaim spam filter\nend", "claim spam filter"},
+			{"a move after the end of the turn", "play frontend\nend\nplay rapid", "play rapid"},
+			{"a pass after the end of the turn", "end\npass", "pass"},
+			{"the same card twice", "play frontend, play frontend", "play frontend"},
+			{"full-width digits after a move", "play frontend\n２", "２"},
+			{"Arabic-Indic digits after a move", "play frontend\r\n٣\r\n\r\nThanks!", "٣"},
+			{"more moves than a batch holds", many + "\n" + many + "\n" + many, "always pass"},
+		} {
+			before := e.trace(g.ID)
+			m := replyTo(ana, e.general(g.ID, ana, 0), tc.body)
+			raw := m.raw()
+			res, err := e.in.Receive(context.Background(), inbound.Envelope{MailFrom: ana.Email, HasReturnPath: true, Rcpt: []string{m.To}, Raw: raw})
+			if err != nil {
+				t.Fatal(err)
+			}
 			e.settle()
-			many := strings.TrimSuffix(strings.Repeat("always pass, ", 20), ", ")
-			for _, tc := range []struct{ name, body, line string }{
-				{"a late command fails", "play frontend\nplay rapid\nclaim spam filter\nend", "claim spam filter"},
-				{"a move after the end of the turn", "play frontend\nend\nplay rapid", "play rapid"},
-				{"a pass after the end of the turn", "end\npass", "pass"},
-				{"the same card twice", "play frontend, play frontend", "play frontend"},
-				{"full-width digits after a move", "play frontend\n２", "２"},
-				{"Arabic-Indic digits after a move", "play frontend\r\n٣\r\n\r\nThanks!", "٣"},
-				{"more moves than a batch holds", many + "\n" + many + "\n" + many, "always pass"},
-			} {
-				before := e.trace(g.ID)
-				m := replyTo(ana, e.general(g.ID, ana, 0), tc.body)
-				raw := m.raw()
-				res, err := e.in.Receive(context.Background(), inbound.Envelope{MailFrom: ana.Email, HasReturnPath: true, Rcpt: []string{m.To}, Raw: raw})
-				if err != nil {
-					t.Fatal(err)
-				}
-				e.settle()
-				a := e.answerTo(messageIDOf(raw))
-				switch {
-				case res.Outcome != inbound.Refused:
-					t.Errorf("%s: %s %s", tc.name, res.Outcome, res.Reason)
-				case a == nil:
-					t.Errorf("%s: no answer", tc.name)
-				case !strings.Contains(a.Text, "Nothing was played") || !strings.Contains(a.Text, "  > "+tc.line+"\n") || a.To != "<"+ana.Email+">" && !strings.Contains(a.To, ana.Email):
-					t.Errorf("%s: the answer does not name %q:\n%s", tc.name, tc.line, a.Text)
-				}
-				if a != nil {
-					for _, hidden := range []string{"Data Lake", "Proof of Concept", "Design System", "Glitchy", "Cloud Outage"} {
-						if strings.Contains(a.Text, hidden) {
-							t.Errorf("%s: the answer tells %q:\n%s", tc.name, hidden, a.Text)
-						}
+			a := e.answerTo(messageIDOf(raw))
+			switch {
+			case res.Outcome != inbound.Refused:
+				t.Errorf("%s: %s %s", tc.name, res.Outcome, res.Reason)
+			case a == nil:
+				t.Errorf("%s: no answer", tc.name)
+			case !strings.Contains(a.Text, "Nothing was played") || !strings.Contains(a.Text, "  > "+tc.line+"\n") || a.To != "<"+ana.Email+">" && !strings.Contains(a.To, ana.Email):
+				t.Errorf("%s: the answer does not name %q:\n%s", tc.name, tc.line, a.Text)
+			}
+			if a != nil {
+				for _, hidden := range []string{"Data Lake", "Proof of Concept", "Design System", "Glitchy", "Cloud Outage"} {
+					if strings.Contains(a.Text, hidden) {
+						t.Errorf("%s: the answer tells %q:\n%s", tc.name, hidden, a.Text)
 					}
 				}
-				after := e.trace(g.ID)
-				if want := [4]int64{before[0], before[1], before[2], before[3] + 1}; after != want {
-					t.Errorf("%s: version, actions, events, email jobs %v, was %v: want only the answer written", tc.name, after, before)
-				}
-			}
-			before := e.trace(g.ID)
-			a := e.answered(t, ana, e.general(g.ID, ana, 0),
-				"Play frontend framework;\tplay rapid\r\nplay open source, claim landing page\nend\n-- \nAna, desk 3\nplay hiring freeze when place")
-			if !strings.Contains(a.Text, "Your moves were played.") {
-				t.Fatalf("the whole turn:\n%s", a.Text)
 			}
 			after := e.trace(g.ID)
-			if after[0] != before[0]+1 || after[1] != before[1]+5 {
-				t.Fatalf("the whole turn left version, actions %v, was %v", after, before)
+			if want := [4]int64{before[0], before[1], before[2], before[3] + 1}; after != want {
+				t.Errorf("%s: version, actions, events, email jobs %v, was %v: want only the answer written", tc.name, after, before)
 			}
-		})
-	}
+		}
+		before := e.trace(g.ID)
+		a := e.answered(t, ana, e.general(g.ID, ana, 0),
+			"Play frontend framework;\tplay rapid\r\nplay open source, claim landing page\nend\n-- \nAna, desk 3\nplay hiring freeze when place")
+		if !strings.Contains(a.Text, "Your moves were played.") {
+			t.Fatalf("the whole turn:\n%s", a.Text)
+		}
+		after := e.trace(g.ID)
+		if after[0] != before[0]+1 || after[1] != before[1]+5 {
+			t.Fatalf("the whole turn left version, actions %v, was %v", after, before)
+		}
+	})
 }
 
 // TestAttackBatchReplyStaleNumbers: the numbers of an email name its
@@ -177,70 +175,68 @@ func TestAttackBatchReplyStaleNumbers(t *testing.T) {
 // batch of commands on the API, all at once for the same version: one is
 // played, the others refused, each reply answered once.
 func TestAttackBatchRepliesAtOnce(t *testing.T) {
-	for _, d := range modelstest.Dialects() {
-		t.Run(d.String(), func(t *testing.T) {
-			e := newEnv(t, d)
-			ana, ben := e.user("ana"), e.user("ben")
-			g := e.scenarioGame(t, batchScenario, ana, ben)
-			em := e.general(g.ID, ana, 0)
-			v := e.version(g.ID)
-			bodies := []string{"play frontend, play rapid, play open, claim landing, end", "play rapid\nend", "end", "play open source\nplay frontend\nend"}
-			var raws [][]byte
-			for i, b := range bodies {
-				m := replyTo(ana, em, b)
-				m.MessageID = fmt.Sprintf("at-once-%d-%d@example.com", i, time.Now().UnixNano())
-				raws = append(raws, m.raw())
-			}
-			var wg sync.WaitGroup
-			outcomes := make([]inbound.Outcome, len(raws))
-			errs := make([]error, len(raws)+1)
-			for i, raw := range raws {
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					res, err := e.in.Receive(context.Background(), inbound.Envelope{MailFrom: ana.Email, HasReturnPath: true, Rcpt: []string{em.ReplyTo}, Raw: raw})
-					outcomes[i], errs[i] = res.Outcome, err
-				}()
-			}
+	modelstest.EachDialect(t, func(t *testing.T, d models.Dialect) {
+		e := newEnv(t, d)
+		ana, ben := e.user("ana"), e.user("ben")
+		g := e.scenarioGame(t, batchScenario, ana, ben)
+		em := e.general(g.ID, ana, 0)
+		v := e.version(g.ID)
+		bodies := []string{"play frontend, play rapid, play open, claim landing, end", "play rapid\nend", "end", "play open source\nplay frontend\nend"}
+		var raws [][]byte
+		for i, b := range bodies {
+			m := replyTo(ana, em, b)
+			m.MessageID = fmt.Sprintf("at-once-%d-%d@example.com", i, time.Now().UnixNano())
+			raws = append(raws, m.raw())
+		}
+		var wg sync.WaitGroup
+		outcomes := make([]inbound.Outcome, len(raws))
+		errs := make([]error, len(raws)+1)
+		for i, raw := range raws {
 			wg.Add(1)
-			apiApplied := false
 			go func() {
 				defer wg.Done()
-				res, _, err := e.play.SubmitCommands(context.Background(), g.ID, ana.ID, v, []string{"play frontend", "end"}, nil)
-				if err == nil {
-					apiApplied = true
-					res.Done()
-				} else if _, ok := err.(*play.StaleVersionError); !ok {
-					errs[len(raws)] = err
-				}
+				res, err := e.in.Receive(context.Background(), inbound.Envelope{MailFrom: ana.Email, HasReturnPath: true, Rcpt: []string{em.ReplyTo}, Raw: raw})
+				outcomes[i], errs[i] = res.Outcome, err
 			}()
-			wg.Wait()
-			e.settle()
-			played := 0
-			if apiApplied {
+		}
+		wg.Add(1)
+		apiApplied := false
+		go func() {
+			defer wg.Done()
+			res, _, err := e.play.SubmitCommands(context.Background(), g.ID, ana.ID, v, []string{"play frontend", "end"}, nil)
+			if err == nil {
+				apiApplied = true
+				res.Done()
+			} else if _, ok := err.(*play.StaleVersionError); !ok {
+				errs[len(raws)] = err
+			}
+		}()
+		wg.Wait()
+		e.settle()
+		played := 0
+		if apiApplied {
+			played++
+		}
+		for i := range raws {
+			if errs[i] != nil {
+				t.Fatalf("reply %d: %v", i, errs[i])
+			}
+			switch outcomes[i] {
+			case inbound.Applied:
 				played++
+			case inbound.Refused:
+			default:
+				t.Errorf("reply %d: %s", i, outcomes[i])
 			}
-			for i := range raws {
-				if errs[i] != nil {
-					t.Fatalf("reply %d: %v", i, errs[i])
-				}
-				switch outcomes[i] {
-				case inbound.Applied:
-					played++
-				case inbound.Refused:
-				default:
-					t.Errorf("reply %d: %s", i, outcomes[i])
-				}
-				if n := e.answersTo(messageIDOf(raws[i])); n != 1 {
-					t.Errorf("reply %d: %d answers", i, n)
-				}
+			if n := e.answersTo(messageIDOf(raws[i])); n != 1 {
+				t.Errorf("reply %d: %d answers", i, n)
 			}
-			if errs[len(raws)] != nil {
-				t.Fatalf("the API batch: %v", errs[len(raws)])
-			}
-			if played != 1 || e.version(g.ID) != v+1 {
-				t.Fatalf("%d of the replies and batch played (%v, API %v); version %d -> %d", played, outcomes, apiApplied, v, e.version(g.ID))
-			}
-		})
-	}
+		}
+		if errs[len(raws)] != nil {
+			t.Fatalf("the API batch: %v", errs[len(raws)])
+		}
+		if played != 1 || e.version(g.ID) != v+1 {
+			t.Fatalf("%d of the replies and batch played (%v, API %v); version %d -> %d", played, outcomes, apiApplied, v, e.version(g.ID))
+		}
+	})
 }

@@ -50,76 +50,74 @@ func handSection(text string) []string {
 // hand the answer shows must be Cy's, never those of seat 1, which are
 // Ben's (with his numbered moves).
 func TestAttackReplyStaleSeatLeaksNoHand(t *testing.T) {
-	for _, d := range modelstest.Dialects() {
-		t.Run(d.String(), func(t *testing.T) {
-			e := newEnv(t, d)
-			ctx := context.Background()
-			ana, ben, cy := e.user("ana"), e.user("ben"), e.user("cy")
-			pub := true
-			res, err := e.play.Create(ctx, ana.ID, play.NewGame{Players: 3, Mode: "fast", Public: &pub, Invite: []string{"cy"},
-				Deck: play.DeckChoice{Prebuilt: "running-a-startup"}}, nil)
+	modelstest.EachDialect(t, func(t *testing.T, d models.Dialect) {
+		e := newEnv(t, d)
+		ctx := context.Background()
+		ana, ben, cy := e.user("ana"), e.user("ben"), e.user("cy")
+		pub := true
+		res, err := e.play.Create(ctx, ana.ID, play.NewGame{Players: 3, Mode: "fast", Public: &pub, Invite: []string{"cy"},
+			Deck: play.DeckChoice{Prebuilt: "running-a-startup"}}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		id := res.Game.ID
+		res.Done()
+		e.settle()
+		inv := e.sink.to(cy.Email)
+		if len(inv) != 1 || inv[0].ReplyTo == "" {
+			t.Fatalf("the invitation to cy: %+v", inv)
+		}
+		r, err := notifier.ParseReplyAddress(inv[0].ReplyTo)
+		if err != nil || r.Seat != 1 {
+			t.Fatalf("the invitation's address names %+v, %v", r, err)
+		}
+		step := func(res *play.Result, err error) {
+			t.Helper()
 			if err != nil {
 				t.Fatal(err)
 			}
-			id := res.Game.ID
 			res.Done()
-			e.settle()
-			inv := e.sink.to(cy.Email)
-			if len(inv) != 1 || inv[0].ReplyTo == "" {
-				t.Fatalf("the invitation to cy: %+v", inv)
-			}
-			r, err := notifier.ParseReplyAddress(inv[0].ReplyTo)
-			if err != nil || r.Seat != 1 {
-				t.Fatalf("the invitation's address names %+v, %v", r, err)
-			}
-			step := func(res *play.Result, err error) {
-				t.Helper()
-				if err != nil {
-					t.Fatal(err)
+		}
+		step(e.play.Decline(ctx, id, cy.ID, nil))
+		step(e.play.Join(ctx, id, ben.ID, play.DeckChoice{Prebuilt: "working-for-the-enterprise"}, nil))
+		step(e.play.Join(ctx, id, cy.ID, play.DeckChoice{Prebuilt: "running-a-startup"}, nil))
+		step(e.play.Start(ctx, id, ana.ID, nil))
+		g, err := e.st.GameNoState(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if *g.Seats[1].UserID != ben.ID || *g.Seats[2].UserID != cy.ID {
+			t.Fatalf("seats %+v", g.Seats)
+		}
+		hand := func(u *models.User) []string {
+			t.Helper()
+			var out []string
+			if err := e.play.Read(ctx, id, u.ID, func(_ *models.Game, seat int, st *engine.State) error {
+				for _, c := range st.View(seat).Hand {
+					out = append(out, c.Name)
 				}
-				res.Done()
-			}
-			step(e.play.Decline(ctx, id, cy.ID, nil))
-			step(e.play.Join(ctx, id, ben.ID, play.DeckChoice{Prebuilt: "working-for-the-enterprise"}, nil))
-			step(e.play.Join(ctx, id, cy.ID, play.DeckChoice{Prebuilt: "running-a-startup"}, nil))
-			step(e.play.Start(ctx, id, ana.ID, nil))
-			g, err := e.st.GameNoState(ctx, id)
-			if err != nil {
+				return nil
+			}); err != nil {
 				t.Fatal(err)
 			}
-			if *g.Seats[1].UserID != ben.ID || *g.Seats[2].UserID != cy.ID {
-				t.Fatalf("seats %+v", g.Seats)
-			}
-			hand := func(u *models.User) []string {
-				t.Helper()
-				var out []string
-				if err := e.play.Read(ctx, id, u.ID, func(_ *models.Game, seat int, st *engine.State) error {
-					for _, c := range st.View(seat).Hand {
-						out = append(out, c.Name)
-					}
-					return nil
-				}); err != nil {
-					t.Fatal(err)
-				}
-				return out
-			}
-			benHand := hand(ben)
-			e.settle()
-			a := e.answered(t, cy, inv[0], "resign\nboard")
-			if !strings.Contains(a.Text, "You resigned from the game") {
-				t.Fatalf("resign:\n%s", a.Text)
-			}
-			if g, _ := e.st.GameNoState(ctx, id); g.Status != models.StatusActive {
-				t.Fatalf("the game is %s, want it going on without cy", g.Status)
-			}
-			if got, own := handSection(a.Text), hand(cy); len(got) > 0 && !slices.Equal(got, own) {
-				t.Fatalf("the answer to cy shows the hand %q; cy's is %q, ben's %q:\n%s", got, own, benHand, a.Text)
-			}
-			if strings.Contains(a.Text, "ben (you)") || strings.Contains(a.Text, "What you can do now") {
-				t.Fatalf("the answer to cy shows ben's seat as cy's:\n%s", a.Text)
-			}
-		})
-	}
+			return out
+		}
+		benHand := hand(ben)
+		e.settle()
+		a := e.answered(t, cy, inv[0], "resign\nboard")
+		if !strings.Contains(a.Text, "You resigned from the game") {
+			t.Fatalf("resign:\n%s", a.Text)
+		}
+		if g, _ := e.st.GameNoState(ctx, id); g.Status != models.StatusActive {
+			t.Fatalf("the game is %s, want it going on without cy", g.Status)
+		}
+		if got, own := handSection(a.Text), hand(cy); len(got) > 0 && !slices.Equal(got, own) {
+			t.Fatalf("the answer to cy shows the hand %q; cy's is %q, ben's %q:\n%s", got, own, benHand, a.Text)
+		}
+		if strings.Contains(a.Text, "ben (you)") || strings.Contains(a.Text, "What you can do now") {
+			t.Fatalf("the answer to cy shows ben's seat as cy's:\n%s", a.Text)
+		}
+	})
 }
 
 // answersTo counts the emails that answer the reply mid.
@@ -139,55 +137,53 @@ func (e *env) answersTo(mid string) int {
 // played once, and the reply answered once, with an answer that says it
 // was played (not that the game moved on).
 func TestAttackReplyTwiceAtOnce(t *testing.T) {
-	for _, d := range modelstest.Dialects() {
-		t.Run(d.String(), func(t *testing.T) {
-			e := newEnv(t, d)
-			ana, ben := e.user("ana"), e.user("ben")
-			id := e.game(ana, ben)
-			for round := range 2 {
-				u := e.awaited(id, ana, ben)
-				em := e.latest(u)
-				before := e.version(id)
-				m := replyTo(u, em, "end")
-				m.MessageID = fmt.Sprintf("race-%d-%d@example.com", round, time.Now().UnixNano())
-				raw := m.raw()
-				var wg sync.WaitGroup
-				errs := make(chan error, 6)
-				for i := range 6 {
-					wg.Add(1)
-					go func() {
-						defer wg.Done()
-						if i%2 == 0 {
-							errs <- e.sendSMTP(u.Email, em.ReplyTo, raw)
-							return
-						}
-						code, body, err := e.tryPostHTTP(raw, e.secret)
-						if err == nil && code != 200 {
-							err = fmt.Errorf("HTTP %d %s", code, body)
-						}
-						errs <- err
-					}()
-				}
-				wg.Wait()
-				close(errs)
-				for err := range errs {
-					if err != nil {
-						t.Fatal(err)
+	modelstest.EachDialect(t, func(t *testing.T, d models.Dialect) {
+		e := newEnv(t, d)
+		ana, ben := e.user("ana"), e.user("ben")
+		id := e.game(ana, ben)
+		for round := range 2 {
+			u := e.awaited(id, ana, ben)
+			em := e.latest(u)
+			before := e.version(id)
+			m := replyTo(u, em, "end")
+			m.MessageID = fmt.Sprintf("race-%d-%d@example.com", round, time.Now().UnixNano())
+			raw := m.raw()
+			var wg sync.WaitGroup
+			errs := make(chan error, 6)
+			for i := range 6 {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					if i%2 == 0 {
+						errs <- e.sendSMTP(u.Email, em.ReplyTo, raw)
+						return
 					}
-				}
-				e.settle()
-				if v := e.version(id); v != before+1 {
-					t.Fatalf("round %d: version %d -> %d, want one move played: %+v", round, before, v, e.answerTo(m.MessageID))
-				}
-				if n := e.answersTo(m.MessageID); n != 1 {
-					t.Fatalf("round %d: %d answers to one reply", round, n)
-				}
-				if a := e.answerTo(m.MessageID); !strings.Contains(a.Text, "Your moves were played.") {
-					t.Fatalf("round %d: the answer does not say the move was played:\n%s", round, a.Text)
+					code, body, err := e.tryPostHTTP(raw, e.secret)
+					if err == nil && code != 200 {
+						err = fmt.Errorf("HTTP %d %s", code, body)
+					}
+					errs <- err
+				}()
+			}
+			wg.Wait()
+			close(errs)
+			for err := range errs {
+				if err != nil {
+					t.Fatal(err)
 				}
 			}
-		})
-	}
+			e.settle()
+			if v := e.version(id); v != before+1 {
+				t.Fatalf("round %d: version %d -> %d, want one move played: %+v", round, before, v, e.answerTo(m.MessageID))
+			}
+			if n := e.answersTo(m.MessageID); n != 1 {
+				t.Fatalf("round %d: %d answers to one reply", round, n)
+			}
+			if a := e.answerTo(m.MessageID); !strings.Contains(a.Text, "Your moves were played.") {
+				t.Fatalf("round %d: the answer does not say the move was played:\n%s", round, a.Text)
+			}
+		}
+	})
 }
 
 // TestAttackReplyQuotedCommands: commands in the quoted original, or in
@@ -302,9 +298,7 @@ func TestAttackReplyDeepMultipart(t *testing.T) {
 // to the address's owner, with no header of the sender's making; the
 // server then answers a genuine reply.
 func TestAttackReplyHostileBodies(t *testing.T) {
-	for _, d := range modelstest.Dialects() {
-		t.Run(d.String(), func(t *testing.T) { testAttackReplyHostileBodies(t, d) })
-	}
+	modelstest.EachDialect(t, testAttackReplyHostileBodies)
 }
 
 func testAttackReplyHostileBodies(t *testing.T, d models.Dialect) {

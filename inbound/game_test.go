@@ -38,16 +38,14 @@ func TestGameByEmailSMTP(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a whole game by email")
 	}
-	for _, d := range modelstest.Dialects() {
-		t.Run(d.String(), func(t *testing.T) {
-			e := newEnv(t, d)
-			playByEmail(t, e, func(from, to string, raw []byte) {
-				if err := e.sendSMTP(from, to, raw); err != nil {
-					t.Fatalf("send the reply: %v", err)
-				}
-			})
+	modelstest.EachDialect(t, func(t *testing.T, d models.Dialect) {
+		e := newEnv(t, d)
+		playByEmail(t, e, func(from, to string, raw []byte) {
+			if err := e.sendSMTP(from, to, raw); err != nil {
+				t.Fatalf("send the reply: %v", err)
+			}
 		})
-	}
+	})
 }
 
 // TestGameByEmailHTTP is TestGameByEmailSMTP with every reply posted to
@@ -56,16 +54,14 @@ func TestGameByEmailHTTP(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a whole game by email")
 	}
-	for _, d := range modelstest.Dialects() {
-		t.Run(d.String(), func(t *testing.T) {
-			e := newEnv(t, d)
-			playByEmail(t, e, func(from, to string, raw []byte) {
-				if code, body := e.postHTTP(raw, e.secret); code != 200 || !strings.Contains(body, `"outcome"`) {
-					t.Fatalf("post the reply: %d %s", code, body)
-				}
-			})
+	modelstest.EachDialect(t, func(t *testing.T, d models.Dialect) {
+		e := newEnv(t, d)
+		playByEmail(t, e, func(from, to string, raw []byte) {
+			if code, body := e.postHTTP(raw, e.secret); code != 200 || !strings.Contains(body, `"outcome"`) {
+				t.Fatalf("post the reply: %d %s", code, body)
+			}
 		})
-	}
+	})
 }
 
 // TestPlannedGameByEmail plays a game of BenchmarkEmailGames, the planner

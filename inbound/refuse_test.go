@@ -106,9 +106,7 @@ func replyTo(u *models.User, em sent, body string) replyMsg {
 // and that the answer went to the address's owner with the reason, or,
 // for an automatic message, that nothing was sent.
 func TestRefusals(t *testing.T) {
-	for _, d := range modelstest.Dialects() {
-		t.Run(d.String(), func(t *testing.T) { testRefusals(t, d) })
-	}
+	modelstest.EachDialect(t, testRefusals)
 }
 
 func testRefusals(t *testing.T, d models.Dialect) {

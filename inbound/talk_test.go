@@ -191,153 +191,147 @@ func heard(t *testing.T, s *userStream, text string) {
 // moves, it is posted once they are played; a reply whose moves are
 // refused posts nothing.
 func TestSayByEmail(t *testing.T) {
-	for _, d := range modelstest.Dialects() {
-		t.Run(d.String(), func(t *testing.T) {
-			e := newEnv(t, d)
-			ctx := context.Background()
-			ana, ben := e.user("ana"), e.user("ben")
-			rcv := startHooks(t)
-			if err := e.st.CreateWebhook(ctx, &models.Webhook{UserID: ben.ID, URL: rcv.srv.URL, Secret: "whsec_0123456789abcdef"}); err != nil {
-				t.Fatal(err)
-			}
-			id := e.game(ana, ben)
-			e.settle()
-			sub := e.stream(ben)
-			version := e.version(id)
+	modelstest.EachDialect(t, func(t *testing.T, d models.Dialect) {
+		e := newEnv(t, d)
+		ctx := context.Background()
+		ana, ben := e.user("ana"), e.user("ben")
+		rcv := startHooks(t)
+		if err := e.st.CreateWebhook(ctx, &models.Webhook{UserID: ben.ID, URL: rcv.srv.URL, Secret: "whsec_0123456789abcdef"}); err != nil {
+			t.Fatal(err)
+		}
+		id := e.game(ana, ben)
+		e.settle()
+		sub := e.stream(ben)
+		version := e.version(id)
 
-			line := "Good luck, ben: may the <b>Market</b> be kind; 1, 2, 3!"
-			ans := e.sayReply(ana, e.mailOf(ana, id), "Hi ben,\nsay "+line)
-			if !strings.Contains(ans.Text, "Your message was posted.") || !strings.Contains(ans.Text, `Posted to the table: "`+line+`"`) {
-				t.Errorf("the answer:\n%s", ans.Text)
-			}
-			if strings.Contains(ans.HTML, "<b>Market") {
-				t.Errorf("the answer's HTML shows the message unescaped")
-			}
-			if got := e.texts(ben, id); !slices.Equal(got, []string{line}) {
-				t.Fatalf("ben reads %q", got)
-			}
-			if v := e.version(id); v != version {
-				t.Errorf("a message moved the game from version %d to %d", version, v)
-			}
-			heard(t, sub, "may the \\u003cb\\u003eMarket")
-			deadline := time.Now().Add(10 * time.Second)
-			for !rcv.got(`"event":"message"`, `"from":"ana"`, "be kind; 1, 2, 3!") && time.Now().Before(deadline) {
-				time.Sleep(20 * time.Millisecond)
-			}
-			if !rcv.got(`"event":"message"`, "be kind; 1, 2, 3!") {
-				t.Error("ben's webhook got no message")
-			}
-			// ben's next email of the game shows it: the end of the game,
-			// which always goes by email.
-			res, err := e.play.Resign(ctx, id, ana.ID, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			res.Done()
-			over := e.mailOf(ben, id)
-			if !strings.Contains(over.Text, "At the table") || !strings.Contains(over.Text, "    "+line) ||
-				!strings.Contains(over.HTML, "may the &lt;b&gt;Market&lt;/b&gt; be kind") {
-				t.Errorf("ben's next email:\n%s", over.Text)
-			}
-			if strings.Contains(e.mailOf(ana, id).Text, "At the table") {
-				t.Error("ana's email shows her own message")
-			}
-		})
-	}
+		line := "Good luck, ben: may the <b>Market</b> be kind; 1, 2, 3!"
+		ans := e.sayReply(ana, e.mailOf(ana, id), "Hi ben,\nsay "+line)
+		if !strings.Contains(ans.Text, "Your message was posted.") || !strings.Contains(ans.Text, `Posted to the table: "`+line+`"`) {
+			t.Errorf("the answer:\n%s", ans.Text)
+		}
+		if strings.Contains(ans.HTML, "<b>Market") {
+			t.Errorf("the answer's HTML shows the message unescaped")
+		}
+		if got := e.texts(ben, id); !slices.Equal(got, []string{line}) {
+			t.Fatalf("ben reads %q", got)
+		}
+		if v := e.version(id); v != version {
+			t.Errorf("a message moved the game from version %d to %d", version, v)
+		}
+		heard(t, sub, "may the \\u003cb\\u003eMarket")
+		deadline := time.Now().Add(10 * time.Second)
+		for !rcv.got(`"event":"message"`, `"from":"ana"`, "be kind; 1, 2, 3!") && time.Now().Before(deadline) {
+			time.Sleep(20 * time.Millisecond)
+		}
+		if !rcv.got(`"event":"message"`, "be kind; 1, 2, 3!") {
+			t.Error("ben's webhook got no message")
+		}
+		// ben's next email of the game shows it: the end of the game,
+		// which always goes by email.
+		res, err := e.play.Resign(ctx, id, ana.ID, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Done()
+		over := e.mailOf(ben, id)
+		if !strings.Contains(over.Text, "At the table") || !strings.Contains(over.Text, "    "+line) ||
+			!strings.Contains(over.HTML, "may the &lt;b&gt;Market&lt;/b&gt; be kind") {
+			t.Errorf("ben's next email:\n%s", over.Text)
+		}
+		if strings.Contains(e.mailOf(ana, id).Text, "At the table") {
+			t.Error("ana's email shows her own message")
+		}
+	})
 }
 
 // TestSayWithMovesByEmail: the seat whose turn it is ends it and writes in
 // one reply: both are done. A reply whose moves are refused posts
 // nothing, and says so; a message too long is refused with the reason.
 func TestSayWithMovesByEmail(t *testing.T) {
-	for _, d := range modelstest.Dialects() {
-		t.Run(d.String(), func(t *testing.T) {
-			e := newEnv(t, d)
-			ana, ben := e.user("ana"), e.user("ben")
-			id := e.game(ana, ben)
-			e.settle()
-			g, err := e.st.GameNoState(context.Background(), id)
-			if err != nil {
-				t.Fatal(err)
-			}
-			u := ana
-			if g.Seats[1].Awaited {
-				u = ben
-			}
-			em := e.latest(u)
-			ans := e.sayReply(u, em, "say Over to you\n99")
-			if !strings.Contains(ans.Text, "Nothing was played.") || !strings.Contains(ans.Text, "Your message was not posted either.") {
-				t.Errorf("a refused reply's answer:\n%s", ans.Text)
-			}
-			if got := e.texts(ana, id); len(got) != 0 {
-				t.Errorf("a refused reply posted %q", got)
-			}
-			ans = e.sayReply(u, em, "say Over to you\nend")
-			if !strings.Contains(ans.Text, "Your moves were played.") || !strings.Contains(ans.Text, `Posted to the table: "Over to you"`) {
-				t.Errorf("the answer:\n%s", ans.Text)
-			}
-			if got := e.texts(ana, id); !slices.Equal(got, []string{"Over to you"}) {
-				t.Errorf("after the reply the table reads %q", got)
-			}
-			if e.version(id) == g.Version {
-				t.Error("the turn did not end")
-			}
-			long := strings.Repeat("a", play.MaxMessageRunes+1)
-			ans = e.sayReply(u, e.mailOf(u, id), "say "+long)
-			if !strings.Contains(ans.Text, "was not posted: text: at most 500 characters; this one has 501") {
-				t.Errorf("a message too long:\n%s", ans.Text)
-			}
-			if got := e.texts(ana, id); len(got) != 1 {
-				t.Errorf("the long message was posted: %d messages", len(got))
-			}
-		})
-	}
+	modelstest.EachDialect(t, func(t *testing.T, d models.Dialect) {
+		e := newEnv(t, d)
+		ana, ben := e.user("ana"), e.user("ben")
+		id := e.game(ana, ben)
+		e.settle()
+		g, err := e.st.GameNoState(context.Background(), id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		u := ana
+		if g.Seats[1].Awaited {
+			u = ben
+		}
+		em := e.latest(u)
+		ans := e.sayReply(u, em, "say Over to you\n99")
+		if !strings.Contains(ans.Text, "Nothing was played.") || !strings.Contains(ans.Text, "Your message was not posted either.") {
+			t.Errorf("a refused reply's answer:\n%s", ans.Text)
+		}
+		if got := e.texts(ana, id); len(got) != 0 {
+			t.Errorf("a refused reply posted %q", got)
+		}
+		ans = e.sayReply(u, em, "say Over to you\nend")
+		if !strings.Contains(ans.Text, "Your moves were played.") || !strings.Contains(ans.Text, `Posted to the table: "Over to you"`) {
+			t.Errorf("the answer:\n%s", ans.Text)
+		}
+		if got := e.texts(ana, id); !slices.Equal(got, []string{"Over to you"}) {
+			t.Errorf("after the reply the table reads %q", got)
+		}
+		if e.version(id) == g.Version {
+			t.Error("the turn did not end")
+		}
+		long := strings.Repeat("a", play.MaxMessageRunes+1)
+		ans = e.sayReply(u, e.mailOf(u, id), "say "+long)
+		if !strings.Contains(ans.Text, "was not posted: text: at most 500 characters; this one has 501") {
+			t.Errorf("a message too long:\n%s", ans.Text)
+		}
+		if got := e.texts(ana, id); len(got) != 1 {
+			t.Errorf("the long message was posted: %d messages", len(got))
+		}
+	})
 }
 
 // TestSayToOnePlayerByEmail: in a game of three, "say to ben ..." reaches
 // ben alone, and "say to <nobody> ..." is refused rather than posted to
 // the table.
 func TestSayToOnePlayerByEmail(t *testing.T) {
-	for _, d := range modelstest.Dialects() {
-		t.Run(d.String(), func(t *testing.T) {
-			e := newEnv(t, d)
-			ana, ben, cy := e.user("ana"), e.user("ben"), e.user("cy")
-			id := e.gameOf(ana, ben, cy)
-			e.settle()
-			cys, bens := e.stream(cy), e.stream(ben)
-			ans := e.sayReply(ana, e.mailOf(ana, id), "say to Ben: cy leads, hold the Market\nsay Good luck, all")
-			if !strings.Contains(ans.Text, `Posted to ben only: "cy leads, hold the Market"`) || !strings.Contains(ans.Text, `Posted to the table: "Good luck, all"`) {
-				t.Errorf("the answer:\n%s", ans.Text)
+	modelstest.EachDialect(t, func(t *testing.T, d models.Dialect) {
+		e := newEnv(t, d)
+		ana, ben, cy := e.user("ana"), e.user("ben"), e.user("cy")
+		id := e.gameOf(ana, ben, cy)
+		e.settle()
+		cys, bens := e.stream(cy), e.stream(ben)
+		ans := e.sayReply(ana, e.mailOf(ana, id), "say to Ben: cy leads, hold the Market\nsay Good luck, all")
+		if !strings.Contains(ans.Text, `Posted to ben only: "cy leads, hold the Market"`) || !strings.Contains(ans.Text, `Posted to the table: "Good luck, all"`) {
+			t.Errorf("the answer:\n%s", ans.Text)
+		}
+		if got := e.texts(ben, id); !slices.Equal(got, []string{"cy leads, hold the Market", "Good luck, all"}) {
+			t.Errorf("ben reads %q", got)
+		}
+		if got := e.texts(cy, id); !slices.Equal(got, []string{"Good luck, all"}) {
+			t.Errorf("cy reads %q", got)
+		}
+		heard(t, bens, "hold the Market")
+		heard(t, cys, "Good luck, all")
+		e.settle()
+		cys.next()
+		for _, ev := range cys.sent {
+			if strings.Contains(string(ev.Data), "hold the Market") {
+				t.Errorf("cy's stream got the private message: %s", ev.Data)
 			}
-			if got := e.texts(ben, id); !slices.Equal(got, []string{"cy leads, hold the Market", "Good luck, all"}) {
-				t.Errorf("ben reads %q", got)
+		}
+		for _, m := range e.sink.to(cy.Email) {
+			if strings.Contains(m.Text, "hold the Market") {
+				t.Errorf("cy got the private message by email:\n%s", m.Text)
 			}
-			if got := e.texts(cy, id); !slices.Equal(got, []string{"Good luck, all"}) {
-				t.Errorf("cy reads %q", got)
-			}
-			heard(t, bens, "hold the Market")
-			heard(t, cys, "Good luck, all")
-			e.settle()
-			cys.next()
-			for _, ev := range cys.sent {
-				if strings.Contains(string(ev.Data), "hold the Market") {
-					t.Errorf("cy's stream got the private message: %s", ev.Data)
-				}
-			}
-			for _, m := range e.sink.to(cy.Email) {
-				if strings.Contains(m.Text, "hold the Market") {
-					t.Errorf("cy got the private message by email:\n%s", m.Text)
-				}
-			}
-			ans = e.sayReply(ana, e.mailOf(ana, id), "say to bo nobody is named so")
-			if !strings.Contains(ans.Text, `no other player of this game is named "bo"`) {
-				t.Errorf("a message to no one:\n%s", ans.Text)
-			}
-			if got := e.texts(cy, id); len(got) != 1 {
-				t.Errorf("the message to no one was posted: %q", got)
-			}
-		})
-	}
+		}
+		ans = e.sayReply(ana, e.mailOf(ana, id), "say to bo nobody is named so")
+		if !strings.Contains(ans.Text, `no other player of this game is named "bo"`) {
+			t.Errorf("a message to no one:\n%s", ans.Text)
+		}
+		if got := e.texts(cy, id); len(got) != 1 {
+			t.Errorf("the message to no one was posted: %q", got)
+		}
+	})
 }
 
 // talkMailOf is the newest message email to u of game id: one whose reply
@@ -362,85 +356,83 @@ func (e *env) talkMailOf(u *models.User, id int64, text string) (sent, notifier.
 // is read as a move ("end" stays a message; the game does not move), and
 // a reply with nothing above the quote posts nothing.
 func TestReplyToMessageEmail(t *testing.T) {
-	for _, d := range modelstest.Dialects() {
-		t.Run(d.String(), func(t *testing.T) {
-			e := newEnv(t, d)
-			ctx := context.Background()
-			ana, ben, cy := e.user("ana"), e.user("ben"), e.user("cy")
-			id := e.gameOf(ana, ben, cy)
-			// ana asks for the table talk's own emails (off until chosen).
-			if err := e.st.SetPreference(ctx, models.Preference{UserID: ana.ID, Kind: models.MessageKind, Channel: "email", Enabled: true}); err != nil {
-				t.Fatal(err)
-			}
-			e.settle()
-			g, err := e.st.GameNoState(ctx, id)
-			if err != nil {
-				t.Fatal(err)
-			}
-			anaSeat, cySeat := g.SeatOf(ana.ID), g.SeatOf(cy.ID)
-			version := e.version(id)
+	modelstest.EachDialect(t, func(t *testing.T, d models.Dialect) {
+		e := newEnv(t, d)
+		ctx := context.Background()
+		ana, ben, cy := e.user("ana"), e.user("ben"), e.user("cy")
+		id := e.gameOf(ana, ben, cy)
+		// ana asks for the table talk's own emails (off until chosen).
+		if err := e.st.SetPreference(ctx, models.Preference{UserID: ana.ID, Kind: models.MessageKind, Channel: "email", Enabled: true}); err != nil {
+			t.Fatal(err)
+		}
+		e.settle()
+		g, err := e.st.GameNoState(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		anaSeat, cySeat := g.SeatOf(ana.ID), g.SeatOf(cy.ID)
+		version := e.version(id)
 
-			if _, err := e.play.Say(ctx, id, ben.ID, play.Say{Text: "Good luck, all"}, nil); err != nil {
-				t.Fatal(err)
+		if _, err := e.play.Say(ctx, id, ben.ID, play.Say{Text: "Good luck, all"}, nil); err != nil {
+			t.Fatal(err)
+		}
+		em, r := e.talkMailOf(ana, id, "Good luck, all")
+		if r.To != -1 || !strings.Contains(em.Text, "To answer ben, reply to this email") || !strings.Contains(em.Text, "to the table.") {
+			t.Errorf("the message email (reply to seat %d):\n%s", r.To, em.Text)
+		}
+		ans := e.sayReply(ana, em, "Thanks ben, you too!\nMay the Market be kind.")
+		want := "Thanks ben, you too!\nMay the Market be kind."
+		if !strings.Contains(ans.Text, "Your message was posted.") || !strings.Contains(ans.Text, "Posted to the table") {
+			t.Errorf("the answer:\n%s", ans.Text)
+		}
+		for _, u := range []*models.User{ben, cy} {
+			if got := e.texts(u, id); !slices.Equal(got, []string{"Good luck, all", want}) {
+				t.Errorf("%s reads %q", u.Username, got)
 			}
-			em, r := e.talkMailOf(ana, id, "Good luck, all")
-			if r.To != -1 || !strings.Contains(em.Text, "To answer ben, reply to this email") || !strings.Contains(em.Text, "to the table.") {
-				t.Errorf("the message email (reply to seat %d):\n%s", r.To, em.Text)
-			}
-			ans := e.sayReply(ana, em, "Thanks ben, you too!\nMay the Market be kind.")
-			want := "Thanks ben, you too!\nMay the Market be kind."
-			if !strings.Contains(ans.Text, "Your message was posted.") || !strings.Contains(ans.Text, "Posted to the table") {
-				t.Errorf("the answer:\n%s", ans.Text)
-			}
-			for _, u := range []*models.User{ben, cy} {
-				if got := e.texts(u, id); !slices.Equal(got, []string{"Good luck, all", want}) {
-					t.Errorf("%s reads %q", u.Username, got)
-				}
-			}
+		}
 
-			// A private message: the reply goes back to its author only.
-			if _, err := e.play.Say(ctx, id, cy.ID, play.Say{Text: "ben leads; hold him back?", ToSeat: &anaSeat}, nil); err != nil {
-				t.Fatal(err)
+		// A private message: the reply goes back to its author only.
+		if _, err := e.play.Say(ctx, id, cy.ID, play.Say{Text: "ben leads; hold him back?", ToSeat: &anaSeat}, nil); err != nil {
+			t.Fatal(err)
+		}
+		em, r = e.talkMailOf(ana, id, "ben leads; hold him back?")
+		if r.To != cySeat || !strings.Contains(em.Text, "to cy only.") {
+			t.Errorf("the private message's email (reply to seat %d, cy's %d):\n%s", r.To, cySeat, em.Text)
+		}
+		ans = e.sayReply(ana, em, "Agreed.")
+		if !strings.Contains(ans.Text, `Posted to cy only: "Agreed."`) {
+			t.Errorf("the answer to a private message:\n%s", ans.Text)
+		}
+		if got := e.texts(cy, id); !slices.Contains(got, "Agreed.") {
+			t.Errorf("cy reads %q", got)
+		}
+		if got := e.texts(ben, id); slices.Contains(got, "Agreed.") || slices.Contains(got, "ben leads; hold him back?") {
+			t.Errorf("ben reads the private exchange: %q", got)
+		}
+		for _, m := range e.sink.to(ben.Email) {
+			if strings.Contains(m.Text, "Agreed.") {
+				t.Errorf("ben got the private answer by email:\n%s", m.Text)
 			}
-			em, r = e.talkMailOf(ana, id, "ben leads; hold him back?")
-			if r.To != cySeat || !strings.Contains(em.Text, "to cy only.") {
-				t.Errorf("the private message's email (reply to seat %d, cy's %d):\n%s", r.To, cySeat, em.Text)
-			}
-			ans = e.sayReply(ana, em, "Agreed.")
-			if !strings.Contains(ans.Text, `Posted to cy only: "Agreed."`) {
-				t.Errorf("the answer to a private message:\n%s", ans.Text)
-			}
-			if got := e.texts(cy, id); !slices.Contains(got, "Agreed.") {
-				t.Errorf("cy reads %q", got)
-			}
-			if got := e.texts(ben, id); slices.Contains(got, "Agreed.") || slices.Contains(got, "ben leads; hold him back?") {
-				t.Errorf("ben reads the private exchange: %q", got)
-			}
-			for _, m := range e.sink.to(ben.Email) {
-				if strings.Contains(m.Text, "Agreed.") {
-					t.Errorf("ben got the private answer by email:\n%s", m.Text)
-				}
-			}
+		}
 
-			// Words of moves are a message here, never moves.
-			ans = e.sayReply(ana, em, "end")
-			if !strings.Contains(ans.Text, `Posted to cy only: "end"`) {
-				t.Errorf("the answer to \"end\":\n%s", ans.Text)
-			}
-			if v := e.version(id); v != version {
-				t.Errorf("replies to message emails moved the game from version %d to %d", version, v)
-			}
-			// Nothing above the quote: nothing posted, and the answer says so.
-			before := len(e.texts(cy, id))
-			ans = e.sayReply(ana, em, "")
-			if !strings.Contains(ans.Text, "no message was posted") {
-				t.Errorf("the answer to an empty reply:\n%s", ans.Text)
-			}
-			if got := e.texts(cy, id); len(got) != before {
-				t.Errorf("an empty reply posted: %q", got)
-			}
-		})
-	}
+		// Words of moves are a message here, never moves.
+		ans = e.sayReply(ana, em, "end")
+		if !strings.Contains(ans.Text, `Posted to cy only: "end"`) {
+			t.Errorf("the answer to \"end\":\n%s", ans.Text)
+		}
+		if v := e.version(id); v != version {
+			t.Errorf("replies to message emails moved the game from version %d to %d", version, v)
+		}
+		// Nothing above the quote: nothing posted, and the answer says so.
+		before := len(e.texts(cy, id))
+		ans = e.sayReply(ana, em, "")
+		if !strings.Contains(ans.Text, "no message was posted") {
+			t.Errorf("the answer to an empty reply:\n%s", ans.Text)
+		}
+		if got := e.texts(cy, id); len(got) != before {
+			t.Errorf("an empty reply posted: %q", got)
+		}
+	})
 }
 
 // TestSayReading: how the command reader reads "say" lines.

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/datamonsters/turns/engine"
+	"github.com/datamonsters/turns/models"
 	"github.com/datamonsters/turns/models/modelstest"
 	"github.com/datamonsters/turns/play"
 )
@@ -19,57 +20,55 @@ import (
 // and a whole turn, and rises only when the workers send the emails, which
 // show the boards. Not parallel: the counter is the package's.
 func TestChangeBuildsNoBoard(t *testing.T) {
-	for _, d := range modelstest.Dialects() {
-		t.Run(d.String(), func(t *testing.T) {
-			ctx := context.Background()
-			e := newOutboxEnv(t, d)
-			e.outbox(t, false) // writes the jobs, works none yet
-			p := play.New(e.st, e.clock.Now, nil)
-			ana, ben := e.users[0], e.users[1]
-			before := boardsBuilt.Load()
-			res, err := p.Create(ctx, ana.ID, play.NewGame{Players: 2, Mode: "fast", Invite: []string{ben.Username},
-				Deck: play.DeckChoice{Prebuilt: "running-a-startup"}}, nil)
-			if err != nil {
-				t.Fatal(err)
+	modelstest.EachDialect(t, func(t *testing.T, d models.Dialect) {
+		ctx := context.Background()
+		e := newOutboxEnv(t, d)
+		e.outbox(t, false) // writes the jobs, works none yet
+		p := play.New(e.st, e.clock.Now, nil)
+		ana, ben := e.users[0], e.users[1]
+		before := boardsBuilt.Load()
+		res, err := p.Create(ctx, ana.ID, play.NewGame{Players: 2, Mode: "fast", Invite: []string{ben.Username},
+			Deck: play.DeckChoice{Prebuilt: "running-a-startup"}}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		id := res.Game.ID
+		if _, err := p.Join(ctx, id, ben.ID, play.DeckChoice{Prebuilt: "working-for-the-enterprise"}, nil); err != nil {
+			t.Fatal(err)
+		}
+		res, err = p.Start(ctx, id, ana.ID, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Done()
+		// The first player ends their turn: the other one's turn starts.
+		first := res.State.Active
+		version := res.Game.Version
+		res, err = p.Submit(ctx, id, *res.Game.Seats[first].UserID, &version, []engine.Action{{Type: engine.ActEndTurn}}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Done()
+		if n := boardsBuilt.Load() - before; n != 0 {
+			t.Fatalf("%d boards built by the changes themselves", n)
+		}
+		e.outbox(t, true)
+		// The invitation, two game_started (the first player's with a
+		// board) and the second player's your_turn (with a board).
+		msgs := e.waitMail(t, 4)
+		boards := 0
+		for _, m := range msgs {
+			if strings.Contains(parseMail(t, m.Data).Text, "What you can do now") {
+				boards++
 			}
-			id := res.Game.ID
-			if _, err := p.Join(ctx, id, ben.ID, play.DeckChoice{Prebuilt: "working-for-the-enterprise"}, nil); err != nil {
-				t.Fatal(err)
-			}
-			res, err = p.Start(ctx, id, ana.ID, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			res.Done()
-			// The first player ends their turn: the other one's turn starts.
-			first := res.State.Active
-			version := res.Game.Version
-			res, err = p.Submit(ctx, id, *res.Game.Seats[first].UserID, &version, []engine.Action{{Type: engine.ActEndTurn}}, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			res.Done()
-			if n := boardsBuilt.Load() - before; n != 0 {
-				t.Fatalf("%d boards built by the changes themselves", n)
-			}
-			e.outbox(t, true)
-			// The invitation, two game_started (the first player's with a
-			// board) and the second player's your_turn (with a board).
-			msgs := e.waitMail(t, 4)
-			boards := 0
-			for _, m := range msgs {
-				if strings.Contains(parseMail(t, m.Data).Text, "What you can do now") {
-					boards++
-				}
-			}
-			if boards != 2 || boardsBuilt.Load()-before < 2 {
-				t.Fatalf("%d emails with a board, %d boards built; want 2 and at least 2", boards, boardsBuilt.Load()-before)
-			}
-			if sent := mailKinds(t, msgs); !strings.Contains(strings.Join(sent, " "), string(KindYourTurn)) {
-				t.Fatalf("emails %v, want a your_turn", sent)
-			}
-		})
-	}
+		}
+		if boards != 2 || boardsBuilt.Load()-before < 2 {
+			t.Fatalf("%d emails with a board, %d boards built; want 2 and at least 2", boards, boardsBuilt.Load()-before)
+		}
+		if sent := mailKinds(t, msgs); !strings.Contains(strings.Join(sent, " "), string(KindYourTurn)) {
+			t.Fatalf("emails %v, want a your_turn", sent)
+		}
+	})
 }
 
 // publicByDecoding is what publicJSON writes, made the slow way it was

@@ -260,12 +260,10 @@ func (e *outboxEnv) waitMail(t *testing.T, n int) []received {
 }
 
 func eachOutboxDB(t *testing.T, f func(t *testing.T, d models.Dialect)) {
-	for _, d := range modelstest.Dialects() {
-		t.Run(d.String(), func(t *testing.T) {
-			t.Parallel()
-			f(t, d)
-		})
-	}
+	modelstest.EachDialect(t, func(t *testing.T, d models.Dialect) {
+		t.Parallel()
+		f(t, d)
+	})
 }
 
 func TestOutboxInvitationsAndStartByEmail(t *testing.T) {

@@ -15,13 +15,11 @@ import (
 // eachLobbyDB runs f in parallel subtests on each test database, with a
 // fresh store and play path.
 func eachLobbyDB(t *testing.T, f func(t *testing.T, st *models.Store, svc *play.Service)) {
-	for _, d := range modelstest.Dialects() {
-		t.Run(d.String(), func(t *testing.T) {
-			t.Parallel()
-			st := modelstest.Open(t, d, models.Options{})
-			f(t, st, play.New(st, nil, nil))
-		})
-	}
+	modelstest.EachDialect(t, func(t *testing.T, d models.Dialect) {
+		t.Parallel()
+		st := modelstest.Open(t, d, models.Options{})
+		f(t, st, play.New(st, nil, nil))
+	})
 }
 
 // deleteAccount deletes user u's account as accounts.Service.Delete does:

@@ -44,48 +44,46 @@ func startedGame(t *testing.T, st *models.Store, svc *play.Service) (int64, *mod
 // seat opens; nobody else can decline it, twice is refused, and a joined
 // seat or a started game is left otherwise.
 func TestDecline(t *testing.T) {
-	for _, d := range modelstest.Dialects() {
-		t.Run(d.String(), func(t *testing.T) {
-			t.Parallel()
-			ctx := context.Background()
-			st := modelstest.Open(t, d, models.Options{})
-			svc := play.New(st, nil, nil)
-			ana, bob, cy := newUser(t, st, "ana"), newUser(t, st, "bob"), newUser(t, st, "cy")
-			private := false
-			deck := play.DeckChoice{Prebuilt: "running-a-startup"}
-			res, err := svc.Create(ctx, ana.ID, play.NewGame{Players: 3, Public: &private, Deck: deck, Invite: []string{"bob", "cy"}}, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			id := res.Game.ID
-			var pe *play.Error
-			if _, err := svc.Decline(ctx, id, ana.ID, nil); !errors.As(err, &pe) || pe.Code != "not_invited" {
-				t.Fatalf("decline by the creator: %v", err)
-			}
-			if _, err := svc.Join(ctx, id, cy.ID, deck, nil); err != nil {
-				t.Fatal(err)
-			}
-			if _, err := svc.Decline(ctx, id, cy.ID, nil); !errors.As(err, &pe) || pe.Code != "already_joined" {
-				t.Fatalf("decline after joining: %v", err)
-			}
-			res, err = svc.Decline(ctx, id, bob.ID, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			s := res.Game.Seats[1]
-			if s.UserID != nil || s.Invited || s.Username != "" || res.Seat != -1 || res.Game.Version != 3 {
-				t.Fatalf("seat after decline: %+v, caller seat %d, version %d", s, res.Seat, res.Game.Version)
-			}
-			// The seat is gone with the invitation: a second decline, or a
-			// look at the private game, finds nothing.
-			if _, err := svc.Decline(ctx, id, bob.ID, nil); !errors.Is(err, models.ErrNotFound) {
-				t.Fatalf("second decline: %v", err)
-			}
-			if _, _, err := svc.Game(ctx, id, bob.ID); !errors.Is(err, models.ErrNotFound) {
-				t.Fatalf("the private game after declining: %v", err)
-			}
-		})
-	}
+	modelstest.EachDialect(t, func(t *testing.T, d models.Dialect) {
+		t.Parallel()
+		ctx := context.Background()
+		st := modelstest.Open(t, d, models.Options{})
+		svc := play.New(st, nil, nil)
+		ana, bob, cy := newUser(t, st, "ana"), newUser(t, st, "bob"), newUser(t, st, "cy")
+		private := false
+		deck := play.DeckChoice{Prebuilt: "running-a-startup"}
+		res, err := svc.Create(ctx, ana.ID, play.NewGame{Players: 3, Public: &private, Deck: deck, Invite: []string{"bob", "cy"}}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		id := res.Game.ID
+		var pe *play.Error
+		if _, err := svc.Decline(ctx, id, ana.ID, nil); !errors.As(err, &pe) || pe.Code != "not_invited" {
+			t.Fatalf("decline by the creator: %v", err)
+		}
+		if _, err := svc.Join(ctx, id, cy.ID, deck, nil); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := svc.Decline(ctx, id, cy.ID, nil); !errors.As(err, &pe) || pe.Code != "already_joined" {
+			t.Fatalf("decline after joining: %v", err)
+		}
+		res, err = svc.Decline(ctx, id, bob.ID, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := res.Game.Seats[1]
+		if s.UserID != nil || s.Invited || s.Username != "" || res.Seat != -1 || res.Game.Version != 3 {
+			t.Fatalf("seat after decline: %+v, caller seat %d, version %d", s, res.Seat, res.Game.Version)
+		}
+		// The seat is gone with the invitation: a second decline, or a
+		// look at the private game, finds nothing.
+		if _, err := svc.Decline(ctx, id, bob.ID, nil); !errors.Is(err, models.ErrNotFound) {
+			t.Fatalf("second decline: %v", err)
+		}
+		if _, _, err := svc.Game(ctx, id, bob.ID); !errors.Is(err, models.ErrNotFound) {
+			t.Fatalf("the private game after declining: %v", err)
+		}
+	})
 }
 
 // TestLobbyRefusalsNameNoSeatNumber: the lobby's refusals are read by

@@ -20,14 +20,12 @@ import (
 // so too. A game whose settings ignore quiet hours keeps the clock's
 // deadline, and ana's turn, in no quiet hours, is not moved.
 func TestDeadlineOutOfQuietHours(t *testing.T) {
-	for _, d := range modelstest.Dialects() {
-		t.Run(d.String(), func(t *testing.T) {
-			t.Parallel()
-			for _, ignore := range []bool{false, true} {
-				testDeadlineOutOfQuietHours(t, d, ignore)
-			}
-		})
-	}
+	modelstest.EachDialect(t, func(t *testing.T, d models.Dialect) {
+		t.Parallel()
+		for _, ignore := range []bool{false, true} {
+			testDeadlineOutOfQuietHours(t, d, ignore)
+		}
+	})
 }
 
 // startDuel creates a fast 2-player game of ana's, with n's clocks and

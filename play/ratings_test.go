@@ -38,14 +38,12 @@ type ratingsEnv struct {
 }
 
 func eachRatingsDB(t *testing.T, f func(t *testing.T, e *ratingsEnv)) {
-	for _, d := range modelstest.Dialects() {
-		t.Run(d.String(), func(t *testing.T) {
-			t.Parallel()
-			clk := &testClock{t: time.Date(2026, 5, 4, 9, 0, 0, 0, time.UTC)}
-			st := modelstest.Open(t, d, models.Options{Now: clk.Now})
-			f(t, &ratingsEnv{st: st, svc: play.New(st, clk.Now, nil), clk: clk})
-		})
-	}
+	modelstest.EachDialect(t, func(t *testing.T, d models.Dialect) {
+		t.Parallel()
+		clk := &testClock{t: time.Date(2026, 5, 4, 9, 0, 0, 0, time.UTC)}
+		st := modelstest.Open(t, d, models.Options{Now: clk.Now})
+		f(t, &ratingsEnv{st: st, svc: play.New(st, clk.Now, nil), clk: clk})
+	})
 }
 
 // start opens a fast game of users (the first creates it, the others

@@ -216,12 +216,10 @@ func proxies(on bool) []string {
 // eachDB runs f on SQLite and, with TEST_DATABASE_URL, on Postgres, in
 // parallel subtests.
 func eachDB(t *testing.T, f func(t *testing.T, d models.Dialect)) {
-	for _, d := range modelstest.Dialects() {
-		t.Run(d.String(), func(t *testing.T) {
-			t.Parallel()
-			f(t, d)
-		})
-	}
+	modelstest.EachDialect(t, func(t *testing.T, d models.Dialect) {
+		t.Parallel()
+		f(t, d)
+	})
 }
 
 // client is one browser's worth of HTTP: a cookie jar, redirects not

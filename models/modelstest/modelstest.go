@@ -31,6 +31,16 @@ func Dialects() []models.Dialect {
 	return []models.Dialect{models.SQLite, models.Postgres}
 }
 
+// EachDialect runs test as a subtest of t for each of Dialects, named
+// by the dialect ("sqlite", "postgres"), so that -run Test/postgres picks
+// one.
+func EachDialect(t *testing.T, test func(t *testing.T, d models.Dialect)) {
+	t.Helper()
+	for _, d := range Dialects() {
+		t.Run(d.String(), func(t *testing.T) { test(t, d) })
+	}
+}
+
 // Open returns a migrated store of dialect for the test, closed and removed
 // when the test ends. For Postgres it skips the test when TEST_DATABASE_URL is
 // unset and fails it when the database cannot be reached; each store lives
