@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/base64"
 	"log/slog"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -85,6 +86,7 @@ type shared struct {
 	sessions *bounded.Map[string, knownSession] // browser sessions read (see KnownWebSession)
 	issued   atomic.Int64                       // access tokens signed
 	feedKey  []byte                             // the key of the calendar feeds' tokens
+	dummy    func() string                      // the hash an unknown username is checked against (see matches)
 }
 
 // New returns the accounts over store; pl takes a deleted account's
@@ -120,7 +122,8 @@ func New(store *models.Store, pl *play.Service, cfg Config, log *slog.Logger, no
 	}
 	return &Service{cfg: cfg, store: store, play: pl, log: log, now: now, limits: newLimits(cfg),
 		shared: &shared{verified: bounded.New[string, Access](16384),
-			sessions: bounded.New[string, knownSession](16384), feedKey: feedKey(cfg.Secret)}}
+			sessions: bounded.New[string, knownSession](16384), feedKey: feedKey(cfg.Secret),
+			dummy: sync.OnceValue(func() string { return cfg.Hash("not a password") })}}
 }
 
 // In returns the service acting in st, a transaction of its store, so

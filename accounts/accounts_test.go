@@ -3,6 +3,7 @@ package accounts_test
 import (
 	"context"
 	"errors"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -152,6 +153,43 @@ func TestPasswordCost(t *testing.T) {
 	}
 	if _, _, err := e.acc.CheckPassword(e.ctx, "c", u, "bob passwore"); !errors.Is(err, accounts.ErrWrongPassword) {
 		t.Fatalf("wrong password: %v", err)
+	}
+}
+
+// TestUnknownNameCostsAsMuch: an unknown username is checked against a
+// dummy hash that Config.Hash makes, once, at the cost of the accounts'
+// hashes, so that it takes as long as a wrong password at any configured
+// cost; sign-ins at once share that one dummy.
+func TestUnknownNameCostsAsMuch(t *testing.T) {
+	var mu sync.Mutex
+	var made []string
+	hash := func(p string) string {
+		h := accounts.HashPasswordCost(p, 1, 64)
+		mu.Lock()
+		made = append(made, h)
+		mu.Unlock()
+		return h
+	}
+	e := newEnv(t, models.SQLite, accounts.Config{Hash: hash, LoginBurst: 100, LoginAddressBurst: 100})
+	e.user(t, "ana", "ana password")
+	var wg sync.WaitGroup
+	for i := range 8 {
+		wg.Go(func() {
+			if _, _, err := e.acc.SignIn(e.ctx, "192.0.2.1", "nobody"+strconv.Itoa(i), "ana password"); !errors.Is(err, accounts.ErrBadCredentials) {
+				t.Errorf("unknown name %d: %v", i, err)
+			}
+		})
+	}
+	wg.Wait()
+	if _, _, err := e.acc.SignIn(e.ctx, "192.0.2.1", "", ""); !errors.Is(err, accounts.ErrBadCredentials) {
+		t.Fatalf("an empty name: %v", err)
+	}
+	if len(made) != 2 {
+		t.Fatalf("Config.Hash made %d hashes for one account and nine unknown names, want 2 (the account's and one dummy)", len(made))
+	}
+	cost := func(h string) string { return strings.Split(h, "$")[3] }
+	if cost(made[1]) != cost(made[0]) || cost(made[0]) != "m=64,t=1,p=1" {
+		t.Fatalf("the dummy's cost %s, the account's %s", cost(made[1]), cost(made[0]))
 	}
 }
 

@@ -41,15 +41,22 @@ func HashPasswordCost(password string, passes, memoryKiB uint32) string {
 		b64.EncodeToString(salt), b64.EncodeToString(key))
 }
 
-// checkPassword reports whether password matches a hash made by
-// HashPassword (with any parameters). An empty hash (no such user) is
-// checked against a dummy hash and fails, so that an unknown username
-// costs as long as a wrong password.
-func checkPassword(hash, password string) bool {
+// matches reports whether password is the password whose hash is hash.
+// An empty hash (no such user) is checked against the service's dummy
+// hash and fails, so that an unknown username costs as long as a wrong
+// password: the dummy is made by Config.Hash, at the cost of every
+// account's hash.
+func (s *Service) matches(hash, password string) bool {
 	if hash == "" {
-		checkPassword(dummyHash, password)
+		checkPassword(s.dummy(), password)
 		return false
 	}
+	return checkPassword(hash, password)
+}
+
+// checkPassword reports whether password matches a hash made by
+// HashPassword (with any parameters).
+func checkPassword(hash, password string) bool {
 	parts := strings.Split(hash, "$")
 	if len(parts) != 6 || parts[1] != "argon2id" || parts[2] != "v="+strconv.Itoa(argon2.Version) {
 		return false
@@ -67,10 +74,6 @@ func checkPassword(hash, password string) bool {
 	got := argon2.IDKey([]byte(password), salt, t, m, p, uint32(len(want)))
 	return subtle.ConstantTimeCompare(got, want) == 1
 }
-
-// dummyHash is checked against when the username is unknown, so that a
-// sign-in takes as long whether or not the user exists.
-var dummyHash = HashPassword("not a password")
 
 // The length of a new password, in bytes.
 const (

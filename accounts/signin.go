@@ -66,7 +66,7 @@ func (s *Service) SignIn(ctx context.Context, client, username, password string)
 	if err != nil && !errors.Is(err, models.ErrNotFound) {
 		return nil, took.tally, err
 	}
-	if !checkPassword(hash, password) {
+	if !s.matches(hash, password) {
 		return nil, took.tally, ErrBadCredentials
 	}
 	return u, s.give(ctx, took), nil
@@ -86,7 +86,7 @@ func (s *Service) CheckPassword(ctx context.Context, client string, u *models.Us
 	if err != nil {
 		return "", took.tally, err
 	}
-	if !checkPassword(hash, password) {
+	if !s.matches(hash, password) {
 		return "", took.tally, ErrWrongPassword
 	}
 	return hash, s.give(ctx, took), nil

@@ -13,7 +13,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/datamonsters/turns/accounts"
 	"github.com/datamonsters/turns/models"
 	"github.com/datamonsters/turns/models/modelstest"
 )
@@ -40,7 +39,7 @@ func eachDBReplicas(t *testing.T, cfg config, f func(t *testing.T, a, b *replica
 			for i := range rs {
 				n := &atomic.Int64{}
 				cfg := cfg
-				cfg.Hash = func(p string) string { n.Add(1); return accounts.HashPassword(p) }
+				cfg.Hash = func(p string) string { n.Add(1); return cheapHash(p) }
 				s := newServer(st, nil, cfg, slog.New(slog.NewJSONHandler(io.Discard, nil)), clk.Now)
 				srv := httptest.NewServer(s.Handler())
 				t.Cleanup(srv.Close)
