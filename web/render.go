@@ -26,6 +26,25 @@ type page struct {
 	t *template.Template
 }
 
+// static is what every Pages of the process shares, read-only: the
+// embedded assets and the templates parsed with them.
+type static struct {
+	assets *assets
+	pages  map[string]*page
+}
+
+// loadStatic loads the assets and parses the pages once per process: both
+// come from the binary, and compressing the assets and parsing the
+// templates is most of what New costs (a test builds many Pages).
+var loadStatic = sync.OnceValues(func() (static, error) {
+	a, err := loadAssets()
+	if err != nil {
+		return static{}, err
+	}
+	pages, err := parsePages(a)
+	return static{assets: a, pages: pages}, err
+})
+
 // parsePages parses every templates/*.html but the partials as a page.
 func parsePages(a *assets) (map[string]*page, error) {
 	funcs := template.FuncMap{

@@ -114,12 +114,11 @@ func New(store *models.Store, mail notifier.Sender, cfg Config, log *slog.Logger
 	if err := p.cop.AddTrustedOrigin(base.Scheme + "://" + base.Host); err != nil {
 		return nil, fmt.Errorf("web: BASE_URL: %w", err)
 	}
-	if p.assets, err = loadAssets(); err != nil {
+	st, err := loadStatic()
+	if err != nil {
 		return nil, err
 	}
-	if p.pages, err = parsePages(p.assets); err != nil {
-		return nil, err
-	}
+	p.assets, p.pages = st.assets, st.pages
 	for i, name := range []string{"favicon.svg", "style.css", "app.js"} {
 		if p.head[i], err = p.assets.url(name); err != nil {
 			return nil, err
