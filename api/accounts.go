@@ -30,40 +30,34 @@ func checkNewPassword(field, password string) error {
 // per client address, before the password is hashed: a refused one costs
 // no argon2id hash. With an Idempotency-Key (scoped by the username) a
 // repeat gets the same tokens again.
-func (s *Server) register(c *gin.Context) {
+func (s *Server) register(c *gin.Context) error {
 	var req registerRequest
 	if err := decode(c, &req); err != nil {
-		writeError(c, err)
-		return
+		return err
 	}
 	if !accounts.ValidUsername(req.Username) {
-		writeError(c, invalid("username: 3 to 32 characters of a-z, 0-9, _ and -, starting with a letter or digit"))
-		return
+		return invalid("username: 3 to 32 characters of a-z, 0-9, _ and -, starting with a letter or digit")
 	}
 	if err := checkNewPassword("password", req.Password); err != nil {
-		writeError(c, err)
-		return
+		return err
 	}
 	switch {
 	case !accounts.ValidEmail(req.Email):
-		writeError(c, invalid("email: not an address"))
-		return
+		return invalid("email: not an address")
 	case len(req.DisplayName) > accounts.MaxDisplayName:
-		writeError(c, invalid("display_name: at most %d characters", accounts.MaxDisplayName))
-		return
+		return invalid("display_name: at most %d characters", accounts.MaxDisplayName)
 	}
 	tally, err := s.acc.CountRegistration(c.Request.Context(), router.ClientAddress(c))
 	router.RateHeaders(c, tally)
 	if err != nil {
-		writeError(c, err)
-		return
+		return err
 	}
 	// Email notifications are on from the start: without an address there
 	// is nothing to send, and adding one later turns them on unless the
 	// user has turned them off (PATCH /v1/me).
 	u := &models.User{Username: req.Username, Email: req.Email, DisplayName: req.DisplayName, NotifyEmail: true, NotifyTurns: true}
 	hash := s.acc.Hash(req.Password) // before the transaction: argon2id takes a while
-	s.idempotent(c, idemScope{subject: "user:" + req.Username}, func(st *models.Store) (response, error) {
+	return s.idempotent(c, idemScope{subject: "user:" + req.Username}, func(st *models.Store) (response, error) {
 		acc := s.acc.In(st)
 		if err := acc.CreateUser(c.Request.Context(), u, hash, ""); err != nil {
 			return response{}, err
@@ -78,19 +72,17 @@ func (s *Server) register(c *gin.Context) {
 // an Idempotency-Key (scoped by the username) is looked at: a repeat gets
 // the same tokens again only with the right password. A login with the
 // right password gives its attempts back: only failed ones count.
-func (s *Server) login(c *gin.Context) {
+func (s *Server) login(c *gin.Context) error {
 	var req loginRequest
 	if err := decode(c, &req); err != nil {
-		writeError(c, err)
-		return
+		return err
 	}
 	u, tally, err := s.acc.SignIn(c.Request.Context(), router.ClientAddress(c), req.Username, req.Password)
 	router.RateHeaders(c, tally)
 	if err != nil {
-		writeError(c, err)
-		return
+		return err
 	}
-	s.idempotent(c, idemScope{subject: "user:" + req.Username}, func(st *models.Store) (response, error) {
+	return s.idempotent(c, idemScope{subject: "user:" + req.Username}, func(st *models.Store) (response, error) {
 		return session(c.Request.Context(), s.acc.In(st), http.StatusOK, u)
 	})
 }
@@ -118,18 +110,16 @@ func tokensOut(status int, ses accounts.Session) response {
 // instead, so a client that lost the response is not logged out; the
 // rotation runs in its own transaction (idemScope.outside) so that a
 // reuse's revocation is written although the request fails.
-func (s *Server) refresh(c *gin.Context) {
+func (s *Server) refresh(c *gin.Context) error {
 	var req refreshRequest
 	if err := decode(c, &req); err != nil {
-		writeError(c, err)
-		return
+		return err
 	}
 	if !strings.HasPrefix(req.RefreshToken, accounts.RefreshTokenPrefix) {
-		writeError(c, models.ErrInvalidToken)
-		return
+		return models.ErrInvalidToken
 	}
 	old := models.HashToken(req.RefreshToken)
-	s.idempotent(c, idemScope{subject: "refresh:" + string(old), outside: true}, func(*models.Store) (response, error) {
+	return s.idempotent(c, idemScope{subject: "refresh:" + string(old), outside: true}, func(*models.Store) (response, error) {
 		ses, err := s.acc.Refresh(c.Request.Context(), req.RefreshToken)
 		if err != nil {
 			return response{}, err
@@ -143,17 +133,16 @@ func (s *Server) refresh(c *gin.Context) {
 // models.Store.RevokeRefreshFamily). The account's other sessions and its
 // personal API tokens go on. It takes no Idempotency-Key: a repeat changes
 // nothing and answers 204 again.
-func (s *Server) logout(c *gin.Context) {
+func (s *Server) logout(c *gin.Context) error {
 	var req refreshRequest
 	if err := decode(c, &req); err != nil {
-		writeError(c, err)
-		return
+		return err
 	}
 	if err := s.acc.Logout(c.Request.Context(), req.RefreshToken); err != nil {
-		writeError(c, err)
-		return
+		return err
 	}
 	c.Status(http.StatusNoContent)
+	return nil
 }
 
 // logoutEverywhere ends every session of the caller's account (login
@@ -161,12 +150,12 @@ func (s *Server) logout(c *gin.Context) {
 // this request's too, as "sign out everywhere" on the pages does
 // (models.Store.EndSessions). Personal API tokens go on. It takes no
 // Idempotency-Key: a repeat is refused with 401, the token being ended.
-func (s *Server) logoutEverywhere(c *gin.Context) {
+func (s *Server) logoutEverywhere(c *gin.Context) error {
 	if err := s.acc.EndSessions(c.Request.Context(), userID(c)); err != nil {
-		writeError(c, err)
-		return
+		return err
 	}
 	c.Status(http.StatusNoContent)
+	return nil
 }
 
 var errWrongPassword = forbidden("wrong_password", "current_password: not the account's password")
@@ -180,15 +169,13 @@ var errWrongPassword = forbidden("wrong_password", "current_password: not the ac
 // caller. It takes no Idempotency-Key: the request's access token is ended
 // by its success, so a client that lost the response logs in with the new
 // password.
-func (s *Server) changePassword(c *gin.Context) {
+func (s *Server) changePassword(c *gin.Context) error {
 	var req changePasswordRequest
 	if err := decode(c, &req); err != nil {
-		writeError(c, err)
-		return
+		return err
 	}
 	if err := checkNewPassword("new_password", req.NewPassword); err != nil {
-		writeError(c, err)
-		return
+		return err
 	}
 	ses, tally, err := s.acc.ChangePassword(c.Request.Context(), router.ClientAddress(c), userID(c), req.CurrentPassword, req.NewPassword)
 	router.RateHeaders(c, tally)
@@ -196,24 +183,24 @@ func (s *Server) changePassword(c *gin.Context) {
 		err = errWrongPassword
 	}
 	if err != nil {
-		writeError(c, err)
-		return
+		return err
 	}
 	resp := tokensOut(http.StatusOK, ses)
 	for k, v := range resp.header {
 		c.Header(k, v)
 	}
 	writeJSON(c, resp.status, resp.body)
+	return nil
 }
 
 // me returns the caller's profile.
-func (s *Server) me(c *gin.Context) {
+func (s *Server) me(c *gin.Context) error {
 	p, err := s.acc.Profile(c.Request.Context(), userID(c))
 	if err != nil {
-		writeError(c, err)
-		return
+		return err
 	}
 	writeJSON(c, http.StatusOK, meOut(p))
+	return nil
 }
 
 // meOut is the user of p with the reply-by-email choice.
@@ -224,11 +211,10 @@ func meOut(p accounts.Profile) userResponse {
 }
 
 // updateMe changes the fields given of the caller's profile.
-func (s *Server) updateMe(c *gin.Context) {
+func (s *Server) updateMe(c *gin.Context) error {
 	var req updateMeRequest
 	if err := decode(c, &req); err != nil {
-		writeError(c, err)
-		return
+		return err
 	}
 	ch := accounts.ProfileChange{Email: req.Email, DisplayName: req.DisplayName}
 	if n := req.Notifications; n != nil {
@@ -237,10 +223,10 @@ func (s *Server) updateMe(c *gin.Context) {
 	}
 	p, err := s.acc.UpdateProfile(c.Request.Context(), userID(c), ch)
 	if err != nil {
-		writeError(c, err)
-		return
+		return err
 	}
 	writeJSON(c, http.StatusOK, meOut(p))
+	return nil
 }
 
 func tokenOut(t *models.APIToken) tokenResponse {
@@ -249,33 +235,31 @@ func tokenOut(t *models.APIToken) tokenResponse {
 }
 
 // listTokens lists the caller's live API tokens (never the secrets).
-func (s *Server) listTokens(c *gin.Context) {
+func (s *Server) listTokens(c *gin.Context) error {
 	list, err := s.acc.Tokens(c.Request.Context(), userID(c))
 	if err != nil {
-		writeError(c, err)
-		return
+		return err
 	}
 	out := tokenListResponse{Tokens: []tokenResponse{}}
 	for i := range list {
 		out.Tokens = append(out.Tokens, tokenOut(&list[i]))
 	}
 	writeJSON(c, http.StatusOK, out)
+	return nil
 }
 
 // createToken makes a personal API token; its secret is shown only here
 // (and in the sealed idempotency record, for a repeat with the key).
-func (s *Server) createToken(c *gin.Context) {
+func (s *Server) createToken(c *gin.Context) error {
 	var req createTokenRequest
 	if err := decode(c, &req); err != nil {
-		writeError(c, err)
-		return
+		return err
 	}
 	t, secret, err := accounts.NewToken(userID(c), req.Name, req.Scopes)
 	if err != nil {
-		writeError(c, err)
-		return
+		return err
 	}
-	s.idempotentCreate(c, func(st *models.Store) (response, error) {
+	return s.idempotentCreate(c, func(st *models.Store) (response, error) {
 		if err := s.acc.In(st).SaveToken(c.Request.Context(), t); err != nil {
 			return response{}, err
 		}
@@ -286,15 +270,14 @@ func (s *Server) createToken(c *gin.Context) {
 }
 
 // revokeToken revokes one of the caller's API tokens.
-func (s *Server) revokeToken(c *gin.Context) {
+func (s *Server) revokeToken(c *gin.Context) error {
 	id, err := pathID(c, "id")
 	if err != nil {
-		writeError(c, err)
-		return
+		return err
 	}
 	if err := s.acc.RevokeToken(c.Request.Context(), userID(c), id); err != nil {
-		writeError(c, err)
-		return
+		return err
 	}
 	c.Status(http.StatusNoContent)
+	return nil
 }

@@ -18,16 +18,14 @@ func fairnessOf(st *engine.State) *fairnessResponse {
 // log (play.ActionLog), for anyone who may see the game: with them,
 // datamonsters replay (or any checker, docs/fairness.md) replays the game
 // to its final state.
-func (s *Server) actionLog(c *gin.Context) {
+func (s *Server) actionLog(c *gin.Context) error {
 	id, err := pathID(c, "id")
 	if err != nil {
-		writeError(c, err)
-		return
+		return err
 	}
 	l, err := s.play.ActionLog(c.Request.Context(), id, userID(c))
 	if err != nil {
-		writeError(c, err)
-		return
+		return err
 	}
 	out := actionLogResponse{GameID: l.GameID, Version: l.Version, Fairness: (*fairnessResponse)(l.Fairness), FinalHash: l.FinalHash,
 		Winners: l.Winners, Scores: l.Scores, Actions: make([]loggedAction, len(l.Actions)),
@@ -40,4 +38,5 @@ func (s *Server) actionLog(c *gin.Context) {
 		out.Actions[i] = loggedAction{Seq: a.Seq, Version: a.Version, Seat: a.Seat, Action: actionOut(a.Action), CreatedAt: rfc3339(a.CreatedAt)}
 	}
 	writeJSON(c, http.StatusOK, out)
+	return nil
 }

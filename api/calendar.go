@@ -50,7 +50,7 @@ func (s *Server) baseURL(c *gin.Context) string {
 var errNoFeed = newError(http.StatusNotFound, "not_found", "Not found", "you have no calendar feed: POST /v1/me/calendar makes one")
 
 // getCalendar gives the address of the caller's feed (login session only).
-func (s *Server) getCalendar(c *gin.Context) {
+func (s *Server) getCalendar(c *gin.Context) error {
 	f, err := s.acc.CalendarFeed(c.Request.Context(), userID(c))
 	switch {
 	case errors.Is(err, models.ErrNotFound):
@@ -60,48 +60,47 @@ func (s *Server) getCalendar(c *gin.Context) {
 			"your calendar feed's address can no longer be shown (the server's key changed): POST /v1/me/calendar makes a new one")
 	}
 	if err != nil {
-		writeError(c, err)
-		return
+		return err
 	}
 	c.Header("Cache-Control", "no-store")
 	writeJSON(c, http.StatusOK, s.feedOut(c, f))
+	return nil
 }
 
 // createCalendar makes the caller's feed, or renews it: a new address,
 // and the old one stops working (login session only).
-func (s *Server) createCalendar(c *gin.Context) {
+func (s *Server) createCalendar(c *gin.Context) error {
 	f, err := s.acc.NewCalendarFeed(c.Request.Context(), userID(c))
 	if err != nil {
-		writeError(c, err)
-		return
+		return err
 	}
 	c.Header("Cache-Control", "no-store")
 	writeJSON(c, http.StatusCreated, s.feedOut(c, f))
+	return nil
 }
 
 // deleteCalendar revokes the caller's feed: its address answers 404 from
 // now on (login session only).
-func (s *Server) deleteCalendar(c *gin.Context) {
+func (s *Server) deleteCalendar(c *gin.Context) error {
 	err := s.acc.DeleteCalendarFeed(c.Request.Context(), userID(c))
 	if errors.Is(err, models.ErrNotFound) {
 		err = errNoFeed
 	}
 	if err != nil {
-		writeError(c, err)
-		return
+		return err
 	}
 	c.Status(http.StatusNoContent)
+	return nil
 }
 
 var errNoSuchFeed = newError(http.StatusNotFound, "not_found", "Not found", "no calendar feed has this address (it may have been renewed or turned off)")
 
 // calendarFeed serves a feed: the token in its address is the credential.
 // An address that is no feed's (revoked, renewed, or never made) is 404.
-func (s *Server) calendarFeed(c *gin.Context) {
+func (s *Server) calendarFeed(c *gin.Context) error {
 	tok, ok := strings.CutSuffix(c.Param("file"), accounts.FeedSuffix)
 	if !ok {
-		writeError(c, errNoSuchFeed)
-		return
+		return errNoSuchFeed
 	}
 	ctx := c.Request.Context()
 	uid, err := s.acc.FeedUser(ctx, tok)
@@ -109,22 +108,20 @@ func (s *Server) calendarFeed(c *gin.Context) {
 		err = errNoSuchFeed
 	}
 	if err != nil {
-		writeError(c, err)
-		return
+		return err
 	}
 	u, err := s.store.UserByID(ctx, uid)
 	if err != nil {
-		writeError(c, err)
-		return
+		return err
 	}
 	ds, err := s.play.Deadlines(ctx, uid)
 	if err != nil {
-		writeError(c, err)
-		return
+		return err
 	}
 	cal := feedOf(s.baseURL(c), u.Username, ds)
 	c.Header("Cache-Control", "private, no-cache")
 	c.Data(http.StatusOK, "text/calendar; charset=utf-8", cal.Marshal())
+	return nil
 }
 
 // feedOf is the calendar of username's deadlines ds, linking to the

@@ -87,19 +87,17 @@ const maxDecks = 100
 
 // createDeck stores a custom deck after the engine's deck rules accept it,
 // unless the caller keeps maxDecks already.
-func (s *Server) createDeck(c *gin.Context) {
+func (s *Server) createDeck(c *gin.Context) error {
 	var req deckRequest
 	if err := decode(c, &req); err != nil {
-		writeError(c, err)
-		return
+		return err
 	}
 	cards, err := s.validateDeckRequest(req)
 	if err != nil {
-		writeError(c, err)
-		return
+		return err
 	}
 	d := &models.Deck{UserID: userID(c), Name: req.Name, Cards: cards}
-	s.idempotentCreate(c, func(st *models.Store) (response, error) {
+	return s.idempotentCreate(c, func(st *models.Store) (response, error) {
 		ok, err := st.Room(c.Request.Context(), d.UserID, models.Decks, maxDecks)
 		if err != nil {
 			return response{}, err
@@ -115,31 +113,28 @@ func (s *Server) createDeck(c *gin.Context) {
 	})
 }
 
-func (s *Server) respondDeck(c *gin.Context, status int, d *models.Deck) {
+func (s *Server) respondDeck(c *gin.Context, status int, d *models.Deck) error {
 	out, err := deckOut(d)
 	if err != nil {
-		writeError(c, err)
-		return
+		return err
 	}
 	writeJSON(c, status, out)
+	return nil
 }
 
 // listDecks lists the caller's custom decks, oldest first.
-func (s *Server) listDecks(c *gin.Context) {
+func (s *Server) listDecks(c *gin.Context) error {
 	after, err := decodeCursor(c, "deck")
 	if err != nil {
-		writeError(c, err)
-		return
+		return err
 	}
 	limit, err := queryInt(c, "limit", 50, 1, 100)
 	if err != nil {
-		writeError(c, err)
-		return
+		return err
 	}
 	list, err := s.store.Decks(c.Request.Context(), userID(c), after, int(limit)+1)
 	if err != nil {
-		writeError(c, err)
-		return
+		return err
 	}
 	out := deckListResponse{Decks: []deckResponse{}}
 	if len(list) > int(limit) {
@@ -149,65 +144,58 @@ func (s *Server) listDecks(c *gin.Context) {
 	for i := range list {
 		d, err := deckOut(&list[i])
 		if err != nil {
-			writeError(c, err)
-			return
+			return err
 		}
 		out.Decks = append(out.Decks, d)
 	}
 	writeJSON(c, http.StatusOK, out)
+	return nil
 }
 
 // getDeck returns one of the caller's decks.
-func (s *Server) getDeck(c *gin.Context) {
+func (s *Server) getDeck(c *gin.Context) error {
 	id, err := pathID(c, "id")
 	if err != nil {
-		writeError(c, err)
-		return
+		return err
 	}
 	d, err := s.store.Deck(c.Request.Context(), userID(c), id)
 	if err != nil {
-		writeError(c, err)
-		return
+		return err
 	}
-	s.respondDeck(c, http.StatusOK, d)
+	return s.respondDeck(c, http.StatusOK, d)
 }
 
 // updateDeck replaces one of the caller's decks.
-func (s *Server) updateDeck(c *gin.Context) {
+func (s *Server) updateDeck(c *gin.Context) error {
 	id, err := pathID(c, "id")
 	if err != nil {
-		writeError(c, err)
-		return
+		return err
 	}
 	var req deckRequest
 	if err := decode(c, &req); err != nil {
-		writeError(c, err)
-		return
+		return err
 	}
 	cards, err := s.validateDeckRequest(req)
 	if err != nil {
-		writeError(c, err)
-		return
+		return err
 	}
 	d := &models.Deck{ID: id, UserID: userID(c), Name: req.Name, Cards: cards}
 	if err := s.store.UpdateDeck(c.Request.Context(), d); err != nil {
-		writeError(c, err)
-		return
+		return err
 	}
-	s.respondDeck(c, http.StatusOK, d)
+	return s.respondDeck(c, http.StatusOK, d)
 }
 
 // deleteDeck deletes one of the caller's decks. Games already started keep
 // their copy of the list.
-func (s *Server) deleteDeck(c *gin.Context) {
+func (s *Server) deleteDeck(c *gin.Context) error {
 	id, err := pathID(c, "id")
 	if err != nil {
-		writeError(c, err)
-		return
+		return err
 	}
 	if err := s.store.DeleteDeck(c.Request.Context(), userID(c), id); err != nil {
-		writeError(c, err)
-		return
+		return err
 	}
 	c.Status(http.StatusNoContent)
+	return nil
 }

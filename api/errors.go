@@ -153,6 +153,17 @@ func ProblemFor(err error) Problem {
 // found the database unreachable (models.ErrUnavailable).
 const unavailableRetry = 5
 
+// handle adapts a handler that returns its refusal: the handler writes
+// its own success, and writeError answers every error it returns, so
+// that a refusal is written in one place.
+func handle(h func(*gin.Context) error) gin.HandlerFunc {
+	return func(c *gin.Context) {
+		if err := h(c); err != nil {
+			writeError(c, err)
+		}
+	}
+}
+
 // writeError responds with the problem for err and logs server errors.
 func writeError(c *gin.Context, err error) {
 	p := ProblemFor(err)

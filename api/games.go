@@ -25,17 +25,16 @@ func (d deckChoice) play() play.DeckChoice {
 
 // createGame opens a game with the caller in seat 0, invited users in the
 // next seats and open seats after them.
-func (s *Server) createGame(c *gin.Context) {
+func (s *Server) createGame(c *gin.Context) error {
 	var req createGameRequest
 	if err := decode(c, &req); err != nil {
-		writeError(c, err)
-		return
+		return err
 	}
 	n := play.NewGame{Players: req.Players, Mode: req.Mode, Office: req.Office, Public: req.Public, Policy: req.Policy,
 		Deck: req.Deck.play(), Invite: req.Invite, TurnDeadlineSeconds: req.TurnDeadlineSeconds,
 		PromptDeadlineSeconds: req.PromptDeadlineSeconds, Bots: req.Bots, TimeoutLimit: req.TimeoutLimit, OnTimeouts: req.OnTimeouts,
 		SpectatorMessages: req.SpectatorMessages, IgnoreQuietHours: req.RespectQuietHours != nil && !*req.RespectQuietHours}
-	s.mutateGame(c, func(rec *play.Record) (*play.Result, error) {
+	return s.mutateGame(c, func(rec *play.Record) (*play.Result, error) {
 		return s.play.Create(c.Request.Context(), userID(c), n, rec)
 	}, func(r *play.Result) response {
 		g := r.Game
@@ -130,37 +129,31 @@ func promptsFor(st *engine.State, seat int) []engine.Prompt {
 
 // listGames lists the caller's games (or, with open=true, public games
 // waiting for players), newest first.
-func (s *Server) listGames(c *gin.Context) {
+func (s *Server) listGames(c *gin.Context) error {
 	before, err := decodeCursor(c, "game")
 	if err != nil {
-		writeError(c, err)
-		return
+		return err
 	}
 	limit, err := queryInt(c, "limit", 20, 1, 100)
 	if err != nil {
-		writeError(c, err)
-		return
+		return err
 	}
 	f := models.GameFilter{UserID: userID(c), Before: before, Limit: int(limit) + 1, Status: c.Query("status"),
 		Awaiting: c.Query("awaiting") == "true", Open: c.Query("open") == "true"}
 	if f.Status != "" && !slices.Contains([]string{models.StatusOpen, models.StatusActive, models.StatusOver, models.StatusCancelled}, f.Status) {
-		writeError(c, badRequest("status: open, active, over or cancelled"))
-		return
+		return badRequest("status: open, active, over or cancelled")
 	}
 	for _, q := range []string{"awaiting", "open"} {
 		if v, ok := c.GetQuery(q); ok && v != "true" && v != "false" {
-			writeError(c, badRequest("%s: true or false", q))
-			return
+			return badRequest("%s: true or false", q)
 		}
 	}
 	if err := nearRating(c, &f); err != nil {
-		writeError(c, err)
-		return
+		return err
 	}
 	games, err := s.store.ListGames(c.Request.Context(), f)
 	if err != nil {
-		writeError(c, err)
-		return
+		return err
 	}
 	out := gameListResponse{Games: []gameResponse{}}
 	if len(games) > int(limit) {
@@ -171,6 +164,7 @@ func (s *Server) listGames(c *gin.Context) {
 		out.Games = append(out.Games, s.gameOut(&games[i], games[i].SeatOf(userID(c)), nil))
 	}
 	writeJSON(c, http.StatusOK, out)
+	return nil
 }
 
 // nearRating reads the filter of open games near a rating into f:
@@ -212,29 +206,28 @@ func (s *Server) loadVisible(c *gin.Context) (*models.Game, int, error) {
 }
 
 // getGame is the game as the caller may see it, with ETag.
-func (s *Server) getGame(c *gin.Context) {
-	s.visibleJSON(c, func(g *models.Game, seat int) (bodyKey, func(*engine.State) any, bool) {
+func (s *Server) getGame(c *gin.Context) error {
+	return s.visibleJSON(c, func(g *models.Game, seat int) (bodyKey, func(*engine.State) any, error) {
 		etag := etagOf(g, seat)
 		c.Header("ETag", etag)
 		if etagMatch(c, etag) {
 			c.Status(http.StatusNotModified)
-			return bodyKey{}, nil, false
+			return bodyKey{}, nil, nil
 		}
-		return keyOf(g, seat, 'g'), func(st *engine.State) any { return s.gameOut(g, seat, st) }, true
+		return keyOf(g, seat, 'g'), func(st *engine.State) any { return s.gameOut(g, seat, st) }, nil
 	})
 }
 
 // visibleJSON responds with the body named by what prepare returns for the
-// game the caller may see (nothing when ok is false): the cached one, known
-// from the game's reference alone, or else the encoding of what build
-// returns from the game's state.
-func (s *Server) visibleJSON(c *gin.Context, prepare func(g *models.Game, seat int) (k bodyKey, build func(*engine.State) any, ok bool)) {
+// game the caller may see: the cached one, known from the game's reference
+// alone, or else the encoding of what build returns from the game's state.
+// prepare returns no build when it has answered (304), or a refusal.
+func (s *Server) visibleJSON(c *gin.Context, prepare func(g *models.Game, seat int) (k bodyKey, build func(*engine.State) any, err error)) error {
 	// First the game's reference alone: with it a cached body, or 304,
 	// is the answer without reading the game.
 	id, err := pathID(c, "id")
 	if err != nil {
-		writeError(c, err)
-		return
+		return err
 	}
 	ref, err := s.play.Ref(c.Request.Context(), id, userID(c), laterSession(c))
 	if err == nil || errors.Is(err, models.ErrNotFound) { // the token's generation first (see authenticateLater)
@@ -243,36 +236,34 @@ func (s *Server) visibleJSON(c *gin.Context, prepare func(g *models.Game, seat i
 		}
 	}
 	if err != nil {
-		writeError(c, err)
-		return
+		return err
 	}
-	k, _, ok := prepare(&models.Game{ID: id, Version: ref.Version, Public: ref.Public, DeadlineAt: ref.DeadlineAt}, ref.Seat)
-	if !ok {
-		return
+	k, build, err := prepare(&models.Game{ID: id, Version: ref.Version, Public: ref.Public, DeadlineAt: ref.DeadlineAt}, ref.Seat)
+	if err != nil || build == nil {
+		return err
 	}
 	if body, hit := s.bodies.Get(k); hit {
 		c.Data(http.StatusOK, jsonType, body)
-		return
+		return nil
 	}
 	var body []byte
 	err = s.play.ReadAt(c.Request.Context(), ref, id, userID(c), func(g *models.Game, seat int, st *engine.State) error {
-		k, build, ok := prepare(g, seat)
-		if !ok {
-			return nil
+		k, build, err := prepare(g, seat)
+		if err != nil || build == nil {
+			return err
 		}
-		var err error
 		if body, err = jsonenc.Marshal(build(st)); err == nil { // encoded while the state is lent
 			s.bodies.Put(k, body)
 		}
 		return err
 	})
 	if err != nil {
-		writeError(c, err)
-		return
+		return err
 	}
 	if body != nil {
 		c.Data(http.StatusOK, jsonType, body)
 	}
+	return nil
 }
 
 func actionOut(a engine.Action) actionInput {
@@ -298,11 +289,10 @@ func actionIn(a actionInput) engine.Action {
 }
 
 // legalActions lists what the caller's seat may do now.
-func (s *Server) legalActions(c *gin.Context) {
-	s.visibleJSON(c, func(g *models.Game, seat int) (bodyKey, func(*engine.State) any, bool) {
+func (s *Server) legalActions(c *gin.Context) error {
+	return s.visibleJSON(c, func(g *models.Game, seat int) (bodyKey, func(*engine.State) any, error) {
 		if seat < 0 {
-			writeError(c, forbidden("not_a_player", "you have no seat in this game"))
-			return bodyKey{}, nil, false
+			return bodyKey{}, nil, forbidden("not_a_player", "you have no seat in this game")
 		}
 		return keyOf(g, seat, 'l'), func(st *engine.State) any {
 			out := legalResponse{Version: g.Version, Seat: seat, Actions: []legalAction{}}
@@ -310,7 +300,7 @@ func (s *Server) legalActions(c *gin.Context) {
 				out.Actions = legalFor(st, seat)
 			}
 			return out
-		}, true
+		}, nil
 	})
 }
 
@@ -341,33 +331,28 @@ func legalIn(st *engine.State, v *engine.View) []legalAction {
 
 // listEvents is the event log after a sequence number, redacted for the
 // caller (spectators see only public events).
-func (s *Server) listEvents(c *gin.Context) {
+func (s *Server) listEvents(c *gin.Context) error {
 	g, seat, err := s.loadVisible(c)
 	if err != nil {
-		writeError(c, err)
-		return
+		return err
 	}
 	after, err := queryInt(c, "after", 0, 0, 1<<62)
 	if err != nil {
-		writeError(c, err)
-		return
+		return err
 	}
 	limit, err := queryInt(c, "limit", 100, 1, 500)
 	if err != nil {
-		writeError(c, err)
-		return
+		return err
 	}
 	recs, err := s.store.EventsAfter(c.Request.Context(), g.ID, after, int(limit))
 	if err != nil {
-		writeError(c, err)
-		return
+		return err
 	}
 	out := eventListResponse{Events: []eventResponse{}, NextAfter: after}
 	for _, r := range recs {
 		var ev engine.Event
 		if err := json.Unmarshal([]byte(r.Body), &ev); err != nil {
-			writeError(c, err)
-			return
+			return err
 		}
 		out.NextAfter = r.Seq
 		if v, ok := ev.For(seat); ok {
@@ -375,6 +360,7 @@ func (s *Server) listEvents(c *gin.Context) {
 		}
 	}
 	writeJSON(c, http.StatusOK, out)
+	return nil
 }
 
 // response is a status and body decided for a change.
@@ -390,20 +376,24 @@ type response struct {
 // and body) gets the stored response again without applying anything, and
 // a different request with the key gets 422; the record is stored in the
 // change's transaction (call passes rec to the play path).
-func (s *Server) mutateGame(c *gin.Context, call func(rec *play.Record) (*play.Result, error), respond func(*play.Result) response) {
+func (s *Server) mutateGame(c *gin.Context, call func(rec *play.Record) (*play.Result, error), respond func(*play.Result) response) error {
 	uid := userID(c)
 	tok := tokenCheck(c)
 	if tok != nil && c.GetHeader(idempotencyKeyHeader) != "" {
 		// A stored response may answer before any lock: check first.
 		if err := s.checkNow(c); err != nil {
-			writeError(c, err)
-			return
+			return err
 		}
 		tok = nil
 	}
-	key, reqHash, done := s.idempotencyStart(c)
-	if done {
-		return
+	key, reqHash, err := s.idempotencyKey(c, idemScope{})
+	if err != nil {
+		return err
+	}
+	if key != "" {
+		if answered, err := s.replay(c, uid, key, reqHash); answered {
+			return err // the stored response of a repeated request
+		}
 	}
 	var resp *response
 	var rec *play.Record
@@ -423,8 +413,10 @@ func (s *Server) mutateGame(c *gin.Context, call func(rec *play.Record) (*play.R
 		}}
 	}
 	res, err := call(rec)
-	if errors.Is(err, models.ErrConflict) && key != "" && s.replay(c, uid, key, reqHash) {
-		return // a concurrent request with the same key won
+	if errors.Is(err, models.ErrConflict) && key != "" {
+		if answered, rerr := s.replay(c, uid, key, reqHash); answered {
+			return rerr // a concurrent request with the same key won
+		}
 	}
 	// A change checks the token along its lock of the game; one refused
 	// before it (or, were there one, a change that did not) is checked
@@ -434,8 +426,7 @@ func (s *Server) mutateGame(c *gin.Context, call func(rec *play.Record) (*play.R
 		err = ended
 	}
 	if err != nil {
-		writeError(c, err)
-		return
+		return err
 	}
 	defer res.Done() // once the response, which may share the state's memory, is written
 	if resp == nil {
@@ -446,6 +437,7 @@ func (s *Server) mutateGame(c *gin.Context, call func(rec *play.Record) (*play.R
 		c.Header(k, v)
 	}
 	writeJSON(c, resp.status, resp.body)
+	return nil
 }
 
 // lobbyOut is the response to a lobby change: the game as the caller sees it.
@@ -466,65 +458,44 @@ func (s *Server) gameCall(c *gin.Context, op func(ctx context.Context, id, uid i
 }
 
 // joinGame takes the caller's invited seat, or else the first open seat.
-func (s *Server) joinGame(c *gin.Context) {
+func (s *Server) joinGame(c *gin.Context) error {
 	var req joinRequest
 	if err := decode(c, &req); err != nil {
-		writeError(c, err)
-		return
+		return err
 	}
-	s.mutateGame(c, s.gameCall(c, func(ctx context.Context, id, uid int64, rec *play.Record) (*play.Result, error) {
+	return s.mutateGame(c, s.gameCall(c, func(ctx context.Context, id, uid int64, rec *play.Record) (*play.Result, error) {
 		return s.play.Join(ctx, id, uid, req.Deck.play(), rec)
 	}), s.lobbyOut)
 }
 
-// leaveGame gives up the caller's seat before the start. An invitation
-// stays open for the invitee.
-func (s *Server) leaveGame(c *gin.Context) { s.mutateGame(c, s.gameCall(c, s.play.Leave), s.lobbyOut) }
-
-// cancelGame cancels a game that has not started; only its creator may.
-func (s *Server) cancelGame(c *gin.Context) {
-	s.mutateGame(c, s.gameCall(c, s.play.Cancel), s.lobbyOut)
+// gameChange is the handler of a change that takes no body: op on the
+// game the path names, for the caller, answered by respond.
+func (s *Server) gameChange(op func(ctx context.Context, id, uid int64, rec *play.Record) (*play.Result, error), respond func(*play.Result) response) gin.HandlerFunc {
+	return handle(func(c *gin.Context) error { return s.mutateGame(c, s.gameCall(c, op), respond) })
 }
-
-// startGame deals the game once every seat is taken; only the creator may.
-func (s *Server) startGame(c *gin.Context) { s.mutateGame(c, s.gameCall(c, s.play.Start), s.submitOut) }
-
-// resign and voteEnd submit the one action they name, at any version.
-func (s *Server) resign(c *gin.Context) { s.mutateGame(c, s.gameCall(c, s.play.Resign), s.submitOut) }
-
-func (s *Server) voteEnd(c *gin.Context) { s.mutateGame(c, s.gameCall(c, s.play.VoteEnd), s.submitOut) }
-
-// reclaim takes the caller's seat back from the bot that plays it after
-// their timeouts.
-func (s *Server) reclaim(c *gin.Context) { s.mutateGame(c, s.gameCall(c, s.play.Reclaim), s.submitOut) }
 
 // submitActions applies a batch of actions for the caller's seat, all or
 // nothing, if the game is still at the version they were computed from.
-func (s *Server) submitActions(c *gin.Context) {
+func (s *Server) submitActions(c *gin.Context) error {
 	var req submitRequest
 	if err := decode(c, &req); err != nil {
-		writeError(c, err)
-		return
+		return err
 	}
 	expected, err := expectedVersion(c, req.ExpectedVersion)
 	if err != nil {
-		writeError(c, err)
-		return
+		return err
 	}
 	switch {
 	case len(req.Actions) > 0 && len(req.Commands) > 0:
-		writeError(c, invalid("actions, commands: send one of them, not both"))
-		return
+		return invalid("actions, commands: send one of them, not both")
 	case len(req.Commands) > 0:
-		s.mutateGame(c, s.gameCall(c, func(ctx context.Context, id, uid int64, rec *play.Record) (*play.Result, error) {
+		return s.mutateGame(c, s.gameCall(c, func(ctx context.Context, id, uid int64, rec *play.Record) (*play.Result, error) {
 			res, _, err := s.play.SubmitCommands(ctx, id, uid, expected, req.Commands, rec)
 			return res, err
 		}), s.submitOut)
-		return
 	}
 	if err := checkActionLimits(req.Actions); err != nil {
-		writeError(c, err)
-		return
+		return err
 	}
 	actions := make([]engine.Action, len(req.Actions))
 	for i, a := range req.Actions {
@@ -533,7 +504,7 @@ func (s *Server) submitActions(c *gin.Context) {
 		}
 		actions[i] = actionIn(a.actionInput)
 	}
-	s.mutateGame(c, s.gameCall(c, func(ctx context.Context, id, uid int64, rec *play.Record) (*play.Result, error) {
+	return s.mutateGame(c, s.gameCall(c, func(ctx context.Context, id, uid int64, rec *play.Record) (*play.Result, error) {
 		return s.play.Submit(ctx, id, uid, &expected, actions, rec)
 	}), s.submitOut)
 }

@@ -122,49 +122,30 @@ func (s *Server) mac(label string, parts ...[]byte) []byte {
 	return mac.Sum(s.cfg.Secret, label, parts...)
 }
 
-// idempotencyStart reads the request's Idempotency-Key and request hash
-// for the caller's user id. done is true when it has responded: with a
-// stored response for a repeated request, or with an error.
-func (s *Server) idempotencyStart(c *gin.Context) (key string, reqHash []byte, done bool) {
-	return s.idempotencyStartIn(c, idemScope{})
-}
-
-// idempotencyStartIn is idempotencyStart in scope sc.
-func (s *Server) idempotencyStartIn(c *gin.Context, sc idemScope) (key string, reqHash []byte, done bool) {
-	key, reqHash, err := s.idempotencyKey(c, sc)
-	if err != nil {
-		writeError(c, err)
-		return "", nil, true
-	}
-	return key, reqHash, key != "" && s.replay(c, sc.user(c), key, reqHash)
-}
-
 // idempotentCreate runs fn, which changes something with the store it is
 // given, in one transaction with the idempotency record of the caller's
 // request, and responds; a repeated request gets the stored response.
-func (s *Server) idempotentCreate(c *gin.Context, fn func(st *models.Store) (response, error)) {
-	s.idempotent(c, idemScope{}, fn)
+func (s *Server) idempotentCreate(c *gin.Context, fn func(st *models.Store) (response, error)) error {
+	return s.idempotent(c, idemScope{}, fn)
 }
 
 // idempotent is idempotentCreate in scope sc: for an anonymous request, or
 // for a change that acts outside the store's transaction.
-func (s *Server) idempotent(c *gin.Context, sc idemScope, fn func(st *models.Store) (response, error)) {
+func (s *Server) idempotent(c *gin.Context, sc idemScope, fn func(st *models.Store) (response, error)) error {
 	ctx := c.Request.Context()
 	uid := sc.user(c)
 	key, reqHash, err := s.idempotencyKey(c, sc)
 	if err != nil {
-		writeError(c, err)
-		return
+		return err
 	}
 	if key != "" {
 		release, err := s.running.wait(ctx, runningKey{uid, key})
 		if err != nil {
-			writeError(c, err)
-			return
+			return err
 		}
 		defer release()
-		if s.replay(c, uid, key, reqHash) {
-			return
+		if answered, err := s.replay(c, uid, key, reqHash); answered {
+			return err
 		}
 	}
 	var resp response
@@ -194,21 +175,23 @@ func (s *Server) idempotent(c *gin.Context, sc idemScope, fn func(st *models.Sto
 	// A concurrent copy with the same key won: on another server, where
 	// running does not reach, its change conflicts with this one (the
 	// store's unique key, or a refusal that names it: username_taken).
-	if refusal.KindOf(err) == refusal.Conflict && key != "" && s.replay(c, uid, key, reqHash) {
-		return
+	if refusal.KindOf(err) == refusal.Conflict && key != "" {
+		if answered, rerr := s.replay(c, uid, key, reqHash); answered {
+			return rerr
+		}
 	}
 	if err != nil {
-		writeError(c, err)
-		return
+		return err
 	}
 	for k, v := range resp.header {
 		c.Header(k, v)
 	}
 	if resp.body == nil {
 		c.Status(resp.status)
-		return
+		return nil
 	}
 	writeJSON(c, resp.status, resp.body)
+	return nil
 }
 
 // runningKeys lets one request with a given Idempotency-Key run at a time
@@ -311,25 +294,22 @@ func (s *Server) open(c *gin.Context, rec *models.Idempotency) (sealedResponse, 
 	return out, err
 }
 
-// replay answers from a stored idempotency record and reports whether it
-// did.
-func (s *Server) replay(c *gin.Context, uid int64, key string, reqHash []byte) bool {
+// replay answers from a stored idempotency record. answered reports
+// whether the record decides the answer: written, or else err.
+func (s *Server) replay(c *gin.Context, uid int64, key string, reqHash []byte) (answered bool, err error) {
 	rec, err := s.store.IdempotencyRecord(c.Request.Context(), uid, key)
 	if errors.Is(err, models.ErrNotFound) {
-		return false
+		return false, nil
 	}
 	if err != nil {
-		writeError(c, err)
-		return true
+		return true, err
 	}
 	if !hmac.Equal(rec.RequestHash, reqHash) {
-		writeError(c, errIdempotencyKeyReused)
-		return true
+		return true, errIdempotencyKeyReused
 	}
 	stored, err := s.open(c, rec)
 	if err != nil {
-		writeError(c, err)
-		return true
+		return true, err
 	}
 	for k, v := range stored.Header {
 		c.Header(k, v)
@@ -337,10 +317,10 @@ func (s *Server) replay(c *gin.Context, uid int64, key string, reqHash []byte) b
 	c.Header("Idempotent-Replayed", "true")
 	if len(stored.Body) == 0 {
 		c.Status(rec.Status)
-		return true
+		return true, nil
 	}
 	c.Data(rec.Status, "application/json; charset=utf-8", stored.Body)
-	return true
+	return true, nil
 }
 
 var errIdempotencyKeyReused = newError(http.StatusUnprocessableEntity, "idempotency_key_reused", "Idempotency key reused",

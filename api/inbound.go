@@ -42,30 +42,26 @@ var errInboundOff = newError(http.StatusServiceUnavailable, "inbound_disabled", 
 // or a form field holding it ("email", "body-mime", "message" or "raw").
 // The shared secret comes as a bearer token or as the password of basic
 // authentication.
-func (s *Server) inboundEmail(c *gin.Context) {
+func (s *Server) inboundEmail(c *gin.Context) error {
 	if s.inbound == nil || s.inboundSecret == "" {
-		writeError(c, errInboundOff)
-		return
+		return errInboundOff
 	}
 	if !s.inboundAuthorized(c.Request) {
-		writeError(c, newError(http.StatusUnauthorized, "unauthorized", "Unauthorized", "the inbound secret is required"))
-		return
+		return newError(http.StatusUnauthorized, "unauthorized", "Unauthorized", "the inbound secret is required")
 	}
 	raw, err := inboundBody(c.Request)
 	if err != nil {
-		writeError(c, err)
-		return
+		return err
 	}
 	outcome, reason, retry, err := s.inbound.ReceiveRaw(c.Request.Context(), raw)
 	if err != nil {
-		writeError(c, err)
-		return
+		return err
 	}
 	if retry > 0 {
-		writeError(c, &refusal.RateLimitError{Retry: retry})
-		return
+		return &refusal.RateLimitError{Retry: retry}
 	}
 	writeJSON(c, http.StatusOK, inboundResponse{Outcome: outcome, Reason: reason})
+	return nil
 }
 
 func (s *Server) inboundAuthorized(r *http.Request) bool {
@@ -143,33 +139,28 @@ type gameRepliesResponse struct {
 
 // setGameReplies records whether the caller answers a game's decisions by
 // email; only a player of the game may.
-func (s *Server) setGameReplies(c *gin.Context) {
+func (s *Server) setGameReplies(c *gin.Context) error {
 	id, err := pathID(c, "id")
 	if err != nil {
-		writeError(c, err)
-		return
+		return err
 	}
 	var req gameRepliesRequest
 	if err := decode(c, &req); err != nil {
-		writeError(c, err)
-		return
+		return err
 	}
 	if req.Enabled == nil {
-		writeError(c, invalid("enabled: required, true or false"))
-		return
+		return invalid("enabled: required, true or false")
 	}
 	g, seat, err := s.play.Game(c.Request.Context(), id, userID(c))
 	if err != nil {
-		writeError(c, err)
-		return
+		return err
 	}
 	if seat < 0 {
-		writeError(c, forbidden("not_a_player", "you have no seat in this game"))
-		return
+		return forbidden("not_a_player", "you have no seat in this game")
 	}
 	if err := s.store.SetGameEmailReplies(c.Request.Context(), userID(c), g.ID, *req.Enabled); err != nil {
-		writeError(c, err)
-		return
+		return err
 	}
 	writeJSON(c, http.StatusOK, gameRepliesResponse{GameID: g.ID, Enabled: *req.Enabled})
+	return nil
 }

@@ -47,26 +47,22 @@ func messageOut(m play.Said) notifier.MessageBody {
 
 // listMessages is a game's table talk as the caller may read it, oldest
 // first, after the cursor.
-func (s *Server) listMessages(c *gin.Context) {
+func (s *Server) listMessages(c *gin.Context) error {
 	id, err := pathID(c, "id")
 	if err != nil {
-		writeError(c, err)
-		return
+		return err
 	}
 	after, err := decodeCursor(c, "message")
 	if err != nil {
-		writeError(c, err)
-		return
+		return err
 	}
 	limit, err := queryInt(c, "limit", 50, 1, 200)
 	if err != nil {
-		writeError(c, err)
-		return
+		return err
 	}
 	t, err := s.play.Messages(c.Request.Context(), id, userID(c), after, int(limit)+1)
 	if err != nil {
-		writeError(c, err)
-		return
+		return err
 	}
 	out := messageList{Messages: []notifier.MessageBody{}, Muted: t.Muted}
 	ms := t.Messages
@@ -78,6 +74,7 @@ func (s *Server) listMessages(c *gin.Context) {
 		out.Messages = append(out.Messages, messageOut(m))
 	}
 	writeJSON(c, http.StatusOK, out)
+	return nil
 }
 
 // messageLimit is the limit of a player's messages in one game, as the
@@ -87,11 +84,10 @@ var messageLimit = accounts.Limit{Name: "messages", Rate: models.RateLimit{Burst
 // postMessage posts the caller's message to the table, or to one seat.
 // With an Idempotency-Key a repeat posts nothing more. A message counted
 // in the limit says how it stands (RateLimit).
-func (s *Server) postMessage(c *gin.Context) {
+func (s *Server) postMessage(c *gin.Context) error {
 	var req messageRequest
 	if err := decode(c, &req); err != nil {
-		writeError(c, err)
-		return
+		return err
 	}
 	counted := func(st models.RateState) {
 		router.RateHeaders(c, accounts.Tally{Limits: []accounts.Limit{messageLimit}, States: []models.RateState{st}})
@@ -109,31 +105,28 @@ func (s *Server) postMessage(c *gin.Context) {
 		}
 		return res, err
 	})
-	s.mutateGame(c, call, func(r *play.Result) response {
+	return s.mutateGame(c, call, func(r *play.Result) response {
 		return response{status: http.StatusCreated, body: messageOut(*r.Message)}
 	})
 }
 
 // muteMessages records whether the caller, a player of the game, mutes
 // its messages: a muted game notifies them of none, by any channel.
-func (s *Server) muteMessages(c *gin.Context) {
+func (s *Server) muteMessages(c *gin.Context) error {
 	id, err := pathID(c, "id")
 	if err != nil {
-		writeError(c, err)
-		return
+		return err
 	}
 	var req muteRequest
 	if err := decode(c, &req); err != nil {
-		writeError(c, err)
-		return
+		return err
 	}
 	if req.Muted == nil {
-		writeError(c, invalid("muted: required, true or false"))
-		return
+		return invalid("muted: required, true or false")
 	}
 	if err := s.play.MuteMessages(c.Request.Context(), id, userID(c), *req.Muted); err != nil {
-		writeError(c, err)
-		return
+		return err
 	}
 	writeJSON(c, http.StatusOK, muteResponse{GameID: id, Muted: *req.Muted})
+	return nil
 }

@@ -116,13 +116,13 @@ func knownKind(k string) bool {
 }
 
 // listWebhooks lists the caller's webhooks, without their secrets.
-func (s *Server) listWebhooks(c *gin.Context) {
+func (s *Server) listWebhooks(c *gin.Context) error {
 	hooks, err := s.store.Webhooks(c.Request.Context(), userID(c))
 	if err != nil {
-		writeError(c, err)
-		return
+		return err
 	}
 	writeJSON(c, http.StatusOK, webhookList{Webhooks: listed(hooks, webhookOut)})
+	return nil
 }
 
 // createWebhook registers a URL for the caller (or, with an API token, for
@@ -131,34 +131,28 @@ func (s *Server) listWebhooks(c *gin.Context) {
 // with the key). The limit on webhooks is checked after a repeat is
 // answered, so that a repeat of the last allowed one is not refused, and
 // counted so that concurrent creations cannot pass it (models.Store.Room).
-func (s *Server) createWebhook(c *gin.Context) {
+func (s *Server) createWebhook(c *gin.Context) error {
 	var req createWebhookRequest
 	if err := decode(c, &req); err != nil {
-		writeError(c, err)
-		return
+		return err
 	}
 	if len(req.URL) > maxWebhookURL {
-		writeError(c, invalid("url: at most %d characters", maxWebhookURL))
-		return
+		return invalid("url: at most %d characters", maxWebhookURL)
 	}
 	if len(req.Events) > maxWebhookEvents {
-		writeError(c, invalid("events: at most %d entries", maxWebhookEvents))
-		return
+		return invalid("events: at most %d entries", maxWebhookEvents)
 	}
 	allowPrivate := s.notify != nil && s.notify.AllowPrivate
 	if _, err := notifier.CheckWebhookURL(req.URL, allowPrivate); err != nil {
-		writeError(c, invalid("url: %s", strings.TrimPrefix(err.Error(), "notifier: ")))
-		return
+		return invalid("url: %s", strings.TrimPrefix(err.Error(), "notifier: "))
 	}
 	for _, e := range req.Events {
 		if !knownKind(e) {
-			writeError(c, invalid("events: unknown event %q", e))
-			return
+			return invalid("events: unknown event %q", e)
 		}
 	}
 	if req.Secret != "" && (len(req.Secret) < 16 || len(req.Secret) > 200) {
-		writeError(c, invalid("secret: 16 to 200 characters, or leave it out to get a generated one"))
-		return
+		return invalid("secret: 16 to 200 characters, or leave it out to get a generated one")
 	}
 	if req.Secret == "" {
 		req.Secret = "whsec_" + hex.EncodeToString(randomBytes(24))
@@ -167,7 +161,7 @@ func (s *Server) createWebhook(c *gin.Context) {
 	if tid := c.GetInt64(ctxTokenID); tid != 0 {
 		w.TokenID = &tid
 	}
-	s.idempotentCreate(c, func(st *models.Store) (response, error) {
+	return s.idempotentCreate(c, func(st *models.Store) (response, error) {
 		// Concurrent creations count one after another (Room), and none
 		// goes past the limit.
 		ok, err := st.Room(c.Request.Context(), w.UserID, models.Webhooks, maxWebhooks)
@@ -188,29 +182,27 @@ func (s *Server) createWebhook(c *gin.Context) {
 }
 
 // deleteWebhook removes one of the caller's webhooks and its delivery log.
-func (s *Server) deleteWebhook(c *gin.Context) {
+func (s *Server) deleteWebhook(c *gin.Context) error {
 	id, err := pathID(c, "id")
 	if err != nil {
-		writeError(c, err)
-		return
+		return err
 	}
 	if err := s.store.DeleteWebhook(c.Request.Context(), userID(c), id); err != nil {
-		writeError(c, err)
-		return
+		return err
 	}
 	c.Status(http.StatusNoContent)
+	return nil
 }
 
 // enableWebhook re-enables a webhook that was disabled after failures. A
 // repeat with the Idempotency-Key gets the stored response, not the
 // webhook as it is by then.
-func (s *Server) enableWebhook(c *gin.Context) {
+func (s *Server) enableWebhook(c *gin.Context) error {
 	id, err := pathID(c, "id")
 	if err != nil {
-		writeError(c, err)
-		return
+		return err
 	}
-	s.idempotentCreate(c, func(st *models.Store) (response, error) {
+	return s.idempotentCreate(c, func(st *models.Store) (response, error) {
 		if err := st.EnableWebhook(c.Request.Context(), userID(c), id); err != nil {
 			return response{}, err
 		}
@@ -223,49 +215,43 @@ func (s *Server) enableWebhook(c *gin.Context) {
 }
 
 // listDeliveries is a webhook's delivery log, newest first.
-func (s *Server) listDeliveries(c *gin.Context) {
+func (s *Server) listDeliveries(c *gin.Context) error {
 	id, err := pathID(c, "id")
 	if err != nil {
-		writeError(c, err)
-		return
+		return err
 	}
 	limit, err := queryInt(c, "limit", 50, 1, 200)
 	if err != nil {
-		writeError(c, err)
-		return
+		return err
 	}
 	if _, err := s.store.Webhook(c.Request.Context(), userID(c), id); err != nil {
-		writeError(c, err)
-		return
+		return err
 	}
 	ds, err := s.store.Deliveries(c.Request.Context(), id, int(limit))
 	if err != nil {
-		writeError(c, err)
-		return
+		return err
 	}
 	writeJSON(c, http.StatusOK, deliveryList{Deliveries: listed(ds, deliveryOut)})
+	return nil
 }
 
 // redeliver queues one delivery again, with the same Webhook-Id. A repeat
 // with the Idempotency-Key gets the stored response and queues nothing.
-func (s *Server) redeliver(c *gin.Context) {
+func (s *Server) redeliver(c *gin.Context) error {
 	id, err := pathID(c, "id")
 	if err != nil {
-		writeError(c, err)
-		return
+		return err
 	}
 	if s.notify == nil || s.notify.Outbox == nil {
-		writeError(c, errNotifyOff)
-		return
+		return errNotifyOff
 	}
 	did := c.Param("delivery")
 	if !models.Storable(did) {
-		writeError(c, errNotFound) // no delivery has such an id, on either database
-		return
+		return errNotFound
 	}
 	// The job queue writes through its own connection, outside the store's
 	// transaction: the record is written once the job is queued.
-	s.idempotent(c, idemScope{outside: true}, func(st *models.Store) (response, error) {
+	return s.idempotent(c, idemScope{outside: true}, func(st *models.Store) (response, error) {
 		if err := s.notify.Outbox.Redeliver(c.Request.Context(), userID(c), id, did); err != nil {
 			return response{}, err
 		}
@@ -279,37 +265,34 @@ func (s *Server) redeliver(c *gin.Context) {
 
 // getPreferences lists, for every notification kind and channel, whether
 // the caller receives it (on unless turned off).
-func (s *Server) getPreferences(c *gin.Context) {
+func (s *Server) getPreferences(c *gin.Context) error {
 	ps, err := s.acc.Preferences(c.Request.Context(), userID(c))
 	if err != nil {
-		writeError(c, err)
-		return
+		return err
 	}
 	out := preferenceList{Preferences: []preference{}}
 	for _, p := range ps {
 		out.Preferences = append(out.Preferences, preference(p))
 	}
 	writeJSON(c, http.StatusOK, out)
+	return nil
 }
 
 // updatePreferences sets the preferences listed; others stay as they are.
-func (s *Server) updatePreferences(c *gin.Context) {
+func (s *Server) updatePreferences(c *gin.Context) error {
 	var req preferenceList
 	if err := decode(c, &req); err != nil {
-		writeError(c, err)
-		return
+		return err
 	}
 	if len(req.Preferences) > maxPreferences {
-		writeError(c, invalid("preferences: at most %d entries", maxPreferences))
-		return
+		return invalid("preferences: at most %d entries", maxPreferences)
 	}
 	ps := make([]accounts.Preference, len(req.Preferences))
 	for i, p := range req.Preferences {
 		ps[i] = accounts.Preference(p)
 	}
 	if err := s.acc.SetPreferences(c.Request.Context(), userID(c), ps); err != nil {
-		writeError(c, err)
-		return
+		return err
 	}
-	s.getPreferences(c)
+	return s.getPreferences(c)
 }

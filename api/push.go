@@ -49,42 +49,39 @@ func pushSubscriptionOut(p models.PushSubscription) pushSubscriptionResponse {
 
 // vapidKey answers the VAPID public key browsers subscribe with; 503
 // when the server sends no push.
-func (s *Server) vapidKey(c *gin.Context) {
+func (s *Server) vapidKey(c *gin.Context) error {
 	key, err := s.acc.PushKey()
 	if err != nil {
-		writeError(c, err)
-		return
+		return err
 	}
 	writeJSON(c, http.StatusOK, vapidKeyResponse{PublicKey: key})
+	return nil
 }
 
 // listPushSubscriptions lists the caller's subscriptions, without their
 // keys.
-func (s *Server) listPushSubscriptions(c *gin.Context) {
+func (s *Server) listPushSubscriptions(c *gin.Context) error {
 	subs, err := s.acc.PushSubscriptions(c.Request.Context(), userID(c))
 	if err != nil {
-		writeError(c, err)
-		return
+		return err
 	}
 	writeJSON(c, http.StatusOK, pushSubscriptionList{Subscriptions: listed(subs, pushSubscriptionOut)})
+	return nil
 }
 
 // createPushSubscription registers a browser's subscription for the
 // caller: 201 when new, 200 when its endpoint was registered before.
-func (s *Server) createPushSubscription(c *gin.Context) {
+func (s *Server) createPushSubscription(c *gin.Context) error {
 	if _, err := s.acc.PushKey(); err != nil {
-		writeError(c, err)
-		return
+		return err
 	}
 	var req pushSubscriptionRequest
 	if err := decode(c, &req); err != nil {
-		writeError(c, err)
-		return
+		return err
 	}
 	p, created, err := s.acc.SubscribePush(c.Request.Context(), userID(c), req.Endpoint, req.Keys.P256dh, req.Keys.Auth)
 	if err != nil {
-		writeError(c, err)
-		return
+		return err
 	}
 	status := http.StatusOK
 	if created {
@@ -92,34 +89,33 @@ func (s *Server) createPushSubscription(c *gin.Context) {
 		c.Header("Location", "/v1/me/push-subscriptions/"+strconv.FormatInt(p.ID, 10))
 	}
 	writeJSON(c, status, pushSubscriptionOut(p))
+	return nil
 }
 
 // deletePushSubscription stops the pushes to one of the caller's
 // subscriptions, by id.
-func (s *Server) deletePushSubscription(c *gin.Context) {
+func (s *Server) deletePushSubscription(c *gin.Context) error {
 	id, err := pathID(c, "id")
 	if err != nil {
-		writeError(c, err)
-		return
+		return err
 	}
-	pushDeleted(c, s.acc.UnsubscribePush(c.Request.Context(), userID(c), id))
+	return pushDeleted(c, s.acc.UnsubscribePush(c.Request.Context(), userID(c), id))
 }
 
 // deletePushEndpoint stops the pushes to the caller's subscription of an
 // endpoint (?endpoint=), the browser's own.
-func (s *Server) deletePushEndpoint(c *gin.Context) {
+func (s *Server) deletePushEndpoint(c *gin.Context) error {
 	endpoint := c.Query("endpoint")
 	if endpoint == "" {
-		writeError(c, badRequest("endpoint: the subscription's endpoint is required"))
-		return
+		return badRequest("endpoint: the subscription's endpoint is required")
 	}
-	pushDeleted(c, s.acc.UnsubscribePushEndpoint(c.Request.Context(), userID(c), endpoint))
+	return pushDeleted(c, s.acc.UnsubscribePushEndpoint(c.Request.Context(), userID(c), endpoint))
 }
 
-func pushDeleted(c *gin.Context, err error) {
+func pushDeleted(c *gin.Context, err error) error {
 	if err != nil {
-		writeError(c, err)
-		return
+		return err
 	}
 	c.Status(http.StatusNoContent)
+	return nil
 }

@@ -33,36 +33,35 @@ func quietOut(q accounts.Quiet) quietHoursResponse {
 }
 
 // getQuietHours gives the caller's quiet hours (login session only).
-func (s *Server) getQuietHours(c *gin.Context) {
+func (s *Server) getQuietHours(c *gin.Context) error {
 	q, err := s.acc.QuietHours(c.Request.Context(), userID(c))
 	if err != nil {
-		writeError(c, err)
-		return
+		return err
 	}
 	writeJSON(c, http.StatusOK, quietOut(q))
+	return nil
 }
 
 // setQuietHours sets the caller's quiet hours (login session only).
-func (s *Server) setQuietHours(c *gin.Context) {
+func (s *Server) setQuietHours(c *gin.Context) error {
 	var req quietHoursRequest
 	if err := decode(c, &req); err != nil {
-		writeError(c, err)
-		return
+		return err
 	}
 	q, err := s.acc.SetQuietHours(c.Request.Context(), userID(c), req.Start, req.End)
 	if err != nil {
-		writeError(c, err)
-		return
+		return err
 	}
 	writeJSON(c, http.StatusOK, quietOut(q))
+	return nil
 }
 
 // deleteQuietHours turns the caller's quiet hours off (login session
 // only).
-func (s *Server) deleteQuietHours(c *gin.Context) {
+func (s *Server) deleteQuietHours(c *gin.Context) error {
 	if _, err := s.acc.QuietHoursOff(c.Request.Context(), userID(c)); err != nil {
-		writeError(c, err)
-		return
+		return err
 	}
 	c.Status(http.StatusNoContent)
+	return nil
 }

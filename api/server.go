@@ -94,100 +94,100 @@ func (s *Server) Failed(c *gin.Context) {
 func (s *Server) Routes(r *gin.Engine) {
 	// Operations and the contract: no authentication.
 	r.GET("/healthz", s.healthz)
-	r.GET("/readyz", s.readyz)
+	r.GET("/readyz", handle(s.readyz))
 	r.GET("/openapi.yaml", s.openapi)
 
 	v1 := r.Group("/v1")
 
 	// Public: accounts, players' profiles and the card catalogue.
-	v1.POST("/auth/register", router.RatePolicy(s.acc.RegisterLimits()...), s.register)
-	v1.POST("/auth/login", router.RatePolicy(s.acc.LoginLimits()...), s.login)
-	v1.POST("/auth/refresh", s.refresh)
-	v1.POST("/auth/logout", s.logout)
+	v1.POST("/auth/register", router.RatePolicy(s.acc.RegisterLimits()...), handle(s.register))
+	v1.POST("/auth/login", router.RatePolicy(s.acc.LoginLimits()...), handle(s.login))
+	v1.POST("/auth/refresh", handle(s.refresh))
+	v1.POST("/auth/logout", handle(s.logout))
 	v1.GET("/cards", s.listCards)
 	v1.GET("/prebuilt-decks", s.listPrebuiltDecks)
-	v1.GET("/users/:name", s.getUser)
-	v1.GET("/calendar/:file", s.calendarFeed) // the token in the address is the credential
-	v1.GET("/push/vapid-key", s.vapidKey)
-	v1.GET("/unsubscribe", s.unsubscribePage)
-	v1.POST("/unsubscribe", s.unsubscribe)
-	v1.POST("/inbound/email", s.inboundEmail) // authenticated by the inbound secret
+	v1.GET("/users/:name", handle(s.getUser))
+	v1.GET("/calendar/:file", handle(s.calendarFeed)) // the token in the address is the credential
+	v1.GET("/push/vapid-key", handle(s.vapidKey))
+	v1.GET("/unsubscribe", handle(s.unsubscribePage))
+	v1.POST("/unsubscribe", handle(s.unsubscribe))
+	v1.POST("/inbound/email", handle(s.inboundEmail)) // authenticated by the inbound secret
 
 	// Scope read: a login's access token or an API token with "read".
 	read := v1.Group("", s.authenticate, s.require(ScopeRead))
-	read.GET("/me", s.me)
-	read.GET("/decks", s.listDecks)
-	read.GET("/decks/:id", s.getDeck)
-	read.GET("/games", s.listGames)
+	read.GET("/me", handle(s.me))
+	read.GET("/decks", handle(s.listDecks))
+	read.GET("/decks/:id", handle(s.getDeck))
+	read.GET("/games", handle(s.listGames))
 	// These two check an access token's generation with the one query they
 	// start with (see visibleJSON), which reads it along.
 	readRef := v1.Group("", s.authenticateLater, s.require(ScopeRead))
-	readRef.GET("/games/:id", s.getGame)
-	readRef.GET("/games/:id/legal", s.legalActions)
-	read.GET("/games/:id/events", s.listEvents)
-	read.GET("/games/:id/actions", s.actionLog)
-	read.GET("/games/:id/stream", s.streamGame)
-	read.GET("/games/:id/messages", s.listMessages)
-	read.GET("/notifications/stream", s.streamNotifications)
-	read.GET("/webhooks", s.listWebhooks)
-	read.POST("/webhooks", s.createWebhook)
-	read.DELETE("/webhooks/:id", s.deleteWebhook)
-	read.POST("/webhooks/:id/enable", s.enableWebhook)
-	read.GET("/webhooks/:id/deliveries", s.listDeliveries)
-	read.POST("/webhooks/:id/deliveries/:delivery/redeliver", s.redeliver)
+	readRef.GET("/games/:id", handle(s.getGame))
+	readRef.GET("/games/:id/legal", handle(s.legalActions))
+	read.GET("/games/:id/events", handle(s.listEvents))
+	read.GET("/games/:id/actions", handle(s.actionLog))
+	read.GET("/games/:id/stream", handle(s.streamGame))
+	read.GET("/games/:id/messages", handle(s.listMessages))
+	read.GET("/notifications/stream", handle(s.streamNotifications))
+	read.GET("/webhooks", handle(s.listWebhooks))
+	read.POST("/webhooks", handle(s.createWebhook))
+	read.DELETE("/webhooks/:id", handle(s.deleteWebhook))
+	read.POST("/webhooks/:id/enable", handle(s.enableWebhook))
+	read.GET("/webhooks/:id/deliveries", handle(s.listDeliveries))
+	read.POST("/webhooks/:id/deliveries/:delivery/redeliver", handle(s.redeliver))
 
 	// Scope play: a login's access token or an API token with "play".
 	play := v1.Group("", s.authenticate, s.require(ScopePlay))
-	play.POST("/decks", s.createDeck)
-	play.PUT("/decks/:id", s.updateDeck)
-	play.DELETE("/decks/:id", s.deleteDeck)
-	play.POST("/games", s.createGame)
+	play.POST("/decks", handle(s.createDeck))
+	play.PUT("/decks/:id", handle(s.updateDeck))
+	play.DELETE("/decks/:id", handle(s.deleteDeck))
+	play.POST("/games", handle(s.createGame))
 	// These check an access token's generation along their lock of the
 	// game (see mutateGame), or with a query of their own when they answer
 	// without it.
 	playRef := v1.Group("", s.authenticateLater, s.require(ScopePlay))
-	playRef.POST("/games/:id/join", s.joinGame)
-	playRef.POST("/games/:id/leave", s.leaveGame)
-	playRef.POST("/games/:id/start", s.startGame)
-	playRef.POST("/games/:id/cancel", s.cancelGame)
-	playRef.POST("/games/:id/resign", s.resign)
-	playRef.POST("/games/:id/vote-end", s.voteEnd)
-	playRef.POST("/games/:id/reclaim", s.reclaim)
-	playRef.POST("/games/:id/actions", s.submitActions)
-	play.PUT("/games/:id/email-replies", s.setGameReplies)
-	play.PUT("/games/:id/messages/mute", s.muteMessages)
+	playRef.POST("/games/:id/join", handle(s.joinGame))
+	playRef.POST("/games/:id/leave", s.gameChange(s.play.Leave, s.lobbyOut))       // an invitation stays open
+	playRef.POST("/games/:id/start", s.gameChange(s.play.Start, s.submitOut))      // the creator deals
+	playRef.POST("/games/:id/cancel", s.gameChange(s.play.Cancel, s.lobbyOut))     // the creator, before the start
+	playRef.POST("/games/:id/resign", s.gameChange(s.play.Resign, s.submitOut))    // at any version
+	playRef.POST("/games/:id/vote-end", s.gameChange(s.play.VoteEnd, s.submitOut)) // at any version
+	playRef.POST("/games/:id/reclaim", s.gameChange(s.play.Reclaim, s.submitOut))  // the seat back from its bot
+	playRef.POST("/games/:id/actions", handle(s.submitActions))
+	play.PUT("/games/:id/email-replies", handle(s.setGameReplies))
+	play.PUT("/games/:id/messages/mute", handle(s.muteMessages))
 	// Counted in the limit of a player's messages, with its
 	// RateLimit-Policy on every response.
 	limitedPlay := v1.Group("", router.RatePolicy(messageLimit), s.authenticate, s.require(ScopePlay))
-	limitedPlay.POST("/games/:id/messages", s.postMessage)
+	limitedPlay.POST("/games/:id/messages", handle(s.postMessage))
 
 	// Session only: a login's access token, never an API token.
 	session := v1.Group("", s.authenticate, s.require(scopeAccount))
-	session.PATCH("/me", s.updateMe)
-	session.POST("/me/logout-everywhere", s.logoutEverywhere)
-	session.GET("/me/notification-preferences", s.getPreferences)
-	session.PUT("/me/notification-preferences", s.updatePreferences)
-	session.GET("/me/vacations", s.listVacations)
-	session.POST("/me/vacations", s.createVacation)
-	session.PATCH("/me/vacations/:id", s.endVacation)
-	session.DELETE("/me/vacations/:id", s.cancelVacation)
-	session.GET("/me/quiet-hours", s.getQuietHours)
-	session.PUT("/me/quiet-hours", s.setQuietHours)
-	session.DELETE("/me/quiet-hours", s.deleteQuietHours)
-	session.GET("/me/calendar", s.getCalendar)
-	session.POST("/me/calendar", s.createCalendar)
-	session.DELETE("/me/calendar", s.deleteCalendar)
-	session.GET("/me/push-subscriptions", s.listPushSubscriptions)
-	session.POST("/me/push-subscriptions", s.createPushSubscription)
-	session.DELETE("/me/push-subscriptions", s.deletePushEndpoint)
-	session.DELETE("/me/push-subscriptions/:id", s.deletePushSubscription)
-	session.GET("/tokens", s.listTokens)
+	session.PATCH("/me", handle(s.updateMe))
+	session.POST("/me/logout-everywhere", handle(s.logoutEverywhere))
+	session.GET("/me/notification-preferences", handle(s.getPreferences))
+	session.PUT("/me/notification-preferences", handle(s.updatePreferences))
+	session.GET("/me/vacations", handle(s.listVacations))
+	session.POST("/me/vacations", handle(s.createVacation))
+	session.PATCH("/me/vacations/:id", handle(s.endVacation))
+	session.DELETE("/me/vacations/:id", handle(s.cancelVacation))
+	session.GET("/me/quiet-hours", handle(s.getQuietHours))
+	session.PUT("/me/quiet-hours", handle(s.setQuietHours))
+	session.DELETE("/me/quiet-hours", handle(s.deleteQuietHours))
+	session.GET("/me/calendar", handle(s.getCalendar))
+	session.POST("/me/calendar", handle(s.createCalendar))
+	session.DELETE("/me/calendar", handle(s.deleteCalendar))
+	session.GET("/me/push-subscriptions", handle(s.listPushSubscriptions))
+	session.POST("/me/push-subscriptions", handle(s.createPushSubscription))
+	session.DELETE("/me/push-subscriptions", handle(s.deletePushEndpoint))
+	session.DELETE("/me/push-subscriptions/:id", handle(s.deletePushSubscription))
+	session.GET("/tokens", handle(s.listTokens))
 	// Counted as a login is, with the login's RateLimit-Policy on every
 	// response, those refused for their credentials too.
 	limitedSession := v1.Group("", router.RatePolicy(s.acc.LoginLimits()...), s.authenticate, s.require(scopeAccount))
-	limitedSession.POST("/me/password", s.changePassword)
-	session.POST("/tokens", s.createToken)
-	session.DELETE("/tokens/:id", s.revokeToken)
+	limitedSession.POST("/me/password", handle(s.changePassword))
+	session.POST("/tokens", handle(s.createToken))
+	session.DELETE("/tokens/:id", handle(s.revokeToken))
 }
 
 // Context keys.
@@ -292,15 +292,15 @@ func (s *Server) healthz(c *gin.Context) {
 }
 
 // readyz says the database answers.
-func (s *Server) readyz(c *gin.Context) {
+func (s *Server) readyz(c *gin.Context) error {
 	ctx, cancel := context.WithTimeout(c.Request.Context(), 2*time.Second)
 	defer cancel()
 	if err := s.store.Ping(ctx); err != nil {
 		s.log.Warn("readyz", "error", err)
-		writeError(c, newError(http.StatusServiceUnavailable, "not_ready", "Not ready", "the database does not answer"))
-		return
+		return newError(http.StatusServiceUnavailable, "not_ready", "Not ready", "the database does not answer")
 	}
 	writeJSON(c, http.StatusOK, statusResponse{Status: "ready"})
+	return nil
 }
 
 // openapi serves the contract.

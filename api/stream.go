@@ -21,21 +21,18 @@ import (
 // emails are not sent. The connection's presence row is written before the
 // backlog is read: on Postgres the database announces only what a
 // connection follows.
-func (s *Server) streamNotifications(c *gin.Context) {
+func (s *Server) streamNotifications(c *gin.Context) error {
 	if s.notify == nil || s.notify.Hub == nil {
-		writeError(c, errNotifyOff)
-		return
+		return errNotifyOff
 	}
 	after, err := notifier.ResumeAfter(c.Request)
 	if err != nil {
-		writeError(c, err)
-		return
+		return err
 	}
 	uid := userID(c)
 	release, err := s.notify.Hub.Admit(notifier.ClientKey(uid, ""))
 	if err != nil {
-		writeError(c, err)
-		return
+		return err
 	}
 	defer release()
 	sub := s.notify.Hub.Subscribe(notifier.UserTopic(strconv.FormatInt(uid, 10)))
@@ -44,21 +41,19 @@ func (s *Server) streamNotifications(c *gin.Context) {
 		leave, err := p.Enter(c.Request.Context(), uid)
 		defer leave()
 		if err != nil {
-			writeError(c, err)
-			return
+			return err
 		}
 	}
 	feed, err := notifier.OpenNotificationFeed(c.Request.Context(), s.store, s.notify.Outbox, uid, after)
 	if err != nil {
-		writeError(c, err)
-		return
+		return err
 	}
 	backlog, _, err := feed.Next(c.Request.Context()) // asked again at once: ServeSSE
 	if err != nil {
-		writeError(c, err)
-		return
+		return err
 	}
 	s.serveStream(c, sub, notifier.StreamOptions{Backlog: backlog, Feed: feed})
+	return nil
 }
 
 // streamGame is one game's events as Server-Sent Events, redacted for the
@@ -78,26 +73,22 @@ func (s *Server) streamNotifications(c *gin.Context) {
 // seat's as it is then. At every heartbeat the stream also reads the
 // stored events after the last it sent (GameStream.Catch): a change whose
 // announcement reached no process comes then.
-func (s *Server) streamGame(c *gin.Context) {
+func (s *Server) streamGame(c *gin.Context) error {
 	if s.notify == nil || s.notify.Hub == nil {
-		writeError(c, errNotifyOff)
-		return
+		return errNotifyOff
 	}
 	g, seat, err := s.loadVisible(c)
 	if err != nil {
-		writeError(c, err)
-		return
+		return err
 	}
 	after, err := notifier.ResumeAfter(c.Request)
 	if err != nil {
-		writeError(c, err)
-		return
+		return err
 	}
 	ctx, uid := c.Request.Context(), userID(c)
 	gs, err := notifier.OpenGameStream(ctx, s.notify.Hub, s.notify.Presence, s.store, g.ID, uid, seat, after, notifier.ClientKey(uid, ""))
 	if err != nil {
-		writeError(c, err)
-		return
+		return err
 	}
 	defer gs.Close()
 	opts := notifier.StreamOptions{Backlog: gs.Backlog, More: gs.More, Catch: gs.Catch, After: after, Viewer: uid, Seat: gs.Seat}
@@ -108,6 +99,7 @@ func (s *Server) streamGame(c *gin.Context) {
 		opts.Authorized = checkedAlong
 	}
 	s.serveStream(c, gs.Sub, opts)
+	return nil
 }
 
 // checkedAlong is StreamOptions.Authorized for a stream whose credential

@@ -49,17 +49,16 @@ func (s *Server) unsubscribeTarget(c *gin.Context) (uid int64, scope string, kin
 // sees: what the link turns off, and a button that sends the one-click
 // request. It changes nothing, so a mail scanner that opens every link
 // of a message unsubscribes nobody.
-func (s *Server) unsubscribePage(c *gin.Context) {
+func (s *Server) unsubscribePage(c *gin.Context) error {
 	_, scope, _, err := s.unsubscribeTarget(c)
 	if err != nil {
-		writeError(c, err)
-		return
+		return err
 	}
 	if s.notify.UnsubscribePage != nil {
 		s.notify.UnsubscribePage(c, scope, c.Request.URL.RequestURI(), false)
-		return
+		return nil
 	}
-	writeUnsubscribePage(c, unsubscribeView{What: unsubscribeWhat(scope), Action: c.Request.URL.RequestURI()})
+	return writeUnsubscribePage(c, unsubscribeView{What: unsubscribeWhat(scope), Action: c.Request.URL.RequestURI()})
 }
 
 // unsubscribe is the RFC 8058 one-click unsubscribe: a POST of the form
@@ -68,33 +67,30 @@ func (s *Server) unsubscribePage(c *gin.Context) {
 // token's kind of email ("all": every kind) for the token's user. A
 // browser gets a page saying so, other clients a JSON status. A POST
 // without that body changes nothing.
-func (s *Server) unsubscribe(c *gin.Context) {
+func (s *Server) unsubscribe(c *gin.Context) error {
 	uid, scope, kinds, err := s.unsubscribeTarget(c)
 	if err != nil {
-		writeError(c, err)
-		return
+		return err
 	}
 	if c.PostForm(oneClickField) != oneClickValue {
-		writeError(c, badRequest("the body must be the form %s=%s (RFC 8058)", oneClickField, oneClickValue))
-		return
+		return badRequest("the body must be the form %s=%s (RFC 8058)", oneClickField, oneClickValue)
 	}
 	names := make([]string, len(kinds))
 	for i, k := range kinds {
 		names[i] = string(k)
 	}
 	if err := s.acc.StopEmails(c.Request.Context(), uid, names); err != nil {
-		writeError(c, err)
-		return
+		return err
 	}
 	if c.NegotiateFormat(gin.MIMEJSON, gin.MIMEHTML) == gin.MIMEHTML {
 		if s.notify.UnsubscribePage != nil {
 			s.notify.UnsubscribePage(c, scope, "", true)
-			return
+			return nil
 		}
-		writeUnsubscribePage(c, unsubscribeView{What: unsubscribeWhat(scope), Done: true})
-		return
+		return writeUnsubscribePage(c, unsubscribeView{What: unsubscribeWhat(scope), Done: true})
 	}
 	writeJSON(c, http.StatusOK, statusResponse{Status: "unsubscribed"})
+	return nil
 }
 
 // unsubscribeWhat names the emails a scope turns off, for the page.
@@ -137,11 +133,10 @@ var unsubscribeTemplate = template.Must(template.New("unsubscribe").Parse(`<!doc
 
 // writeUnsubscribePage writes the page, kept out of caches and frames and
 // with no referrer (its URL holds the token).
-func writeUnsubscribePage(c *gin.Context, v unsubscribeView) {
+func writeUnsubscribePage(c *gin.Context, v unsubscribeView) error {
 	var buf bytes.Buffer
 	if err := unsubscribeTemplate.Execute(&buf, v); err != nil {
-		writeError(c, err)
-		return
+		return err
 	}
 	h := c.Writer.Header()
 	h.Set("Cache-Control", "no-store")
@@ -149,4 +144,5 @@ func writeUnsubscribePage(c *gin.Context, v unsubscribeView) {
 	h.Set("X-Frame-Options", "DENY")
 	h.Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'")
 	c.Data(http.StatusOK, "text/html; charset=utf-8", buf.Bytes())
+	return nil
 }

@@ -32,25 +32,23 @@ func profileOut(username string, r play.PlayerRating) userProfileResponse {
 // getUser is a player's public profile: their rating, rated games and
 // wins. No authentication; a name that is no account's (a deleted one's
 // included) is not found.
-func (s *Server) getUser(c *gin.Context) {
+func (s *Server) getUser(c *gin.Context) error {
 	name := c.Param("name")
 	noSuch := newError(http.StatusNotFound, "not_found", "Not found", "no player is named %q", name)
 	if !accounts.ValidUsername(name) {
-		writeError(c, noSuch)
-		return
+		return noSuch
 	}
 	u, err := s.store.UserByUsername(c.Request.Context(), name)
 	if errors.Is(err, models.ErrNotFound) {
 		err = noSuch
 	}
 	if err != nil {
-		writeError(c, err)
-		return
+		return err
 	}
 	r, err := s.play.RatingOf(c.Request.Context(), u.ID)
 	if err != nil {
-		writeError(c, err)
-		return
+		return err
 	}
 	writeJSON(c, http.StatusOK, profileOut(u.Username, r))
+	return nil
 }

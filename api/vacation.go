@@ -39,11 +39,10 @@ func vacationOut(v models.Vacation) vacationResponse {
 
 // listVacations lists the caller's current and coming vacations and what
 // is left of this year's allowance.
-func (s *Server) listVacations(c *gin.Context) {
+func (s *Server) listVacations(c *gin.Context) error {
 	vs, err := s.acc.Vacations(c.Request.Context(), userID(c))
 	if err != nil {
-		writeError(c, err)
-		return
+		return err
 	}
 	out := vacationList{Vacations: []vacationResponse{}, AllowanceDays: accounts.VacationDaysPerYear,
 		DaysLeft: int64(vs.Left / (24 * time.Hour)), SecondsLeft: int64(vs.Left / time.Second)}
@@ -51,27 +50,26 @@ func (s *Server) listVacations(c *gin.Context) {
 		out.Vacations = append(out.Vacations, vacationOut(v))
 	}
 	writeJSON(c, http.StatusOK, out)
+	return nil
 }
 
 // createVacation records an absence within the yearly allowance
 // (accounts.Service.BookVacation). The clocks of games waiting for the
 // caller pause while they are away, and the other players of their active
 // games are told.
-func (s *Server) createVacation(c *gin.Context) {
+func (s *Server) createVacation(c *gin.Context) error {
 	var req vacationRequest
 	if err := decode(c, &req); err != nil {
-		writeError(c, err)
-		return
+		return err
 	}
 	v, err := s.acc.NewVacation(userID(c), req.StartsAt, req.EndsAt)
 	if err != nil {
-		writeError(c, err)
-		return
+		return err
 	}
 	// The overlap and the allowance are checked after a repeat is answered
 	// (a repeat overlaps the vacation it made), in the transaction that
 	// stores the vacation.
-	s.idempotentCreate(c, func(st *models.Store) (response, error) {
+	return s.idempotentCreate(c, func(st *models.Store) (response, error) {
 		if err := s.acc.In(st).BookVacation(c.Request.Context(), &v); err != nil {
 			return response{}, err
 		}
@@ -82,37 +80,34 @@ func (s *Server) createVacation(c *gin.Context) {
 // endVacation moves the end of the caller's current or coming vacation
 // (accounts.Service.MoveVacationEnd): earlier (ending it early) or later
 // (within the allowance, without overlapping another).
-func (s *Server) endVacation(c *gin.Context) {
+func (s *Server) endVacation(c *gin.Context) error {
 	var req vacationEndRequest
 	if err := decode(c, &req); err != nil {
-		writeError(c, err)
-		return
+		return err
 	}
 	id, err := pathID(c, "id")
 	if err != nil {
-		writeError(c, err)
-		return
+		return err
 	}
 	v, err := s.acc.MoveVacationEnd(c.Request.Context(), userID(c), id, req.EndsAt)
 	if err != nil {
-		writeError(c, err)
-		return
+		return err
 	}
 	writeJSON(c, http.StatusOK, vacationOut(v))
+	return nil
 }
 
 // cancelVacation ends the caller's vacation: a coming one is removed, a
 // current one ends now; either way the days not used go back to the
 // allowance. A vacation that has ended is left as it was (409).
-func (s *Server) cancelVacation(c *gin.Context) {
+func (s *Server) cancelVacation(c *gin.Context) error {
 	id, err := pathID(c, "id")
 	if err != nil {
-		writeError(c, err)
-		return
+		return err
 	}
 	if err := s.acc.EndVacation(c.Request.Context(), userID(c), id); err != nil {
-		writeError(c, err)
-		return
+		return err
 	}
 	c.Status(http.StatusNoContent)
+	return nil
 }
