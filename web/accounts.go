@@ -51,7 +51,7 @@ func (p *Pages) registerPage(c *gin.Context) {
 
 // register creates an account (username, address, password, time zone),
 // signs it in and mails the link that verifies the address.
-func (p *Pages) register(c *gin.Context) {
+func (p *Pages) register(c *gin.Context) error {
 	f := formOf(c, "username", "email", "time_zone")
 	name, addr, zone, pw := strings.TrimSpace(f.Values["username"]), strings.TrimSpace(f.Values["email"]), f.Values["time_zone"], c.PostForm("password")
 	next := localPath(c.PostForm("next"))
@@ -59,8 +59,7 @@ func (p *Pages) register(c *gin.Context) {
 		p.render(c, status, "register", view{Form: f, Data: registerView{Zones: zoneGroups, Zone: zone, Next: next}})
 	}
 	if err := p.attempt(c, "register", ""); err != nil {
-		p.fail(c, err)
-		return
+		return err
 	}
 	// Every field is checked, so that the form says all that is wrong at
 	// once.
@@ -78,7 +77,7 @@ func (p *Pages) register(c *gin.Context) {
 	}
 	if len(f.Errors) > 0 {
 		again(http.StatusUnprocessableEntity, f)
-		return
+		return nil
 	}
 	u := &models.User{Username: name, Email: addr, NotifyEmail: true, NotifyTurns: true}
 	ctx := c.Request.Context()
@@ -86,14 +85,13 @@ func (p *Pages) register(c *gin.Context) {
 	err := p.acc.CreateUser(ctx, u, hash, zone)
 	if refusal.KindOf(err) == refusal.Conflict {
 		again(http.StatusConflict, f.invalid("username", "This username is taken; choose another."))
-		return
+		return nil
 	}
 	if err == nil {
 		err = p.startSession(c, u.ID)
 	}
 	if err != nil {
-		p.fail(c, err)
-		return
+		return err
 	}
 	a := &models.Account{User: *u, TimeZone: zone}
 	done := "registered"
@@ -102,6 +100,7 @@ func (p *Pages) register(c *gin.Context) {
 		done = "registered-x"
 	}
 	redirect(c, withDone(next, done))
+	return nil
 }
 
 // loginPage shows the sign-in form, which comes back to the local path
@@ -118,7 +117,7 @@ func (p *Pages) loginPage(c *gin.Context) {
 // login signs a user in with their username and password, and goes on to
 // the page the form names. Attempts are limited per client and username,
 // in the buckets of the API's login (accounts.Service.SignIn).
-func (p *Pages) login(c *gin.Context) {
+func (p *Pages) login(c *gin.Context) error {
 	name, pw := strings.TrimSpace(c.PostForm("username")), c.PostForm("password")
 	sf := signInForm{Username: name, Next: localPath(c.PostForm("next")), Fixed: c.PostForm("fixed") != ""}
 	u, tally, err := p.acc.SignIn(c.Request.Context(), router.ClientAddress(c), name, pw)
@@ -126,17 +125,16 @@ func (p *Pages) login(c *gin.Context) {
 	if errors.Is(err, accounts.ErrBadCredentials) {
 		sf.Error = "Unknown username or wrong password."
 		p.render(c, http.StatusUnauthorized, "login", view{Data: sf})
-		return
+		return nil
 	}
 	if err != nil {
-		p.fail(c, err)
-		return
+		return err
 	}
 	if err := p.startSession(c, u.ID); err != nil {
-		p.fail(c, err)
-		return
+		return err
 	}
 	redirect(c, sf.Next)
+	return nil
 }
 
 // logout ends this browser's session.
@@ -153,13 +151,13 @@ func (p *Pages) endSession(c *gin.Context) {
 
 // endSessions signs the user out everywhere: every session of theirs
 // ends, in browsers and in API clients (but their personal API tokens).
-func (p *Pages) endSessions(c *gin.Context) {
+func (p *Pages) endSessions(c *gin.Context) error {
 	if err := p.acc.EndSessions(c.Request.Context(), account(c).ID); err != nil {
-		p.fail(c, err)
-		return
+		return err
 	}
 	p.clearCookie(c)
 	redirect(c, "/login?done=ended")
+	return nil
 }
 
 // linkView is the data of the pages a link of an email opens.
@@ -179,35 +177,34 @@ func (v linkView) Used() bool    { return v.State == linkUsed }
 // verifyPage shows the address a verification link verifies, with the
 // button that verifies it (a GET changes nothing: mail scanners open
 // links).
-func (p *Pages) verifyPage(c *gin.Context) {
-	p.verifyStep(c, c.Query("t"), false)
+func (p *Pages) verifyPage(c *gin.Context) error {
+	return p.verifyStep(c, c.Query("t"), false)
 }
 
 // verify marks the link's address as verified.
-func (p *Pages) verify(c *gin.Context) {
-	p.verifyStep(c, c.PostForm("t"), true)
+func (p *Pages) verify(c *gin.Context) error {
+	return p.verifyStep(c, c.PostForm("t"), true)
 }
 
-func (p *Pages) verifyStep(c *gin.Context, token string, post bool) {
+func (p *Pages) verifyStep(c *gin.Context, token string, post bool) error {
 	l, err := p.checkLink(c, token, notifier.LinkVerify, boundEmail)
 	if err != nil {
-		p.fail(c, err)
-		return
+		return err
 	}
 	v := linkView{State: l.State, Link: l, Already: l.Account != nil && l.Account.Verified()}
 	if l.State != linkOK {
 		p.render(c, linkStatus(l.State), "verify", view{Data: v})
-		return
+		return nil
 	}
 	if !post || v.Already {
 		p.render(c, http.StatusOK, "verify", view{Data: v})
-		return
+		return nil
 	}
 	if err := p.acc.VerifyEmail(c.Request.Context(), l.Account.ID, l.Account.Email); err != nil {
-		p.fail(c, err)
-		return
+		return err
 	}
 	redirect(c, "/?done=verified")
+	return nil
 }
 
 // linkStatus is the status of a page for a link that is not OK.
@@ -222,21 +219,20 @@ func linkStatus(s linkState) int {
 }
 
 // resendVerification mails a new verification link to the user's address.
-func (p *Pages) resendVerification(c *gin.Context) {
+func (p *Pages) resendVerification(c *gin.Context) error {
 	a := account(c)
 	if err := p.attempt(c, "verify", a.Username); err != nil { // mail to one address, from any client
-		p.fail(c, err)
-		return
+		return err
 	}
 	if a.Email == "" {
 		redirect(c, "/settings")
-		return
+		return nil
 	}
 	if err := p.sendMail(c.Request.Context(), verifyWords(a.Email, verifyTTL), a, p.verifyURL(a)); err != nil {
-		p.fail(c, err)
-		return
+		return err
 	}
 	redirect(c, "/settings?done=sent")
+	return nil
 }
 
 // resetPage asks for the username or address of the account whose
@@ -248,19 +244,18 @@ func (p *Pages) resetPage(c *gin.Context) {
 // resetRequest mails a reset link to each account with that username or
 // verified address (a link goes only to a verified address). The page says
 // the same whether or not one matched.
-func (p *Pages) resetRequest(c *gin.Context) {
+func (p *Pages) resetRequest(c *gin.Context) error {
 	who := strings.TrimSpace(c.PostForm("who"))
 	if who == "" {
 		p.render(c, http.StatusUnprocessableEntity, "reset", view{Form: form{}.invalid("who", "Enter your username or your email address.")})
-		return
+		return nil
 	}
 	// Per client, and per account from every client at once: nobody fills
 	// someone's mailbox with links.
 	ctx := c.Request.Context()
 	accs, err := p.acc.ResetAccounts(ctx, router.ClientAddress(c), who)
 	if err != nil {
-		p.fail(c, err)
-		return
+		return err
 	}
 	for i := range accs {
 		a := &accs[i]
@@ -269,22 +264,22 @@ func (p *Pages) resetRequest(c *gin.Context) {
 			err = p.sendMail(ctx, resetWords(resetTTL), a, p.resetURL(a, binding))
 		}
 		if err != nil {
-			p.fail(c, err)
-			return
+			return err
 		}
 	}
 	p.render(c, http.StatusOK, "reset-sent", view{Data: resetTTL})
+	return nil
 }
 
 // newPasswordPage shows the form for a new password that a reset link
 // opens.
-func (p *Pages) newPasswordPage(c *gin.Context) {
+func (p *Pages) newPasswordPage(c *gin.Context) error {
 	l, err := p.checkLink(c, c.Query("t"), notifier.LinkReset, p.boundPassword(c))
 	if err != nil {
-		p.fail(c, err)
-		return
+		return err
 	}
 	p.render(c, linkOrOK(l.State), "new-password", view{Data: linkView{State: l.State, Link: l}})
+	return nil
 }
 
 // linkOrOK is 200 for a good link, else linkStatus.
@@ -297,16 +292,15 @@ func linkOrOK(s linkState) int {
 
 // newPassword sets the password a reset link allows, ends every session
 // and API refresh token of the account, and signs this browser in.
-func (p *Pages) newPassword(c *gin.Context) {
+func (p *Pages) newPassword(c *gin.Context) error {
 	l, err := p.checkLink(c, c.PostForm("t"), notifier.LinkReset, p.boundPassword(c))
 	if err != nil {
-		p.fail(c, err)
-		return
+		return err
 	}
 	v := linkView{State: l.State, Link: l}
 	if l.State != linkOK {
 		p.render(c, linkStatus(l.State), "new-password", view{Data: v})
-		return
+		return nil
 	}
 	pw, again := c.PostForm("password"), c.PostForm("confirm")
 	var f form
@@ -318,23 +312,22 @@ func (p *Pages) newPassword(c *gin.Context) {
 	}
 	if len(f.Errors) > 0 {
 		p.render(c, http.StatusUnprocessableEntity, "new-password", view{Form: f, Data: v})
-		return
+		return nil
 	}
 	bound := func(b []byte) bool { return l.Link.Valid(p.cfg.Secret, notifier.LinkReset, b) }
 	if err := p.acc.ResetPassword(c.Request.Context(), l.Account.ID, bound, pw); errors.Is(err, accounts.ErrLinkUsed) {
 		v.State = linkInvalid // set meanwhile, by this link or another
 		p.render(c, linkStatus(v.State), "new-password", view{Data: v})
-		return
+		return nil
 	} else if err != nil {
-		p.fail(c, err)
-		return
+		return err
 	}
 	p.clearCookie(c)
 	if err := p.startSession(c, l.Account.ID); err != nil {
-		p.fail(c, err)
-		return
+		return err
 	}
 	redirect(c, "/?done=reset")
+	return nil
 }
 
 // withDone adds the notice done (see notices) to the local path next.

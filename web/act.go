@@ -156,18 +156,17 @@ func (p *Pages) actionLine(c *gin.Context, id, uid int64, ref actionRef) (cv con
 
 // actPage shows what an action link does, on the board, and the button
 // that confirms it. It changes nothing.
-func (p *Pages) actPage(c *gin.Context) {
-	p.actionAnswer(c, c.Query("t"), c.Query("v"), c.Query("n"), c.Query("d"), nil)
+func (p *Pages) actPage(c *gin.Context) error {
+	return p.actionAnswer(c, c.Query("t"), c.Query("v"), c.Query("n"), c.Query("d"), nil)
 }
 
 // act confirms an action link: the action is applied once.
-func (p *Pages) act(c *gin.Context) {
+func (p *Pages) act(c *gin.Context) error {
 	id := gameID(c)
 	t, v, n, d := c.PostForm("t"), c.PostForm("v"), c.PostForm("n"), c.PostForm("d")
 	l, ref, err := p.actionLink(c, id, t, v, n, d)
 	if err != nil {
-		p.fail(c, err)
-		return
+		return err
 	}
 	uid := l.Account.ID
 	key := actionKey(l)
@@ -182,7 +181,7 @@ func (p *Pages) act(c *gin.Context) {
 		if err == nil || errors.Is(err, models.ErrConflict) {
 			res.Done()
 			redirect(c, back)
-			return
+			return nil
 		}
 	}
 	// Confirmed before (a repeat, or a copy sent at once, such as a double
@@ -193,23 +192,21 @@ func (p *Pages) act(c *gin.Context) {
 	// nothing more.
 	if _, recErr := p.store.IdempotencyRecord(c.Request.Context(), uid, key); recErr == nil {
 		redirect(c, back)
-		return
+		return nil
 	}
-	p.actionAnswer(c, t, v, n, d, err)
+	return p.actionAnswer(c, t, v, n, d, err)
 }
 
 // actionAnswer renders the page of an action link, with what its
 // confirmation ran into (applyErr; nil for none).
-func (p *Pages) actionAnswer(c *gin.Context, t, v, n, d string, applyErr error) {
+func (p *Pages) actionAnswer(c *gin.Context, t, v, n, d string, applyErr error) error {
 	id := gameID(c)
 	if id == 0 {
-		p.fail(c, errNotFound)
-		return
+		return errNotFound
 	}
 	l, ref, err := p.actionLink(c, id, t, v, n, d)
 	if err != nil {
-		p.fail(c, err)
-		return
+		return err
 	}
 	uid := l.Account.ID
 	cv := confirmView{State: "ok", Recipient: l.Account.Username, Token: t, actionRef: ref}
@@ -230,8 +227,7 @@ func (p *Pages) actionAnswer(c *gin.Context, t, v, n, d string, applyErr error) 
 		case err != nil:
 			st, ev := problemFor(err)
 			if st >= 500 || st == http.StatusNotFound {
-				p.fail(c, err)
-				return
+				return err
 			}
 			cv.State, cv.Title, cv.Problem, status = "stale", ev.Title, ev.Message, st
 		default:
@@ -248,18 +244,17 @@ func (p *Pages) actionAnswer(c *gin.Context, t, v, n, d string, applyErr error) 
 		} else {
 			st, ev := problemFor(applyErr)
 			if st >= 500 {
-				p.fail(c, applyErr)
-				return
+				return applyErr
 			}
 			cv.Problem, status = ev.Title+". "+ev.Message, st
 		}
 	}
 	bv, err := p.board(c, id, uid, boardOptions{spectate: !cv.Yours})
 	if err != nil {
-		p.fail(c, err)
-		return
+		return err
 	}
 	bv.Confirm = &cv
 	bv.Live = ""
 	p.render(c, status, "act", view{Data: bv})
+	return nil
 }

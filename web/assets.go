@@ -62,13 +62,12 @@ func (a *assets) url(name string) (string, error) {
 
 // asset serves an embedded asset. With the current fingerprint it may be
 // cached for a year; otherwise for a few minutes.
-func (p *Pages) asset(c *gin.Context) {
+func (p *Pages) asset(c *gin.Context) error {
 	name := c.Param("file")
 	data, ok := p.assets.files[name]
 	if !ok {
 		setHeaders(c)
-		p.fail(c, errNotFound)
-		return
+		return errNotFound
 	}
 	h := c.Writer.Header()
 	h.Set("X-Content-Type-Options", "nosniff")
@@ -87,11 +86,12 @@ func (p *Pages) asset(c *gin.Context) {
 	h.Set("Vary", "Accept-Encoding")
 	if c.GetHeader("If-None-Match") == etag {
 		c.Status(http.StatusNotModified)
-		return
+		return nil
 	}
 	if zipped {
 		h.Set("Content-Encoding", "gzip")
 		data = gz
 	}
 	c.Data(http.StatusOK, mime.TypeByExtension(path.Ext(name)), data)
+	return nil
 }

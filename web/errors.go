@@ -106,6 +106,17 @@ func ErrorPage(err error) (status int, heading, message string) {
 	return status, v.Title, v.Message
 }
 
+// handle adapts a handler that returns its refusal: the handler writes
+// its own page, and fail answers every error it returns, so that an error
+// page is written in one place.
+func (p *Pages) handle(h func(*gin.Context) error) gin.HandlerFunc {
+	return func(c *gin.Context) {
+		if err := h(c); err != nil {
+			p.fail(c, err)
+		}
+	}
+}
+
 // fail answers with the error page for err, and logs server errors.
 func (p *Pages) fail(c *gin.Context, err error) {
 	status, ev := problemFor(err)

@@ -132,23 +132,21 @@ const lobbyGames = 50
 
 // home is the front page: for a visitor, what the service is and how to
 // join; for a user, the lobby.
-func (p *Pages) home(c *gin.Context) {
+func (p *Pages) home(c *gin.Context) error {
 	a := account(c)
 	if a == nil {
 		p.render(c, http.StatusOK, "home", view{})
-		return
+		return nil
 	}
 	ctx := c.Request.Context()
 	filter, near := lobbyFilter(c)
 	mine, open, err := p.lobbyGames(ctx, a.ID, filter)
 	if err != nil {
-		p.fail(c, err)
-		return
+		return err
 	}
 	r, err := p.play.RatingOf(ctx, a.ID)
 	if err != nil {
-		p.fail(c, err)
-		return
+		return err
 	}
 	lv := lobbyView{FormKey: newFormKey(), NewGame: newGamePath, Token: lobbyToken(mine, open), Rating: round(r.Rating.Rating),
 		Near: near, Within: play.NearRatingWithin}
@@ -157,8 +155,7 @@ func (p *Pages) home(c *gin.Context) {
 	}
 	results, err := p.results(ctx, mine, a.ID)
 	if err != nil {
-		p.fail(c, err)
-		return
+		return err
 	}
 	for i := range mine {
 		it := gameOf(&mine[i], a.ID)
@@ -179,11 +176,11 @@ func (p *Pages) home(c *gin.Context) {
 	}
 	if len(lv.Invites)+len(lv.Public) > 0 {
 		if lv.Decks, err = p.deckOptions(c, a.ID); err != nil {
-			p.fail(c, err)
-			return
+			return err
 		}
 	}
 	p.render(c, http.StatusOK, "home", view{Data: lv, YourMove: len(lv.Waiting) > 0})
+	return nil
 }
 
 // lobbyToken names the state of the games a lobby lists, the user's and
@@ -202,14 +199,14 @@ func lobbyToken(lists ...[]models.Game) string {
 
 // lobbyState answers the lobby's script with the token of what the
 // signed-in user's lobby would show now (lobbyToken), as plain text.
-func (p *Pages) lobbyState(c *gin.Context) {
+func (p *Pages) lobbyState(c *gin.Context) error {
 	filter, _ := lobbyFilter(c)
 	mine, open, err := p.lobbyGames(c.Request.Context(), account(c).ID, filter)
 	if err != nil {
-		p.fail(c, err)
-		return
+		return err
 	}
 	c.Data(http.StatusOK, "text/plain; charset=utf-8", []byte(lobbyToken(mine, open)))
+	return nil
 }
 
 // lobbyGames reads the games user uid's lobby lists: theirs (one more
@@ -237,11 +234,10 @@ func lobbyFilter(c *gin.Context) (models.GameFilter, int) {
 // the start). The game must be one the reader may see. As the board, it
 // checks the reader's session along the game's read (boardSession): one
 // statement a poll.
-func (p *Pages) gameState(c *gin.Context) {
+func (p *Pages) gameState(c *gin.Context) error {
 	id := gameID(c)
 	if id == 0 {
-		p.fail(c, errNotFound)
-		return
+		return errNotFound
 	}
 	read := func() (*models.Game, error) {
 		g, _, err := p.play.GameChecked(c.Request.Context(), id, userOf(c), sessionCheck(c))
@@ -252,10 +248,10 @@ func (p *Pages) gameState(c *gin.Context) {
 		g, err = read()
 	}
 	if err != nil {
-		p.fail(c, err)
-		return
+		return err
 	}
 	c.Data(http.StatusOK, "text/plain; charset=utf-8", []byte(strconv.FormatInt(g.Version, 10)))
+	return nil
 }
 
 // results words the outcome of each finished game of games for user uid,
@@ -341,11 +337,10 @@ func userOf(c *gin.Context) int64 {
 // the forms to join, leave, start or cancel it; then its board. A public
 // game's page is open to anyone, as a spectator's board; another game's
 // only to its players (a visitor is asked to sign in first).
-func (p *Pages) game(c *gin.Context) {
+func (p *Pages) game(c *gin.Context) error {
 	id := gameID(c)
 	if id == 0 {
-		p.fail(c, errNotFound)
-		return
+		return errNotFound
 	}
 	bv, err := p.board(c, id, userOf(c), boardOptions{})
 	if !p.sessionConfirmed(c) {
@@ -355,48 +350,45 @@ func (p *Pages) game(c *gin.Context) {
 		err = p.withNews(c.Request.Context(), bv, sinceOf(c, id))
 	}
 	if err != nil {
-		p.gameFailed(c, id, err)
-		return
+		return p.gameFailed(c, id, err)
 	}
 	if bv.Started && bv.Seat >= 0 {
 		p.markSeen(c, id, bv.Version)
 	}
-	p.renderBoard(c, http.StatusOK, "", bv)
+	return p.renderBoard(c, http.StatusOK, "", bv)
 }
 
 // gameLog is a game's whole event log, as its reader may see it.
-func (p *Pages) gameLog(c *gin.Context) {
+func (p *Pages) gameLog(c *gin.Context) error {
 	id := gameID(c)
 	if id == 0 {
-		p.fail(c, errNotFound)
-		return
+		return errNotFound
 	}
 	bv, err := p.board(c, id, userOf(c), boardOptions{whole: true})
 	if err != nil {
-		p.gameFailed(c, id, err)
-		return
+		return p.gameFailed(c, id, err)
 	}
 	p.render(c, http.StatusOK, "log", view{Data: bv})
+	return nil
 }
 
 // gameFailed answers a game that cannot be shown: a visitor is asked to
 // sign in (it may be theirs), anyone else gets the error page.
-func (p *Pages) gameFailed(c *gin.Context, id int64, err error) {
+func (p *Pages) gameFailed(c *gin.Context, id int64, err error) error {
 	if errors.Is(err, models.ErrNotFound) && account(c) == nil {
 		redirect(c, "/login?next="+url.QueryEscape(gamePath(id)))
-		return
+		return nil
 	}
-	p.fail(c, err)
+	return err
 }
 
 // boardAgain shows game id's page again with what went wrong (status and
 // the problem's words), for a move or a lobby form that was refused: the
 // page as it is now, so that the reader sees why.
-func (p *Pages) boardAgain(c *gin.Context, id int64, err error) {
+func (p *Pages) boardAgain(c *gin.Context, id int64, err error) error {
 	status, ev := problemFor(err)
 	if status >= 500 || status == http.StatusNotFound || status == http.StatusTooManyRequests {
-		p.fail(c, err)
-		return
+		return err
 	}
 	bv, berr := p.board(c, id, userOf(c), boardOptions{})
 	if berr == nil {
@@ -405,39 +397,37 @@ func (p *Pages) boardAgain(c *gin.Context, id int64, err error) {
 		berr = p.withNews(c.Request.Context(), bv, since)
 	}
 	if berr != nil {
-		p.fail(c, berr)
-		return
+		return berr
 	}
-	p.renderBoard(c, status, ev.Title+". "+ev.Message, bv)
+	return p.renderBoard(c, status, ev.Title+". "+ev.Message, bv)
 }
 
 // reclaim takes the signed-in user's seat back from the bot that plays it
 // after their timeouts, and shows the game.
-func (p *Pages) reclaim(c *gin.Context) {
+func (p *Pages) reclaim(c *gin.Context) error {
 	id := gameID(c)
 	if id == 0 {
-		p.fail(c, errNotFound)
-		return
+		return errNotFound
 	}
 	uid := account(c).ID
 	res, err := p.play.Reclaim(c.Request.Context(), id, uid, p.formRecord(c, uid, gamePath(id)+"?done=reclaimed"))
-	p.changed(c, id, res, err, gamePath(id)+"?done=reclaimed")
+	return p.changed(c, id, res, err, gamePath(id)+"?done=reclaimed")
 }
 
 // changed answers a form that made a change through the play path: on
 // success (or a repeat of a form sent before, whose change is done) the
 // game's page at next; a refusal (or the form's key sent before with other
 // values: formAgain) shows the page again with it.
-func (p *Pages) changed(c *gin.Context, id int64, res *play.Result, err error, next string) {
+func (p *Pages) changed(c *gin.Context, id int64, res *play.Result, err error, next string) error {
 	if err == nil {
 		res.Done()
 		redirect(c, next)
-		return
+		return nil
 	}
 	rec, err := p.formAgain(c, err)
 	if rec != nil {
 		redirect(c, next)
-		return
+		return nil
 	}
-	p.boardAgain(c, id, err)
+	return p.boardAgain(c, id, err)
 }

@@ -115,42 +115,37 @@ func inviteWords(from string, g *models.Game, valid time.Duration) mailWords {
 
 // invite mails an invitation to the address of the form, from a player of
 // the open game.
-func (p *Pages) invite(c *gin.Context) {
+func (p *Pages) invite(c *gin.Context) error {
 	id := gameID(c)
 	if id == 0 {
-		p.fail(c, errNotFound)
-		return
+		return errNotFound
 	}
 	a := account(c)
 	addr := strings.TrimSpace(c.PostForm("email"))
 	g, seat, err := p.play.Game(c.Request.Context(), id, a.ID)
 	switch {
 	case err != nil:
-		p.fail(c, err)
-		return
+		return err
 	case seat < 0:
-		p.boardAgain(c, id, play.ErrNotPlayer)
-		return
+		return p.boardAgain(c, id, play.ErrNotPlayer)
 	case g.Status != models.StatusOpen:
-		p.boardAgain(c, id, play.ErrNotOpen)
-		return
+		return p.boardAgain(c, id, play.ErrNotOpen)
 	case addr == "" || !accounts.ValidEmail(addr):
-		p.boardAgain(c, id, &pageError{http.StatusUnprocessableEntity, "Not an address", "Enter an email address such as bob@example.com."})
-		return
+		return p.boardAgain(c, id, &pageError{http.StatusUnprocessableEntity, "Not an address", "Enter an email address such as bob@example.com."})
 	}
 	if err := p.attempt(c, "invite", strconv.FormatInt(a.ID, 10)); err != nil {
-		p.fail(c, err)
-		return
+		return err
 	}
 	err = p.inviteAddress(c, g, a, addr)
 	switch {
 	case errors.Is(err, models.ErrConflict):
-		p.boardAgain(c, id, &pageError{http.StatusConflict, "Invited already", addr + " has an invitation to this game."})
+		return p.boardAgain(c, id, &pageError{http.StatusConflict, "Invited already", addr + " has an invitation to this game."})
 	case err != nil:
-		p.fail(c, err)
+		return err
 	default:
 		redirect(c, gamePath(id)+"?done=invited")
 	}
+	return nil
 }
 
 // inviteView is the page of an invitation or a join link.
@@ -253,18 +248,18 @@ func (p *Pages) checkInvite(c *gin.Context, t string, kind notifier.LinkPurpose,
 
 // invitePage shows an invitation by email: the game, and the form that
 // takes its seat (or, signed out, the way to register or sign in first).
-func (p *Pages) invitePage(c *gin.Context) { p.linkPage(c, linkInvite) }
+func (p *Pages) invitePage(c *gin.Context) error { return p.linkPage(c, linkInvite) }
 
 // joinLinkPage shows a game's join link.
-func (p *Pages) joinLinkPage(c *gin.Context) { p.linkPage(c, linkJoin) }
+func (p *Pages) joinLinkPage(c *gin.Context) error { return p.linkPage(c, linkJoin) }
 
-func (p *Pages) linkPage(c *gin.Context, kind notifier.LinkPurpose) {
+func (p *Pages) linkPage(c *gin.Context, kind notifier.LinkPurpose) error {
 	ci, err := p.checkInvite(c, c.Query("t"), kind, userOf(c))
 	if err != nil {
-		p.fail(c, err)
-		return
+		return err
 	}
 	p.render(c, inviteStatus(ci.view.State), "invite", view{Data: ci.view})
+	return nil
 }
 
 // inviteStatus is the status of an invitation's page in state.
@@ -281,19 +276,18 @@ func inviteStatus(state string) int {
 }
 
 // acceptInvitation takes a seat with an invitation by email: once.
-func (p *Pages) acceptInvitation(c *gin.Context) { p.joinWith(c, linkInvite) }
+func (p *Pages) acceptInvitation(c *gin.Context) error { return p.joinWith(c, linkInvite) }
 
 // joinByLink takes a seat with a game's join link.
-func (p *Pages) joinByLink(c *gin.Context) { p.joinWith(c, linkJoin) }
+func (p *Pages) joinByLink(c *gin.Context) error { return p.joinWith(c, linkJoin) }
 
 // joinWith takes a seat for the signed-in user with the link of kind the
 // form names, and the deck it chose.
-func (p *Pages) joinWith(c *gin.Context, kind notifier.LinkPurpose) {
+func (p *Pages) joinWith(c *gin.Context, kind notifier.LinkPurpose) error {
 	uid := account(c).ID
 	ci, err := p.checkInvite(c, c.PostForm("t"), kind, uid)
 	if err != nil {
-		p.fail(c, err)
-		return
+		return err
 	}
 	again := func(status int, msg string) {
 		ci.view.Problem = msg
@@ -301,22 +295,21 @@ func (p *Pages) joinWith(c *gin.Context, kind notifier.LinkPurpose) {
 	}
 	if ci.view.State != "ok" {
 		again(inviteStatus(ci.view.State), "")
-		return
+		return nil
 	}
 	deck, ok := deckChoice(c.PostForm("deck"))
 	if !ok {
 		again(http.StatusUnprocessableEntity, "Choose the deck you play with.")
-		return
+		return nil
 	}
 	ctx := c.Request.Context()
 	if ci.inv != nil {
 		if err := p.store.ClaimInvitation(ctx, ci.inv.ID, uid); errors.Is(err, models.ErrConflict) {
 			ci.view.State = "used"
 			again(http.StatusConflict, "")
-			return
+			return nil
 		} else if err != nil {
-			p.fail(c, err)
-			return
+			return err
 		}
 	}
 	id := ci.game.ID
@@ -332,12 +325,12 @@ func (p *Pages) joinWith(c *gin.Context, kind notifier.LinkPurpose) {
 	if err != nil && !repeat {
 		status, ev := problemFor(err)
 		if status >= 500 {
-			p.fail(c, err)
-			return
+			return err
 		}
 		again(status, ev.Message)
-		return
+		return nil
 	}
 	res.Done()
 	redirect(c, gamePath(id)+"?done=joined")
+	return nil
 }

@@ -28,32 +28,27 @@ import (
 var errLiveOff = &pageError{http.StatusServiceUnavailable, "No live updates", "This server does not stream games live; reload the page to see what happened."}
 
 // live streams game id's events to its board.
-func (p *Pages) live(c *gin.Context) {
+func (p *Pages) live(c *gin.Context) error {
 	hub := p.cfg.Hub
 	if hub == nil {
-		p.fail(c, errLiveOff)
-		return
+		return errLiveOff
 	}
 	id := gameID(c)
 	if id == 0 {
-		p.fail(c, errNotFound)
-		return
+		return errNotFound
 	}
 	after, err := notifier.ResumeAfter(c.Request)
 	if err != nil {
-		p.fail(c, err)
-		return
+		return err
 	}
 	ctx, uid := c.Request.Context(), userOf(c)
 	_, seat, err := p.play.Game(ctx, id, uid)
 	if err != nil {
-		p.fail(c, err)
-		return
+		return err
 	}
 	gs, err := notifier.OpenGameStream(ctx, hub, p.cfg.Presence, p.store, id, uid, seat, after, notifier.ClientKey(uid, c.ClientIP()))
 	if err != nil {
-		p.fail(c, err)
-		return
+		return err
 	}
 	defer gs.Close()
 	backlog := gs.Backlog
@@ -81,4 +76,5 @@ func (p *Pages) live(c *gin.Context) {
 		p.log.Warn("board stream", "game_id", id, "error", err)
 	}
 	c.Abort()
+	return nil
 }

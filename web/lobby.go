@@ -185,19 +185,19 @@ func newGameDefaults() form {
 }
 
 // newGamePage shows the form of a new game.
-func (p *Pages) newGamePage(c *gin.Context) {
-	p.newGameAgain(c, http.StatusOK, "", newGameDefaults())
+func (p *Pages) newGamePage(c *gin.Context) error {
+	return p.newGameAgain(c, http.StatusOK, "", newGameDefaults())
 }
 
 // newGameAgain shows the form with f's values and errors.
-func (p *Pages) newGameAgain(c *gin.Context, status int, problem string, f form) {
+func (p *Pages) newGameAgain(c *gin.Context, status int, problem string, f form) error {
 	decks, err := p.deckOptions(c, account(c).ID)
 	if err != nil {
-		p.fail(c, err)
-		return
+		return err
 	}
 	nv := newGameView{Decks: decks, Deadlines: deadlineOptions, Bots: []int{0, 1, 2, 3}, FormKey: newFormKey(), Prebuilt: prebuiltDecks()}
 	p.render(c, status, "new-game", view{Problem: problem, Form: f, Data: nv})
+	return nil
 }
 
 // newGameFields are the new game form's fields, kept to show it again.
@@ -206,7 +206,7 @@ var newGameFields = []string{"players", "mode", "office", "deck", "invite", "bot
 
 // createGame opens a game with the form's settings (play.Create), then
 // mails the invitations of the addresses it names.
-func (p *Pages) createGame(c *gin.Context) {
+func (p *Pages) createGame(c *gin.Context) error {
 	f := formOf(c, newGameFields...)
 	a := account(c)
 	atoi := func(name string) int {
@@ -244,13 +244,11 @@ func (p *Pages) createGame(c *gin.Context) {
 	}
 	n.Invite = names
 	if len(f.Errors) > 0 {
-		p.newGameAgain(c, http.StatusUnprocessableEntity, "", f)
-		return
+		return p.newGameAgain(c, http.StatusUnprocessableEntity, "", f)
 	}
 	if len(addrs) > 0 {
 		if err := p.attempt(c, "invite", strconv.FormatInt(a.ID, 10)); err != nil {
-			p.fail(c, err)
-			return
+			return err
 		}
 	}
 	res, err := p.play.Create(c.Request.Context(), a.ID, n, p.formRecord(c, a.ID, "/"))
@@ -258,23 +256,20 @@ func (p *Pages) createGame(c *gin.Context) {
 		var rec *models.Idempotency
 		if rec, err = p.formAgain(c, err); rec != nil {
 			redirect(c, "/")
-			return
+			return nil
 		}
 		status, ev := problemFor(err)
 		if status >= 500 {
-			p.fail(c, err)
-			return
+			return err
 		}
 		var pe *play.Error
 		if errors.As(err, &pe) {
 			if field, _, ok := strings.Cut(pe.Detail, ":"); ok {
 				f = f.invalid(formField(field), sentence(pe.Detail))
-				p.newGameAgain(c, status, "", f)
-				return
+				return p.newGameAgain(c, status, "", f)
 			}
 		}
-		p.newGameAgain(c, status, ev.Title+". "+ev.Message, f)
-		return
+		return p.newGameAgain(c, status, ev.Title+". "+ev.Message, f)
 	}
 	g := res.Game
 	done := "created"
@@ -285,6 +280,7 @@ func (p *Pages) createGame(c *gin.Context) {
 		}
 	}
 	redirect(c, gamePath(g.ID)+"?done="+done)
+	return nil
 }
 
 // formField names the form's field for a field of the play path's
@@ -330,64 +326,60 @@ func splitInvites(s string) (names, addrs []string, bad string) {
 }
 
 // join seats the signed-in user in an open game with the deck chosen.
-func (p *Pages) join(c *gin.Context) {
+func (p *Pages) join(c *gin.Context) error {
 	id := gameID(c)
 	if id == 0 {
-		p.fail(c, errNotFound)
-		return
+		return errNotFound
 	}
 	deck, ok := deckChoice(c.PostForm("deck"))
 	if !ok {
-		p.boardAgain(c, id, &pageError{http.StatusUnprocessableEntity, "Choose a deck", "Pick the deck you play with, then take the seat."})
-		return
+		return p.boardAgain(c, id, &pageError{http.StatusUnprocessableEntity, "Choose a deck", "Pick the deck you play with, then take the seat."})
 	}
 	uid := account(c).ID
 	res, err := p.play.Join(c.Request.Context(), id, uid, deck, p.formRecord(c, uid, gamePath(id)+"?done=joined"))
-	p.changed(c, id, res, err, gamePath(id)+"?done=joined")
+	return p.changed(c, id, res, err, gamePath(id)+"?done=joined")
 }
 
 // leave gives up the signed-in user's seat before the start.
-func (p *Pages) leave(c *gin.Context) {
-	p.lobbyChange(c, p.play.Leave, "/?done=left")
+func (p *Pages) leave(c *gin.Context) error {
+	return p.lobbyChange(c, p.play.Leave, "/?done=left")
 }
 
 // start deals the game.
-func (p *Pages) start(c *gin.Context) {
+func (p *Pages) start(c *gin.Context) error {
 	id := gameID(c)
-	p.lobbyChange(c, p.play.Start, gamePath(id)+"?done=started")
+	return p.lobbyChange(c, p.play.Start, gamePath(id)+"?done=started")
 }
 
 // cancel cancels a game that has not started.
-func (p *Pages) cancel(c *gin.Context) {
-	p.lobbyChange(c, p.play.Cancel, "/?done=cancelled")
+func (p *Pages) cancel(c *gin.Context) error {
+	return p.lobbyChange(c, p.play.Cancel, "/?done=cancelled")
 }
 
 // lobbyChange makes the change op of the game in the path for the
 // signed-in user, and goes on to next.
-func (p *Pages) lobbyChange(c *gin.Context, op func(ctx context.Context, id, uid int64, rec *play.Record) (*play.Result, error), next string) {
+func (p *Pages) lobbyChange(c *gin.Context, op func(ctx context.Context, id, uid int64, rec *play.Record) (*play.Result, error), next string) error {
 	id := gameID(c)
 	if id == 0 {
-		p.fail(c, errNotFound)
-		return
+		return errNotFound
 	}
 	uid := account(c).ID
 	res, err := op(c.Request.Context(), id, uid, p.formRecord(c, uid, next))
-	p.changed(c, id, res, err, next)
+	return p.changed(c, id, res, err, next)
 }
 
 // decline turns down the signed-in user's invitation to a game that has
 // not started (play.Service.Decline): the seat opens for someone else.
-func (p *Pages) decline(c *gin.Context) {
-	p.lobbyChange(c, p.play.Decline, "/?done=declined")
+func (p *Pages) decline(c *gin.Context) error {
+	return p.lobbyChange(c, p.play.Decline, "/?done=declined")
 }
 
 // rematch opens a new game like the finished one in the path, with the
 // same players invited (play.Service.Rematch), and shows it.
-func (p *Pages) rematch(c *gin.Context) {
+func (p *Pages) rematch(c *gin.Context) error {
 	id := gameID(c)
 	if id == 0 {
-		p.fail(c, errNotFound)
-		return
+		return errNotFound
 	}
 	uid := account(c).ID
 	// The new game's path is known only once it is made: the record
@@ -408,10 +400,9 @@ func (p *Pages) rematch(c *gin.Context) {
 		var done *models.Idempotency
 		if done, err = p.formAgain(c, err); done != nil {
 			redirect(c, localPath(string(done.Response)))
-			return
+			return nil
 		}
-		p.boardAgain(c, id, err)
-		return
+		return p.boardAgain(c, id, err)
 	}
 	res.Done()
 	done := "rematch"
@@ -419,4 +410,5 @@ func (p *Pages) rematch(c *gin.Context) {
 		done = "rematch-started"
 	}
 	redirect(c, gamePath(res.Game.ID)+"?done="+done)
+	return nil
 }

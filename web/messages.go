@@ -109,19 +109,17 @@ func (p *Pages) talkSince(c *gin.Context, id, last int64) []notifier.Event {
 
 // postMessage posts the reader's message from the board's form, and shows
 // the board at its talk; a message refused is shown again with why.
-func (p *Pages) postMessage(c *gin.Context) {
+func (p *Pages) postMessage(c *gin.Context) error {
 	id := gameID(c)
 	if id == 0 {
-		p.fail(c, errNotFound)
-		return
+		return errNotFound
 	}
 	uid := account(c).ID
 	say := play.Say{Text: c.PostForm("text")}
 	if to := c.PostForm("to"); to != "" {
 		n, err := strconv.Atoi(to)
 		if err != nil {
-			p.talkAgain(c, id, http.StatusUnprocessableEntity, "Choose whom the message is for.")
-			return
+			return p.talkAgain(c, id, http.StatusUnprocessableEntity, "Choose whom the message is for.")
 		}
 		say.ToSeat = &n
 	}
@@ -137,37 +135,36 @@ func (p *Pages) postMessage(c *gin.Context) {
 		redirect(c, next)
 	case errors.As(err, &many):
 		c.Header("Retry-After", strconv.Itoa(many.Seconds()))
-		p.talkAgain(c, id, http.StatusTooManyRequests, sentence(many.Error()))
+		return p.talkAgain(c, id, http.StatusTooManyRequests, sentence(many.Error()))
 	case errors.As(err, &perr) && perr.Kind == play.Invalid:
-		p.talkAgain(c, id, http.StatusUnprocessableEntity, sentence(strings.TrimPrefix(perr.Detail, "text: ")))
+		return p.talkAgain(c, id, http.StatusUnprocessableEntity, sentence(strings.TrimPrefix(perr.Detail, "text: ")))
 	default:
-		p.boardAgain(c, id, err)
+		return p.boardAgain(c, id, err)
 	}
+	return nil
 }
 
 // talkAgain shows game id's board again with the message of the form,
 // refused for why, in its form.
-func (p *Pages) talkAgain(c *gin.Context, id int64, status int, why string) {
+func (p *Pages) talkAgain(c *gin.Context, id int64, status int, why string) error {
 	bv, err := p.board(c, id, userOf(c), boardOptions{})
 	if err != nil {
-		p.fail(c, err)
-		return
+		return err
 	}
 	bv.talkValue, bv.talkError, bv.talkTo = c.PostForm("text"), why, c.PostForm("to")
-	p.renderBoard(c, status, "Your message was not sent. "+why, bv)
+	return p.renderBoard(c, status, "Your message was not sent. "+why, bv)
 }
 
 // muteMessages mutes or unmutes the game's messages for the reader, a
 // player of the game.
-func (p *Pages) muteMessages(c *gin.Context) {
+func (p *Pages) muteMessages(c *gin.Context) error {
 	id := gameID(c)
 	if id == 0 {
-		p.fail(c, errNotFound)
-		return
+		return errNotFound
 	}
 	if err := p.play.MuteMessages(c.Request.Context(), id, account(c).ID, c.PostForm("muted") == "on"); err != nil {
-		p.boardAgain(c, id, err)
-		return
+		return p.boardAgain(c, id, err)
 	}
 	redirect(c, gamePath(id)+"#talk")
+	return nil
 }

@@ -33,21 +33,18 @@ const movesAnchor = "#board"
 
 // playAction applies the action of one of the board's forms for the
 // signed-in user's seat.
-func (p *Pages) playAction(c *gin.Context) {
+func (p *Pages) playAction(c *gin.Context) error {
 	id := gameID(c)
 	if id == 0 {
-		p.fail(c, errNotFound)
-		return
+		return errNotFound
 	}
 	version, err := strconv.ParseInt(c.PostForm("v"), 10, 64)
 	if err != nil || version <= 0 {
-		p.boardAgain(c, id, errIncomplete)
-		return
+		return p.boardAgain(c, id, errIncomplete)
 	}
 	a, err := actionOfForm(c)
 	if err != nil {
-		p.boardAgain(c, id, err)
-		return
+		return p.boardAgain(c, id, err)
 	}
 	uid := account(c).ID
 	// The board that answers shows what happened since the page the move
@@ -59,8 +56,7 @@ func (p *Pages) playAction(c *gin.Context) {
 	switch a.Type {
 	case engine.ActResign:
 		if c.PostForm("confirm") == "" {
-			p.boardAgain(c, id, errConfirm)
-			return
+			return p.boardAgain(c, id, errConfirm)
 		}
 		res, err = p.play.Resign(ctx, id, uid, rec)
 	case engine.ActVoteEnd:
@@ -71,7 +67,7 @@ func (p *Pages) playAction(c *gin.Context) {
 			err = errFutureVersion // no page of the game showed it
 		}
 	}
-	p.changed(c, id, res, err, next)
+	return p.changed(c, id, res, err, next)
 }
 
 // formActions are the action types a board form may send (timeout is the

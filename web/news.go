@@ -115,15 +115,14 @@ const boardMark template.HTML = "<!--board-->"
 // the rest of the board, the page after it) go out as one response, each
 // half of the board compressed once for every reader, the small pieces
 // of the reader's own sent stored (writeParts, storedPart).
-func (p *Pages) renderBoard(c *gin.Context, status int, problem string, bv *boardView) {
+func (p *Pages) renderBoard(c *gin.Context, status int, problem string, bv *boardView) error {
 	if err := p.withTalk(c, bv); err != nil {
-		p.fail(c, err)
-		return
+		return err
 	}
 	v := view{Problem: problem, Data: bv, YourMove: bv.YourTurn}
 	if bv.zip == nil {
 		p.render(c, status, "game", v)
-		return
+		return nil
 	}
 	cp := *bv
 	cp.HTML = boardMark
@@ -131,14 +130,14 @@ func (p *Pages) renderBoard(c *gin.Context, status int, problem string, bv *boar
 	b, ok := p.draw(c, "game", v)
 	defer putBuffer(b)
 	if !ok {
-		return
+		return nil
 	}
 	page := b.Bytes()
 	before, after, found := bytes.Cut(page, []byte(boardMark))
 	if !found { // no board on this page after all
 		writeBody(c, status, "text/html; charset=utf-8", page)
 		c.Abort()
-		return
+		return nil
 	}
 	const typ = "text/html; charset=utf-8"
 	if acceptsGzip(c.Request) {
@@ -149,6 +148,7 @@ func (p *Pages) renderBoard(c *gin.Context, status int, problem string, bv *boar
 			gzPart{raw: after})
 	}
 	c.Abort()
+	return nil
 }
 
 // zipBoard is a board kept drawn, cut at its news slot (head, tail),

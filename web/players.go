@@ -33,24 +33,21 @@ type playerView struct {
 
 // player is a player's page, open to anyone: their rating, rated games
 // and wins. A name that is no account's (a deleted one's too) is not found.
-func (p *Pages) player(c *gin.Context) {
+func (p *Pages) player(c *gin.Context) error {
 	name := c.Param("name")
 	if !accounts.ValidUsername(name) {
-		p.fail(c, errNotFound)
-		return
+		return errNotFound
 	}
 	u, err := p.store.UserByUsername(c.Request.Context(), name)
 	if errors.Is(err, models.ErrNotFound) {
 		err = errNotFound
 	}
 	if err != nil {
-		p.fail(c, err)
-		return
+		return err
 	}
 	r, err := p.play.RatingOf(c.Request.Context(), u.ID)
 	if err != nil {
-		p.fail(c, err)
-		return
+		return err
 	}
 	pv := playerView{Name: u.Username, Rating: round(r.Rating.Rating), Deviation: round(r.Deviation), Provisional: r.Provisional(),
 		Games: r.Games, Wins: r.Wins, You: userOf(c) == u.ID}
@@ -58,6 +55,7 @@ func (p *Pages) player(c *gin.Context) {
 		pv.Near = "/?near=" + strconv.Itoa(pv.Rating) + "#public"
 	}
 	p.render(c, http.StatusOK, "player", view{Data: pv})
+	return nil
 }
 
 func round(x float64) int { return int(math.Round(x)) }

@@ -63,73 +63,70 @@ type pushView struct {
 }
 
 // pushPage shows the push settings.
-func (p *Pages) pushPage(c *gin.Context) {
-	p.pushAgain(c, http.StatusOK, "")
+func (p *Pages) pushPage(c *gin.Context) error {
+	return p.pushAgain(c, http.StatusOK, "")
 }
 
 // pushAgain shows the push page with status and, if not "", the problem
 // msg.
-func (p *Pages) pushAgain(c *gin.Context, status int, msg string) {
+func (p *Pages) pushAgain(c *gin.Context, status int, msg string) error {
 	v := pushView{}
 	key, err := p.acc.PushKey()
 	if err != nil && !errors.Is(err, accounts.ErrPushOff) {
-		p.fail(c, err)
-		return
+		return err
 	}
 	if v.Key = key; v.Key != "" {
 		if v.Worker, err = p.assets.url("sw.js"); err != nil {
-			p.fail(c, err)
-			return
+			return err
 		}
 	}
 	subs, err := p.acc.PushSubscriptions(c.Request.Context(), account(c).ID)
 	if err != nil {
-		p.fail(c, err)
-		return
+		return err
 	}
 	for _, s := range subs {
 		v.Devices = append(v.Devices, pushDevice{s})
 	}
 	p.render(c, status, "push", view{Problem: msg, Data: v})
+	return nil
 }
 
 // pushOn stores this browser's subscription, which the page's script
 // posts: endpoint, p256dh and auth.
-func (p *Pages) pushOn(c *gin.Context) {
+func (p *Pages) pushOn(c *gin.Context) error {
 	_, _, err := p.acc.SubscribePush(c.Request.Context(), account(c).ID, c.PostForm("endpoint"), c.PostForm("p256dh"), c.PostForm("auth"))
 	if err != nil {
-		p.pushFailed(c, err)
-		return
+		return p.pushFailed(c, err)
 	}
 	redirect(c, pushPath+"?done=push-on")
+	return nil
 }
 
 // pushOff stops the pushes to the subscription at the form's endpoint:
 // this browser's, which the script has just unsubscribed. Off already,
 // nothing changes.
-func (p *Pages) pushOff(c *gin.Context) {
+func (p *Pages) pushOff(c *gin.Context) error {
 	if endpoint := c.PostForm("endpoint"); endpoint != "" {
 		if err := p.acc.UnsubscribePushEndpoint(c.Request.Context(), account(c).ID, endpoint); !gone(err) {
-			p.pushFailed(c, err)
-			return
+			return p.pushFailed(c, err)
 		}
 	}
 	redirect(c, pushPath+"?done=push-off")
+	return nil
 }
 
 // pushDeviceOff stops the pushes to one of the user's browsers; gone
 // already, nothing changes.
-func (p *Pages) pushDeviceOff(c *gin.Context) {
+func (p *Pages) pushDeviceOff(c *gin.Context) error {
 	id, err := strconv.ParseInt(c.Param("id"), 10, 64)
 	if err != nil || id <= 0 {
-		p.fail(c, errNotFound)
-		return
+		return errNotFound
 	}
 	if err := p.acc.UnsubscribePush(c.Request.Context(), account(c).ID, id); !gone(err) {
-		p.pushFailed(c, err)
-		return
+		return p.pushFailed(c, err)
 	}
 	redirect(c, pushPath+"?done=push-off")
+	return nil
 }
 
 // gone reports whether err is nil or a NotFound refusal: what was to go is
@@ -138,11 +135,10 @@ func gone(err error) bool { return err == nil || refusal.KindOf(err) == refusal.
 
 // pushFailed shows the page again with what the accounts refused (a
 // refusal the user can do something about), else the error page.
-func (p *Pages) pushFailed(c *gin.Context, err error) {
+func (p *Pages) pushFailed(c *gin.Context, err error) error {
 	var re *refusal.Error
 	if errors.As(err, &re) && !re.Kind.Temporary() {
-		p.pushAgain(c, re.Kind.Status(), "This browser's subscription was refused ("+re.Detail+").")
-		return
+		return p.pushAgain(c, re.Kind.Status(), "This browser's subscription was refused ("+re.Detail+").")
 	}
-	p.fail(c, err)
+	return err
 }

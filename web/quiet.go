@@ -32,29 +32,28 @@ func quietForm(f form, q accounts.Quiet) form {
 }
 
 // changeQuietHours gives the user quiet hours from the form's times.
-func (p *Pages) changeQuietHours(c *gin.Context) {
+func (p *Pages) changeQuietHours(c *gin.Context) error {
 	f := formOf(c, "quiet_start", "quiet_end")
 	_, err := p.acc.SetQuietHours(c.Request.Context(), account(c).ID, f.Values["quiet_start"], f.Values["quiet_end"])
 	var re *refusal.Error
 	if errors.As(err, &re) && re.Kind == refusal.Invalid {
 		name, _, _ := strings.Cut(re.Detail, ":")
 		if msg, ok := quietWords[name]; ok {
-			p.settingsAgain(c, "quiet", http.StatusUnprocessableEntity, "", f.invalid("quiet_"+name, msg))
-			return
+			return p.settingsAgain(c, "quiet", http.StatusUnprocessableEntity, "", f.invalid("quiet_"+name, msg))
 		}
 	}
 	if err != nil {
-		p.settingsFailed(c, "quiet", err, f)
-		return
+		return p.settingsFailed(c, "quiet", err, f)
 	}
 	redirect(c, "/settings?done=quiet#quiet")
+	return nil
 }
 
 // quietHoursOff takes the user's quiet hours away.
-func (p *Pages) quietHoursOff(c *gin.Context) {
+func (p *Pages) quietHoursOff(c *gin.Context) error {
 	if _, err := p.acc.QuietHoursOff(c.Request.Context(), account(c).ID); err != nil {
-		p.fail(c, err)
-		return
+		return err
 	}
 	redirect(c, "/settings?done=quiet-off#quiet")
+	return nil
 }

@@ -14,11 +14,11 @@ func (p *Pages) repliesOn(c *gin.Context) (bool, error) {
 
 // changeEmailReplies turns playing by email reply on or off for all the
 // user's games.
-func (p *Pages) changeEmailReplies(c *gin.Context) {
+func (p *Pages) changeEmailReplies(c *gin.Context) error {
 	on := c.PostForm("replies") == "on"
 	if _, err := p.acc.UpdateProfile(c.Request.Context(), account(c).ID, accounts.ProfileChange{Replies: &on}); err != nil {
-		p.settingsFailed(c, "replies", err, form{})
-		return
+		return p.settingsFailed(c, "replies", err, form{})
 	}
 	redirect(c, "/settings?done=replies#replies")
+	return nil
 }

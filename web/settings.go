@@ -164,13 +164,13 @@ func everyHours(h int) string {
 }
 
 // settings shows the settings page.
-func (p *Pages) settings(c *gin.Context) {
+func (p *Pages) settings(c *gin.Context) error {
 	sv, err := p.settingsData(c)
 	if err != nil {
-		p.fail(c, err)
-		return
+		return err
 	}
 	p.render(c, http.StatusOK, "settings", view{Form: quietForm(settingsForm(c, form{}), sv.Quiet), Data: sv})
+	return nil
 }
 
 // settingsForm fills in the current address where f has none.
@@ -249,25 +249,24 @@ func (p *Pages) settingsData(c *gin.Context) (*settingsView, error) {
 // settingsAgain shows the settings page again with what went wrong in
 // section, for an error the user can fix (a field, a rule of the
 // accounts); other errors get the error page.
-func (p *Pages) settingsAgain(c *gin.Context, section string, status int, msg string, f form) {
+func (p *Pages) settingsAgain(c *gin.Context, section string, status int, msg string, f form) error {
 	sv, err := p.settingsData(c)
 	if err != nil {
-		p.fail(c, err)
-		return
+		return err
 	}
 	p.render(c, status, "settings", view{Section: section, Problem: msg, Form: quietForm(settingsForm(c, f), sv.Quiet), Data: sv})
+	return nil
 }
 
 // settingsFailed is settingsAgain for a refusal of the accounts the user
 // can do something about (not a temporary one), with its status and
 // detail; else the error page.
-func (p *Pages) settingsFailed(c *gin.Context, section string, err error, f form) {
+func (p *Pages) settingsFailed(c *gin.Context, section string, err error, f form) error {
 	var re *refusal.Error
 	if errors.As(err, &re) && !re.Kind.Temporary() {
-		p.settingsAgain(c, section, re.Kind.Status(), sentence(re.Detail), f)
-		return
+		return p.settingsAgain(c, section, re.Kind.Status(), sentence(re.Detail), f)
 	}
-	p.fail(c, err)
+	return err
 }
 
 // errFormReused is a form sent again with its key and other values (the
@@ -332,50 +331,48 @@ func (p *Pages) sealed(c *gin.Context) cipher.AEAD {
 
 // changeEmail changes the user's address and mails a link to verify the
 // new one.
-func (p *Pages) changeEmail(c *gin.Context) {
+func (p *Pages) changeEmail(c *gin.Context) error {
 	f := formOf(c, "email")
 	addr := strings.TrimSpace(f.Values["email"])
 	if addr == "" || !accounts.ValidEmail(addr) {
-		p.settingsAgain(c, "email", http.StatusUnprocessableEntity, "", f.invalid("email", "Enter an email address such as ana@example.com."))
-		return
+		return p.settingsAgain(c, "email", http.StatusUnprocessableEntity, "", f.invalid("email", "Enter an email address such as ana@example.com."))
 	}
 	a := account(c)
 	if addr == a.Email {
 		redirect(c, "/settings")
-		return
+		return nil
 	}
 	if _, err := p.acc.UpdateProfile(c.Request.Context(), a.ID, accounts.ProfileChange{Email: &addr}); err != nil {
-		p.settingsFailed(c, "email", err, f)
-		return
+		return p.settingsFailed(c, "email", err, f)
 	}
 	changed := *a
 	changed.Email = addr
 	if err := p.sendMail(c.Request.Context(), verifyWords(addr, verifyTTL), &changed, p.verifyURL(&changed)); err != nil {
 		p.log.Warn("verification mail", "user_id", a.ID, "error", err)
 		redirect(c, "/settings?done=email-x")
-		return
+		return nil
 	}
 	redirect(c, "/settings?done=email")
+	return nil
 }
 
 // changeTimeZone stores the user's time zone.
-func (p *Pages) changeTimeZone(c *gin.Context) {
+func (p *Pages) changeTimeZone(c *gin.Context) error {
 	zone := c.PostForm("time_zone")
 	if !accounts.ValidZone(zone) {
-		p.settingsAgain(c, "time-zone", http.StatusUnprocessableEntity, "", form{}.invalid("time_zone", "Choose a time zone from the list."))
-		return
+		return p.settingsAgain(c, "time-zone", http.StatusUnprocessableEntity, "", form{}.invalid("time_zone", "Choose a time zone from the list."))
 	}
 	if err := p.acc.SetTimeZone(c.Request.Context(), account(c).ID, zone); err != nil {
-		p.fail(c, err)
-		return
+		return err
 	}
 	redirect(c, "/settings?done=time-zone")
+	return nil
 }
 
 // changePreferences sets every notification preference from the form's
 // boxes: a box left unticked turns that notification off; and the
 // digest's period, when the form has one.
-func (p *Pages) changePreferences(c *gin.Context) {
+func (p *Pages) changePreferences(c *gin.Context) error {
 	on := map[string]bool{}
 	for _, v := range c.PostFormArray("pref") {
 		on[v] = true
@@ -384,9 +381,8 @@ func (p *Pages) changePreferences(c *gin.Context) {
 	if v := c.PostForm("digest_hours"); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 1 || n > accounts.MaxDigestHours {
-			p.settingsAgain(c, "notifications", http.StatusUnprocessableEntity,
+			return p.settingsAgain(c, "notifications", http.StatusUnprocessableEntity,
 				"Choose how often the digest comes: every 1 to "+strconv.Itoa(accounts.MaxDigestHours)+" hours.", form{})
-			return
 		}
 		hours = n
 	}
@@ -401,16 +397,16 @@ func (p *Pages) changePreferences(c *gin.Context) {
 		}
 	}
 	if err := p.acc.SetPreferences(c.Request.Context(), account(c).ID, ps); err != nil {
-		p.settingsFailed(c, "notifications", err, form{})
-		return
+		return p.settingsFailed(c, "notifications", err, form{})
 	}
 	redirect(c, "/settings?done=notify#notifications")
+	return nil
 }
 
 // startVacation books a vacation from the first day (empty or today: from
 // now) to the last day, both whole days in the user's time zone. A form
 // sent twice books it once.
-func (p *Pages) startVacation(c *gin.Context) {
+func (p *Pages) startVacation(c *gin.Context) error {
 	f := formOf(c, "first_day", "last_day")
 	a := account(c)
 	loc := location(a)
@@ -419,25 +415,23 @@ func (p *Pages) startVacation(c *gin.Context) {
 	if s := f.Values["first_day"]; s != "" && s != now.Format(time.DateOnly) {
 		d, err := time.ParseInLocation(time.DateOnly, s, loc)
 		if err != nil {
-			p.settingsAgain(c, "vacations", http.StatusUnprocessableEntity, "", f.invalid("first_day", "Enter a date."))
-			return
+			return p.settingsAgain(c, "vacations", http.StatusUnprocessableEntity, "", f.invalid("first_day", "Enter a date."))
 		}
 		start = &d
 	}
 	last, err := time.ParseInLocation(time.DateOnly, f.Values["last_day"], loc)
 	if err != nil {
-		p.settingsAgain(c, "vacations", http.StatusUnprocessableEntity, "", f.invalid("last_day", "Enter the last day of your vacation."))
-		return
+		return p.settingsAgain(c, "vacations", http.StatusUnprocessableEntity, "", f.invalid("last_day", "Enter the last day of your vacation."))
 	}
 	v, err := p.acc.NewVacation(a.ID, start, last.AddDate(0, 0, 1)) // to the end of the last day
 	if err == nil {
 		_, err = p.once(c, func(acc *accounts.Service) ([]byte, error) { return nil, acc.BookVacation(c.Request.Context(), &v) })
 	}
 	if err != nil {
-		p.settingsFailed(c, "vacations", vacationWords(err), f)
-		return
+		return p.settingsFailed(c, "vacations", vacationWords(err), f)
 	}
 	redirect(c, "/settings?done=vacation#vacations")
+	return nil
 }
 
 // vacationWords names the form's fields in the accounts' details about a
@@ -454,17 +448,15 @@ func vacationWords(err error) error {
 
 // createToken makes a personal API token and shows its secret, once (and
 // again for the same form sent twice).
-func (p *Pages) createToken(c *gin.Context) {
+func (p *Pages) createToken(c *gin.Context) error {
 	f := formOf(c, "name")
 	name := strings.TrimSpace(f.Values["name"])
 	scopes := c.PostFormArray("scope")
 	switch {
 	case name == "" || len(name) > accounts.MaxTokenName:
-		p.settingsAgain(c, "tokens", http.StatusUnprocessableEntity, "", f.invalid("name", "Name the token (1 to 64 characters)."))
-		return
+		return p.settingsAgain(c, "tokens", http.StatusUnprocessableEntity, "", f.invalid("name", "Name the token (1 to 64 characters)."))
 	case len(scopes) == 0:
-		p.settingsAgain(c, "tokens", http.StatusUnprocessableEntity, "Tick at least one of read and play.", f)
-		return
+		return p.settingsAgain(c, "tokens", http.StatusUnprocessableEntity, "Tick at least one of read and play.", f)
 	}
 	out, err := p.once(c, func(acc *accounts.Service) ([]byte, error) {
 		t, secret, err := accounts.NewToken(account(c).ID, name, scopes)
@@ -483,16 +475,15 @@ func (p *Pages) createToken(c *gin.Context) {
 		err = json.Unmarshal(out, &tok)
 	}
 	if err != nil {
-		p.settingsFailed(c, "tokens", err, f)
-		return
+		return p.settingsFailed(c, "tokens", err, f)
 	}
 	sv, err := p.settingsData(c)
 	if err != nil {
-		p.fail(c, err)
-		return
+		return err
 	}
 	sv.NewToken = &tok
 	p.render(c, http.StatusCreated, "settings", view{Form: settingsForm(c, form{}), Data: sv})
+	return nil
 }
 
 // calendarFeed reads the address of the user's calendar feed; nil when
@@ -510,78 +501,73 @@ func (p *Pages) calendarFeed(c *gin.Context) (*calendarView, error) {
 
 // newCalendar turns the user's calendar feed on, or gives it a new
 // address: the old one stops working.
-func (p *Pages) newCalendar(c *gin.Context) {
+func (p *Pages) newCalendar(c *gin.Context) error {
 	if _, err := p.acc.NewCalendarFeed(c.Request.Context(), account(c).ID); err != nil {
-		p.settingsFailed(c, "calendar", err, form{})
-		return
+		return p.settingsFailed(c, "calendar", err, form{})
 	}
 	redirect(c, "/settings?done=calendar#calendar")
+	return nil
 }
 
 // calendarOff turns the user's calendar feed off; off already, nothing
 // changes.
-func (p *Pages) calendarOff(c *gin.Context) {
+func (p *Pages) calendarOff(c *gin.Context) error {
 	err := p.acc.DeleteCalendarFeed(c.Request.Context(), account(c).ID)
 	if err != nil && !errors.Is(err, models.ErrNotFound) {
-		p.settingsFailed(c, "calendar", err, form{})
-		return
+		return p.settingsFailed(c, "calendar", err, form{})
 	}
 	redirect(c, "/settings?done=calendar-off#calendar")
+	return nil
 }
 
 // endVacation ends the signed-in user's current vacation now, or cancels
 // a coming one (the days not used go back to the year's allowance).
-func (p *Pages) endVacation(c *gin.Context) {
+func (p *Pages) endVacation(c *gin.Context) error {
 	id, err := strconv.ParseInt(c.Param("id"), 10, 64)
 	if err != nil || id <= 0 {
-		p.fail(c, errNotFound)
-		return
+		return errNotFound
 	}
 	if err := p.acc.EndVacation(c.Request.Context(), account(c).ID, id); err != nil {
-		p.settingsFailed(c, "vacations", vacationWords(err), form{})
-		return
+		return p.settingsFailed(c, "vacations", vacationWords(err), form{})
 	}
 	redirect(c, "/settings?done=vacation-ended#vacations")
+	return nil
 }
 
 // revokeToken revokes one of the user's API tokens.
-func (p *Pages) revokeToken(c *gin.Context) {
+func (p *Pages) revokeToken(c *gin.Context) error {
 	id, err := strconv.ParseInt(c.Param("id"), 10, 64)
 	if err != nil || id <= 0 {
-		p.fail(c, errNotFound)
-		return
+		return errNotFound
 	}
 	if err := p.acc.RevokeToken(c.Request.Context(), account(c).ID, id); err != nil {
-		p.settingsFailed(c, "tokens", err, form{})
-		return
+		return p.settingsFailed(c, "tokens", err, form{})
 	}
 	redirect(c, "/settings?done=revoked#tokens")
+	return nil
 }
 
 // deleteAccount deletes the signed-in user's account, once they have
 // given their password and ticked the box (accounts.Service.Delete).
 // Password attempts count against the sign-in limit of the account.
-func (p *Pages) deleteAccount(c *gin.Context) {
+func (p *Pages) deleteAccount(c *gin.Context) error {
 	a := account(c)
 	ctx := c.Request.Context()
 	_, tally, err := p.acc.CheckPassword(ctx, router.ClientAddress(c), &a.User, c.PostForm("password"))
 	router.RateHeaders(c, tally)
 	if errors.Is(err, accounts.ErrWrongPassword) {
-		p.settingsAgain(c, "delete", http.StatusUnauthorized, "", form{}.invalid("password", "That is not your password."))
-		return
+		return p.settingsAgain(c, "delete", http.StatusUnauthorized, "", form{}.invalid("password", "That is not your password."))
 	}
 	if err != nil {
-		p.fail(c, err)
-		return
+		return err
 	}
 	if c.PostForm("confirm") == "" {
-		p.settingsAgain(c, "delete", http.StatusUnprocessableEntity, "Tick the box that confirms you want your account deleted.", form{})
-		return
+		return p.settingsAgain(c, "delete", http.StatusUnprocessableEntity, "Tick the box that confirms you want your account deleted.", form{})
 	}
 	if err := p.acc.Delete(ctx, a.ID); err != nil {
-		p.fail(c, err)
-		return
+		return err
 	}
 	p.clearCookie(c)
 	redirect(c, "/?done=deleted")
+	return nil
 }

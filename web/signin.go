@@ -19,43 +19,42 @@ import (
 // then lands on the game; an expired one says so, and asks for it too.
 
 // signInPage shows what a sign-in link does.
-func (p *Pages) signInPage(c *gin.Context) {
+func (p *Pages) signInPage(c *gin.Context) error {
 	l, err := p.checkSignIn(c, c.Query("t"))
 	if err != nil {
-		p.fail(c, err)
-		return
+		return err
 	}
 	if a := account(c); l.State != linkInvalid && a != nil && a.ID == l.UserID {
 		redirect(c, gamePath(l.GameID)) // signed in already: nothing to use the link for
-		return
+		return nil
 	}
 	p.render(c, linkOrOK(l.State), "signin", view{Data: p.signInView(c, l)})
+	return nil
 }
 
 // signIn uses a sign-in link: once.
-func (p *Pages) signIn(c *gin.Context) {
+func (p *Pages) signIn(c *gin.Context) error {
 	l, err := p.checkSignIn(c, c.PostForm("t"))
 	if err != nil {
-		p.fail(c, err)
-		return
+		return err
 	}
 	if l.State != linkOK || p.otherUser(c, l) {
 		p.render(c, linkOrOK(l.State), "signin", view{Data: p.signInView(c, l)})
-		return
+		return nil
 	}
 	raw, err := p.acc.SignInWithLink(c.Request.Context(), l.Nonce, l.Expires, l.UserID)
 	if errors.Is(err, accounts.ErrLinkUsed) { // used meanwhile
 		l.State = linkUsed
 		p.render(c, http.StatusConflict, "signin", view{Data: p.signInView(c, l)})
-		return
+		return nil
 	}
 	if err != nil {
-		p.fail(c, err)
-		return
+		return err
 	}
 	p.endSession(c)
 	p.setCookie(c, raw)
 	redirect(c, gamePath(l.GameID))
+	return nil
 }
 
 // checkSignIn checks a sign-in link, and whether it was used.
