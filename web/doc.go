@@ -36,7 +36,9 @@
 // an account through the accounts, whose refusals the pages word; nothing
 // about a game is decided here. Every page goes through one layout
 // (Pages.layout) and every error through one mapping (errors.go),
-// whose statuses are the shared table's of package refusal. State-changing requests from another
-// site are refused (net/http.CrossOriginProtection), and a GET never
+// whose statuses are the shared table's of package refusal: a handler
+// returns its error, and the route table wraps it in Pages.handle, which
+// renders the error page. State-changing requests from another site are
+// refused (net/http.CrossOriginProtection), and a GET never
 // changes anything: a link in an email opens a page whose button posts.
 package web
