@@ -4,6 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"io"
 	"os"
 	"os/exec"
@@ -106,4 +109,66 @@ func via(pkgs map[string]listed, p listed, dep string) []string {
 		}
 	}
 	return out
+}
+
+// TestOneWriterOfRefusals holds each HTTP door to one way of answering an
+// error: a handler returns it, and the door's adapter (handle) writes the
+// problem or the error page. Only the adapter, the router's answers (no
+// route, wrong method, a panic) and the middleware that stops a request
+// before any handler call the writer.
+func TestOneWriterOfRefusals(t *testing.T) {
+	doors := []struct {
+		dir, writer string
+		allowed     []string
+	}{
+		{"../../api", "writeError", []string{"handle", "NotFound", "MethodNotAllowed", "Failed", "authenticateToken", "require", "writeJSON"}},
+		{"../../web", "fail", []string{"handle", "NotFound", "MethodNotAllowed", "Failed", "recover", "crossOrigin", "storable"}},
+	}
+	for _, d := range doors {
+		files, err := filepath.Glob(filepath.Join(d.dir, "*.go"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		fset := token.NewFileSet()
+		calls := 0
+		for _, name := range files {
+			if strings.HasSuffix(name, "_test.go") {
+				continue
+			}
+			f, err := parser.ParseFile(fset, name, nil, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, decl := range f.Decls {
+				fd, ok := decl.(*ast.FuncDecl)
+				if !ok || fd.Body == nil {
+					continue
+				}
+				ast.Inspect(fd.Body, func(n ast.Node) bool {
+					call, ok := n.(*ast.CallExpr)
+					if !ok {
+						return true
+					}
+					var callee string
+					switch fn := call.Fun.(type) {
+					case *ast.Ident:
+						callee = fn.Name
+					case *ast.SelectorExpr:
+						callee = fn.Sel.Name
+					}
+					if callee != d.writer {
+						return true
+					}
+					calls++
+					if !slices.Contains(d.allowed, fd.Name.Name) {
+						t.Errorf("%s: %s calls %s: return the error and let handle write it", fset.Position(call.Pos()), fd.Name.Name, d.writer)
+					}
+					return true
+				})
+			}
+		}
+		if calls == 0 {
+			t.Errorf("%s: no call of %s found: is the test looking at the right door?", d.dir, d.writer)
+		}
+	}
 }
