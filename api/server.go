@@ -147,12 +147,18 @@ func (s *Server) Routes(r *gin.Engine) {
 	// without it.
 	playRef := v1.Group("", s.authenticateLater, s.require(ScopePlay))
 	playRef.POST("/games/:id/join", handle(s.joinGame))
-	playRef.POST("/games/:id/leave", s.gameChange(s.play.Leave, s.lobbyOut))       // an invitation stays open
-	playRef.POST("/games/:id/start", s.gameChange(s.play.Start, s.submitOut))      // the creator deals
-	playRef.POST("/games/:id/cancel", s.gameChange(s.play.Cancel, s.lobbyOut))     // the creator, before the start
-	playRef.POST("/games/:id/resign", s.gameChange(s.play.Resign, s.submitOut))    // at any version
-	playRef.POST("/games/:id/vote-end", s.gameChange(s.play.VoteEnd, s.submitOut)) // at any version
-	playRef.POST("/games/:id/reclaim", s.gameChange(s.play.Reclaim, s.submitOut))  // the seat back from its bot
+	// The changes that take no body: leave gives up the caller's seat
+	// before the start (an invitation stays open for the invitee); start
+	// deals once every seat is taken and cancel ends a game not started,
+	// both the creator's; resign and vote-end submit the one action they
+	// name, at any version; reclaim takes the caller's seat back from the
+	// bot that plays it after their timeouts.
+	playRef.POST("/games/:id/leave", s.gameChange(s.play.Leave, s.lobbyOut))
+	playRef.POST("/games/:id/start", s.gameChange(s.play.Start, s.submitOut))
+	playRef.POST("/games/:id/cancel", s.gameChange(s.play.Cancel, s.lobbyOut))
+	playRef.POST("/games/:id/resign", s.gameChange(s.play.Resign, s.submitOut))
+	playRef.POST("/games/:id/vote-end", s.gameChange(s.play.VoteEnd, s.submitOut))
+	playRef.POST("/games/:id/reclaim", s.gameChange(s.play.Reclaim, s.submitOut))
 	playRef.POST("/games/:id/actions", handle(s.submitActions))
 	play.PUT("/games/:id/email-replies", handle(s.setGameReplies))
 	play.PUT("/games/:id/messages/mute", handle(s.muteMessages))
