@@ -107,7 +107,7 @@ func (s *Server) gameOut(g *models.Game, seat int, st *engine.State) gameRespons
 		out.Seats = append(out.Seats, sr)
 	}
 	if st != nil {
-		out.Fairness = fairnessOf(st)
+		out.Fairness = play.FairnessOf(st)
 		out.View = st.View(seat)
 		out.Prompts = promptsFor(st, seat)
 		if seat >= 0 {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 
 	"github.com/datamonsters/turns/engine"
+	"github.com/datamonsters/turns/play"
 )
 
 // Request and response bodies. They are separate from the store's types;
@@ -206,55 +207,7 @@ type gameResponse struct {
 	Legal             *[]legalAction  `json:"legal,omitempty"`
 	// Fairness, in the detail of a started game, is its commitment to its
 	// secret, and once it is over the secret itself (docs/fairness.md).
-	Fairness *fairnessResponse `json:"fairness,omitempty"`
-}
-
-// fairnessResponse is a game's commitment to its secret: SHA-256 of salt
-// and secret. Secret and Salt are null until the game is over.
-type fairnessResponse struct {
-	Commitment string  `json:"commitment"`
-	Secret     *string `json:"secret"`
-	Salt       *string `json:"salt"`
-}
-
-// actionLogResponse is a finished game's setup, secret and whole action
-// log: what replays it (datamonsters replay, docs/fairness.md).
-type actionLogResponse struct {
-	GameID  int64         `json:"game_id"`
-	Version int64         `json:"version"`
-	Setup   setupResponse `json:"setup"`
-	// Fairness is null for a game started before commitments, which
-	// cannot be replayed.
-	Fairness  *fairnessResponse `json:"fairness"`
-	FinalHash string            `json:"final_hash"` // engine.State.Hash of the final state
-	Winners   []int             `json:"winners"`
-	Scores    []int             `json:"scores"` // Big Data Points by seat
-	Actions   []loggedAction    `json:"actions"`
-}
-
-// setupResponse is the engine setup of a game, without its secret.
-type setupResponse struct {
-	Mode       string       `json:"mode"`
-	Office     bool         `json:"office"`
-	Policy     string       `json:"policy"`
-	Seats      []setupSeat  `json:"seats"`
-	OfficeDeck *engine.Deck `json:"office_deck"` // null unless office
-}
-
-type setupSeat struct {
-	Seat int         `json:"seat"`
-	Name string      `json:"name"`
-	Deck engine.Deck `json:"deck"`
-}
-
-// loggedAction is one entry of the action log. The actions of one
-// submission share its version; Seat is -1 for the service (timeouts).
-type loggedAction struct {
-	Seq       int64       `json:"seq"`
-	Version   int64       `json:"version"`
-	Seat      int         `json:"seat"`
-	Action    actionInput `json:"action"`
-	CreatedAt string      `json:"created_at"`
+	Fairness *play.Fairness `json:"fairness,omitempty"`
 }
 
 type gameListResponse struct {

@@ -11,8 +11,8 @@ import (
 
 // ActionLog is a finished game's setup, revealed secret and whole action
 // log: with them anyone replays the game to its final state
-// (docs/fairness.md). GET /v1/games/{id}/actions answers it in the API's
-// words; datamonsters replay and the tests read that answer back into it.
+// (docs/fairness.md). GET /v1/games/{id}/actions answers it as it is;
+// datamonsters replay and the tests read that answer back into it.
 type ActionLog struct {
 	GameID  int64    `json:"game_id"`
 	Version int64    `json:"version"`
@@ -42,10 +42,39 @@ type LogSeat struct {
 	Deck engine.Deck `json:"deck"`
 }
 
-// LoggedAction is one entry of the log, with the time it was taken.
+// LoggedAction is one entry of the log, with the time it was taken (in
+// whole seconds, UTC, as the API writes every time).
 type LoggedAction struct {
 	engine.LoggedAction
 	CreatedAt time.Time `json:"created_at"`
+}
+
+// MarshalJSON writes the entry in the API's words, which differ from the
+// engine's stored form in one place: a standing answer always shows its
+// pass and its list of plays, [] for none.
+func (a LoggedAction) MarshalJSON() ([]byte, error) {
+	type standing struct {
+		Pass  bool                  `json:"pass"`
+		Plays []engine.StandingPlay `json:"plays"`
+	}
+	type action struct {
+		engine.Action
+		Standing *standing `json:"standing,omitempty"` // in place of the engine's
+	}
+	out := struct {
+		Seq       int64     `json:"seq"`
+		Version   int64     `json:"version"`
+		Seat      int       `json:"seat"`
+		Action    action    `json:"action"`
+		CreatedAt time.Time `json:"created_at"`
+	}{a.Seq, a.Version, a.Seat, action{Action: a.Action}, a.CreatedAt}
+	if s := a.Action.Standing; s != nil {
+		out.Action.Standing = &standing{Pass: s.Pass, Plays: s.Plays}
+		if s.Plays == nil {
+			out.Action.Standing.Plays = []engine.StandingPlay{}
+		}
+	}
+	return json.Marshal(out)
 }
 
 // Fairness is a game's commitment to its secret (SHA-256 of salt and
@@ -121,7 +150,7 @@ func (s *Service) ActionLog(ctx context.Context, id, uid int64) (*ActionLog, err
 			out.Scores = append(out.Scores, p.Points)
 		}
 		for i, r := range records {
-			out.Actions[i] = LoggedAction{LoggedAction: entries[i], CreatedAt: r.CreatedAt}
+			out.Actions[i] = LoggedAction{LoggedAction: entries[i], CreatedAt: r.CreatedAt.UTC().Truncate(time.Second)}
 		}
 		return nil
 	})
