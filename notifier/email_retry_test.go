@@ -1,8 +1,12 @@
 package notifier
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"log/slog"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -56,6 +60,59 @@ func retryEnv(t *testing.T, d models.Dialect) (*outboxEnv, *Outbox) {
 	e.cfg.Now = nil // River's real clock, so that the retries come due
 	e.cfg.EmailRetryBase = 100 * time.Millisecond
 	return e, e.outbox(t, true)
+}
+
+// TestFailedEmailAttemptIsLogged: an email whose first send fails is
+// retried and delivered, and the failed attempt is logged at warning level
+// with its kind, attempt and reason (River itself logs it at info, which
+// the outbox does not pass on): a delayed email says why.
+func TestFailedEmailAttemptIsLogged(t *testing.T) {
+	eachOutboxDB(t, func(t *testing.T, d models.Dialect) {
+		e := newOutboxEnv(t, d)
+		var log lockedBuffer
+		e.cfg.Logger = slog.New(slog.NewTextHandler(&log, &slog.HandlerOptions{Level: slog.LevelWarn}))
+		e.cfg.Email.Timeout = time.Second
+		e.cfg.Now = nil // River's real clock, so that the retry comes due
+		e.cfg.EmailRetryBase = 100 * time.Millisecond
+		e.outbox(t, true)
+		e.sink.dropAfterMail(time.Second)
+		e.createGame(t) // two invitations
+		e.waitMail(t, 2)
+		var failed []string
+		for _, line := range strings.Split(log.String(), "\n") {
+			if strings.Contains(line, `msg="job attempt failed"`) {
+				failed = append(failed, line)
+			}
+		}
+		if len(failed) == 0 {
+			t.Fatalf("no failed attempt logged; the log:\n%s", log.String())
+		}
+		for _, line := range failed {
+			for _, want := range []string{"level=WARN", "kind=" + emailKind, "attempt=", "error=", "smtp"} {
+				if !strings.Contains(line, want) {
+					t.Errorf("a failed attempt's line lacks %q: %s", want, line)
+				}
+			}
+		}
+	})
+}
+
+// lockedBuffer is a bytes.Buffer that several goroutines may write.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }
 
 // TestOutboxSessionsDroppedAfterMailFrom: while the SMTP server drops

@@ -238,6 +238,7 @@ func NewOutbox(cfg OutboxConfig) (*Outbox, error) {
 		// capped the drain at 146 emails/s in BenchmarkOutboxCommitToSMTP).
 		FetchCooldown:        min(poll, 20*time.Millisecond),
 		Logger:               slog.New(warnHandler{o.log.Handler().WithAttrs([]slog.Attr{slog.String("component", "river")})}),
+		ErrorHandler:         jobErrors{o.log},
 		MaxAttempts:          25,
 		Test:                 river.TestConfig{Time: riverTime{now: o.now, stub: stub}},
 		PeriodicJobs:         []*river.PeriodicJob{o.digestJob()},
@@ -430,3 +431,20 @@ func (h warnHandler) WithAttrs(a []slog.Attr) slog.Handler {
 	return warnHandler{h.Handler.WithAttrs(a)}
 }
 func (h warnHandler) WithGroup(n string) slog.Handler { return warnHandler{h.Handler.WithGroup(n)} }
+
+// jobErrors logs each failed attempt of a job at warning level, which
+// River logs at info (below what warnHandler passes on): an email that
+// waits for a retry says so, and why.
+type jobErrors struct{ log *slog.Logger }
+
+func (h jobErrors) HandleError(ctx context.Context, job *rivertype.JobRow, err error) *river.ErrorHandlerResult {
+	h.log.WarnContext(ctx, "job attempt failed", "kind", job.Kind, "job", job.ID, "attempt", job.Attempt,
+		"max_attempts", job.MaxAttempts, "error", err)
+	return nil
+}
+
+func (h jobErrors) HandlePanic(ctx context.Context, job *rivertype.JobRow, v any, trace string) *river.ErrorHandlerResult {
+	h.log.ErrorContext(ctx, "job attempt panicked", "kind", job.Kind, "job", job.ID, "attempt", job.Attempt,
+		"panic", fmt.Sprint(v), "trace", trace)
+	return nil
+}
