@@ -3,6 +3,7 @@ package notifier
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"math/rand/v2"
 	"slices"
 	"strconv"
@@ -44,6 +45,7 @@ type outboxEnv struct {
 	clock *testClock
 	cfg   OutboxConfig
 	users []*models.User
+	last  *Outbox // the outbox built last, whose jobs a failed wait lists
 }
 
 func newOutboxEnv(t *testing.T, d models.Dialect) *outboxEnv {
@@ -89,6 +91,7 @@ func (e *outboxEnv) outbox(t *testing.T, start bool) *Outbox {
 		t.Fatal(err)
 	}
 	e.st.SetOutbox(o)
+	e.last = o
 	if start {
 		if err := o.Start(context.Background()); err != nil {
 			t.Fatal(err)
@@ -255,8 +258,30 @@ func (e *outboxEnv) waitMail(t *testing.T, n int) []received {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	t.Fatalf("sink has %d messages, want %d", len(e.sink.messages()), n)
+	t.Fatalf("sink has %d messages, want %d; the email jobs:\n%s", len(e.sink.messages()), n, e.emailJobs())
 	return nil
+}
+
+// emailJobs lists the last outbox's email jobs, a line each: state,
+// attempts and the last attempt's error, for a failed wait to show where
+// its emails are.
+func (e *outboxEnv) emailJobs() string {
+	if e.last == nil {
+		return "(no outbox)"
+	}
+	res, err := e.last.Client().JobList(context.Background(), river.NewJobListParams().Kinds(emailKind).First(100))
+	if err != nil {
+		return err.Error()
+	}
+	var b strings.Builder
+	for _, j := range res.Jobs {
+		fmt.Fprintf(&b, "  job %d %s, attempt %d of %d, scheduled %s", j.ID, j.State, j.Attempt, j.MaxAttempts, j.ScheduledAt.Format(time.RFC3339Nano))
+		if len(j.Errors) > 0 {
+			fmt.Fprintf(&b, ": %s", j.Errors[len(j.Errors)-1].Error)
+		}
+		b.WriteByte('\n')
+	}
+	return b.String()
 }
 
 func eachOutboxDB(t *testing.T, f func(t *testing.T, d models.Dialect)) {
