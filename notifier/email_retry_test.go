@@ -64,37 +64,90 @@ func retryEnv(t *testing.T, d models.Dialect) (*outboxEnv, *Outbox) {
 
 // TestFailedEmailAttemptIsLogged: an email whose first send fails is
 // retried and delivered, and the failed attempt is logged at warning level
-// with its kind, attempt and reason (River itself logs it at info, which
-// the outbox does not pass on): a delayed email says why.
+// with its kind, attempt and reason; an email the server refuses for good
+// is given up, and that is logged at error level with the server's reply
+// (River itself logs both below what the outbox passes on): a delayed or
+// a lost email says why.
 func TestFailedEmailAttemptIsLogged(t *testing.T) {
 	eachOutboxDB(t, func(t *testing.T, d models.Dialect) {
-		e := newOutboxEnv(t, d)
-		var log lockedBuffer
-		e.cfg.Logger = slog.New(slog.NewTextHandler(&log, &slog.HandlerOptions{Level: slog.LevelWarn}))
-		e.cfg.Email.Timeout = time.Second
-		e.cfg.Now = nil // River's real clock, so that the retry comes due
-		e.cfg.EmailRetryBase = 100 * time.Millisecond
-		e.outbox(t, true)
-		e.sink.dropAfterMail(time.Second)
-		e.createGame(t) // two invitations
-		e.waitMail(t, 2)
-		var failed []string
-		for _, line := range strings.Split(log.String(), "\n") {
-			if strings.Contains(line, `msg="job attempt failed"`) {
-				failed = append(failed, line)
+		logged := func(t *testing.T, log *lockedBuffer, msg string, want ...string) {
+			t.Helper()
+			var lines []string
+			for _, line := range strings.Split(log.String(), "\n") {
+				if strings.Contains(line, `msg="`+msg+`"`) {
+					lines = append(lines, line)
+				}
 			}
-		}
-		if len(failed) == 0 {
-			t.Fatalf("no failed attempt logged; the log:\n%s", log.String())
-		}
-		for _, line := range failed {
-			for _, want := range []string{"level=WARN", "kind=" + emailKind, "attempt=", "error=", "smtp"} {
-				if !strings.Contains(line, want) {
-					t.Errorf("a failed attempt's line lacks %q: %s", want, line)
+			if len(lines) == 0 {
+				t.Fatalf("no %q logged; the log:\n%s", msg, log.String())
+			}
+			for _, line := range lines {
+				for _, w := range want {
+					if !strings.Contains(line, w) {
+						t.Errorf("a line lacks %q: %s", w, line)
+					}
 				}
 			}
 		}
+		env := func(t *testing.T) (*outboxEnv, *Outbox, *lockedBuffer) {
+			e := newOutboxEnv(t, d)
+			log := &lockedBuffer{}
+			e.cfg.Logger = slog.New(slog.NewTextHandler(log, &slog.HandlerOptions{Level: slog.LevelWarn}))
+			e.cfg.Email.Timeout = time.Second
+			e.cfg.Now = nil // River's real clock, so that the retry comes due
+			e.cfg.EmailRetryBase = 100 * time.Millisecond
+			return e, e.outbox(t, true), log
+		}
+		t.Run("retried", func(t *testing.T) {
+			e, _, log := env(t)
+			e.sink.dropAfterMail(time.Second)
+			e.createGame(t) // two invitations
+			e.waitMail(t, 2)
+			logged(t, log, "job attempt failed", "level=WARN", "kind="+emailKind, "attempt=", "error=", "smtp")
+		})
+		t.Run("given up", func(t *testing.T) {
+			e, o, log := env(t)
+			e.sink.failRcpts(1000, &smtp.SMTPError{Code: 550, EnhancedCode: smtp.EnhancedCode{5, 1, 1}, Message: "no such user"})
+			e.createGame(t)
+			waitFor(t, "both email jobs cancelled", func() bool { return emailJobs(t, o)[rivertype.JobStateCancelled] == 2 })
+			logged(t, log, "job given up", "level=ERROR", "kind="+emailKind, "attempt=1", "no such user")
+			if strings.Contains(log.String(), "job attempt failed") {
+				t.Errorf("a refusal for good is logged as an attempt to retry:\n%s", log.String())
+			}
+		})
 	})
+}
+
+// TestJobLog: the middleware logs nothing for a job that ends well or
+// snoozes (an email waiting out quiet hours), and logs a panic before
+// passing it on to River, which recovers it.
+func TestJobLog(t *testing.T) {
+	log := &lockedBuffer{}
+	m := &jobLog{log: slog.New(slog.NewTextHandler(log, nil))}
+	job := &rivertype.JobRow{ID: 7, Kind: emailKind, Attempt: 2}
+	ctx := context.Background()
+	if err := m.Work(ctx, job, func(context.Context) error { return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Work(ctx, job, func(context.Context) error { return river.JobSnooze(time.Minute) }); err == nil {
+		t.Fatal("the snooze was swallowed")
+	}
+	if log.String() != "" {
+		t.Fatalf("logged for a job that ended well or snoozed: %s", log.String())
+	}
+	func() {
+		defer func() {
+			if v := recover(); v != "boom" {
+				t.Fatalf("recovered %v, want the panic passed on", v)
+			}
+		}()
+		_ = m.Work(ctx, job, func(context.Context) error { panic("boom") })
+	}()
+	for _, want := range []string{"level=ERROR", `msg="job attempt panicked"`, "kind=" + emailKind, "job=7", "attempt=2", "panic=boom"} {
+		if !strings.Contains(log.String(), want) {
+			t.Errorf("the panic's line lacks %q: %s", want, log.String())
+		}
+	}
 }
 
 // lockedBuffer is a bytes.Buffer that several goroutines may write.

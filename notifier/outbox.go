@@ -238,13 +238,12 @@ func NewOutbox(cfg OutboxConfig) (*Outbox, error) {
 		// capped the drain at 146 emails/s in BenchmarkOutboxCommitToSMTP).
 		FetchCooldown:        min(poll, 20*time.Millisecond),
 		Logger:               slog.New(warnHandler{o.log.Handler().WithAttrs([]slog.Attr{slog.String("component", "river")})}),
-		ErrorHandler:         jobErrors{o.log},
 		MaxAttempts:          25,
 		Test:                 river.TestConfig{Time: riverTime{now: o.now, stub: stub}},
 		PeriodicJobs:         []*river.PeriodicJob{o.digestJob()},
 		JobTimeout:           o.cfg.JobTimeout,
 		RescueStuckJobsAfter: 4 * o.cfg.JobTimeout,
-		Middleware:           cfg.Middleware,
+		Middleware:           append([]rivertype.Middleware{&jobLog{log: o.log}}, cfg.Middleware...),
 	})
 	if err != nil {
 		return nil, fmt.Errorf("notifier: river client: %w", err)
@@ -432,19 +431,36 @@ func (h warnHandler) WithAttrs(a []slog.Attr) slog.Handler {
 }
 func (h warnHandler) WithGroup(n string) slog.Handler { return warnHandler{h.Handler.WithGroup(n)} }
 
-// jobErrors logs each failed attempt of a job at warning level, which
-// River logs at info (below what warnHandler passes on): an email that
-// waits for a retry says so, and why.
-type jobErrors struct{ log *slog.Logger }
-
-func (h jobErrors) HandleError(ctx context.Context, job *rivertype.JobRow, err error) *river.ErrorHandlerResult {
-	h.log.WarnContext(ctx, "job attempt failed", "kind", job.Kind, "job", job.ID, "attempt", job.Attempt,
-		"max_attempts", job.MaxAttempts, "error", err)
-	return nil
+// jobLog is River middleware that logs each failed attempt of a job at
+// warning level, and a job given up (cancelled: an email the server
+// refused for good, a push its service turned away) at error level:
+// River logs them at info and debug, below what warnHandler passes on, so
+// an email that waits for a retry, or will never come, says why. A panic
+// is logged on its way to River, which recovers it and retries the job.
+type jobLog struct {
+	river.MiddlewareDefaults
+	log *slog.Logger
 }
 
-func (h jobErrors) HandlePanic(ctx context.Context, job *rivertype.JobRow, v any, trace string) *river.ErrorHandlerResult {
-	h.log.ErrorContext(ctx, "job attempt panicked", "kind", job.Kind, "job", job.ID, "attempt", job.Attempt,
-		"panic", fmt.Sprint(v), "trace", trace)
-	return nil
+func (m *jobLog) Work(ctx context.Context, job *rivertype.JobRow, doInner func(context.Context) error) error {
+	defer func() {
+		if v := recover(); v != nil {
+			m.log.ErrorContext(ctx, "job attempt panicked", "kind", job.Kind, "job", job.ID, "attempt", job.Attempt,
+				"panic", fmt.Sprint(v))
+			panic(v)
+		}
+	}()
+	err := doInner(ctx)
+	var cancel *rivertype.JobCancelError
+	var snooze *rivertype.JobSnoozeError
+	switch {
+	case err == nil, errors.As(err, &snooze):
+	case errors.As(err, &cancel):
+		m.log.ErrorContext(ctx, "job given up", "kind", job.Kind, "job", job.ID, "attempt", job.Attempt,
+			"error", errors.Unwrap(cancel))
+	default:
+		m.log.WarnContext(ctx, "job attempt failed", "kind", job.Kind, "job", job.ID, "attempt", job.Attempt,
+			"max_attempts", job.MaxAttempts, "error", err)
+	}
+	return err
 }
