@@ -431,12 +431,14 @@ func (h warnHandler) WithAttrs(a []slog.Attr) slog.Handler {
 }
 func (h warnHandler) WithGroup(n string) slog.Handler { return warnHandler{h.Handler.WithGroup(n)} }
 
-// jobLog is River middleware that logs each failed attempt of a job at
-// warning level, and a job given up (cancelled: an email the server
-// refused for good, a push its service turned away) at error level:
+// jobLog is River middleware that logs at warning level each failed
+// attempt of a job and each job given up (cancelled: an email the server
+// refused for good, a push its service turned away, most often for the
+// recipient's address or subscription, not a fault of the service):
 // River logs them at info and debug, below what warnHandler passes on, so
-// an email that waits for a retry, or will never come, says why. A panic
-// is logged on its way to River, which recovers it and retries the job.
+// an email that waits for a retry, or will never come, says why. A panic,
+// a fault of the service, is logged at error level on its way to River,
+// which recovers it and retries the job.
 type jobLog struct {
 	river.MiddlewareDefaults
 	log *slog.Logger
@@ -456,7 +458,7 @@ func (m *jobLog) Work(ctx context.Context, job *rivertype.JobRow, doInner func(c
 	switch {
 	case err == nil, errors.As(err, &snooze):
 	case errors.As(err, &cancel):
-		m.log.ErrorContext(ctx, "job given up", "kind", job.Kind, "job", job.ID, "attempt", job.Attempt,
+		m.log.WarnContext(ctx, "job given up", "kind", job.Kind, "job", job.ID, "attempt", job.Attempt,
 			"error", errors.Unwrap(cancel))
 	default:
 		m.log.WarnContext(ctx, "job attempt failed", "kind", job.Kind, "job", job.ID, "attempt", job.Attempt,
