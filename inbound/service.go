@@ -3,7 +3,6 @@ package inbound
 import (
 	"bytes"
 	"context"
-	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -16,6 +15,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/datamonsters/turns/internal/mac"
 
 	"github.com/datamonsters/turns/engine"
 	"github.com/datamonsters/turns/models"
@@ -302,9 +303,7 @@ func (s *Service) rateKey(from string) []byte {
 // key is the keyed hash of name, for the rate limit table, which holds no
 // address or id in the clear.
 func (s *Service) key(name string) []byte {
-	mac := hmac.New(sha256.New, s.cfg.RateKey)
-	mac.Write([]byte(name))
-	return mac.Sum(nil)
+	return mac.Sum(s.cfg.RateKey, "inbound rate limit", []byte(name))
 }
 
 // mayRefuse takes a refusal answer to the reply r from the sender from,

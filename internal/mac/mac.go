@@ -1,8 +1,8 @@
 // Package mac derives tags and keys from the server's secret for one use
 // each: HMAC-SHA256 of a label naming the use and the parts it covers, so
 // that one secret serves many uses and no use's tag stands for another's.
-// The API's idempotency records, the accounts' rate-limit buckets and the
-// pages' form records take theirs here.
+// The API's idempotency records, the accounts' and the email replies'
+// rate-limit buckets and the pages' form records take theirs here.
 package mac
 
 import (
