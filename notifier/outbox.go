@@ -436,22 +436,14 @@ func (h warnHandler) WithGroup(n string) slog.Handler { return warnHandler{h.Han
 // refused for good, a push its service turned away, most often for the
 // recipient's address or subscription, not a fault of the service):
 // River logs them at info and debug, below what warnHandler passes on, so
-// an email that waits for a retry, or will never come, says why. A panic,
-// a fault of the service, is logged at error level on its way to River,
-// which recovers it and retries the job.
+// an email that waits for a retry, or will never come, says why. (A
+// worker's panic River logs at error level itself.)
 type jobLog struct {
 	river.MiddlewareDefaults
 	log *slog.Logger
 }
 
 func (m *jobLog) Work(ctx context.Context, job *rivertype.JobRow, doInner func(context.Context) error) error {
-	defer func() {
-		if v := recover(); v != nil {
-			m.log.ErrorContext(ctx, "job attempt panicked", "kind", job.Kind, "job", job.ID, "attempt", job.Attempt,
-				"panic", fmt.Sprint(v))
-			panic(v)
-		}
-	}()
 	err := doInner(ctx)
 	var cancel *rivertype.JobCancelError
 	var snooze *rivertype.JobSnoozeError
