@@ -1,14 +1,14 @@
 package notifier
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"log/slog"
 	"strings"
-	"sync"
 	"testing"
 	"time"
+
+	"github.com/datamonsters/turns/internal/servetest"
 
 	"github.com/datamonsters/turns/models"
 	smtp "github.com/emersion/go-smtp"
@@ -70,7 +70,7 @@ func retryEnv(t *testing.T, d models.Dialect) (*outboxEnv, *Outbox) {
 // a lost email says why.
 func TestFailedEmailAttemptIsLogged(t *testing.T) {
 	eachOutboxDB(t, func(t *testing.T, d models.Dialect) {
-		logged := func(t *testing.T, log *lockedBuffer, msg string, want ...string) {
+		logged := func(t *testing.T, log *servetest.Buffer, msg string, want ...string) {
 			t.Helper()
 			var lines []string
 			for _, line := range strings.Split(log.String(), "\n") {
@@ -89,9 +89,9 @@ func TestFailedEmailAttemptIsLogged(t *testing.T) {
 				}
 			}
 		}
-		env := func(t *testing.T) (*outboxEnv, *Outbox, *lockedBuffer) {
+		env := func(t *testing.T) (*outboxEnv, *Outbox, *servetest.Buffer) {
 			e := newOutboxEnv(t, d)
-			log := &lockedBuffer{}
+			log := &servetest.Buffer{}
 			e.cfg.Logger = slog.New(slog.NewTextHandler(log, &slog.HandlerOptions{Level: slog.LevelWarn}))
 			e.cfg.Email.Timeout = time.Second
 			e.cfg.Now = nil // River's real clock, so that the retry comes due
@@ -121,7 +121,7 @@ func TestFailedEmailAttemptIsLogged(t *testing.T) {
 // TestJobLog: the middleware logs nothing for a job that ends well or
 // snoozes (an email waiting out quiet hours), and passes the snooze on.
 func TestJobLog(t *testing.T) {
-	log := &lockedBuffer{}
+	log := &servetest.Buffer{}
 	m := &jobLog{log: slog.New(slog.NewTextHandler(log, nil))}
 	job := &rivertype.JobRow{ID: 7, Kind: emailKind, Attempt: 2}
 	ctx := context.Background()
@@ -135,24 +135,6 @@ func TestJobLog(t *testing.T) {
 	if log.String() != "" {
 		t.Fatalf("logged for a job that ended well or snoozed: %s", log.String())
 	}
-}
-
-// lockedBuffer is a bytes.Buffer that several goroutines may write.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }
 
 // TestOutboxSessionsDroppedAfterMailFrom: while the SMTP server drops
