@@ -3,7 +3,6 @@ package modelstest
 import (
 	"context"
 	"database/sql"
-	"os"
 	"testing"
 	"time"
 
@@ -31,7 +30,7 @@ func HoldGame(t testing.TB, st *models.Store, id int64) *Gate {
 	}
 	g.app = application(t, st)
 	var err error
-	if g.db, err = sql.Open("pgx", os.Getenv(EnvURL)); err != nil {
+	if g.db, err = sql.Open("pgx", processURL(t)); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { g.db.Close() })
@@ -107,7 +106,7 @@ func application(t testing.TB, st *models.Store) string {
 func Terminate(t testing.TB, st *models.Store) int {
 	t.Helper()
 	app := application(t, st)
-	db, err := sql.Open("pgx", os.Getenv(EnvURL))
+	db, err := sql.Open("pgx", processURL(t))
 	if err != nil {
 		t.Fatal(err)
 	}

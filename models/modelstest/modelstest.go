@@ -9,12 +9,14 @@ import (
 	"fmt"
 	"net/url"
 	"os"
+	"strconv"
 	"strings"
+	"sync"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/datamonsters/turns/models"
-	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	_ "github.com/jackc/pgx/v5/stdlib" // database/sql driver "pgx", for schema setup
 )
@@ -87,17 +89,13 @@ func Location(t testing.TB, d models.Dialect) (url, dir string) {
 	return "", t.TempDir()
 }
 
-// SchemaURL creates a fresh schema in the TEST_DATABASE_URL database (first
-// creating the database itself if the server has no database of that
-// name), drops the schema when the test ends, and returns a URL whose
-// search_path is that schema and whose application_name is the schema's
-// name too.
+// SchemaURL creates a fresh schema in the database of this test process
+// (see processURL), drops the schema when the test ends, and returns a URL
+// whose search_path is that schema and whose application_name is the
+// schema's name too.
 func SchemaURL(t testing.TB) string {
 	t.Helper()
-	base := os.Getenv(EnvURL)
-	if base == "" {
-		t.Skip(EnvURL + " is not set; skipping Postgres")
-	}
+	base := processURL(t)
 	schema := randomName("test_")
 	db, err := sql.Open("pgx", base)
 	if err != nil {
@@ -105,13 +103,7 @@ func SchemaURL(t testing.TB) string {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	_, err = db.ExecContext(ctx, "CREATE SCHEMA "+schema)
-	if isMissingDatabase(err) {
-		if err = createDatabase(ctx, base); err == nil {
-			_, err = db.ExecContext(ctx, "CREATE SCHEMA "+schema)
-		}
-	}
-	if err != nil {
+	if _, err = db.ExecContext(ctx, "CREATE SCHEMA "+schema); err != nil {
 		db.Close()
 		t.Fatalf("%s unreachable or unusable: %v", EnvURL, err)
 	}
@@ -130,12 +122,104 @@ func SchemaURL(t testing.TB) string {
 	return u.String()
 }
 
+// process is the database of this test process (see processURL).
+var process struct {
+	sync.Mutex
+	url string
+}
+
+// processURL returns the URL of a database of this test process's own,
+// made at its first call on the server of TEST_DATABASE_URL, in which
+// SchemaURL makes each test's schema. A package's tests so share no
+// database with another package's, run by go test beside them: the
+// notification streams and digests wait for every older transaction of
+// their database (see models.Store.NotificationsFrom), so a transaction
+// one package held open would hold back the notifications another
+// package's tests wait for.
+//
+// Its name holds the process id: the databases of test processes that
+// have ended are dropped here, as the next one starts. Where the server
+// lets no database be created (SQLSTATE 42501), the database of
+// TEST_DATABASE_URL itself is used.
+func processURL(t testing.TB) string {
+	t.Helper()
+	base := os.Getenv(EnvURL)
+	if base == "" {
+		t.Skip(EnvURL + " is not set; skipping Postgres")
+	}
+	process.Lock()
+	defer process.Unlock()
+	if process.url != "" {
+		return process.url
+	}
+	u, err := url.Parse(base)
+	if err != nil {
+		t.Fatalf("%s: %v", EnvURL, err)
+	}
+	db, err := maintenance(*u)
+	if err != nil {
+		t.Fatalf("%s: %v", EnvURL, err)
+	}
+	defer db.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	dropEnded(ctx, db)
+	name := randomName(fmt.Sprintf("%s%d_", processPrefix, os.Getpid()))
+	_, err = db.ExecContext(ctx, "CREATE DATABASE "+name)
+	var pe *pgconn.PgError
+	switch {
+	case errors.As(err, &pe) && pe.Code == "42501":
+		process.url = base
+	case err != nil:
+		t.Fatalf("%s unreachable or unusable: create a database: %v", EnvURL, err)
+	default:
+		u.Path = "/" + name
+		process.url = u.String()
+	}
+	return process.url
+}
+
+// processPrefix begins the name of each test process's database; the
+// process id and random digits follow.
+const processPrefix = "test_run_"
+
+// dropEnded drops the databases of test processes of this machine that
+// have ended. A database still in use is not dropped (DROP DATABASE
+// refuses it), nor is one of a process still running.
+func dropEnded(ctx context.Context, db *sql.DB) {
+	rows, err := db.QueryContext(ctx, `SELECT datname FROM pg_database WHERE starts_with(datname, $1)`, processPrefix)
+	if err != nil {
+		return
+	}
+	var ended []string
+	for rows.Next() {
+		var name string
+		if rows.Scan(&name) != nil {
+			break
+		}
+		pid, _, ok := strings.Cut(strings.TrimPrefix(name, processPrefix), "_")
+		if n, err := strconv.Atoi(pid); ok && err == nil && !running(n) {
+			ended = append(ended, name)
+		}
+	}
+	rows.Close()
+	for _, name := range ended {
+		db.ExecContext(ctx, "DROP DATABASE IF EXISTS "+name)
+	}
+}
+
+// running reports whether a process of id pid runs on this machine.
+func running(pid int) bool {
+	p, err := os.FindProcess(pid)
+	return err == nil && p.Signal(syscall.Signal(0)) == nil
+}
+
 // DatabaseURL creates a database of its own for the test on the server of
 // TEST_DATABASE_URL, dropped when the test ends, and returns its URL (with
 // SchemaURL's application_name): for a test whose transactions, held
-// open, would hold back the notification streams of every test in the
-// shared database (models.Store.NotificationsFrom sets aside only other
-// databases' transactions), or that asserts nothing else runs beside it.
+// open, would hold back the notification streams of the other tests of
+// its process, whose schemas share a database (see processURL), or that
+// asserts nothing else runs beside it.
 func DatabaseURL(t testing.TB) string {
 	t.Helper()
 	base := os.Getenv(EnvURL)
@@ -181,42 +265,6 @@ func randomName(prefix string) string {
 func maintenance(u url.URL) (*sql.DB, error) {
 	u.Path = "/postgres"
 	return sql.Open("pgx", u.String())
-}
-
-// isMissingDatabase reports whether err is Postgres saying that the
-// database of the connection does not exist (SQLSTATE 3D000).
-func isMissingDatabase(err error) bool {
-	var pe *pgconn.PgError
-	return errors.As(err, &pe) && pe.Code == "3D000"
-}
-
-// createDatabase creates the database that the URL base names, through the
-// server's maintenance database "postgres", so that TEST_DATABASE_URL may
-// name a database that does not exist yet. A database created meanwhile by
-// another test process (SQLSTATE 42P04) is fine.
-func createDatabase(ctx context.Context, base string) error {
-	u, err := url.Parse(base)
-	if err != nil {
-		return err
-	}
-	name := strings.TrimPrefix(u.Path, "/")
-	if name == "" || name == "postgres" {
-		return fmt.Errorf("%s names no database to create", EnvURL)
-	}
-	db, err := maintenance(*u)
-	if err != nil {
-		return err
-	}
-	defer db.Close()
-	_, err = db.ExecContext(ctx, "CREATE DATABASE "+pgx.Identifier{name}.Sanitize())
-	var pe *pgconn.PgError
-	if errors.As(err, &pe) && pe.Code == "42P04" {
-		return nil
-	}
-	if err != nil {
-		return fmt.Errorf("create the database %q: %w", name, err)
-	}
-	return nil
 }
 
 // QuietAround is quiet hours (UTC) from an hour before t's time of day
