@@ -110,7 +110,7 @@ func endingChanges(t *testing.T, ending func(ctx context.Context, r *rand.Rand) 
 				case ends: // however it is put (a dial cut short is "unavailable")
 					failed = append(failed, err)
 				default:
-					t.Errorf("a change whose context did not end: %v (%s)", err, errTypes(err))
+					t.Errorf("a change whose context did not end (a change is bounded at 30 s): %v (%s)", err, errTypes(err))
 				}
 				mu.Unlock()
 			}
@@ -187,9 +187,10 @@ func endingChanges(t *testing.T, ending func(ctx context.Context, r *rand.Rand) 
 }
 
 // errTypes names the type of err and of each error it wraps, depth first,
-// so that a failure says which layer made the error: one of the changes
+// so that a failure says which layer made the error. One of the changes
 // above once failed with "timeout: context deadline exceeded" under a
-// context with no deadline, in a run where Postgres stalled for a minute.
+// context with no deadline, in a run where Postgres stalled for a minute:
+// that deadline is changeTimeout's, which bounds such a change at 30 s.
 func errTypes(err error) string {
 	if err == nil {
 		return ""
