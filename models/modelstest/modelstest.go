@@ -3,6 +3,7 @@ package modelstest
 import (
 	"context"
 	"crypto/rand"
+	"crypto/sha256"
 	"database/sql"
 	"encoding/hex"
 	"errors"
@@ -179,12 +180,19 @@ func processURL(t testing.TB) string {
 	return process.url
 }
 
-// processPrefix begins the name of each test process's database; the
-// process id and random digits follow.
-const processPrefix = "test_run_"
+// processPrefix begins the name of each test process's database: "test_run_"
+// and a digest of this machine's host name; the process id and random
+// digits follow. Only the databases of this machine's processes are told
+// ended by their process id: another machine (a container) sharing the
+// server has processes of its own.
+var processPrefix = func() string {
+	host, _ := os.Hostname()
+	sum := sha256.Sum256([]byte(host))
+	return "test_run_" + hex.EncodeToString(sum[:4]) + "_"
+}()
 
 // dropEnded drops the databases of test processes of this machine that
-// have ended. A database still in use is not dropped (DROP DATABASE
+// have ended (see processPrefix). A database still in use is not dropped (DROP DATABASE
 // refuses it), nor is one of a process still running.
 func dropEnded(ctx context.Context, db *sql.DB) {
 	rows, err := db.QueryContext(ctx, `SELECT datname FROM pg_database WHERE starts_with(datname, $1)`, processPrefix)

@@ -12,7 +12,8 @@ import (
 
 // TestProcessDatabase: the schemas of one test process share a database
 // of its own, not the one TEST_DATABASE_URL names; the databases of ended
-// processes are dropped, those of running ones kept.
+// processes of this machine are dropped, those of running ones and of
+// other machines kept.
 func TestProcessDatabase(t *testing.T) {
 	a, b := SchemaURL(t), SchemaURL(t)
 	ua, _ := url.Parse(a)
@@ -33,19 +34,20 @@ func TestProcessDatabase(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer db.Close()
+	t.Cleanup(func() { db.Close() }) // after the drops below
 	gone := fmt.Sprintf("%s%d_%s", processPrefix, ended.Process.Pid, "ended")
 	kept := fmt.Sprintf("%s%d_%s", processPrefix, os.Getpid(), "running")
-	for _, name := range []string{gone, kept} {
+	elsewhere := fmt.Sprintf("test_run_00000000_%d_%s", ended.Process.Pid, "elsewhere") // another machine's
+	for _, name := range []string{gone, kept, elsewhere} {
 		if _, err := db.Exec("CREATE DATABASE " + name); err != nil {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { db.Exec("DROP DATABASE IF EXISTS " + name) })
 	}
 	dropEnded(context.Background(), db)
-	if exists(t, db, gone) || !exists(t, db, kept) || !exists(t, db, ua.Path[1:]) {
-		t.Fatalf("after dropEnded: %s %t (want false), %s %t, %s %t (want true)",
-			gone, exists(t, db, gone), kept, exists(t, db, kept), ua.Path[1:], exists(t, db, ua.Path[1:]))
+	if exists(t, db, gone) || !exists(t, db, kept) || !exists(t, db, elsewhere) || !exists(t, db, ua.Path[1:]) {
+		t.Fatalf("after dropEnded: %s %t (want false), %s %t, %s %t, %s %t (want true)", gone, exists(t, db, gone),
+			kept, exists(t, db, kept), elsewhere, exists(t, db, elsewhere), ua.Path[1:], exists(t, db, ua.Path[1:]))
 	}
 }
 
