@@ -773,7 +773,7 @@ func (s *Store) mutate(ctx context.Context, id int64, cached *int64, key Key, to
 	if err := ctx.Err(); err != nil {
 		return nil, err // gone before it began: nothing is made
 	}
-	ctx, cancel := detached(ctx)
+	ctx, cancel, bound := detached(ctx, s.tests.bound(changeTimeout))
 	defer cancel()
 	// The transaction's BEGIN goes with the lock (beginWithFirst). A
 	// connection that turns out broken then fails the lock, not the BEGIN,
@@ -783,20 +783,36 @@ func (s *Store) mutate(ctx context.Context, id int64, cached *int64, key Key, to
 	if !ran && errors.Is(err, driver.ErrBadConn) {
 		g, _, err = s.mutateOnce(ctx, id, cached, key, tok, fn)
 	}
+	if bound > 0 {
+		err = unanswered(ctx, err, bound)
+	}
 	return g, err
 }
 
 // changeTimeout bounds a change whose caller set no deadline.
 const changeTimeout = 30 * time.Second
 
-// detached is ctx without its cancellation, with its deadline, or
-// changeTimeout from now when it has none.
-func detached(ctx context.Context) (context.Context, context.CancelFunc) {
+// detached is ctx without its cancellation, with its deadline, or, when
+// it has none, one of bound from now, returned as own.
+func detached(ctx context.Context, bound time.Duration) (_ context.Context, _ context.CancelFunc, own time.Duration) {
 	deadline, ok := ctx.Deadline()
 	if !ok {
-		deadline = time.Now().Add(changeTimeout)
+		deadline, own = time.Now().Add(bound), bound
 	}
-	return context.WithDeadline(context.WithoutCancel(ctx), deadline)
+	c, cancel := context.WithDeadline(context.WithoutCancel(ctx), deadline)
+	return c, cancel, own
+}
+
+// unanswered is err of work under a deadline of the store's own, bound
+// (a change's when its caller set none, a batch of reads'): once ctx is
+// past it, an ErrUnavailable, since the database did not answer in that
+// time and the request may work later; not the caller's deadline, which
+// it did not set, nor an error of the server's (a 500).
+func unanswered(ctx context.Context, err error, bound time.Duration) error {
+	if err == nil || ctx.Err() == nil || errors.Is(err, ErrUnavailable) {
+		return err
+	}
+	return &unavailableError{err: fmt.Errorf("no answer within %v: %w", bound, err)}
 }
 
 // mutateOnce is mutate's transaction; ran reports whether fn ran.

@@ -41,6 +41,8 @@ type refBatch struct {
 	reads    int
 	// sent counts a batch's query (CountStatementsForTest).
 	sent func()
+	// tests is the store's (its bound on a batch's query).
+	tests *storeTests
 	// hold, when set, is called with each batch's size before its query
 	// is sent, and an error it returns is the batch's (HoldRefBatchesForTest).
 	hold func(n int) error
@@ -116,8 +118,9 @@ func (b *refBatch) take() []*refCall {
 // run answers batch, then hands what queued meanwhile to a batch of its
 // own, or ends one of the running.
 func (b *refBatch) run(batch []*refCall) {
-	ctx, cancel := context.WithTimeout(context.Background(), refBatchTimeout)
-	err := b.query(ctx, batch)
+	bound := b.tests.bound(refBatchTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), bound)
+	err := unanswered(ctx, b.query(ctx, batch), bound)
 	cancel()
 	for _, c := range batch {
 		if err != nil {

@@ -125,7 +125,7 @@ func Open(ctx context.Context, databaseURL, dataDir string, opt Options) (*Store
 	}
 	st.db = db
 	if st.dialect == Postgres {
-		st.refs = &refBatch{pool: sqlDB, busy: refBusy, sent: st.countDirect}
+		st.refs = &refBatch{pool: sqlDB, busy: refBusy, sent: st.countDirect, tests: st.tests}
 	}
 	if err := st.Ping(ctx); err != nil {
 		sqlDB.Close()

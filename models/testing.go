@@ -21,7 +21,23 @@ type storeTests struct {
 	// row held back, and notesRead counts those reads (HoldNotesForTest).
 	holdNotes atomic.Pointer[func(n int32) bool]
 	notesRead atomic.Int32
+	// timeout, when not 0, stands for the store's own deadlines
+	// (BoundForTest).
+	timeout atomic.Int64
 }
+
+// bound is d, the store's own deadline of some work, or the one a test
+// set in its stead (BoundForTest).
+func (t *storeTests) bound(d time.Duration) time.Duration {
+	if v := t.timeout.Load(); v != 0 {
+		return time.Duration(v)
+	}
+	return d
+}
+
+// BoundForTest makes d the store's own deadlines: a change's whose caller
+// set none (30 s) and a batch of GameRef reads' (30 s).
+func (s *Store) BoundForTest(d time.Duration) { s.tests.timeout.Store(int64(d)) }
 
 // HoldNotesForTest makes the reads of a notification log
 // (NotificationsFrom) that find more than one row, numbered n from 1 on,
