@@ -15,7 +15,7 @@ import (
 // a batch of games' references), the error is ErrUnavailable (a 503 with
 // Retry-After at the API), not a bare "deadline exceeded" that reads as
 // the server's own fault; and nothing is changed. A deadline the caller
-// set stays the caller's.
+// set stays the caller's, and a refusal the change's own.
 func TestStoreDeadlinesAreUnavailable(t *testing.T) {
 	st := modelstest.Open(t, models.Postgres, models.Options{})
 	ctx := context.Background()
@@ -44,6 +44,16 @@ func TestStoreDeadlinesAreUnavailable(t *testing.T) {
 		t.Fatalf("a change past its caller's deadline: %v, want that deadline's error", err)
 	}
 	gate.Release()
+	// A refusal of the change's own that comes as the deadline passes
+	// stays that refusal.
+	refused := errors.New("refused")
+	_, err = st.Mutate(ctx, g.ID, func(*models.Game) (*models.Change, error) {
+		time.Sleep(bound + 50*time.Millisecond)
+		return nil, refused
+	})
+	if !errors.Is(err, refused) || errors.Is(err, models.ErrUnavailable) {
+		t.Fatalf("a refusal past the deadline: %v, want it as it was", err)
+	}
 	if cur, err := st.Game(ctx, g.ID); err != nil || cur.Version != g.Version {
 		t.Fatalf("after the refused changes: version %d (%v), want %d", cur.Version, err, g.Version)
 	}

@@ -804,12 +804,14 @@ func detached(ctx context.Context, bound time.Duration) (_ context.Context, _ co
 }
 
 // unanswered is err of work under a deadline of the store's own, bound
-// (a change's when its caller set none, a batch of reads'): once ctx is
-// past it, an ErrUnavailable, since the database did not answer in that
-// time and the request may work later; not the caller's deadline, which
-// it did not set, nor an error of the server's (a 500).
+// (a change's when its caller set none, a batch of reads'): when it is
+// that deadline's error, an ErrUnavailable, since the database did not
+// answer in that time and the request may work later; not the caller's
+// deadline, which it did not set, nor an error of the server's (a 500).
+// Any other error (a refusal that came as the deadline passed) is
+// returned as it is.
 func unanswered(ctx context.Context, err error, bound time.Duration) error {
-	if err == nil || ctx.Err() == nil || errors.Is(err, ErrUnavailable) {
+	if ctx.Err() == nil || !errors.Is(err, context.DeadlineExceeded) || errors.Is(err, ErrUnavailable) {
 		return err
 	}
 	return &unavailableError{err: fmt.Errorf("no answer within %v: %w", bound, err)}
