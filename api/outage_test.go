@@ -80,54 +80,30 @@ func TestDatabaseOutage(t *testing.T) {
 		{Method: "POST", Path: "/v1/tokens", Token: ana.Access, Body: `{"name": "bot", "scopes": ["read"]}`},
 		{Method: "POST", Path: "/v1/auth/login", Body: `{"username": "ana", "password": "password-ana"}`},
 	}
-	// send is e.do without the contract's check of the response, which
-	// lists no 503 for most routes (nor a 500): a server error of any
-	// route is described once, in the API's description.
-	send := func(r req) *resp {
-		t.Helper()
-		body, _ := r.Body.(string)
-		hr, err := http.NewRequest(r.Method, e.srv.URL+r.Path, strings.NewReader(body))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if body != "" {
-			hr.Header.Set("Content-Type", "application/json")
-		}
-		if r.Token != "" {
-			hr.Header.Set("Authorization", "Bearer "+r.Token)
-		}
-		res, err := e.http.Do(hr)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer res.Body.Close()
-		data, _ := io.ReadAll(res.Body)
-		return &resp{Status: res.StatusCode, Header: res.Header, Body: data}
-	}
 	px.down()
 	for round := range 3 {
 		for _, r := range reqs {
-			res := send(r)
+			res := e.unchecked(r)
 			if res.Status != 503 || res.Header.Get("Retry-After") != "5" || res.code(t) != "database_unavailable" ||
 				!strings.HasPrefix(res.Header.Get("Content-Type"), "application/problem+json") {
 				t.Fatalf("round %d, database down: %s %s: %d (Retry-After %q) %s", round, r.Method, r.Path,
 					res.Status, res.Header.Get("Retry-After"), res.Body)
 			}
 		}
-		if res := send(req{Method: "GET", Path: "/readyz"}); res.Status != 503 {
+		if res := e.unchecked(req{Method: "GET", Path: "/readyz"}); res.Status != 503 {
 			t.Fatalf("database down: readyz %d", res.Status)
 		}
 	}
 	px.up()
 	deadline := time.Now().Add(10 * time.Second)
-	for send(reqs[0]).Status != 200 {
+	for e.unchecked(reqs[0]).Status != 200 {
 		if time.Now().After(deadline) {
 			t.Fatal("the database is back, and the game still cannot be read")
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
 	for _, r := range reqs {
-		if res := send(r); res.Status >= 300 {
+		if res := e.unchecked(r); res.Status >= 300 {
 			t.Fatalf("database back: %s %s: %d %s", r.Method, r.Path, res.Status, res.Body)
 		}
 	}
@@ -208,3 +184,56 @@ func (p *proxy) down() {
 
 // up listens again on the same address.
 func (p *proxy) up() { p.listen(p.addr) }
+
+// TestStalledChangeIsUnavailable: a change that the database leaves
+// unanswered past the server's own bound (30 s, cut short here) is
+// answered as an outage is: 503 database_unavailable with Retry-After,
+// not a 500. It changes nothing, and once the database answers, the same
+// request succeeds.
+func TestStalledChangeIsUnavailable(t *testing.T) {
+	st := modelstest.Open(t, models.Postgres, models.Options{})
+	e := envOn(t, st, &clock{t: time.Now().UTC()}, testConfig())
+	ana := e.register("ana")
+	g := e.openGame(ana, 2)
+	st.BoundForTest(300 * time.Millisecond)
+	cancel := req{Method: "POST", Path: fmt.Sprintf("/v1/games/%d/cancel", g.ID), Token: ana.Access}
+
+	gate := modelstest.HoldGame(t, st, g.ID) // the database does not answer the change
+	res := e.unchecked(cancel)
+	if res.Status != 503 || res.Header.Get("Retry-After") != "5" || res.code(t) != "database_unavailable" ||
+		!strings.HasPrefix(res.Header.Get("Content-Type"), "application/problem+json") {
+		t.Fatalf("a change left unanswered: %d (Retry-After %q) %s", res.Status, res.Header.Get("Retry-After"), res.Body)
+	}
+	gate.Release()
+	if cur, err := st.Game(t.Context(), g.ID); err != nil || cur.Version != g.Version || cur.Status != g.Status {
+		t.Fatalf("after the 503: version %d, %s (%v); want %d, %s", cur.Version, cur.Status, err, g.Version, g.Status)
+	}
+	if res := e.unchecked(cancel); res.Status >= 300 {
+		t.Fatalf("the database answers again: %d %s", res.Status, res.Body)
+	}
+}
+
+// unchecked is e.do without the contract's check of the response, which
+// lists no 503 for most routes (nor a 500): a server error of any route
+// is described once, in the API's description.
+func (e *env) unchecked(r req) *resp {
+	e.t.Helper()
+	body, _ := r.Body.(string)
+	hr, err := http.NewRequest(r.Method, e.srv.URL+r.Path, strings.NewReader(body))
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	if body != "" {
+		hr.Header.Set("Content-Type", "application/json")
+	}
+	if r.Token != "" {
+		hr.Header.Set("Authorization", "Bearer "+r.Token)
+	}
+	res, err := e.http.Do(hr)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	defer res.Body.Close()
+	data, _ := io.ReadAll(res.Body)
+	return &resp{Status: res.StatusCode, Header: res.Header, Body: data}
+}
