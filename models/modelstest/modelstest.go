@@ -144,39 +144,28 @@ var process struct {
 // TEST_DATABASE_URL itself is used.
 func processURL(t testing.TB) string {
 	t.Helper()
-	base := os.Getenv(EnvURL)
-	if base == "" {
-		t.Skip(EnvURL + " is not set; skipping Postgres")
-	}
+	u := server(t)
 	process.Lock()
 	defer process.Unlock()
 	if process.url != "" {
 		return process.url
 	}
-	u, err := url.Parse(base)
-	if err != nil {
-		t.Fatalf("%s: %v", EnvURL, err)
-	}
-	db, err := maintenance(*u)
+	db, err := maintenance(u)
 	if err != nil {
 		t.Fatalf("%s: %v", EnvURL, err)
 	}
 	defer db.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	dropEnded(ctx, db)
-	name := randomName(fmt.Sprintf("%s%d_", processPrefix, os.Getpid()))
-	_, err = db.ExecContext(ctx, "CREATE DATABASE "+name)
+	dropEnded(db)
+	name, err := createDatabase(db, fmt.Sprintf("%s%d_", processPrefix, os.Getpid()))
 	var pe *pgconn.PgError
 	switch {
-	case errors.As(err, &pe) && pe.Code == "42501":
-		process.url = base
+	case errors.As(err, &pe) && pe.Code == "42501": // no right to: the named database
 	case err != nil:
 		t.Fatalf("%s unreachable or unusable: create a database: %v", EnvURL, err)
 	default:
 		u.Path = "/" + name
-		process.url = u.String()
 	}
+	process.url = u.String()
 	return process.url
 }
 
@@ -194,7 +183,9 @@ var processPrefix = func() string {
 // dropEnded drops the databases of test processes of this machine that
 // have ended (see processPrefix). A database still in use is not dropped (DROP DATABASE
 // refuses it), nor is one of a process still running.
-func dropEnded(ctx context.Context, db *sql.DB) {
+func dropEnded(db *sql.DB) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
 	rows, err := db.QueryContext(ctx, `SELECT datname FROM pg_database WHERE starts_with(datname, $1)`, processPrefix)
 	if err != nil {
 		return
@@ -230,22 +221,13 @@ func running(pid int) bool {
 // asserts nothing else runs beside it.
 func DatabaseURL(t testing.TB) string {
 	t.Helper()
-	base := os.Getenv(EnvURL)
-	if base == "" {
-		t.Skip(EnvURL + " is not set; skipping Postgres")
-	}
-	u, err := url.Parse(base)
+	u := server(t)
+	db, err := maintenance(u)
 	if err != nil {
 		t.Fatalf("%s: %v", EnvURL, err)
 	}
-	name := randomName("test_own_")
-	db, err := maintenance(*u)
+	name, err := createDatabase(db, "test_own_")
 	if err != nil {
-		t.Fatalf("%s: %v", EnvURL, err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	if _, err := db.ExecContext(ctx, "CREATE DATABASE "+name); err != nil {
 		db.Close()
 		t.Fatalf("%s unreachable or unusable: create a database: %v", EnvURL, err)
 	}
@@ -258,6 +240,32 @@ func DatabaseURL(t testing.TB) string {
 	q.Set("application_name", name)
 	u.RawQuery = q.Encode()
 	return u.String()
+}
+
+// server is the URL TEST_DATABASE_URL names; without it, the test is
+// skipped.
+func server(t testing.TB) url.URL {
+	t.Helper()
+	base := os.Getenv(EnvURL)
+	if base == "" {
+		t.Skip(EnvURL + " is not set; skipping Postgres")
+	}
+	u, err := url.Parse(base)
+	if err != nil {
+		t.Fatalf("%s: %v", EnvURL, err)
+	}
+	return *u
+}
+
+// createDatabase creates, through db (the server's maintenance
+// database), a database named prefix and random digits, and returns its
+// name.
+func createDatabase(db *sql.DB, prefix string) (string, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	name := randomName(prefix)
+	_, err := db.ExecContext(ctx, "CREATE DATABASE "+name)
+	return name, err
 }
 
 // randomName is prefix and 12 random hex digits: a schema's or a

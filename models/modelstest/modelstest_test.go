@@ -1,7 +1,6 @@
 package modelstest
 
 import (
-	"context"
 	"database/sql"
 	"fmt"
 	"net/url"
@@ -44,7 +43,7 @@ func TestProcessDatabase(t *testing.T) {
 		}
 		t.Cleanup(func() { db.Exec("DROP DATABASE IF EXISTS " + name) })
 	}
-	dropEnded(context.Background(), db)
+	dropEnded(db)
 	if exists(t, db, gone) || !exists(t, db, kept) || !exists(t, db, elsewhere) || !exists(t, db, ua.Path[1:]) {
 		t.Fatalf("after dropEnded: %s %t (want false), %s %t, %s %t, %s %t (want true)", gone, exists(t, db, gone),
 			kept, exists(t, db, kept), elsewhere, exists(t, db, elsewhere), ua.Path[1:], exists(t, db, ua.Path[1:]))
