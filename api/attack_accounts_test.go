@@ -42,39 +42,6 @@ func eachDBPair(t *testing.T, cfg config, f func(t *testing.T, a, b *env)) {
 	})
 }
 
-// raw sends r over HTTP without the contract's checks: for the answers of
-// requests fired at once from several goroutines, where a failed check
-// must not call t.Fatal off the test's goroutine.
-func (e *env) raw(r req) (int, []byte, http.Header, error) {
-	var body []byte
-	if r.Body != nil {
-		var err error
-		if body, err = json.Marshal(r.Body); err != nil {
-			return 0, nil, nil, err
-		}
-	}
-	hr, err := http.NewRequest(r.Method, e.srv.URL+r.Path, strings.NewReader(string(body)))
-	if err != nil {
-		return 0, nil, nil, err
-	}
-	if body != nil {
-		hr.Header.Set("Content-Type", "application/json")
-	}
-	if r.Token != "" {
-		hr.Header.Set("Authorization", "Bearer "+r.Token)
-	}
-	for k, v := range r.Header {
-		hr.Header.Set(k, v)
-	}
-	res, err := e.http.Do(hr)
-	if err != nil {
-		return 0, nil, nil, err
-	}
-	defer res.Body.Close()
-	data, err := io.ReadAll(res.Body)
-	return res.StatusCode, data, res.Header, err
-}
-
 // registerReq is a registration of name with password, and an address.
 func registerReq(name, password string) req {
 	return req{Method: "POST", Path: "/v1/auth/register",

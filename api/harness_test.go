@@ -194,37 +194,15 @@ type req struct {
 // against the contract.
 func (e *env) do(r req) *resp {
 	e.t.Helper()
-	var body []byte
-	switch b := r.Body.(type) {
-	case nil:
-	case string:
-		body = []byte(b)
-	case []byte:
-		body = b
-	default:
-		var err error
-		if body, err = json.Marshal(b); err != nil {
-			e.t.Fatal(err)
-		}
-	}
-	build := func(base string) *http.Request {
-		hr, err := http.NewRequest(r.Method, base+r.Path, bytes.NewReader(body))
-		if err != nil {
-			e.t.Fatal(err)
-		}
-		if body != nil {
-			hr.Header.Set("Content-Type", "application/json")
-		}
-		if r.Token != "" {
-			hr.Header.Set("Authorization", "Bearer "+r.Token)
-		}
-		for k, v := range r.Header {
-			hr.Header.Set(k, v)
-		}
-		return hr
+	body, err := r.encode()
+	if err != nil {
+		e.t.Fatal(err)
 	}
 	// The contract's routes carry no server; match on the path alone.
-	check := build("")
+	check, err := r.request("", body)
+	if err != nil {
+		e.t.Fatal(err)
+	}
 	route, params, err := contract(e.t).FindRoute(check)
 	if err != nil {
 		e.t.Fatalf("%s %s: route not in openapi.yaml: %v", r.Method, r.Path, err)
@@ -243,16 +221,11 @@ func (e *env) do(r req) *resp {
 			e.t.Fatalf("%s %s: request breaks openapi.yaml: %v", r.Method, r.Path, err)
 		}
 	}
-	base := e.base
-	if base == "" {
-		base = e.srv.URL
-	}
-	res, err := e.http.Do(build(base))
+	hr, err := r.request(e.url(), body)
 	if err != nil {
 		e.t.Fatal(err)
 	}
-	defer res.Body.Close()
-	data, err := io.ReadAll(res.Body)
+	res, data, err := e.roundTrip(hr)
 	if err != nil {
 		e.t.Fatal(err)
 	}
@@ -274,6 +247,89 @@ func (e *env) do(r req) *resp {
 		e.t.Errorf("%s %s: error %d is %s, not problem+json", r.Method, r.Path, res.StatusCode, res.Header.Get("Content-Type"))
 	}
 	return &resp{Status: res.StatusCode, Header: res.Header, Body: data}
+}
+
+// raw sends r without the contract's checks of the request or the
+// response, and returns an error rather than failing the test: for
+// requests fired at once from several goroutines, where a failed check
+// must not call t.Fatal off the test's goroutine.
+func (e *env) raw(r req) (int, []byte, http.Header, error) {
+	body, err := r.encode()
+	if err != nil {
+		return 0, nil, nil, err
+	}
+	hr, err := r.request(e.url(), body)
+	if err != nil {
+		return 0, nil, nil, err
+	}
+	res, data, err := e.roundTrip(hr)
+	if err != nil {
+		return 0, nil, nil, err
+	}
+	return res.StatusCode, data, res.Header, nil
+}
+
+// unchecked is raw on the test's goroutine: for server errors, which the
+// contract lists for no route (a 503 or 500 of any route is described
+// once, in the API's description).
+func (e *env) unchecked(r req) *resp {
+	e.t.Helper()
+	status, data, header, err := e.raw(r)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return &resp{Status: status, Header: header, Body: data}
+}
+
+// roundTrip sends hr and reads the whole response.
+func (e *env) roundTrip(hr *http.Request) (*http.Response, []byte, error) {
+	res, err := e.http.Do(hr)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer res.Body.Close()
+	data, err := io.ReadAll(res.Body)
+	return res, data, err
+}
+
+// url is the server's address.
+func (e *env) url() string {
+	if e.base != "" {
+		return e.base
+	}
+	return e.srv.URL
+}
+
+// encode is r's body: a string or bytes as they are, anything else as
+// JSON.
+func (r req) encode() ([]byte, error) {
+	switch b := r.Body.(type) {
+	case nil:
+		return nil, nil
+	case string:
+		return []byte(b), nil
+	case []byte:
+		return b, nil
+	}
+	return json.Marshal(r.Body)
+}
+
+// request is r as an HTTP request to the server at base, with body.
+func (r req) request(base string, body []byte) (*http.Request, error) {
+	hr, err := http.NewRequest(r.Method, base+r.Path, bytes.NewReader(body))
+	if err != nil {
+		return nil, err
+	}
+	if body != nil {
+		hr.Header.Set("Content-Type", "application/json")
+	}
+	if r.Token != "" {
+		hr.Header.Set("Authorization", "Bearer "+r.Token)
+	}
+	for k, v := range r.Header {
+		hr.Header.Set(k, v)
+	}
+	return hr, nil
 }
 
 func trim(b []byte) string {
