@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/datamonsters/turns/internal/servetest"
-
 	"github.com/datamonsters/turns/models"
 	smtp "github.com/emersion/go-smtp"
 	"github.com/riverqueue/river"
