@@ -270,11 +270,7 @@ func (s *Server) createToken(c *gin.Context) error {
 }
 
 // revokeToken revokes one of the caller's API tokens.
-func (s *Server) revokeToken(c *gin.Context) error {
-	id, err := pathID(c, "id")
-	if err != nil {
-		return err
-	}
+func (s *Server) revokeToken(c *gin.Context, id int64) error {
 	if err := s.acc.RevokeToken(c.Request.Context(), userID(c), id); err != nil {
 		return err
 	}

@@ -10,11 +10,7 @@ import (
 // log (play.ActionLog), for anyone who may see the game: with them,
 // datamonsters replay (or any checker, docs/fairness.md) replays the game
 // to its final state.
-func (s *Server) actionLog(c *gin.Context) error {
-	id, err := pathID(c, "id")
-	if err != nil {
-		return err
-	}
+func (s *Server) actionLog(c *gin.Context, id int64) error {
 	l, err := s.play.ActionLog(c.Request.Context(), id, userID(c))
 	if err != nil {
 		return err

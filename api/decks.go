@@ -153,11 +153,7 @@ func (s *Server) listDecks(c *gin.Context) error {
 }
 
 // getDeck returns one of the caller's decks.
-func (s *Server) getDeck(c *gin.Context) error {
-	id, err := pathID(c, "id")
-	if err != nil {
-		return err
-	}
+func (s *Server) getDeck(c *gin.Context, id int64) error {
 	d, err := s.store.Deck(c.Request.Context(), userID(c), id)
 	if err != nil {
 		return err
@@ -166,11 +162,7 @@ func (s *Server) getDeck(c *gin.Context) error {
 }
 
 // updateDeck replaces one of the caller's decks.
-func (s *Server) updateDeck(c *gin.Context) error {
-	id, err := pathID(c, "id")
-	if err != nil {
-		return err
-	}
+func (s *Server) updateDeck(c *gin.Context, id int64) error {
 	var req deckRequest
 	if err := decode(c, &req); err != nil {
 		return err
@@ -188,11 +180,7 @@ func (s *Server) updateDeck(c *gin.Context) error {
 
 // deleteDeck deletes one of the caller's decks. Games already started keep
 // their copy of the list.
-func (s *Server) deleteDeck(c *gin.Context) error {
-	id, err := pathID(c, "id")
-	if err != nil {
-		return err
-	}
+func (s *Server) deleteDeck(c *gin.Context, id int64) error {
 	if err := s.store.DeleteDeck(c.Request.Context(), userID(c), id); err != nil {
 		return err
 	}

@@ -164,6 +164,19 @@ func handle(h func(*gin.Context) error) gin.HandlerFunc {
 	}
 }
 
+// handleID is handle for a route that names its resource by ":id" in the
+// path: an id that is not a positive integer is refused (400) before h
+// runs.
+func handleID(h func(c *gin.Context, id int64) error) gin.HandlerFunc {
+	return handle(func(c *gin.Context) error {
+		id, err := pathID(c, "id")
+		if err != nil {
+			return err
+		}
+		return h(c, id)
+	})
+}
+
 // writeError responds with the problem for err and logs server errors.
 func writeError(c *gin.Context, err error) {
 	p := ProblemFor(err)

@@ -139,11 +139,7 @@ type gameRepliesResponse struct {
 
 // setGameReplies records whether the caller answers a game's decisions by
 // email; only a player of the game may.
-func (s *Server) setGameReplies(c *gin.Context) error {
-	id, err := pathID(c, "id")
-	if err != nil {
-		return err
-	}
+func (s *Server) setGameReplies(c *gin.Context, id int64) error {
 	var req gameRepliesRequest
 	if err := decode(c, &req); err != nil {
 		return err

@@ -47,11 +47,7 @@ func messageOut(m play.Said) notifier.MessageBody {
 
 // listMessages is a game's table talk as the caller may read it, oldest
 // first, after the cursor.
-func (s *Server) listMessages(c *gin.Context) error {
-	id, err := pathID(c, "id")
-	if err != nil {
-		return err
-	}
+func (s *Server) listMessages(c *gin.Context, id int64) error {
 	after, err := decodeCursor(c, "message")
 	if err != nil {
 		return err
@@ -112,11 +108,7 @@ func (s *Server) postMessage(c *gin.Context) error {
 
 // muteMessages records whether the caller, a player of the game, mutes
 // its messages: a muted game notifies them of none, by any channel.
-func (s *Server) muteMessages(c *gin.Context) error {
-	id, err := pathID(c, "id")
-	if err != nil {
-		return err
-	}
+func (s *Server) muteMessages(c *gin.Context, id int64) error {
 	var req muteRequest
 	if err := decode(c, &req); err != nil {
 		return err

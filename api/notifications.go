@@ -182,11 +182,7 @@ func (s *Server) createWebhook(c *gin.Context) error {
 }
 
 // deleteWebhook removes one of the caller's webhooks and its delivery log.
-func (s *Server) deleteWebhook(c *gin.Context) error {
-	id, err := pathID(c, "id")
-	if err != nil {
-		return err
-	}
+func (s *Server) deleteWebhook(c *gin.Context, id int64) error {
 	if err := s.store.DeleteWebhook(c.Request.Context(), userID(c), id); err != nil {
 		return err
 	}
@@ -197,11 +193,7 @@ func (s *Server) deleteWebhook(c *gin.Context) error {
 // enableWebhook re-enables a webhook that was disabled after failures. A
 // repeat with the Idempotency-Key gets the stored response, not the
 // webhook as it is by then.
-func (s *Server) enableWebhook(c *gin.Context) error {
-	id, err := pathID(c, "id")
-	if err != nil {
-		return err
-	}
+func (s *Server) enableWebhook(c *gin.Context, id int64) error {
 	return s.idempotentCreate(c, func(st *models.Store) (response, error) {
 		if err := st.EnableWebhook(c.Request.Context(), userID(c), id); err != nil {
 			return response{}, err
@@ -215,11 +207,7 @@ func (s *Server) enableWebhook(c *gin.Context) error {
 }
 
 // listDeliveries is a webhook's delivery log, newest first.
-func (s *Server) listDeliveries(c *gin.Context) error {
-	id, err := pathID(c, "id")
-	if err != nil {
-		return err
-	}
+func (s *Server) listDeliveries(c *gin.Context, id int64) error {
 	limit, err := queryInt(c, "limit", 50, 1, 200)
 	if err != nil {
 		return err
@@ -237,11 +225,7 @@ func (s *Server) listDeliveries(c *gin.Context) error {
 
 // redeliver queues one delivery again, with the same Webhook-Id. A repeat
 // with the Idempotency-Key gets the stored response and queues nothing.
-func (s *Server) redeliver(c *gin.Context) error {
-	id, err := pathID(c, "id")
-	if err != nil {
-		return err
-	}
+func (s *Server) redeliver(c *gin.Context, id int64) error {
 	if s.notify == nil || s.notify.Outbox == nil {
 		return errNotifyOff
 	}

@@ -94,11 +94,7 @@ func (s *Server) createPushSubscription(c *gin.Context) error {
 
 // deletePushSubscription stops the pushes to one of the caller's
 // subscriptions, by id.
-func (s *Server) deletePushSubscription(c *gin.Context) error {
-	id, err := pathID(c, "id")
-	if err != nil {
-		return err
-	}
+func (s *Server) deletePushSubscription(c *gin.Context, id int64) error {
 	return pushDeleted(c, s.acc.UnsubscribePush(c.Request.Context(), userID(c), id))
 }
 

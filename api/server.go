@@ -117,7 +117,7 @@ func (s *Server) Routes(r *gin.Engine) {
 	read := v1.Group("", s.authenticate, s.require(ScopeRead))
 	read.GET("/me", handle(s.me))
 	read.GET("/decks", handle(s.listDecks))
-	read.GET("/decks/:id", handle(s.getDeck))
+	read.GET("/decks/:id", handleID(s.getDeck))
 	read.GET("/games", handle(s.listGames))
 	// These two check an access token's generation with the one query they
 	// start with (see visibleJSON), which reads it along.
@@ -125,22 +125,22 @@ func (s *Server) Routes(r *gin.Engine) {
 	readRef.GET("/games/:id", handle(s.getGame))
 	readRef.GET("/games/:id/legal", handle(s.legalActions))
 	read.GET("/games/:id/events", handle(s.listEvents))
-	read.GET("/games/:id/actions", handle(s.actionLog))
+	read.GET("/games/:id/actions", handleID(s.actionLog))
 	read.GET("/games/:id/stream", handle(s.streamGame))
-	read.GET("/games/:id/messages", handle(s.listMessages))
+	read.GET("/games/:id/messages", handleID(s.listMessages))
 	read.GET("/notifications/stream", handle(s.streamNotifications))
 	read.GET("/webhooks", handle(s.listWebhooks))
 	read.POST("/webhooks", handle(s.createWebhook))
-	read.DELETE("/webhooks/:id", handle(s.deleteWebhook))
-	read.POST("/webhooks/:id/enable", handle(s.enableWebhook))
-	read.GET("/webhooks/:id/deliveries", handle(s.listDeliveries))
-	read.POST("/webhooks/:id/deliveries/:delivery/redeliver", handle(s.redeliver))
+	read.DELETE("/webhooks/:id", handleID(s.deleteWebhook))
+	read.POST("/webhooks/:id/enable", handleID(s.enableWebhook))
+	read.GET("/webhooks/:id/deliveries", handleID(s.listDeliveries))
+	read.POST("/webhooks/:id/deliveries/:delivery/redeliver", handleID(s.redeliver))
 
 	// Scope play: a login's access token or an API token with "play".
 	play := v1.Group("", s.authenticate, s.require(ScopePlay))
 	play.POST("/decks", handle(s.createDeck))
-	play.PUT("/decks/:id", handle(s.updateDeck))
-	play.DELETE("/decks/:id", handle(s.deleteDeck))
+	play.PUT("/decks/:id", handleID(s.updateDeck))
+	play.DELETE("/decks/:id", handleID(s.deleteDeck))
 	play.POST("/games", handle(s.createGame))
 	// These check an access token's generation along their lock of the
 	// game (see mutateGame), or with a query of their own when they answer
@@ -160,8 +160,8 @@ func (s *Server) Routes(r *gin.Engine) {
 	playRef.POST("/games/:id/vote-end", s.gameChange(s.play.VoteEnd, s.submitOut))
 	playRef.POST("/games/:id/reclaim", s.gameChange(s.play.Reclaim, s.submitOut))
 	playRef.POST("/games/:id/actions", handle(s.submitActions))
-	play.PUT("/games/:id/email-replies", handle(s.setGameReplies))
-	play.PUT("/games/:id/messages/mute", handle(s.muteMessages))
+	play.PUT("/games/:id/email-replies", handleID(s.setGameReplies))
+	play.PUT("/games/:id/messages/mute", handleID(s.muteMessages))
 	// Counted in the limit of a player's messages, with its
 	// RateLimit-Policy on every response.
 	limitedPlay := v1.Group("", router.RatePolicy(messageLimit), s.authenticate, s.require(ScopePlay))
@@ -175,8 +175,8 @@ func (s *Server) Routes(r *gin.Engine) {
 	session.PUT("/me/notification-preferences", handle(s.updatePreferences))
 	session.GET("/me/vacations", handle(s.listVacations))
 	session.POST("/me/vacations", handle(s.createVacation))
-	session.PATCH("/me/vacations/:id", handle(s.endVacation))
-	session.DELETE("/me/vacations/:id", handle(s.cancelVacation))
+	session.PATCH("/me/vacations/:id", handleID(s.endVacation))
+	session.DELETE("/me/vacations/:id", handleID(s.cancelVacation))
 	session.GET("/me/quiet-hours", handle(s.getQuietHours))
 	session.PUT("/me/quiet-hours", handle(s.setQuietHours))
 	session.DELETE("/me/quiet-hours", handle(s.deleteQuietHours))
@@ -186,14 +186,14 @@ func (s *Server) Routes(r *gin.Engine) {
 	session.GET("/me/push-subscriptions", handle(s.listPushSubscriptions))
 	session.POST("/me/push-subscriptions", handle(s.createPushSubscription))
 	session.DELETE("/me/push-subscriptions", handle(s.deletePushEndpoint))
-	session.DELETE("/me/push-subscriptions/:id", handle(s.deletePushSubscription))
+	session.DELETE("/me/push-subscriptions/:id", handleID(s.deletePushSubscription))
 	session.GET("/tokens", handle(s.listTokens))
 	// Counted as a login is, with the login's RateLimit-Policy on every
 	// response, those refused for their credentials too.
 	limitedSession := v1.Group("", router.RatePolicy(s.acc.LoginLimits()...), s.authenticate, s.require(scopeAccount))
 	limitedSession.POST("/me/password", handle(s.changePassword))
 	session.POST("/tokens", handle(s.createToken))
-	session.DELETE("/tokens/:id", handle(s.revokeToken))
+	session.DELETE("/tokens/:id", handleID(s.revokeToken))
 }
 
 // Context keys.

@@ -80,13 +80,9 @@ func (s *Server) createVacation(c *gin.Context) error {
 // endVacation moves the end of the caller's current or coming vacation
 // (accounts.Service.MoveVacationEnd): earlier (ending it early) or later
 // (within the allowance, without overlapping another).
-func (s *Server) endVacation(c *gin.Context) error {
+func (s *Server) endVacation(c *gin.Context, id int64) error {
 	var req vacationEndRequest
 	if err := decode(c, &req); err != nil {
-		return err
-	}
-	id, err := pathID(c, "id")
-	if err != nil {
 		return err
 	}
 	v, err := s.acc.MoveVacationEnd(c.Request.Context(), userID(c), id, req.EndsAt)
@@ -100,11 +96,7 @@ func (s *Server) endVacation(c *gin.Context) error {
 // cancelVacation ends the caller's vacation: a coming one is removed, a
 // current one ends now; either way the days not used go back to the
 // allowance. A vacation that has ended is left as it was (409).
-func (s *Server) cancelVacation(c *gin.Context) error {
-	id, err := pathID(c, "id")
-	if err != nil {
-		return err
-	}
+func (s *Server) cancelVacation(c *gin.Context, id int64) error {
 	if err := s.acc.EndVacation(c.Request.Context(), userID(c), id); err != nil {
 		return err
 	}
