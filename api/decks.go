@@ -68,17 +68,24 @@ func deckOut(d *models.Deck) (deckResponse, error) {
 		CreatedAt: rfc3339(d.CreatedAt), UpdatedAt: rfc3339(d.UpdatedAt)}, nil
 }
 
-// validateDeckRequest checks the name and the engine's deck-building rules
-// for a personal deck (any table size).
-func (s *Server) validateDeckRequest(req deckRequest) (string, error) {
+// readDeck decodes the caller's deck from the body and checks its name and
+// the engine's deck-building rules for a personal deck (any table size).
+func (s *Server) readDeck(c *gin.Context) (*models.Deck, error) {
+	var req deckRequest
+	if err := decode(c, &req); err != nil {
+		return nil, err
+	}
 	if err := checkDeckLimits(req); err != nil {
-		return "", err
+		return nil, err
 	}
 	if err := engine.ValidateDeck(s.cat, engineDeck(req.Name, req.Cards), false, engine.MinPlayers); err != nil {
-		return "", err
+		return nil, err
 	}
 	data, err := json.Marshal(req.Cards)
-	return string(data), err
+	if err != nil {
+		return nil, err
+	}
+	return &models.Deck{UserID: userID(c), Name: req.Name, Cards: string(data)}, nil
 }
 
 // maxDecks is how many decks one account may keep: one more is refused
@@ -88,15 +95,10 @@ const maxDecks = 100
 // createDeck stores a custom deck after the engine's deck rules accept it,
 // unless the caller keeps maxDecks already.
 func (s *Server) createDeck(c *gin.Context) error {
-	var req deckRequest
-	if err := decode(c, &req); err != nil {
-		return err
-	}
-	cards, err := s.validateDeckRequest(req)
+	d, err := s.readDeck(c)
 	if err != nil {
 		return err
 	}
-	d := &models.Deck{UserID: userID(c), Name: req.Name, Cards: cards}
 	return s.idempotentCreate(c, func(st *models.Store) (response, error) {
 		ok, err := st.Room(c.Request.Context(), d.UserID, models.Decks, maxDecks)
 		if err != nil {
@@ -163,15 +165,11 @@ func (s *Server) getDeck(c *gin.Context, id int64) error {
 
 // updateDeck replaces one of the caller's decks.
 func (s *Server) updateDeck(c *gin.Context, id int64) error {
-	var req deckRequest
-	if err := decode(c, &req); err != nil {
-		return err
-	}
-	cards, err := s.validateDeckRequest(req)
+	d, err := s.readDeck(c)
 	if err != nil {
 		return err
 	}
-	d := &models.Deck{ID: id, UserID: userID(c), Name: req.Name, Cards: cards}
+	d.ID = id
 	if err := s.store.UpdateDeck(c.Request.Context(), d); err != nil {
 		return err
 	}
