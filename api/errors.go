@@ -134,7 +134,7 @@ func ProblemFor(err error) Problem {
 	case errors.As(err, &maxBytes):
 		p = kindProblem(k, "body_too_large", fmt.Sprintf("the body exceeds %d bytes", maxBytes.Limit))
 	case k == refusal.Unavailable:
-		p = kindProblem(k, "database_unavailable", "the database cannot be reached; retry after "+strconv.Itoa(unavailableRetry)+" seconds")
+		p = kindProblem(k, "database_unavailable", "the database did not answer in time; retry after "+strconv.Itoa(unavailableRetry)+" seconds")
 	case errors.Is(err, models.ErrUnstorableText):
 		p = kindProblem(k, "invalid", "a text holds a character that cannot be stored")
 	case k == refusal.NotFound:

@@ -24,7 +24,7 @@ const (
 	Unauthorized                 // no credential, or one that is no good (any more)
 	RateLimited                  // too many attempts; one more is taken later
 	TooLarge                     // the request is larger than taken
-	Unavailable                  // the database cannot be reached; the same request works later
+	Unavailable                  // the database cannot be reached or did not answer in time; the same request may work later
 	Internal                     // a failure of the server, not of the request
 )
 

@@ -49,7 +49,7 @@ func kindPage(k refusal.Kind) (int, errorView) {
 		refusal.RateLimited:  {"Too many attempts", "Wait a while, then try again."},
 		refusal.TooLarge:     {"Too much data", "The form sent more than this server accepts."},
 		refusal.Unavailable: {"Service unavailable",
-			"The server cannot reach its database right now; nothing was changed. Try again in a moment."},
+			"The server's database did not answer in time. In a moment, open the page again to see what was saved, then try again."},
 		refusal.Internal: {"Something went wrong",
 			"The server could not handle this request; it has been logged. Try again in a moment."},
 	}

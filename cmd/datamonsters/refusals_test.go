@@ -49,6 +49,11 @@ func TestEveryKindThroughEveryDoor(t *testing.T) {
 			if status != k.Status() || heading == "" || message == "" {
 				t.Errorf("%s: the page answers %d %q %q, want status %d", name, status, heading, message, k.Status())
 			}
+			// A change the database left unanswered may have been made
+			// at its last moment: no door may say that nothing changed.
+			if k == refusal.Unavailable && (strings.Contains(message, "nothing") || strings.Contains(p.Detail, "nothing")) {
+				t.Errorf("%s: %q / %q says nothing changed, which it cannot know", name, p.Detail, message)
+			}
 			if errors.As(err, new(*http.MaxBytesError)) {
 				continue // a body past the limit is the HTTP doors'; mail is bounded by the SMTP server (552)
 			}
