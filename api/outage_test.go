@@ -83,8 +83,7 @@ func TestDatabaseOutage(t *testing.T) {
 	for round := range 3 {
 		for _, r := range reqs {
 			res := e.unchecked(r)
-			if res.Status != 503 || res.Header.Get("Retry-After") != "5" || res.code(t) != "database_unavailable" ||
-				!strings.HasPrefix(res.Header.Get("Content-Type"), "application/problem+json") {
+			if !res.unavailable(t) {
 				t.Fatalf("round %d, database down: %s %s: %d (Retry-After %q) %s", round, r.Method, r.Path,
 					res.Status, res.Header.Get("Retry-After"), res.Body)
 			}
@@ -181,6 +180,15 @@ func (p *proxy) down() {
 	clear(p.conns)
 }
 
+// unavailable reports whether r is the answer to a request the database
+// did not answer: 503 database_unavailable, as problem+json, with
+// Retry-After.
+func (r *resp) unavailable(t testing.TB) bool {
+	t.Helper()
+	return r.Status == 503 && r.Header.Get("Retry-After") == "5" && r.code(t) == "database_unavailable" &&
+		strings.HasPrefix(r.Header.Get("Content-Type"), "application/problem+json")
+}
+
 // up listens again on the same address.
 func (p *proxy) up() { p.listen(p.addr) }
 
@@ -199,8 +207,7 @@ func TestStalledChangeIsUnavailable(t *testing.T) {
 
 	gate := modelstest.HoldGame(t, st, g.ID) // the database does not answer the change
 	res := e.unchecked(cancel)
-	if res.Status != 503 || res.Header.Get("Retry-After") != "5" || res.code(t) != "database_unavailable" ||
-		!strings.HasPrefix(res.Header.Get("Content-Type"), "application/problem+json") {
+	if !res.unavailable(t) {
 		t.Fatalf("a change left unanswered: %d (Retry-After %q) %s", res.Status, res.Header.Get("Retry-After"), res.Body)
 	}
 	gate.Release()
