@@ -319,3 +319,78 @@ func TestNewsToldStopsAtTheCap(t *testing.T) {
 		t.Fatalf("without: %q", got)
 	}
 }
+
+// TestTurnThatGoesOnTellsOnlyWhatIsNew: Ben ends his turn; Ana's turn
+// begins and her email tells her what she drew. She plays a Tool, Ben
+// may cancel it and passes, and her turn goes on: the email that says so
+// tells what happened since she played (Ben answered, nobody
+// interrupted), not again the cards she drew, which she has since played
+// from.
+func TestTurnThatGoesOnTellsOnlyWhatIsNew(t *testing.T) {
+	eachOutboxDB(t, func(t *testing.T, d models.Dialect) {
+		ctx := context.Background()
+		e := newOutboxEnv(t, d)
+		e.outbox(t, true)
+		res, err := engine.RunScenario([]byte(`name: a turn that goes on
+players:
+  - {name: ana, hand: [frontend-framework], deck: [open-source-library, open-source-library, open-source-library]}
+  - {name: ben, hand: [merge-conflict]}
+active: 1
+`))
+		if err != nil || res.Failed() {
+			t.Fatalf("scenario: %v %+v", err, res)
+		}
+		g := e.scenarioGame(t, res.State)
+		p := play.New(e.st, e.clock.Now, nil)
+		ana, ben := e.users[0], e.users[1]
+		submit := func(uid int64, a engine.Action) *engine.State {
+			t.Helper()
+			r, err := p.Submit(ctx, g.ID, uid, nil, []engine.Action{a}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer r.Done()
+			return r.State.Clone()
+		}
+		st := submit(ben.ID, engine.Action{Type: engine.ActEndTurn})
+		turnMail := func(n int) string {
+			t.Helper()
+			var text string
+			waitFor(t, "your-turn email to ana", func() bool {
+				var turns []string
+				for _, m := range mailsTo(t, e.sink.messages(), ana.Email) {
+					if strings.Contains(m.Header.Get("Message-Id"), ".your_turn.") {
+						turns = append(turns, strings.ReplaceAll(m.Text, "\r\n", "\n"))
+					}
+				}
+				if len(turns) >= n {
+					text = turns[n-1]
+				}
+				return text != ""
+			})
+			return text
+		}
+		if first := turnMail(1); !strings.Contains(first, "You drew Open Source Library") {
+			t.Fatalf("the email of Ana's turn does not say what she drew:\n%s", first)
+		}
+		var tool string
+		for _, c := range st.Players[0].Hand {
+			if c.Card == "open-source-library" {
+				tool = c.ID
+			}
+		}
+		st = submit(ana.ID, engine.Action{Type: engine.ActPlayTool, Card: tool})
+		prompts := engine.PromptsFor(st, 1)
+		if len(prompts) != 1 {
+			t.Fatalf("Ben is not asked about Ana's Tool: %+v", prompts)
+		}
+		submit(ben.ID, engine.Action{Type: engine.ActAnswer, Prompt: prompts[0].ID, Choices: []string{engine.Pass}})
+		goesOn := turnMail(2)
+		if strings.Contains(goesOn, "You drew") {
+			t.Errorf("the email of Ana's turn going on tells her draw again:\n%s", goesOn)
+		}
+		if !strings.Contains(goesOn, "nobody interrupts") {
+			t.Errorf("the email of Ana's turn going on does not say the window closed:\n%s", goesOn)
+		}
+	})
+}

@@ -394,7 +394,8 @@ players:
 }
 
 // scenarioGame stores an active game of ana and ben (the first two
-// users) in st, ana's turn, under the policy holders.
+// users) in st, the game awaiting st's active seat, under the policy
+// holders.
 func (e *outboxEnv) scenarioGame(t *testing.T, st *engine.State) *models.Game {
 	t.Helper()
 	data, err := st.Marshal()
@@ -406,7 +407,7 @@ func (e *outboxEnv) scenarioGame(t *testing.T, st *engine.State) *models.Game {
 		Settings: `{"turn_deadline_seconds":259200,"prompt_deadline_seconds":86400}`, Version: 1, State: data, StartedAt: &now}
 	for i, u := range e.users[:2] {
 		id := u.ID
-		g.Seats = append(g.Seats, models.Seat{SeatNo: i, UserID: &id, Username: u.Username, Joined: true, Awaited: i == 0})
+		g.Seats = append(g.Seats, models.Seat{SeatNo: i, UserID: &id, Username: u.Username, Joined: true, Awaited: i == st.Active})
 	}
 	if err := e.st.CreateGame(context.Background(), g, models.Happened{}); err != nil {
 		t.Fatal(err)

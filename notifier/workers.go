@@ -204,9 +204,12 @@ func (w *emailWorker) Work(ctx context.Context, job *river.Job[EmailArgs]) error
 	if err != nil {
 		return err
 	}
-	if yt, ok := d.(YourTurn); ok && st != nil {
+	if yt, ok := d.(YourTurn); ok && st != nil && !a.Fill.NoPrompts {
 		// The turn comes after several changes of the others' turns,
 		// maybe: its news are all that changed since the seat's own turn.
+		// A turn that goes on (NoPrompts: another seat's window closed)
+		// keeps the news of its change: the seat was told what its turn
+		// began with when it began, and has played since.
 		if news, told, ok, err := w.o.turnNews(ctx, a.Fill.GameID, a.Fill.Version, a.Fill.Seat, st); err != nil {
 			return err
 		} else if ok {
