@@ -1305,6 +1305,18 @@ func (s *Store) LastEvents(ctx context.Context, ids []int64) ([]EventRecord, err
 	return out, err
 }
 
+// LastActionVersion returns the version that seat's last action in the
+// game made, among the actions up to version upTo; 0 when the seat made
+// none (the service's own actions, seat -1, are no seat's).
+func (s *Store) LastActionVersion(ctx context.Context, gameID int64, seat int, upTo int64) (int64, error) {
+	var v []int64
+	err := s.db.WithContext(ctx).Raw(qLastActionVersion, gameID, seat, upTo).Scan(&v).Error
+	if err != nil || len(v) == 0 {
+		return 0, err
+	}
+	return v[0], nil
+}
+
 // Actions returns the game's whole action log in order.
 func (s *Store) Actions(ctx context.Context, gameID int64) ([]ActionRecord, error) {
 	var out []ActionRecord

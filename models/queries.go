@@ -250,6 +250,12 @@ const qEventsSince = `
 SELECT game_id, seq, version, body, created_at FROM events
 WHERE game_id = ? AND version > ? ORDER BY seq LIMIT ?`
 
+// qLastActionVersion reads the version of a seat's last action up to a
+// version (the key's index, read backwards from the game's end).
+const qLastActionVersion = `
+SELECT version FROM actions
+WHERE game_id = ? AND seat = ? AND version <= ? ORDER BY seq DESC LIMIT 1`
+
 // qLastEvents reads the last event of each of the games named (a
 // finished game's is its game_over).
 const qLastEvents = `

@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	"github.com/datamonsters/turns/engine"
+	"github.com/datamonsters/turns/models"
 )
 
 // turnEvents is how many of a game's last events a your-turn email reads
@@ -25,20 +26,15 @@ func (o *Outbox) turnNews(ctx context.Context, id, version int64, seat int, st *
 	if err != nil {
 		return nil, nil, false, err
 	}
+	events, err := decodeUpTo(recs, version)
+	if err != nil {
+		return nil, nil, false, err
+	}
 	from := -1 // the index of the seat's last turn_ended
-	events := make([]engine.Event, 0, len(recs))
-	for _, r := range recs {
-		if r.Version > version {
-			break
+	for i, ev := range events {
+		if ev.Kind == engine.KindTurnEnded && ev.Seat == seat {
+			from = i
 		}
-		var ev engine.Event
-		if err := json.Unmarshal([]byte(r.Body), &ev); err != nil {
-			return nil, nil, false, err
-		}
-		if ev.Kind == "turn_ended" && ev.Seat == seat {
-			from = len(events)
-		}
-		events = append(events, ev)
 	}
 	switch {
 	case from >= 0:
@@ -48,6 +44,52 @@ func (o *Outbox) turnNews(ctx context.Context, id, version int64, seat int, st *
 	}
 	news, told = NewsTold(st.Table(), seat, events)
 	return news, told, true, nil
+}
+
+// actedNews is what changed for seat in game id since its own last
+// action, up to version: the news, told lines (as turnNews) and the log's
+// lines (since) of the email that says its turn goes on. That email
+// follows the change that closed another seat's interrupt window; in a
+// game of three or four, the seats asked answer in changes of their own,
+// and the email tells them all. ok is false when the seat made no action
+// before version, or its last is further back than turnEvents events (the
+// email keeps what its own change says).
+func (o *Outbox) actedNews(ctx context.Context, id, version int64, seat int, st *engine.State) (news, told, since []string, ok bool, err error) {
+	acted, err := o.store.LastActionVersion(ctx, id, seat, version)
+	if err != nil || acted == 0 || acted >= version {
+		return nil, nil, nil, false, err
+	}
+	recs, err := o.store.EventsSince(ctx, id, acted, turnEvents)
+	if err != nil || len(recs) == turnEvents {
+		return nil, nil, nil, false, err
+	}
+	events, err := decodeUpTo(recs, version)
+	if err != nil {
+		return nil, nil, nil, false, err
+	}
+	for _, ev := range events {
+		if v, ok := ev.For(seat); ok && v.Text != "" {
+			since = append(since, v.Text)
+		}
+	}
+	news, told = NewsTold(st.Table(), seat, events)
+	return news, told, since, true, nil
+}
+
+// decodeUpTo decodes the events of recs that changes up to version made.
+func decodeUpTo(recs []models.EventRecord, version int64) ([]engine.Event, error) {
+	events := make([]engine.Event, 0, len(recs))
+	for _, r := range recs {
+		if r.Version > version {
+			break
+		}
+		var ev engine.Event
+		if err := json.Unmarshal([]byte(r.Body), &ev); err != nil {
+			return nil, err
+		}
+		events = append(events, ev)
+	}
+	return events, nil
 }
 
 // NewsTold is what events did that concerns seat, in the sentences of its

@@ -328,30 +328,15 @@ func TestNewsToldStopsAtTheCap(t *testing.T) {
 // from.
 func TestTurnThatGoesOnTellsOnlyWhatIsNew(t *testing.T) {
 	eachOutboxDB(t, func(t *testing.T, d models.Dialect) {
-		ctx := context.Background()
 		e := newOutboxEnv(t, d)
 		e.outbox(t, true)
-		res, err := engine.RunScenario([]byte(`name: a turn that goes on
+		_, submit := e.playScenario(t, `name: a turn that goes on
 players:
   - {name: ana, hand: [frontend-framework], deck: [open-source-library, open-source-library, open-source-library]}
   - {name: ben, hand: [merge-conflict]}
 active: 1
-`))
-		if err != nil || res.Failed() {
-			t.Fatalf("scenario: %v %+v", err, res)
-		}
-		g := e.scenarioGame(t, res.State)
-		p := play.New(e.st, e.clock.Now, nil)
+`)
 		ana, ben := e.users[0], e.users[1]
-		submit := func(uid int64, a engine.Action) *engine.State {
-			t.Helper()
-			r, err := p.Submit(ctx, g.ID, uid, nil, []engine.Action{a}, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer r.Done()
-			return r.State.Clone()
-		}
 		st := submit(ben.ID, engine.Action{Type: engine.ActEndTurn})
 		turnMail := func(n int) string {
 			t.Helper()
@@ -393,4 +378,86 @@ active: 1
 			t.Errorf("the email of Ana's turn going on does not say the window closed:\n%s", goesOn)
 		}
 	})
+}
+
+// TestTurnThatGoesOnTellsEveryAnswer: in a game of three, Ana plays a
+// Tool and both Ben and Cy are asked whether to interrupt. Each answers in
+// a change of his own; the second closes the window and Ana's turn goes
+// on. Her email says both answered, not only the last. Ben's email, which
+// asks him, shows the question once.
+func TestTurnThatGoesOnTellsEveryAnswer(t *testing.T) {
+	eachOutboxDB(t, func(t *testing.T, d models.Dialect) {
+		e := newOutboxEnv(t, d)
+		e.outbox(t, true)
+		start, submit := e.playScenario(t, `name: a window of two seats
+players:
+  - {name: ana, hand: [open-source-library, frontend-framework]}
+  - {name: ben, hand: [merge-conflict]}
+  - {name: cy, hand: [merge-conflict]}
+`)
+		ana, ben, cy := e.users[0], e.users[1], e.users[2]
+		st := submit(ana.ID, engine.Action{Type: engine.ActPlayTool, Card: start.Players[0].Hand[0].ID})
+		asked := func(seat int) string {
+			t.Helper()
+			prompts := engine.PromptsFor(st, seat)
+			if len(prompts) != 1 {
+				t.Fatalf("seat %d is not asked about Ana's Tool: %+v", seat, prompts)
+			}
+			return prompts[0].ID
+		}
+		benPrompt, cyPrompt := asked(1), asked(2)
+		question := engine.PromptsFor(st, 1)[0].Text
+		benMail := mailsTo(t, e.waitMail(t, 2), ben.Email) // Ben's and Cy's questions
+		if len(benMail) != 1 {
+			t.Fatalf("Ben got %d emails, want his question's", len(benMail))
+		}
+		for _, m := range benMail {
+			text := strings.ReplaceAll(m.Text, "\r\n", "\n")
+			if n := strings.Count(text, question); n != 1 {
+				t.Errorf("Ben's email shows the question %d times, want once:\n%s", n, text)
+			}
+		}
+		submit(ben.ID, engine.Action{Type: engine.ActAnswer, Prompt: benPrompt, Choices: []string{engine.Pass}})
+		submit(cy.ID, engine.Action{Type: engine.ActAnswer, Prompt: cyPrompt, Choices: []string{engine.Pass}})
+		var goesOn string
+		waitFor(t, "the email of Ana's turn going on", func() bool {
+			for _, m := range mailsTo(t, e.sink.messages(), ana.Email) {
+				if strings.Contains(m.Header.Get("Message-Id"), ".your_turn.") {
+					goesOn = strings.ReplaceAll(m.Text, "\r\n", "\n")
+				}
+			}
+			return goesOn != ""
+		})
+		for _, want := range []string{"ben has answered", "cy has answered", "nobody interrupts"} {
+			if !strings.Contains(goesOn, want) {
+				t.Errorf("the email of Ana's turn going on does not say %q:\n%s", want, goesOn)
+			}
+		}
+		if strings.Contains(goesOn, "may answer with an interrupt") {
+			t.Errorf("the email of Ana's turn going on retells her own move's window:\n%s", goesOn)
+		}
+	})
+}
+
+// playScenario stores the game of a scenario file (scenarioGame) and
+// returns its state and a function that submits one action of a
+// user to it through play, fails the test on a refusal, and returns the
+// state the action leaves.
+func (e *outboxEnv) playScenario(t *testing.T, scenario string) (*engine.State, func(uid int64, a engine.Action) *engine.State) {
+	t.Helper()
+	res, err := engine.RunScenario([]byte(scenario))
+	if err != nil || res.Failed() {
+		t.Fatalf("scenario: %v %+v", err, res)
+	}
+	g := e.scenarioGame(t, res.State)
+	p := play.New(e.st, e.clock.Now, nil)
+	return res.State, func(uid int64, a engine.Action) *engine.State {
+		t.Helper()
+		r, err := p.Submit(context.Background(), g.ID, uid, nil, []engine.Action{a}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer r.Done()
+		return r.State.Clone()
+	}
 }

@@ -393,9 +393,9 @@ players:
 	return res.State
 }
 
-// scenarioGame stores an active game of ana and ben (the first two
-// users) in st, the game awaiting st's active seat, under the policy
-// holders.
+// scenarioGame stores an active game of the first users (ana, ben and,
+// for a third seat, cy), one a seat of st, the game awaiting st's active
+// seat, under the policy holders.
 func (e *outboxEnv) scenarioGame(t *testing.T, st *engine.State) *models.Game {
 	t.Helper()
 	data, err := st.Marshal()
@@ -403,9 +403,9 @@ func (e *outboxEnv) scenarioGame(t *testing.T, st *engine.State) *models.Game {
 		t.Fatal(err)
 	}
 	now := e.clock.Now()
-	g := &models.Game{CreatedBy: e.users[0].ID, Status: models.StatusActive, Mode: "fast", Policy: "holders", Players: 2,
+	g := &models.Game{CreatedBy: e.users[0].ID, Status: models.StatusActive, Mode: "fast", Policy: "holders", Players: len(st.Players),
 		Settings: `{"turn_deadline_seconds":259200,"prompt_deadline_seconds":86400}`, Version: 1, State: data, StartedAt: &now}
-	for i, u := range e.users[:2] {
+	for i, u := range e.users[:len(st.Players)] {
 		id := u.ID
 		g.Seats = append(g.Seats, models.Seat{SeatNo: i, UserID: &id, Username: u.Username, Joined: true, Awaited: i == st.Active})
 	}

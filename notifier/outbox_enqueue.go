@@ -238,7 +238,7 @@ func (o *Outbox) changeNotes(ctx context.Context, tx models.OutboxTx, g *models.
 			f.NoPrompts = true
 			notes = append(notes, note{userID: uid, seat: seat, kind: KindYourTurn, data: d, common: &d.Common, fill: &f})
 		case len(fresh) > 0:
-			d := &PromptWaiting{TurnOf: seatName(g, st.Active), Turn: st.Turn, Since: eventTexts(events, seat), News: news, Told: told, Deadline: deadline}
+			d := &PromptWaiting{TurnOf: seatName(g, st.Active), Turn: st.Turn, Since: sinceAsked(events, seat, fresh), News: news, Told: told, Deadline: deadline}
 			f := *fill
 			f.Prompts = fresh
 			notes = append(notes, note{userID: uid, seat: seat, kind: KindPromptWaiting, data: d, common: &d.Common, fill: &f})
@@ -665,10 +665,15 @@ func TimeoutWords(p engine.Prompt) string {
 }
 
 // eventTexts returns the texts of events as seat may see them.
-func eventTexts(events []event, seat int) []string {
+func eventTexts(events []event, seat int) []string { return sinceAsked(events, seat, nil) }
+
+// sinceAsked is eventTexts for an email that asks seat the questions
+// asked (prompt ids): their own lines are left out, as the email shows
+// each question once, under "Waiting for your answer".
+func sinceAsked(events []event, seat int, asked []string) []string {
 	var out []string
 	for _, e := range events {
-		if v, ok := e.ev.For(seat); ok && v.Text != "" {
+		if v, ok := e.ev.For(seat); ok && v.Text != "" && !(v.Kind == engine.KindPrompt && slices.Contains(asked, v.Prompt)) {
 			out = append(out, v.Text)
 		}
 	}

@@ -204,17 +204,9 @@ func (w *emailWorker) Work(ctx context.Context, job *river.Job[EmailArgs]) error
 	if err != nil {
 		return err
 	}
-	if yt, ok := d.(YourTurn); ok && st != nil && !a.Fill.NoPrompts {
-		// The turn comes after several changes of the others' turns,
-		// maybe: its news are all that changed since the seat's own turn.
-		// A turn that goes on (NoPrompts: another seat's window closed)
-		// keeps the news of its change: the seat was told what its turn
-		// began with when it began, and has played since.
-		if news, told, ok, err := w.o.turnNews(ctx, a.Fill.GameID, a.Fill.Version, a.Fill.Seat, st); err != nil {
+	if yt, ok := d.(YourTurn); ok && st != nil {
+		if d, err = w.o.widenTurn(ctx, yt, a.Fill, st); err != nil {
 			return err
-		} else if ok {
-			yt.News, yt.Told = news, told
-			d = yt
 		}
 	}
 	d, talked, skip, err := w.o.withTalk(ctx, d, a)
@@ -264,6 +256,29 @@ func (w *emailWorker) Work(ctx context.Context, job *river.Job[EmailArgs]) error
 		}
 	}
 	return nil
+}
+
+// widenTurn is the email yt, of the turn that fill's change began or
+// let go on, with what it says happened stretched back past that change.
+// The turn comes after several changes of the others' turns, maybe: its
+// news are all that changed since the seat's own turn ended (turnNews).
+// A turn that goes on (NoPrompts: the interrupt window its seat's move
+// opened has closed) tells all that changed since that move (actedNews):
+// the seat was told what its turn began with when it began, and in a game
+// of three or four every seat asked answered in a change of its own.
+func (o *Outbox) widenTurn(ctx context.Context, yt YourTurn, fill *Fill, st *engine.State) (Data, error) {
+	if fill.NoPrompts {
+		news, told, since, ok, err := o.actedNews(ctx, fill.GameID, fill.Version, fill.Seat, st)
+		if ok {
+			yt.News, yt.Told, yt.Since = news, told, since
+		}
+		return yt, err
+	}
+	news, told, ok, err := o.turnNews(ctx, fill.GameID, fill.Version, fill.Seat, st)
+	if ok {
+		yt.News, yt.Told = news, told
+	}
+	return yt, err
 }
 
 // NextRetry backs off from EmailRetryBase doubling to 30 min.
