@@ -776,9 +776,15 @@ func deckNames() string {
 // what comes next.
 func (a *answer) applied(ctx context.Context, res *play.Result, texts []string) (Result, error) {
 	a.data.Applied = texts
+	var open []string // the seat's questions still open: the answer shows them once, under "Waiting for your answer"
+	if res.State != nil {
+		for _, p := range engine.PromptsFor(res.State, a.reply.Seat) {
+			open = append(open, p.ID)
+		}
+	}
 	var evs []engine.Event
 	for _, e := range res.Events() {
-		if v, ok := e.For(a.reply.Seat); ok && v.Text != "" && !v.Echoes(a.reply.Seat) {
+		if v, ok := e.For(a.reply.Seat); ok && v.Text != "" && !v.Echoes(a.reply.Seat) && !(v.Kind == engine.KindPrompt && slices.Contains(open, v.Prompt)) {
 			a.data.Since = append(a.data.Since, v.Text)
 		}
 		if e.Kind == "game_over" {

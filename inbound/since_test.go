@@ -62,6 +62,29 @@ players:
 	}
 }
 
+// TestAnswerAsksOnce: a reply plays Scrum Planning, which asks its author
+// which of the top three cards to take. The answer shows the question
+// under "Waiting for your answer", and not again under "Since you last
+// played".
+func TestAnswerAsksOnce(t *testing.T) {
+	e := newEnv(t, models.SQLite)
+	ana, ben := e.user("ana"), e.user("ben")
+	g := e.scenarioGame(t, `name: a Hack that asks
+players:
+  - {name: ana, hand: [scrum-planning, frontend-framework], deck: [rapid-prototype, design-system, data-lake, open-source-library]}
+  - {name: ben, hand: [frontend-framework]}
+`, ana, ben)
+	a := e.answered(t, ana, e.general(g.ID, ana, 0), "play scrum planning")
+	asked := section(a.Text, "Waiting for your answer:")
+	if len(asked) == 0 {
+		t.Fatalf("the answer asks nothing:\n%s", a.Text)
+	}
+	question := strings.TrimPrefix(asked[0], "1. ")
+	if n := strings.Count(a.Text, question); n != 1 {
+		t.Errorf("the answer shows the question %q %d times, want once:\n%s", question, n, a.Text)
+	}
+}
+
 // section is the lines of text's list under heading, trimmed.
 func section(text, heading string) []string {
 	_, rest, ok := strings.Cut(text, heading+"\n")

@@ -461,3 +461,37 @@ func (e *outboxEnv) playScenario(t *testing.T, scenario string) (*engine.State, 
 		return r.State.Clone()
 	}
 }
+
+// TestTurnThatAsksShowsTheQuestionOnce: Ana's turn begins over the hand
+// limit, so its email asks her what to discard. The question stands
+// under "Waiting for your answer" and not again among what happened.
+func TestTurnThatAsksShowsTheQuestionOnce(t *testing.T) {
+	eachOutboxDB(t, func(t *testing.T, d models.Dialect) {
+		e := newOutboxEnv(t, d)
+		e.outbox(t, true)
+		_, submit := e.playScenario(t, `name: a turn that begins over the hand limit
+players:
+  - name: ana
+    hand: [data-lake, data-lake, merge-conflict, merge-conflict, cloud-outage, cloud-outage]
+    deck: [open-source-library, open-source-library, open-source-library]
+  - {name: ben}
+active: 1
+`)
+		ana, ben := e.users[0], e.users[1]
+		st := submit(ben.ID, engine.Action{Type: engine.ActEndTurn})
+		prompts := engine.PromptsFor(st, 0)
+		if len(prompts) != 1 || prompts[0].Kind != engine.PromptDiscard {
+			t.Fatalf("Ana is not asked to discard: %+v", prompts)
+		}
+		var text string
+		waitFor(t, "the email of Ana's turn", func() bool {
+			if m := mailsTo(t, e.sink.messages(), ana.Email); len(m) > 0 {
+				text = strings.ReplaceAll(m[0].Text, "\r\n", "\n")
+			}
+			return text != ""
+		})
+		if n := strings.Count(text, prompts[0].Text); n != 1 {
+			t.Errorf("the email shows the question %q %d times, want once:\n%s", prompts[0].Text, n, text)
+		}
+	})
+}

@@ -227,7 +227,7 @@ func (o *Outbox) changeNotes(ctx context.Context, tx models.OutboxTx, g *models.
 		turnStarted := slices.ContainsFunc(events, func(e event) bool { return e.ev.Kind == "turn_started" && e.ev.Seat == seat })
 		switch {
 		case turnStarted && st.Active == seat && !h.Started:
-			d := &YourTurn{Turn: st.Turn, Since: eventTexts(events, seat), News: news, Told: told, Deadline: deadline}
+			d := &YourTurn{Turn: st.Turn, Since: sinceAsked(events, seat, fresh), News: news, Told: told, Deadline: deadline}
 			notes = append(notes, note{userID: uid, seat: seat, kind: KindYourTurn, data: d, common: &d.Common, fill: fill})
 		case len(fresh) == 0 && st.Active == seat && !h.Started && slices.Contains(h.Awaited, seat):
 			// The game waits for the seat again, its turn going on (an
@@ -668,8 +668,9 @@ func TimeoutWords(p engine.Prompt) string {
 func eventTexts(events []event, seat int) []string { return sinceAsked(events, seat, nil) }
 
 // sinceAsked is eventTexts for an email that asks seat the questions
-// asked (prompt ids): their own lines are left out, as the email shows
-// each question once, under "Waiting for your answer".
+// asked (prompt ids; a turn's email may ask one too, as the hand limit
+// does): their own lines are left out, as the email shows each question
+// once, under "Waiting for your answer".
 func sinceAsked(events []event, seat int, asked []string) []string {
 	var out []string
 	for _, e := range events {
