@@ -282,7 +282,7 @@ func (o *Outbox) sendDigest(ctx context.Context, uid int64, at time.Time, urgent
 			if n.GameID == nil || !digestKinds[Kind(n.Kind)] || since && n.CreatedAt.Before(from) {
 				continue
 			}
-			game(*n.GameID).Lines = append(game(*n.GameID).Lines, digestLine(n))
+			game(*n.GameID).Lines = append(game(*n.GameID).Lines, digestLine(n, u.Username))
 			news, last = news+1, max(last, n.ID)
 		}
 		if held {
@@ -334,8 +334,9 @@ func (o *Outbox) sendDigest(ctx context.Context, uid int64, at time.Time, urgent
 // the next.
 const digestMost = 1000
 
-// digestLine words one notification for the digest.
-func digestLine(n models.Notification) string {
+// digestLine words one notification of the user named username for the
+// digest.
+func digestLine(n models.Notification, username string) string {
 	var d struct {
 		Turn   int      `json:"turn"`
 		TurnOf string   `json:"turn_of"`
@@ -351,6 +352,9 @@ func digestLine(n models.Notification) string {
 		}
 		return at + " your turn began"
 	case KindPromptWaiting:
+		if d.TurnOf == username {
+			return at + " a decision waited for you during your turn"
+		}
 		if d.TurnOf != "" {
 			return at + " a decision waited for you during " + d.TurnOf + "'s turn"
 		}

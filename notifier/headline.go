@@ -55,7 +55,9 @@ func Headline(d Data) string {
 			what = strconv.Itoa(len(x.Prompts)) + " decisions wait"
 		}
 		s := what + " for you"
-		if x.TurnOf != "" {
+		if x.OwnTurn {
+			s += " during your turn" + turnWords(x.Turn)
+		} else if x.TurnOf != "" {
 			s += " during " + x.TurnOf + "'s turn" + turnWords(x.Turn)
 		}
 		return s + "."

@@ -495,3 +495,49 @@ active: 1
 		}
 	})
 }
+
+// TestDecisionInOwnTurnSaysYourTurn: Ana plays Scrum Planning, which asks
+// her which card to take. Her email, and the digest's line for it, say
+// the decision waits during her turn, not during "ana's turn"; the
+// public payload still names the seat whose turn it is.
+func TestDecisionInOwnTurnSaysYourTurn(t *testing.T) {
+	eachOutboxDB(t, func(t *testing.T, d models.Dialect) {
+		e := newOutboxEnv(t, d)
+		e.outbox(t, true)
+		start, submit := e.playScenario(t, `name: a Hack that asks its player
+players:
+  - {name: ana, hand: [scrum-planning, frontend-framework], deck: [rapid-prototype, design-system, data-lake, open-source-library]}
+  - {name: ben, hand: [frontend-framework]}
+`)
+		ana := e.users[0]
+		st := submit(ana.ID, engine.Action{Type: engine.ActPlayHack, Card: start.Players[0].Hand[0].ID})
+		if p := engine.PromptsFor(st, 0); len(p) != 1 {
+			t.Fatalf("Ana is not asked to choose: %+v", p)
+		}
+		m := mailsTo(t, e.waitMail(t, 1), ana.Email)
+		if len(m) != 1 {
+			t.Fatalf("Ana got %d emails, want 1", len(m))
+		}
+		text := strings.ReplaceAll(m[0].Text, "\r\n", "\n")
+		if want := "A decision waits for you during your turn (turn 1).\n"; !strings.Contains(text, want) {
+			t.Errorf("Ana's email does not say %q:\n%s", want, text)
+		}
+		ns, _, _, err := e.st.NotificationsFrom(context.Background(), ana.ID, models.NoteCursor{}, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		i := slices.IndexFunc(ns, func(n models.Notification) bool { return n.Kind == string(KindPromptWaiting) })
+		if i < 0 {
+			t.Fatalf("no prompt_waiting notification for Ana: %+v", ns)
+		}
+		if !strings.Contains(ns[i].Body, `"turn_of":"ana"`) || strings.Contains(ns[i].Body, "own_turn") {
+			t.Errorf("the public payload changed: %s", ns[i].Body)
+		}
+		if line := digestLine(ns[i], ana.Username); !strings.HasSuffix(line, "a decision waited for you during your turn") {
+			t.Errorf("the digest's line: %q", line)
+		}
+		if line := digestLine(ns[i], "ben"); !strings.HasSuffix(line, "during ana's turn") {
+			t.Errorf("the digest's line for another reader: %q", line)
+		}
+	})
+}
