@@ -55,7 +55,7 @@ func Headline(d Data) string {
 			what = strconv.Itoa(len(x.Prompts)) + " decisions wait"
 		}
 		s := what + " for you"
-		if x.OwnTurn {
+		if x.InYourTurn {
 			s += " during your turn" + turnWords(x.Turn)
 		} else if x.TurnOf != "" {
 			s += " during " + x.TurnOf + "'s turn" + turnWords(x.Turn)

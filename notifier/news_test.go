@@ -530,7 +530,7 @@ players:
 		if i < 0 {
 			t.Fatalf("no prompt_waiting notification for Ana: %+v", ns)
 		}
-		if !strings.Contains(ns[i].Body, `"turn_of":"ana"`) || strings.Contains(ns[i].Body, "own_turn") {
+		if !strings.Contains(ns[i].Body, `"turn_of":"ana"`) || strings.Contains(ns[i].Body, "in_your_turn") {
 			t.Errorf("the public payload changed: %s", ns[i].Body)
 		}
 		if line := digestLine(ns[i], ana.Username); !strings.HasSuffix(line, "a decision waited for you during your turn") {

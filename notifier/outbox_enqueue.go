@@ -238,7 +238,7 @@ func (o *Outbox) changeNotes(ctx context.Context, tx models.OutboxTx, g *models.
 			f.NoPrompts = true
 			notes = append(notes, note{userID: uid, seat: seat, kind: KindYourTurn, data: d, common: &d.Common, fill: &f})
 		case len(fresh) > 0:
-			d := &PromptWaiting{TurnOf: seatName(g, st.Active), OwnTurn: st.Active == seat, Turn: st.Turn, Since: sinceAsked(events, seat, fresh), News: news, Told: told, Deadline: deadline}
+			d := &PromptWaiting{TurnOf: seatName(g, st.Active), InYourTurn: st.Active == seat, Turn: st.Turn, Since: sinceAsked(events, seat, fresh), News: news, Told: told, Deadline: deadline}
 			f := *fill
 			f.Prompts = fresh
 			notes = append(notes, note{userID: uid, seat: seat, kind: KindPromptWaiting, data: d, common: &d.Common, fill: &f})

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -12,6 +13,7 @@ import (
 	"github.com/datamonsters/turns/models"
 	"github.com/datamonsters/turns/models/modelstest"
 	"github.com/datamonsters/turns/play"
+	"go.yaml.in/yaml/v3"
 )
 
 // TestChangeBuildsNoBoard: a game's changes, made through the play path,
@@ -153,4 +155,42 @@ func FuzzPublicJSON(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestOmittedFieldsAreNotPublished: a field that publicJSON leaves out
+// (omitted, by its Go name, in every object of every kind) is not a
+// property of any published notification schema of openapi.yaml. A
+// rendering-only field named like a published one would silently drop
+// the published one from the stream and the webhooks.
+func TestOmittedFieldsAreNotPublished(t *testing.T) {
+	t.Parallel()
+	raw, err := os.ReadFile("../openapi.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Components struct {
+			Schemas map[string]struct {
+				Properties map[string]any `yaml:"properties"`
+			} `yaml:"schemas"`
+		} `yaml:"components"`
+	}
+	if err := yaml.Unmarshal(raw, &doc); err != nil {
+		t.Fatal(err)
+	}
+	checked := 0
+	for name, s := range doc.Components.Schemas {
+		if !strings.HasPrefix(name, "Notification") && !strings.HasSuffix(name, "Data") && !strings.HasPrefix(name, "Webhook") {
+			continue
+		}
+		checked++
+		for k := range omitted {
+			if _, ok := s.Properties[snakeCase(k)]; ok {
+				t.Errorf("%s publishes %q, which publicJSON leaves out (its Go field %s is in omitted)", name, snakeCase(k), k)
+			}
+		}
+	}
+	if checked < 20 {
+		t.Fatalf("only %d notification schemas found in openapi.yaml", checked)
+	}
 }

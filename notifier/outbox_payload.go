@@ -85,7 +85,7 @@ func lists(v reflect.Value) reflect.Value {
 
 // omitted are template fields that mean nothing to an API client.
 var omitted = map[string]bool{"Now": true, "Location": true, "UnsubscribeURL": true, "ReplyTo": true, "TimeZone": true, "Host": true,
-	"News": true, "Told": true, "Talk": true, "TalkEarlier": true, "Quiet": true, "OwnTurn": true}
+	"News": true, "Told": true, "Talk": true, "TalkEarlier": true, "Quiet": true, "InYourTurn": true}
 
 // publicJSON turns a notification's template data as encoding/json writes
 // it (Go field names) into the JSON that webhooks and the live stream

@@ -285,10 +285,11 @@ type PromptWaiting struct {
 	TurnOf string   // whose turn it is ("" to leave out)
 	Turn   int      // turn number; 0 hides it
 	Since  []string // what happened since the recipient last acted
-	// OwnTurn: the turn is the recipient's own (a card of theirs asks
-	// them to choose), which the email says as "your turn". Not part of
-	// the public payload, whose turn_of names the seat.
-	OwnTurn bool
+	// InYourTurn: the turn is the recipient's own (a card of theirs asks
+	// them to choose, an opponent's interrupt lets them answer), which the
+	// email says as "your turn". Not part of the public payload, whose
+	// turn_of names the seat.
+	InYourTurn bool
 	// News and Told: what changed for the recipient, and the lines of
 	// Since it tells, as YourTurn says.
 	News     []string
