@@ -296,6 +296,9 @@ func (r *resolver) apply(act engine.Action, cmd Command, lines []engine.Line) er
 		if errors.As(err, &ill) {
 			reason = ill.Reason
 		}
+		if why := r.howMany(act); why != "" {
+			reason = why
+		}
 		return r.fail(cmd, lines, "%s is not possible at this step: %s", text, reason)
 	}
 	r.plan.Actions = append(r.plan.Actions, act)
@@ -304,6 +307,30 @@ func (r *resolver) apply(act engine.Action, cmd Command, lines []engine.Line) er
 		r.ended = len(r.plan.Actions)
 	}
 	return nil
+}
+
+// howMany words, for a person, why answer act gives its question too few
+// or too many options ("" when the count is right, or act answers none):
+// the engine's reason names the prompt by its id, which a reply never
+// shows.
+func (r *resolver) howMany(act engine.Action) string {
+	if act.Type != engine.ActAnswer {
+		return ""
+	}
+	i := slices.IndexFunc(r.c.Prompts, func(p engine.Prompt) bool { return p.ID == act.Prompt && p.Seat == r.seat })
+	if i < 0 {
+		return ""
+	}
+	p, got := r.c.Prompts[i], len(act.Choices)
+	if got >= p.Min && got <= p.Max {
+		return ""
+	}
+	want := strconv.Itoa(p.Min)
+	if p.Max != p.Min {
+		want = fmt.Sprintf("%d to %d", p.Min, p.Max)
+	}
+	return fmt.Sprintf(`the question "%s" takes %s options, given together on one line (as "2 5"), and this gives %d`,
+		strings.TrimSuffix(p.Text, "."), want, got)
 }
 
 // waitOut takes the game on to where the seat acts again, or to its end:

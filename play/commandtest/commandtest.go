@@ -177,8 +177,9 @@ var Cases = []Case{
 	// engine.Choose refuses options of one question split by another line;
 	// no seat has another line beside a question of several options, so
 	// here the three numbers are three options of a question that takes 2.
-	{Name: "three options of a question that takes two", At: Question, Text: "1 5 2", Step: 1, Err: "takes exactly 2 choices, got 3"},
-	{Name: "one option of a question that takes two", At: Question, Text: "1", Step: 1, Err: "takes exactly 2 choices, got 1"},
+	{Name: "three options of a question that takes two", At: Question, Text: "1 5 2", Step: 1, Err: `takes 2 options, given together on one line (as "2 5"), and this gives 3`},
+	{Name: "one option of a question that takes two", At: Question, Text: "1", Step: 1,
+		Err: `is not possible at this step: the question "Layoffs: discard 2 cards" takes 2 options, given together on one line (as "2 5"), and this gives 1`},
 	{Name: "a pass while no window waits", At: Question, Text: "PASS", Step: 1, Err: "passing (no interrupt window waits for you) is not among your moves"},
 	{Name: "a window that the answer keeps from opening", At: Question, Text: "discard hiring freeze, discard data lake\npass",
 		Step: 2, Err: "nothing waits for you at this step: it is Ben's turn"},
