@@ -541,3 +541,20 @@ players:
 		}
 	})
 }
+
+// TestTurnGoesOnKeepsOtherHeadlines: the email of a turn that goes on
+// tells the log since the seat's move, after the headlines of the
+// change's other notes that it stands for (a timeout's), which are not
+// lines of the log.
+func TestTurnGoesOnKeepsOtherHeadlines(t *testing.T) {
+	was := []string{"cy ran out of time: the default answers applied.", "cy has answered.", "The interrupt window closes: nobody interrupts."}
+	since := []string{"ben has answered.", "cy has answered.", "The interrupt window closes: nobody interrupts."}
+	got := withAlso(was, since)
+	want := append([]string{was[0]}, since...)
+	if !slices.Equal(got, want) {
+		t.Errorf("withAlso = %q, want %q", got, want)
+	}
+	if got := withAlso(since[1:], since); !slices.Equal(got, since) {
+		t.Errorf("with no other headline: %q, want %q", got, since)
+	}
+}
