@@ -76,6 +76,20 @@ func (o *Outbox) actedNews(ctx context.Context, id, version int64, seat int, st 
 	return news, told, since, true, nil
 }
 
+// withAlso is since, the log's lines, after the lines of was (the email's
+// list as its change wrote it) that since does not have: the headlines
+// of the change's other notes for the recipient, which the email stands
+// for (standingFor), such as another seat's timeout.
+func withAlso(was, since []string) []string {
+	var also []string
+	for _, l := range was {
+		if !slices.Contains(since, l) {
+			also = append(also, l)
+		}
+	}
+	return append(also, since...)
+}
+
 // decodeUpTo decodes the events of recs that changes up to version made.
 func decodeUpTo(recs []models.EventRecord, version int64) ([]engine.Event, error) {
 	events := make([]engine.Event, 0, len(recs))

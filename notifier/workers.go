@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"slices"
 	"strconv"
 	"time"
 
@@ -280,20 +279,6 @@ func (o *Outbox) widenTurn(ctx context.Context, yt YourTurn, fill *Fill, st *eng
 		yt.News, yt.Told = news, told
 	}
 	return yt, err
-}
-
-// withAlso is since, the log's lines, after the lines of was (the email's
-// list as its change wrote it) that since does not have: the headlines
-// of the change's other notes for the recipient, which the email stands
-// for (standingFor), such as another seat's timeout.
-func withAlso(was, since []string) []string {
-	var also []string
-	for _, l := range was {
-		if !slices.Contains(since, l) {
-			also = append(also, l)
-		}
-	}
-	return append(also, since...)
 }
 
 // NextRetry backs off from EmailRetryBase doubling to 30 min.
