@@ -84,3 +84,10 @@ var ownMoves = [...]string{
 func (e Event) Echoes(seat int) bool {
 	return seat >= 0 && e.Seat == seat && slices.Contains(ownMoves[:], e.Kind)
 }
+
+// Asks reports whether e is the question of one of the prompts (ids) put
+// to its reader: what a message that shows those questions on their own
+// leaves out of the log it lists.
+func (e Event) Asks(prompts []string) bool {
+	return e.Kind == KindPrompt && slices.Contains(prompts, e.Prompt)
+}

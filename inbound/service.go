@@ -784,7 +784,7 @@ func (a *answer) applied(ctx context.Context, res *play.Result, texts []string) 
 	}
 	var evs []engine.Event
 	for _, e := range res.Events() {
-		if v, ok := e.For(a.reply.Seat); ok && v.Text != "" && !v.Echoes(a.reply.Seat) && !(v.Kind == engine.KindPrompt && slices.Contains(open, v.Prompt)) {
+		if v, ok := e.For(a.reply.Seat); ok && v.Text != "" && !v.Echoes(a.reply.Seat) && !v.Asks(open) {
 			a.data.Since = append(a.data.Since, v.Text)
 		}
 		if e.Kind == "game_over" {

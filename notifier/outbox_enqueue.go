@@ -674,7 +674,7 @@ func eventTexts(events []event, seat int) []string { return sinceAsked(events, s
 func sinceAsked(events []event, seat int, asked []string) []string {
 	var out []string
 	for _, e := range events {
-		if v, ok := e.ev.For(seat); ok && v.Text != "" && !(v.Kind == engine.KindPrompt && slices.Contains(asked, v.Prompt)) {
+		if v, ok := e.ev.For(seat); ok && v.Text != "" && !v.Asks(asked) {
 			out = append(out, v.Text)
 		}
 	}
