@@ -338,24 +338,7 @@ active: 1
 `)
 		ana, ben := e.users[0], e.users[1]
 		st := submit(ben.ID, engine.Action{Type: engine.ActEndTurn})
-		turnMail := func(n int) string {
-			t.Helper()
-			var text string
-			waitFor(t, "your-turn email to ana", func() bool {
-				var turns []string
-				for _, m := range mailsTo(t, e.sink.messages(), ana.Email) {
-					if strings.Contains(m.Header.Get("Message-Id"), ".your_turn.") {
-						turns = append(turns, strings.ReplaceAll(m.Text, "\r\n", "\n"))
-					}
-				}
-				if len(turns) >= n {
-					text = turns[n-1]
-				}
-				return text != ""
-			})
-			return text
-		}
-		if first := turnMail(1); !strings.Contains(first, "You drew Open Source Library") {
+		if first := e.turnMail(t, ana.Email, 1); !strings.Contains(first, "You drew Open Source Library") {
 			t.Fatalf("the email of Ana's turn does not say what she drew:\n%s", first)
 		}
 		var tool string
@@ -370,7 +353,7 @@ active: 1
 			t.Fatalf("Ben is not asked about Ana's Tool: %+v", prompts)
 		}
 		submit(ben.ID, engine.Action{Type: engine.ActAnswer, Prompt: prompts[0].ID, Choices: []string{engine.Pass}})
-		goesOn := turnMail(2)
+		goesOn := e.turnMail(t, ana.Email, 2)
 		if strings.Contains(goesOn, "You drew") {
 			t.Errorf("the email of Ana's turn going on tells her draw again:\n%s", goesOn)
 		}
@@ -419,15 +402,7 @@ players:
 		}
 		submit(ben.ID, engine.Action{Type: engine.ActAnswer, Prompt: benPrompt, Choices: []string{engine.Pass}})
 		submit(cy.ID, engine.Action{Type: engine.ActAnswer, Prompt: cyPrompt, Choices: []string{engine.Pass}})
-		var goesOn string
-		waitFor(t, "the email of Ana's turn going on", func() bool {
-			for _, m := range mailsTo(t, e.sink.messages(), ana.Email) {
-				if strings.Contains(m.Header.Get("Message-Id"), ".your_turn.") {
-					goesOn = strings.ReplaceAll(m.Text, "\r\n", "\n")
-				}
-			}
-			return goesOn != ""
-		})
+		goesOn := e.turnMail(t, ana.Email, 1) // the game began on her turn: no email before
 		for _, want := range []string{"ben has answered", "cy has answered", "nobody interrupts"} {
 			if !strings.Contains(goesOn, want) {
 				t.Errorf("the email of Ana's turn going on does not say %q:\n%s", want, goesOn)
@@ -437,6 +412,26 @@ players:
 			t.Errorf("the email of Ana's turn going on retells her own move's window:\n%s", goesOn)
 		}
 	})
+}
+
+// turnMail waits for the nth "your turn" email to addr and returns its
+// text, with plain line ends.
+func (e *outboxEnv) turnMail(t *testing.T, addr string, n int) string {
+	t.Helper()
+	var text string
+	waitFor(t, "your-turn email to "+addr, func() bool {
+		var turns []string
+		for _, m := range mailsTo(t, e.sink.messages(), addr) {
+			if strings.Contains(m.Header.Get("Message-Id"), ".your_turn.") {
+				turns = append(turns, strings.ReplaceAll(m.Text, "\r\n", "\n"))
+			}
+		}
+		if len(turns) >= n {
+			text = turns[n-1]
+		}
+		return text != ""
+	})
+	return text
 }
 
 // playScenario stores the game of a scenario file (scenarioGame) and
@@ -483,13 +478,7 @@ active: 1
 		if len(prompts) != 1 || prompts[0].Kind != engine.PromptDiscard {
 			t.Fatalf("Ana is not asked to discard: %+v", prompts)
 		}
-		var text string
-		waitFor(t, "the email of Ana's turn", func() bool {
-			if m := mailsTo(t, e.sink.messages(), ana.Email); len(m) > 0 {
-				text = strings.ReplaceAll(m[0].Text, "\r\n", "\n")
-			}
-			return text != ""
-		})
+		text := e.turnMail(t, ana.Email, 1)
 		if n := strings.Count(text, prompts[0].Text); n != 1 {
 			t.Errorf("the email shows the question %q %d times, want once:\n%s", prompts[0].Text, n, text)
 		}
