@@ -119,6 +119,44 @@ challenge_deck: [spam-filter]
 	}
 }
 
+// TestRefusalAtAQuestionNotSeen: Scrum Planning asks Ana to take one of
+// her deck's top three cards, which no reply written before may name. A
+// reply that goes on past it is refused with what to do instead: the
+// question, how many cards it hides, and to send the steps before it on
+// their own. No card of the three is named.
+func TestRefusalAtAQuestionNotSeen(t *testing.T) {
+	t.Parallel()
+	res, err := engine.RunScenario([]byte(`
+players:
+  - {name: Ana, hand: [scrum-planning, glitchy-junior], deck: [data-lake, proof-of-concept, growth-hacking-script, rapid-prototype]}
+  - {name: Ben}
+market: [landing-page]
+challenge_deck: [spam-filter]
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ text, before string }{
+		{"play scrum\nend", "send step 1 on its own"},
+		{"place glitchy\nplay scrum\nplay rapid", "send steps 1 to 2 on their own"},
+	} {
+		_, _, err := resolve(res.State, tc.text)
+		var ce *play.CommandError
+		if !errors.As(err, &ce) || ce.Step != strings.Count(tc.text, "\n")+1 {
+			t.Fatalf("%q: %#v", tc.text, err)
+		}
+		if len(ce.Moves) != 1 || !strings.HasPrefix(ce.Moves[0], `answer "Scrum Planning: take one of the top 3 cards`) ||
+			!strings.Contains(ce.Moves[0], "its 3 cards are not shown to you yet") || !strings.Contains(ce.Moves[0], tc.before) {
+			t.Errorf("%q: the moves at step %d: %q", tc.text, ce.Step, ce.Moves)
+		}
+		for _, name := range []string{"Data Lake", "Proof of Concept", "Growth Hacking", "Rapid Prototype", "(and any"} {
+			if slices.ContainsFunc(ce.Moves, func(m string) bool { return strings.Contains(m, name) }) {
+				t.Errorf("%q: the moves name %q: %q", tc.text, name, ce.Moves)
+			}
+		}
+	}
+}
+
 // TestPlanThroughAWindow: a place that Ben may answer with Hiring Freeze
 // opens a window in the middle of the plan; the words after it resolve as
 // if Ben passes, and the play path's batch holds them until he answers.

@@ -85,8 +85,51 @@ type resolver struct {
 	lines  []engine.Line
 	known  map[string]bool
 	plan   *Plan
-	ended  int // the step that ended the game, 0 while it goes on
-	hidden int // how many moves the last stepLines left out
+	ended  int    // the step that ended the game, 0 while it goes on
+	hidden unseen // what the last stepLines left out
+}
+
+// unseen is what a step's lines leave out: the moves with cards the seat
+// has not seen, counted, never named.
+type unseen struct {
+	hand int   // cards drawn into the hand by the plan's earlier moves
+	asks []ask // questions whose options are such cards
+}
+
+// ask is a question of the seat's whose options hold n cards it has not
+// seen.
+type ask struct {
+	text string
+	n    int
+}
+
+func (u unseen) none() bool { return u.hand == 0 && len(u.asks) == 0 }
+
+// words tells the moves left out at step, for the list of a step's
+// moves: a question about cards not seen is answered later, once the
+// steps before it are played and its cards shown.
+func (u unseen) words(step int) []string {
+	var out []string
+	for _, a := range u.asks {
+		what := "its card is"
+		if a.n > 1 {
+			what = fmt.Sprintf("its %d cards are", a.n)
+		}
+		before := "step 1 on its own"
+		if step > 2 {
+			before = fmt.Sprintf("steps 1 to %d on their own", step-1)
+		}
+		out = append(out, fmt.Sprintf(`answer "%s" once you see its options: %s not shown to you yet, so send %s and the answer shows them`,
+			strings.TrimSuffix(a.text, "."), what, before))
+	}
+	if u.hand > 0 {
+		what := "the card"
+		if u.hand > 1 {
+			what = fmt.Sprintf("the %d cards", u.hand)
+		}
+		out = append(out, "(and any moves with "+what+" you have not seen yet)")
+	}
+	return out
 }
 
 // knownCards are the instance ids of the cards a view shows: those the
@@ -145,7 +188,7 @@ func (r *resolver) next(cmds []Command) (int, error) {
 		return r.numbers(cmds)
 	}
 	lines, hidden := r.stepLines()
-	if len(lines) == 0 && hidden == 0 {
+	if len(lines) == 0 && hidden.none() {
 		return 0, unmatched(r.fail(cmd, nil, "nothing waits for you at this step: it is %s", r.whose()))
 	}
 	var act engine.Action
@@ -357,29 +400,34 @@ func (r *resolver) waitOut() {
 
 // stepLines numbers the seat's moves at this step as an email would,
 // without those that name a card the seat has not seen: it may not name
-// them. hidden counts the cards the seat has not seen in its hand and in
-// its prompts' options, a number it knows (it drew or was shown that
+// them. hidden counts the cards the seat has not seen in its prompts'
+// options and in its hand, numbers it knows (it drew or was shown that
 // many), not the moves left out: how many of those there are depends on
 // what the cards are (a Tool it could play, a Senior it could not, a
 // copy of a card in hand, whose moves read as one line).
-func (r *resolver) stepLines() (lines []engine.Line, hidden int) {
+func (r *resolver) stepLines() (lines []engine.Line, hidden unseen) {
 	v := r.c.View(r.seat)
 	all := engine.Numbered(v.Moves(engine.Legal(r.c, r.seat)))
-	unseen := map[string]bool{} // cards of the hand and options not seen
-	for _, c := range v.Hand {
-		if !r.known[c.ID] {
-			unseen[c.ID] = true
-		}
-	}
-	cards := map[string]bool{} // option ids that are cards
+	counted := map[string]bool{} // cards not seen, counted once
+	cards := map[string]bool{}   // option ids that are cards
 	for _, p := range v.Prompts {
+		n := 0
 		for _, o := range p.Options {
 			if o.Card != "" {
 				cards[o.ID] = true
-				if !r.known[o.ID] {
-					unseen[o.ID] = true
+				if !r.known[o.ID] && !counted[o.ID] {
+					counted[o.ID] = true
+					n++
 				}
 			}
+		}
+		if n > 0 {
+			hidden.asks = append(hidden.asks, ask{text: p.Text, n: n})
+		}
+	}
+	for _, c := range v.Hand {
+		if !r.known[c.ID] && !counted[c.ID] {
+			hidden.hand++
 		}
 	}
 	for _, l := range all {
@@ -389,8 +437,8 @@ func (r *resolver) stepLines() (lines []engine.Line, hidden int) {
 			lines = append(lines, l)
 		}
 	}
-	r.hidden = len(unseen)
-	return lines, r.hidden
+	r.hidden = hidden
+	return lines, hidden
 }
 
 // whose says whom the game waits for, as the seat sees it.
@@ -599,7 +647,7 @@ func (r *resolver) fail(cmd Command, lines []engine.Line, format string, a ...an
 	hidden := r.hidden
 	switch {
 	case lines == nil && r.c.Over():
-		hidden = 0
+		hidden = unseen{}
 	case lines == nil:
 		lines, hidden = r.stepLines()
 	}
@@ -607,13 +655,7 @@ func (r *resolver) fail(cmd Command, lines []engine.Line, format string, a ...an
 	for _, l := range lines {
 		moves = append(moves, l.Text)
 	}
-	if hidden > 0 {
-		what := "the card"
-		if hidden > 1 {
-			what = fmt.Sprintf("the %d cards", hidden)
-		}
-		moves = append(moves, "(and any moves with "+what+" you have not seen yet)")
-	}
+	moves = append(moves, hidden.words(r.step())...)
 	return &CommandError{Step: r.step(), Command: cmd.Text, Line: cmd.Line, Reason: fmt.Sprintf(format, a...), Moves: moves}
 }
 
