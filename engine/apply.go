@@ -434,7 +434,7 @@ func (g *game) apply(seat int, a Action) {
 		g.push(Task{Kind: TaskNext, Seat: seat}, Task{Kind: TaskEnd, Seat: seat})
 	case ActAnswer:
 		i := slices.IndexFunc(s.Prompts, func(p Prompt) bool { return p.ID == a.Prompt })
-		g.answer(s.Prompts[i], slices.Clone(a.Choices))
+		g.answer(s.Prompts[i], slices.Clone(a.Choices), true)
 	case ActStanding:
 		s.Players[seat].Standing = *a.Standing
 		s.Players[seat].StandingUsed = true
@@ -466,7 +466,7 @@ func (g *game) timeout() {
 	if len(s.Prompts) > 0 {
 		seats := Awaiting(s)
 		for _, p := range slices.Clone(s.Prompts) {
-			g.answer(p, p.Default())
+			g.answer(p, p.Default(), false)
 		}
 		g.emit(func() Event {
 			return Event{Kind: KindTimeout, Seat: -1, Seats: seats, Text: fmt.Sprintf("Time ran out for %s: the default answers apply.", s.seatList(seats))}
@@ -486,7 +486,7 @@ func (g *game) resign(seat int) {
 	s := g.s
 	for _, p := range slices.Clone(s.Prompts) {
 		if p.Seat == seat {
-			g.answer(p, p.Default())
+			g.answer(p, p.Default(), false)
 		}
 	}
 	s.Players[seat].Resigned = true

@@ -26,7 +26,7 @@ func TestCloneCoversFields(t *testing.T) {
 		{engine.Inst{}, 2},
 		{engine.Build{}, 3},
 		{engine.Queued{}, 3},
-		{engine.Task{}, 13},
+		{engine.Task{}, 14},
 		{engine.Proposal{}, 13},
 		{engine.Window{}, 3},
 		{engine.WindowPlay{}, 2},

@@ -9,3 +9,15 @@ func NewLegacyGame(setup Setup) (*State, []Event, error) {
 
 // CopiesAlike is PromptKind.copiesAlike.
 func CopiesAlike(k PromptKind) bool { return k.copiesAlike() }
+
+// ChosenLeft lists the tasks' chosen prompts: none outlives the Apply
+// that answers, since a state read back from storage would not hold it.
+func ChosenLeft(s *State) []string {
+	var left []string
+	for _, t := range s.Stack {
+		if t.chosen != "" {
+			left = append(left, t.chosen)
+		}
+	}
+	return left
+}

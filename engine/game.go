@@ -39,6 +39,11 @@ type Task struct {
 	Parent   int       `json:"parent,omitempty"` // 1 + stack index of the event an interrupt effect answers; 0 none
 	Held     []Inst    `json:"held,omitempty"`   // cards lifted from a deck while a choice is made
 	Ev       *Proposal `json:"ev,omitempty"`
+	// chosen is the prompt whose Answer the seat gave itself (not a
+	// default given for it at a timeout or resignation): the events of
+	// the choice name it (Event.Echoes). It lives only in the Apply that
+	// answers, as Answer does.
+	chosen string
 }
 
 // Proposal is an event proposed but not yet happened.
@@ -296,8 +301,9 @@ func (g *game) toBin(seat int, cards ...Inst) {
 	g.s.rekeyAll((*bin)[len(*bin)-len(cards):])
 }
 
-// discard moves the hand cards with these instance ids to the Recycle Bin.
-func (g *game) discard(seat int, ids []string, random bool) {
+// discard moves the hand cards with these instance ids to the Recycle Bin;
+// chosen is the prompt the seat answered to choose them ("" for none).
+func (g *game) discard(seat int, ids []string, random bool, chosen string) {
 	s := g.s
 	p := &s.Players[seat]
 	var gone []Inst
@@ -317,7 +323,7 @@ func (g *game) discard(seat int, ids []string, random bool) {
 	g.emitPrivate(seat,
 		func() Event {
 			cards, _ := split(gone)
-			return Event{Kind: KindDiscarded, Seat: seat, Cards: cards, N: len(gone), Text: "You discard " + s.cardList(cards) + how + "."}
+			return Event{Kind: KindDiscarded, Seat: seat, Cards: cards, N: len(gone), Prompt: chosen, Text: "You discard " + s.cardList(cards) + how + "."}
 		},
 		func() Event {
 			return Event{Kind: KindDiscarded, Seat: seat, N: len(gone), Text: s.name(seat) + " discards " + plural(len(gone), "card") + how + "."}
@@ -376,14 +382,18 @@ func (g *game) prompt(t *Task, p Prompt) {
 		})
 }
 
-// answer delivers a validated answer to the task or window waiting for it.
-func (g *game) answer(p Prompt, choices []string) {
+// answer delivers a validated answer to the task or window waiting for it;
+// own is whether its seat gave it, not a default given for it.
+func (g *game) answer(p Prompt, choices []string, own bool) {
 	s := g.s
 	s.Prompts = slices.DeleteFunc(s.Prompts, func(q Prompt) bool { return q.ID == p.ID })
 	for i := len(s.Stack) - 1; i >= 0; i-- {
 		t := &s.Stack[i]
 		if t.Prompt == p.ID {
 			t.Prompt, t.Answer, t.Answered = "", choices, true
+			if own {
+				t.chosen = p.ID
+			}
 			return
 		}
 		if t.Ev != nil && t.Ev.Window != nil && slices.Contains(t.Ev.Window.Prompts, p.ID) {

@@ -155,6 +155,9 @@ func playChecked(t *rapid.T, setup engine.Setup, choosers []chooser, maxTurns in
 				t.Fatalf("step %d: the unmarshalled copy diverged after %v", step, a)
 			}
 		}
+		if left := engine.ChosenLeft(s); len(left) > 0 {
+			t.Fatalf("step %d: after %v a task still holds the chosen prompt %v, which storage drops", step, a, left)
+		}
 		log = append(log, logged{seat, a})
 		checkCards(t, s, total, seen)
 		checkEvents(t, s, events, setup.Seed)

@@ -75,15 +75,28 @@ var ownMoves = [...]string{
 	KindStandingSet, KindVotedEnd, KindResigned,
 }
 
+// chosenMoves are the kinds of the events that carry out a question's
+// answer, which name the question when the seat chose the answer itself
+// (Event.Prompt): cards discarded, taken from a deck's top or from a
+// Recycle Bin.
+var chosenMoves = [...]string{KindDiscarded, KindLooked, KindRecovered}
+
 // Echoes reports whether e words a move of seat as seat made it (a card
 // played or placed, a Tool played, an ability used, a build given up, a
-// turn ended, an answer, standing answers saved, a vote, a resignation):
-// what an answer to the move already says in the move's own words, where
-// only what came of it (a draw, a cancellation, a claim won or failed,
-// the next turn) is news to them.
+// turn ended, an answer, the cards its answer chose discarded or taken,
+// standing answers saved, a vote, a resignation): what an answer to the
+// move already says in the move's own words, where only what came of it
+// (a draw, a cancellation, a claim won or failed, the next turn, cards
+// discarded at random or by a default answer at a timeout) is news to
+// them.
 func (e Event) Echoes(seat int) bool {
-	return seat >= 0 && e.Seat == seat && slices.Contains(ownMoves[:], e.Kind)
+	return seat >= 0 && e.Seat == seat && (slices.Contains(ownMoves[:], e.Kind) || e.Chosen())
 }
+
+// Chosen reports whether e carries out an answer its seat chose itself
+// (cards discarded, taken from a deck's top or a Recycle Bin), as seen by
+// that seat: the others' copy does not name the question.
+func (e Event) Chosen() bool { return e.Prompt != "" && slices.Contains(chosenMoves[:], e.Kind) }
 
 // Asks reports whether e is the question of one of the prompts (ids) put
 // to its reader: what a message that shows those questions on their own

@@ -12,9 +12,10 @@ import (
 // played Scope Creep on your claim of Spam Filter: the challenges need 2
 // more TECH, so the claim failed"), what the others did that stays on
 // the table (a placement, a win, a Global card, a card sent from a Lab),
-// its opening hand, the cards it drew, took or discarded, new challenges,
-// and the end of the game. Its own moves that went as asked say nothing:
-// the seat saw them. events are the game's events since a moment the
+// its opening hand, the cards it drew, took or discarded (but for those
+// its own answer chose: Event.Chosen), new challenges, and the end of
+// the game. Its own moves that went as asked say nothing: the seat saw
+// them. events are the game's events since a moment the
 // caller chooses (the version the seat last saw, for example), oldest
 // first, as stored: each is read as the seat may see it (Event.For), so
 // News tells nothing the seat may not know. A spectator (seat < 0) gets
@@ -139,7 +140,7 @@ func (n *newsroom) read(v Event) {
 			n.say("You drew " + n.namedList(v.Cards) + ".")
 		}
 	case KindDiscarded:
-		if v.Seat == n.seat && len(v.Cards) > 0 {
+		if v.Seat == n.seat && len(v.Cards) > 0 && !v.Chosen() {
 			how := ""
 			if strings.HasSuffix(v.Text, " at random.") {
 				how = " at random"
@@ -147,11 +148,11 @@ func (n *newsroom) read(v Event) {
 			n.say("You discarded " + n.namedList(v.Cards) + how + ".")
 		}
 	case KindRecovered:
-		if v.Seat == n.seat && len(v.Cards) > 0 {
+		if v.Seat == n.seat && len(v.Cards) > 0 && !v.Chosen() {
 			n.say("You took " + n.namedList(v.Cards) + " from your Recycle Bin.")
 		}
 	case KindLooked:
-		if v.Seat == n.seat && v.Card != "" {
+		if v.Seat == n.seat && v.Card != "" && !v.Chosen() {
 			n.say("You took " + n.named(v.Card) + " from the top of your Laboratory Deck.")
 		}
 	case KindPlaced:

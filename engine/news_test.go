@@ -251,3 +251,62 @@ func TestNewsCallsTheDealTheOpeningHand(t *testing.T) {
 		t.Errorf("a spectator's news: %q", news)
 	}
 }
+
+// TestChosenAnswerIsNotNews: the cards a seat's own answer discards or
+// takes (the hand limit, a look at its deck, its Recycle Bin) are its
+// move, which its answer already words: the event names the question
+// (Event.Chosen), echoes the move (Event.Echoes) and is no news to the
+// seat. The same discard given at a timeout, by default, is news; and the
+// other seats' copy names no question.
+func TestChosenAnswerIsNotNews(t *testing.T) {
+	const over = "players:\n  - {name: ana, hand: [t-wrench, t-wrench, t-wrench, t-wrench, t-wrench, t-wrench], deck: [t-drill, t-lag]}\n  - {name: ben}\nphase: draw\nsteps:\n"
+	for _, tc := range []struct {
+		name, doc, kind string
+		chosen          bool
+		news            string // the seat's news of that event ("" none)
+	}{
+		{"hand limit, answered", over + "  - {seat: 0, answer: [t-drill, t-lag]}\n", KindDiscarded, true, ""},
+		{"hand limit, timed out", over + "  - {do: timeout}\n", KindDiscarded, false, "You discarded "},
+		{"a look, answered", "players:\n  - {name: ana, hand: [t-peek], deck: [t-wrench, t-drill, t-bob-j]}\n  - {name: ben}\nsteps:\n  - {do: play_hack, card: t-peek}\n  - {seat: 0, answer: t-drill}\n", KindLooked, true, ""},
+		{"a look of one card", "players:\n  - {name: ana, hand: [t-glance], deck: [t-wrench, t-drill]}\n  - {name: ben}\nsteps:\n  - {do: play_hack, card: t-glance}\n", KindLooked, false, "You took Wrench"},
+		{"the bin, answered", "players:\n  - {name: ana, hand: [t-undo], bin: [t-wrench, t-drill]}\n  - {name: ben}\nsteps:\n  - {do: play_hack, card: t-undo}\n  - {seat: 0, answer: t-drill}\n", KindRecovered, true, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res, err := RunScenario([]byte(sentenceCards + tc.doc))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Failed() {
+				t.Fatal(res.Failures)
+			}
+			var events []Event
+			found := 0
+			for _, e := range res.Events {
+				if e.Step == 0 {
+					continue
+				}
+				events = append(events, e.Event)
+				if e.Kind != tc.kind {
+					continue
+				}
+				found++
+				own, _ := e.For(0)
+				if own.Chosen() != tc.chosen || own.Echoes(0) != tc.chosen {
+					t.Errorf("ana's %s event %+v: chosen %v, echoes %v, want %v", tc.kind, own, own.Chosen(), own.Echoes(0), tc.chosen)
+				}
+				if other, ok := e.For(1); ok && (other.Prompt != "" || other.Chosen() || other.Echoes(1)) {
+					t.Errorf("ben's copy %+v names the question or echoes", other)
+				}
+			}
+			if found != 1 {
+				t.Fatalf("%d %s events in %+v", found, tc.kind, res.Events)
+			}
+			told := slices.ContainsFunc(News(res.State, 0, events), func(s string) bool { return tc.news != "" && strings.HasPrefix(s, tc.news) })
+			if told != (tc.news != "") || (tc.news == "" && slices.ContainsFunc(News(res.State, 0, events), func(s string) bool {
+				return strings.HasPrefix(s, "You discarded") || strings.HasPrefix(s, "You took")
+			})) {
+				t.Errorf("ana's news %q, want a sentence starting %q", News(res.State, 0, events), tc.news)
+			}
+		})
+	}
+}

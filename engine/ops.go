@@ -17,7 +17,7 @@ func (g *game) stepOps(i int) {
 	if g.op(t, t.Ops[t.I]) {
 		t = &s.Stack[i]
 		t.I++
-		t.Who, t.Resolved, t.Answer, t.Answered, t.Held = nil, false, nil, false, nil
+		t.Who, t.Resolved, t.Answer, t.Answered, t.Held, t.chosen = nil, false, nil, false, nil, ""
 	}
 }
 
@@ -50,7 +50,7 @@ func (g *game) targets(t *Task, op Op) bool {
 		switch {
 		case t.Answered:
 			seat, _ := strconv.Atoi(t.Answer[0])
-			t.Who, t.Answer, t.Answered = []int{seat}, nil, false
+			t.Who, t.Answer, t.Answered, t.chosen = []int{seat}, nil, false, ""
 		case len(opps) <= 1:
 			t.Who = opps
 		default:
@@ -90,7 +90,7 @@ func (g *game) op(t *Task, op Op) bool {
 			for _, k := range s.random().Perm(len(hand))[:min(n, len(hand))] {
 				ids = append(ids, hand[k].ID)
 			}
-			g.discard(seat, ids, true)
+			g.discard(seat, ids, true, "")
 		}
 	case VDiscard:
 		for len(t.Who) > 0 {
@@ -98,11 +98,11 @@ func (g *game) op(t *Task, op Op) bool {
 			hand := s.Players[seat].Hand
 			switch {
 			case t.Answered:
-				g.discard(seat, t.Answer, false)
-				t.Answer, t.Answered = nil, false
+				g.discard(seat, t.Answer, false, t.chosen)
+				t.Answer, t.Answered, t.chosen = nil, false, ""
 			case len(hand) <= n:
 				_, ids := split(hand)
-				g.discard(seat, ids, false)
+				g.discard(seat, ids, false, "")
 			default:
 				text := src + ": discard " + plural(n, "card") + "."
 				if t.Src == "hand_limit" {
@@ -207,6 +207,7 @@ func (g *game) look(t *Task, n int) bool {
 		}
 		t.Answer = []string{t.Held[0].ID}
 	}
+	chosen := t.chosen // "" when one card left no choice
 	var taken Inst
 	var rest []Inst
 	for _, c := range t.Held {
@@ -233,7 +234,7 @@ func (g *game) look(t *Task, n int) bool {
 			if len(rest) == 0 {
 				text = "You take " + s.card(taken.Card).Name + ", the top card of your Laboratory Deck."
 			}
-			return Event{Kind: KindLooked, Seat: seat, Card: taken.Card, Cards: seen, N: len(seen), Text: text}
+			return Event{Kind: KindLooked, Seat: seat, Card: taken.Card, Cards: seen, N: len(seen), Prompt: chosen, Text: text}
 		},
 		func() Event {
 			text := s.name(seat) + " looks at " + plural(1+len(rest), "card") + " of their deck and takes one."
@@ -255,9 +256,10 @@ func (g *game) recover(t *Task, n int) bool {
 		return true
 	}
 	var ids []string
+	chosen := ""
 	switch {
 	case t.Answered:
-		ids = t.Answer
+		ids, chosen = t.Answer, t.chosen
 	case len(*bin) <= n:
 		_, ids = split(*bin)
 	case s.Office:
@@ -282,7 +284,7 @@ func (g *game) recover(t *Task, n int) bool {
 	g.emitPrivate(seat,
 		func() Event {
 			cards, _ := split(got)
-			return Event{Kind: KindRecovered, Seat: seat, Cards: cards, N: len(got), Text: "You take " + s.cardList(cards) + " from your Recycle Bin."}
+			return Event{Kind: KindRecovered, Seat: seat, Cards: cards, N: len(got), Prompt: chosen, Text: "You take " + s.cardList(cards) + " from your Recycle Bin."}
 		},
 		func() Event {
 			return Event{Kind: KindRecovered, Seat: seat, N: len(got), Text: s.name(seat) + " takes " + plural(len(got), "card") + " from the Recycle Bin."}
@@ -342,7 +344,7 @@ func (g *game) removeFromLab(t *Task, op Op) bool {
 			if t.Answered {
 				id = t.Answer[0]
 			}
-			t.Answer, t.Answered = nil, false
+			t.Answer, t.Answered, t.chosen = nil, false, ""
 			c, _ := remove(&s.Players[seat].Lab, id)
 			kind, where := KindBounce, "hand"
 			if op.Verb == VBounce {

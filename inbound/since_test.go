@@ -100,3 +100,28 @@ func section(text, heading string) []string {
 	}
 	return out
 }
+
+// TestAnswerSaysAChoiceOnce: Ana's reply answers Scrum Planning's
+// question with the card to take. The answer lists the move once, in her
+// reply's words, under "Your moves were played", and neither opens with
+// "You took ..." nor lists "You look at ... and take ..." again.
+func TestAnswerSaysAChoiceOnce(t *testing.T) {
+	e := newEnv(t, models.SQLite)
+	ana, ben := e.user("ana"), e.user("ben")
+	g := e.scenarioGame(t, `name: a Hack that asks
+players:
+  - {name: ana, hand: [scrum-planning, frontend-framework], deck: [rapid-prototype, design-system, data-lake, open-source-library]}
+  - {name: ben, hand: [frontend-framework]}
+`, ana, ben)
+	e.answered(t, ana, e.general(g.ID, ana, 0), "play scrum planning")
+	a := e.answered(t, ana, e.general(g.ID, ana, 0), "take design system")
+	applied := section(a.Text, "Your moves were played.")
+	if len(applied) != 1 || !strings.Contains(applied[0], "Design System") {
+		t.Fatalf("the moves played: %q, want the take:\n%s", applied, a.Text)
+	}
+	for _, said := range []string{"You took Design System", "You look at", "take Design System."} {
+		if strings.Contains(a.Text, said) {
+			t.Errorf("the answer says the take again (%q):\n%s", said, a.Text)
+		}
+	}
+}
