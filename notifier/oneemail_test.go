@@ -218,6 +218,7 @@ func TestNoTurnEmailWhileTheBoardIsOpen(t *testing.T) {
 		}
 		time.Sleep(500 * time.Millisecond)
 		var while, after int
+		var whileIDs []string // named when the test fails, to tell which change
 		for _, m := range e.sink.messages() {
 			id := parseMail(t, m.Data).Header.Get("Message-Id")
 			if !strings.Contains(id, ".your_turn.") && !strings.Contains(id, ".prompt_waiting.") {
@@ -228,12 +229,13 @@ func TestNoTurnEmailWhileTheBoardIsOpen(t *testing.T) {
 			case v <= 3: // the lobby's, before the boards opened
 			case v <= 3+20: // the moves made with the boards open
 				while++
+				whileIDs = append(whileIDs, id)
 			default:
 				after++
 			}
 		}
 		if while != 0 || after == 0 {
-			t.Fatalf("%d turn emails while the boards were open (want 0), %d after (want some)", while, after)
+			t.Fatalf("%d turn emails while the boards were open (want 0: %q), %d after (want some)", while, whileIDs, after)
 		}
 	})
 }
