@@ -44,19 +44,8 @@ func TestNews(t *testing.T) {
 		{"nothing new", 0, "players:\n  - {name: ana, hand: [t-wrench]}\n  - {name: ben}\nsteps:\n  - {do: play_tool, card: t-wrench}\n", nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			res, err := RunScenario([]byte(sentenceCards + tc.doc))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if res.Failed() {
-				t.Fatal(res.Failures)
-			}
-			var events []Event
-			for _, e := range res.Events {
-				if e.Step > 0 {
-					events = append(events, e.Event)
-				}
-			}
+			res := scenarioRun(t, sentenceCards+tc.doc)
+			events := stepEvents(res)
 			if got := News(res.State, tc.seat, events); !slices.Equal(got, tc.want) {
 				t.Errorf("news for seat %d:\n%s\nwant:\n%s", tc.seat, strings.Join(got, "\n"), strings.Join(tc.want, "\n"))
 			}
@@ -272,20 +261,10 @@ func TestChosenAnswerIsNotNews(t *testing.T) {
 		{"the bin, answered", "players:\n  - {name: ana, hand: [t-undo], bin: [t-wrench, t-drill]}\n  - {name: ben}\nsteps:\n  - {do: play_hack, card: t-undo}\n  - {seat: 0, answer: t-drill}\n", KindRecovered, true, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			res, err := RunScenario([]byte(sentenceCards + tc.doc))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if res.Failed() {
-				t.Fatal(res.Failures)
-			}
-			var events []Event
+			res := scenarioRun(t, sentenceCards+tc.doc)
+			events := stepEvents(res)
 			found := 0
-			for _, e := range res.Events {
-				if e.Step == 0 {
-					continue
-				}
-				events = append(events, e.Event)
+			for _, e := range events {
 				if e.Kind != tc.kind {
 					continue
 				}

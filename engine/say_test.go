@@ -10,6 +10,12 @@ import (
 // scenarioState sets up a position written in the scenario format.
 func scenarioState(t *testing.T, doc string) *State {
 	t.Helper()
+	return scenarioRun(t, doc).State
+}
+
+// scenarioRun runs the scenario doc, which must pass.
+func scenarioRun(t *testing.T, doc string) *ScenarioResult {
+	t.Helper()
 	res, err := RunScenario([]byte(doc))
 	if err != nil {
 		t.Fatal(err)
@@ -17,7 +23,18 @@ func scenarioState(t *testing.T, doc string) *State {
 	if res.Failed() {
 		t.Fatal(res.Failures)
 	}
-	return res.State
+	return res
+}
+
+// stepEvents are the events of res's steps, after its setup.
+func stepEvents(res *ScenarioResult) []Event {
+	var events []Event
+	for _, e := range res.Events {
+		if e.Step > 0 {
+			events = append(events, e.Event)
+		}
+	}
+	return events
 }
 
 func moveTexts(s *State, seat int) []string {

@@ -220,13 +220,7 @@ func TestEventSentences(t *testing.T) {
 		}
 		covered[tc.kind] = true
 		t.Run(tc.name, func(t *testing.T) {
-			res, err := RunScenario([]byte(sentenceCards + tc.doc))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if res.Failed() {
-				t.Fatal(res.Failures)
-			}
+			res := scenarioRun(t, sentenceCards+tc.doc)
 			var seen []string
 			n := 0
 			for _, e := range res.Events {

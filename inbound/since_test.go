@@ -62,6 +62,14 @@ players:
 	}
 }
 
+// scrumPlanning is a game where Ana holds Scrum Planning, which asks her
+// which of her deck's top three cards to take.
+const scrumPlanning = `name: a Hack that asks
+players:
+  - {name: ana, hand: [scrum-planning, frontend-framework], deck: [rapid-prototype, design-system, data-lake, open-source-library]}
+  - {name: ben, hand: [frontend-framework]}
+`
+
 // TestAnswerAsksOnce: a reply plays Scrum Planning, which asks its author
 // which of the top three cards to take. The answer shows the question
 // under "Waiting for your answer", and not again under "Since you last
@@ -69,11 +77,7 @@ players:
 func TestAnswerAsksOnce(t *testing.T) {
 	e := newEnv(t, models.SQLite)
 	ana, ben := e.user("ana"), e.user("ben")
-	g := e.scenarioGame(t, `name: a Hack that asks
-players:
-  - {name: ana, hand: [scrum-planning, frontend-framework], deck: [rapid-prototype, design-system, data-lake, open-source-library]}
-  - {name: ben, hand: [frontend-framework]}
-`, ana, ben)
+	g := e.scenarioGame(t, scrumPlanning, ana, ben)
 	a := e.answered(t, ana, e.general(g.ID, ana, 0), "play scrum planning")
 	asked := section(a.Text, "Waiting for your answer:")
 	if len(asked) == 0 {
@@ -108,11 +112,7 @@ func section(text, heading string) []string {
 func TestAnswerSaysAChoiceOnce(t *testing.T) {
 	e := newEnv(t, models.SQLite)
 	ana, ben := e.user("ana"), e.user("ben")
-	g := e.scenarioGame(t, `name: a Hack that asks
-players:
-  - {name: ana, hand: [scrum-planning, frontend-framework], deck: [rapid-prototype, design-system, data-lake, open-source-library]}
-  - {name: ben, hand: [frontend-framework]}
-`, ana, ben)
+	g := e.scenarioGame(t, scrumPlanning, ana, ben)
 	e.answered(t, ana, e.general(g.ID, ana, 0), "play scrum planning")
 	a := e.answered(t, ana, e.general(g.ID, ana, 0), "take design system")
 	applied := section(a.Text, "Your moves were played.")
