@@ -104,9 +104,22 @@ func lineCount(moves []Move) int {
 // number, and why. It is not a rule of the game: an action it lets through
 // is still checked by Apply.
 type LineError struct {
-	N      int // the number at fault; 0 when the choice as a whole is wrong
-	Reason string
+	N       int // the number at fault; 0 when the choice as a whole is wrong
+	Problem LineProblem
+	Reason  string
 }
+
+// LineProblem is what is wrong with a choice of numbered lines, for a
+// caller that words it its own way.
+type LineProblem int
+
+const (
+	LineNoneChosen LineProblem = iota // no number given
+	LineMissing                       // N is not a line of the list
+	LineTwice                         // N is given twice
+	LineOneAnswer                     // N answers again a question that takes one answer
+	LineApart                         // N is an option of a question whose other options came before another line
+)
 
 func (e *LineError) Error() string {
 	if e.N == 0 {
@@ -124,25 +137,25 @@ func (e *LineError) Error() string {
 // with a *LineError. How many options a prompt takes is Apply's to check.
 func Choose(lines []Line, numbers []int) ([]Action, error) {
 	if len(numbers) == 0 {
-		return nil, &LineError{Reason: "no line chosen"}
+		return nil, &LineError{Problem: LineNoneChosen, Reason: "no line chosen"}
 	}
 	var out []Action
 	open := -1 // the index in out of the answer whose options are being gathered
 	for i, n := range numbers {
 		if n < 1 || n > len(lines) {
-			return nil, &LineError{N: n, Reason: fmt.Sprintf("there is no line %d (the list has %d)", n, len(lines))}
+			return nil, &LineError{N: n, Problem: LineMissing, Reason: fmt.Sprintf("there is no line %d (the list has %d)", n, len(lines))}
 		}
 		if slices.Contains(numbers[:i], n) {
-			return nil, &LineError{N: n, Reason: "chosen twice"}
+			return nil, &LineError{N: n, Problem: LineTwice, Reason: "chosen twice"}
 		}
 		l := lines[n-1]
 		gathering := open >= 0 && l.Prompt != "" && out[open].Prompt == l.Prompt
 		answered := l.Prompt != "" && slices.ContainsFunc(out, func(a Action) bool { return a.Prompt == l.Prompt })
 		switch {
 		case answered && l.Whole():
-			return nil, &LineError{N: n, Reason: "that question takes one answer"}
+			return nil, &LineError{N: n, Problem: LineOneAnswer, Reason: "that question takes one answer"}
 		case answered && !gathering:
-			return nil, &LineError{N: n, Reason: "give the options of one question together"}
+			return nil, &LineError{N: n, Problem: LineApart, Reason: "give the options of one question together"}
 		case l.Whole():
 			open = -1
 			out = append(out, l.Action)

@@ -230,7 +230,7 @@ func testRefusals(t *testing.T, d models.Dialect) {
 			return m
 		}, u.Email, toOwner, "mail loop", u},
 		{"a line that is no command", func() replyMsg { return replyTo(u, em, "Please place my best card") }, u.Email, toOwner, "no line", u},
-		{"a number the list lacks", func() replyMsg { return replyTo(u, em, "99") }, u.Email, toOwner, "there is no line 99", u},
+		{"a number the list lacks", func() replyMsg { return replyTo(u, em, "99") }, u.Email, toOwner, "the list you answered has no move 99", u},
 		{"a list numbered otherwise since", func() replyMsg {
 			m := replyTo(u, em, "1")
 			m.To = mod(func(c *notifier.Reply) { c.Lines = map[bool]uint32{true: 2, false: 1}[c.Lines == 1] })
@@ -578,7 +578,7 @@ func TestInboundDoors(t *testing.T) {
 		t.Fatalf("form: %d %s", resp.StatusCode, b)
 	}
 	e.settle()
-	if a := e.answerTo(messageIDOf(raw)); a == nil || !strings.Contains(a.Text, "there is no line 99") {
+	if a := e.answerTo(messageIDOf(raw)); a == nil || !strings.Contains(a.Text, "the list you answered has no move 99") {
 		t.Fatalf("answer %+v", a)
 	}
 	big := replyTo(u, em, "1"+strings.Repeat("\nx", 200<<10)).raw()

@@ -282,11 +282,13 @@ func (r *resolver) numbers(cmds []Command) (int, error) {
 	acts, err := engine.Choose(r.lines, nums)
 	if err != nil {
 		at := cmds[0]
+		reason := err.Error()
 		var le *engine.LineError
 		if errors.As(err, &le) && le.N != 0 {
 			at = cmds[slices.Index(nums, le.N)]
+			reason = r.lineWords(le, nums)
 		}
-		return 0, &CommandError{Step: r.step(), Command: at.Text, Line: at.Line, Reason: err.Error()}
+		return 0, &CommandError{Step: r.step(), Command: at.Text, Line: at.Line, Reason: reason}
 	}
 	// Which numbers made each action, as Choose gathers them.
 	i := 0
@@ -374,6 +376,39 @@ func (r *resolver) howMany(act engine.Action) string {
 	}
 	return fmt.Sprintf(`the question "%s" takes %s options, given together on one line (as "2 5"), and this gives %d`,
 		strings.TrimSuffix(p.Text, "."), want, got)
+}
+
+// lineWords words le, the refusal of the numbers nums of the email's list,
+// for a person: the engine's words name "line 2", which in a reply reads
+// as a line of the reply, and not the question at fault. Options of one
+// question split by another move keep the engine's words: no position
+// the table knows opens two questions to one seat at once.
+func (r *resolver) lineWords(le *engine.LineError, nums []int) string {
+	n := le.N
+	switch le.Problem {
+	case engine.LineMissing:
+		return fmt.Sprintf("the list you answered has no move %d (it numbers %d)", n, len(r.lines))
+	case engine.LineTwice:
+		return fmt.Sprintf("%d is given twice", n)
+	case engine.LineOneAnswer:
+		prompt := r.lines[n-1].Prompt
+		i := slices.IndexFunc(r.c.Prompts, func(p engine.Prompt) bool { return p.ID == prompt })
+		if i < 0 {
+			break
+		}
+		var before []string // the numbers before n that answer the same question
+		for _, m := range nums {
+			if m == n {
+				break
+			}
+			if r.lines[m-1].Prompt == prompt {
+				before = append(before, strconv.Itoa(m))
+			}
+		}
+		return fmt.Sprintf(`%s and %d both answer the question "%s", which takes one answer: give one of them`,
+			strings.Join(before, ", "), n, strings.TrimSuffix(r.c.Prompts[i].Text, "."))
+	}
+	return le.Error()
 }
 
 // waitOut takes the game on to where the seat acts again, or to its end:
