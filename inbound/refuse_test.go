@@ -303,6 +303,9 @@ func testRefusals(t *testing.T, d models.Dialect) {
 					if !strings.Contains(a.Text, "Nothing") && !strings.Contains(a.Text, "nothing") {
 						t.Fatal("the answer does not say that nothing was played")
 					}
+					if n := strings.Count(a.Text, "Nothing was played."); n != 1 {
+						t.Fatalf("the answer says \"Nothing was played.\" %d times, want once:\n%s", n, a.Text)
+					}
 				}
 			})
 		}

@@ -839,10 +839,16 @@ func (a *answer) appliedBefore(ctx context.Context, texts []string) (Result, err
 // as it is now with the recipient's fresh lines and reply address. line
 // is the reply's line at fault ("" for none).
 func (a *answer) refuse(ctx context.Context, reason, line string) (Result, error) {
+	shown := reason
+	if len(a.data.Said) == 0 {
+		// The answer's headline says it (notifier.Headline): once is enough.
+		shown = strings.TrimSuffix(shown, " Nothing was played.")
+	}
 	if len(a.says) > 0 && len(a.data.Said) == 0 {
 		reason += " Your message was not posted either."
+		shown += " Your message was not posted either."
 	}
-	a.data.Refused, a.data.Line = reason, line
+	a.data.Refused, a.data.Line = shown, line
 	version, err := a.current(ctx)
 	if err != nil {
 		return Result{}, err
