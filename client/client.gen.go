@@ -1341,19 +1341,21 @@ type DeliveryList struct {
 
 // Event Something that happened, as the reader may see it (private events of other seats appear as their public twin or not at all).
 type Event struct {
-	Card   *string   `json:"card,omitempty"`
-	Cards  *[]string `json:"cards,omitempty"`
-	Inst   *string   `json:"inst,omitempty"`
-	Insts  *[]string `json:"insts,omitempty"`
-	Kind   string    `json:"kind"`
-	N      *int      `json:"n,omitempty"`
-	On     *string   `json:"on,omitempty"`
-	Prompt *string   `json:"prompt,omitempty"`
-	Scores *[]int    `json:"scores,omitempty"`
-	Seat   int       `json:"seat"`
-	Seats  *[]int    `json:"seats,omitempty"`
-	Target *int      `json:"target,omitempty"`
-	Text   string    `json:"text"`
+	Card  *string   `json:"card,omitempty"`
+	Cards *[]string `json:"cards,omitempty"`
+	Inst  *string   `json:"inst,omitempty"`
+	Insts *[]string `json:"insts,omitempty"`
+	Kind  string    `json:"kind"`
+	N     *int      `json:"n,omitempty"`
+	On    *string   `json:"on,omitempty"`
+
+	// Prompt The prompt a prompt event asks and an answered event answers; on the reader's own discarded, looked or recovered event, the question whose answer the reader chose (absent when the cards went without a choice of theirs: at random, all there were, or by a default answer at a timeout).
+	Prompt *string `json:"prompt,omitempty"`
+	Scores *[]int  `json:"scores,omitempty"`
+	Seat   int     `json:"seat"`
+	Seats  *[]int  `json:"seats,omitempty"`
+	Target *int    `json:"target,omitempty"`
+	Text   string  `json:"text"`
 }
 
 // EventList defines model for EventList.
