@@ -356,6 +356,17 @@ func (v *View) answerText(a Action) string {
 			texts[i] = id
 		}
 	}
+	// Options that open with one verb say it once: "Discard Data Lake and
+	// Doodle", not "Discard Data Lake and Discard Doodle".
+	if verb, _, ok := strings.Cut(texts[0], " "); ok && len(texts) > 1 {
+		rest := make([]string, len(texts)-1)
+		for i, t := range texts[1:] {
+			if rest[i], ok = strings.CutPrefix(t, verb+" "); !ok {
+				return joinAnd(texts)
+			}
+		}
+		texts = append(texts[:1], rest...)
+	}
 	return joinAnd(texts)
 }
 

@@ -199,13 +199,18 @@ steps: [{do: play_hack, card: crunch-time}]
 			if m.Min != p.Min || m.Max != p.Max || !slices.Equal(m.Options, p.Options) {
 				t.Errorf("move %+v does not describe prompt %+v", m, p)
 			}
-			// An answer's text names what it chooses.
+			// An answer's text names what it chooses, with the verb the
+			// options share said once ("Take A and B").
 			answer := Action{Type: ActAnswer, Prompt: p.ID, Choices: p.Default()}
 			want := "Choose none"
 			if len(answer.Choices) > 0 {
 				var texts []string
-				for _, id := range answer.Choices {
-					texts = append(texts, p.optionText(id))
+				for i, id := range answer.Choices {
+					text := p.optionText(id)
+					if i > 0 {
+						text = strings.TrimPrefix(text, strings.Fields(texts[0])[0]+" ")
+					}
+					texts = append(texts, text)
 				}
 				want = joinAnd(texts)
 			}

@@ -169,11 +169,11 @@ var Cases = []Case{
 	// A question of several options: the options go together, by their
 	// numbers or by their words, and the plan goes on past it.
 	{Name: "options of a question by their numbers", At: Question, Text: "discard 1 3",
-		Played: []string{"Discard Data Lake (TECH 0, SCI 2) and Discard Doodle (Junior)"}},
+		Played: []string{"Discard Data Lake (TECH 0, SCI 2) and Doodle (Junior)"}},
 	{Name: "options of a question by their words, in the order written", At: Question, Text: "discard doodle, discard data lake",
-		Played: []string{"Discard Doodle (Junior) and Discard Data Lake (TECH 0, SCI 2)"}},
+		Played: []string{"Discard Doodle (Junior) and Data Lake (TECH 0, SCI 2)"}},
 	{Name: "the answer, then the window it lets open", At: Question, Text: "1 3\npass",
-		Played: []string{"Discard Data Lake (TECH 0, SCI 2) and Discard Doodle (Junior)", "Pass"}},
+		Played: []string{"Discard Data Lake (TECH 0, SCI 2) and Doodle (Junior)", "Pass"}},
 	// engine.Choose refuses options of one question split by another line;
 	// no seat has another line beside a question of several options, so
 	// here the three numbers are three options of a question that takes 2.
@@ -187,7 +187,7 @@ var Cases = []Case{
 		Played: []string{"Set your standing interrupt answers: play Scope Creep when claim; play Hiring Freeze when place"}},
 	{Name: "a standing play that answers the window the plan opens", At: Question, Text: "hiring freeze when place\n1 3",
 		Played: []string{"Set your standing interrupt answers: play Scope Creep when claim; play Hiring Freeze when place",
-			"Discard Data Lake (TECH 0, SCI 2) and Discard Doodle (Junior)"}},
+			"Discard Data Lake (TECH 0, SCI 2) and Doodle (Junior)"}},
 
 	// An interrupt window.
 	{Name: "a pass in capitals", At: Window, Text: "PASS", Played: []string{"Pass"}},
