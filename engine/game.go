@@ -46,6 +46,9 @@ type Task struct {
 	chosen string
 }
 
+// forget drops the answer t has used: its choices, and whose they were.
+func (t *Task) forget() { t.Answer, t.Answered, t.chosen = nil, false, "" }
+
 // Proposal is an event proposed but not yet happened.
 type Proposal struct {
 	Kind       EventKind `json:"kind"`

@@ -17,7 +17,8 @@ func (g *game) stepOps(i int) {
 	if g.op(t, t.Ops[t.I]) {
 		t = &s.Stack[i]
 		t.I++
-		t.Who, t.Resolved, t.Answer, t.Answered, t.Held, t.chosen = nil, false, nil, false, nil, ""
+		t.Who, t.Resolved, t.Held = nil, false, nil
+		t.forget()
 	}
 }
 
@@ -50,7 +51,8 @@ func (g *game) targets(t *Task, op Op) bool {
 		switch {
 		case t.Answered:
 			seat, _ := strconv.Atoi(t.Answer[0])
-			t.Who, t.Answer, t.Answered, t.chosen = []int{seat}, nil, false, ""
+			t.Who = []int{seat}
+			t.forget()
 		case len(opps) <= 1:
 			t.Who = opps
 		default:
@@ -99,7 +101,7 @@ func (g *game) op(t *Task, op Op) bool {
 			switch {
 			case t.Answered:
 				g.discard(seat, t.Answer, false, t.chosen)
-				t.Answer, t.Answered, t.chosen = nil, false, ""
+				t.forget()
 			case len(hand) <= n:
 				_, ids := split(hand)
 				g.discard(seat, ids, false, "")
@@ -344,7 +346,7 @@ func (g *game) removeFromLab(t *Task, op Op) bool {
 			if t.Answered {
 				id = t.Answer[0]
 			}
-			t.Answer, t.Answered, t.chosen = nil, false, ""
+			t.forget()
 			c, _ := remove(&s.Players[seat].Lab, id)
 			kind, where := KindBounce, "hand"
 			if op.Verb == VBounce {

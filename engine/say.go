@@ -358,14 +358,11 @@ func (v *View) answerText(a Action) string {
 	}
 	// Options that open with one verb say it once: "Discard Data Lake and
 	// Doodle", not "Discard Data Lake and Discard Doodle".
-	if verb, _, ok := strings.Cut(texts[0], " "); ok && len(texts) > 1 {
-		rest := make([]string, len(texts)-1)
-		for i, t := range texts[1:] {
-			if rest[i], ok = strings.CutPrefix(t, verb+" "); !ok {
-				return joinAnd(texts)
-			}
+	verb, _, ok := strings.Cut(texts[0], " ")
+	if ok && !slices.ContainsFunc(texts[1:], func(t string) bool { return !strings.HasPrefix(t, verb+" ") }) {
+		for i := 1; i < len(texts); i++ {
+			texts[i] = strings.TrimPrefix(texts[i], verb+" ")
 		}
-		texts = append(texts[:1], rest...)
 	}
 	return joinAnd(texts)
 }
