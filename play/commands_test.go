@@ -14,12 +14,12 @@ import (
 // position is the table's game.
 func position(t testing.TB) *engine.State { return positionAt(t, commandtest.Position) }
 
-// positionAt is a scenario of the table, set up.
+// positionAt is a scenario (of the table, or a test's own), set up.
 func positionAt(t testing.TB, scenario string) *engine.State {
 	t.Helper()
 	res, err := engine.RunScenario([]byte(scenario))
 	if err != nil || res.Failed() {
-		t.Fatalf("the table's position: %v %v", err, res)
+		t.Fatalf("the position: %v %v", err, res)
 	}
 	return res.State
 }
@@ -97,18 +97,15 @@ func TestRefusalListsTheStepsMoves(t *testing.T) {
 	}
 	// A card drawn in the plan is not named: the deck's top card is Data
 	// Lake, which a plan that draws must not reveal.
-	res, err := engine.RunScenario([]byte(`
+	st = positionAt(t, `
 players:
   - {name: Ana, hand: [growth-hacking-script, rapid-prototype], lab: [glitchy-junior], deck: [data-lake, proof-of-concept]}
   - {name: Ben}
 market: [landing-page]
 challenge_deck: [spam-filter]
-`))
-	if err != nil {
-		t.Fatal(err)
-	}
+`)
 	for _, text := range []string{"play growth hacking\nplay data lake", "play growth hacking\nplay proof"} {
-		_, _, err = resolve(res.State, text)
+		_, _, err = resolve(st, text)
 		if !errors.As(err, &ce) || ce.Step != 2 || !strings.Contains(ce.Reason, "no move at this step reads") {
 			t.Fatalf("%q: %#v", text, err)
 		}
@@ -126,21 +123,18 @@ challenge_deck: [spam-filter]
 // their own. No card of the three is named.
 func TestRefusalAtAQuestionNotSeen(t *testing.T) {
 	t.Parallel()
-	res, err := engine.RunScenario([]byte(`
+	st := positionAt(t, `
 players:
   - {name: Ana, hand: [scrum-planning, glitchy-junior], deck: [data-lake, proof-of-concept, growth-hacking-script, rapid-prototype]}
   - {name: Ben}
 market: [landing-page]
 challenge_deck: [spam-filter]
-`))
-	if err != nil {
-		t.Fatal(err)
-	}
+`)
 	for _, tc := range []struct{ text, before string }{
 		{"play scrum\nend", "send step 1 on its own"},
 		{"place glitchy\nplay scrum\nplay rapid", "send steps 1 to 2 on their own"},
 	} {
-		_, _, err := resolve(res.State, tc.text)
+		_, _, err := resolve(st, tc.text)
 		var ce *play.CommandError
 		if !errors.As(err, &ce) || ce.Step != strings.Count(tc.text, "\n")+1 {
 			t.Fatalf("%q: %#v", tc.text, err)
@@ -162,24 +156,21 @@ challenge_deck: [spam-filter]
 // if Ben passes, and the play path's batch holds them until he answers.
 func TestPlanThroughAWindow(t *testing.T) {
 	t.Parallel()
-	res, err := engine.RunScenario([]byte(`
+	st := positionAt(t, `
 players:
   - {name: Ana, hand: [glitchy-junior, rapid-prototype, open-source-library, frontend-framework]}
   - {name: Ben, hand: [hiring-freeze]}
 market: [landing-page]
 challenge_deck: [spam-filter]
-`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, plan, err := resolve(res.State, "place glitchy\nplay front\nplay rapid\nplay open\nclaim landing page\nend")
+`)
+	_, plan, err := resolve(st, "place glitchy\nplay front\nplay rapid\nplay open\nclaim landing page\nend")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(plan.Actions) != 6 {
 		t.Fatalf("%q", plan.Texts)
 	}
-	next, events, _, err := engine.ApplyBatch(res.State, 0, plan.Actions)
+	next, events, _, err := engine.ApplyBatch(st, 0, plan.Actions)
 	if err != nil || next.Queue == nil || len(next.Queue.Actions) != 5 || !slices.ContainsFunc(events, func(e engine.Event) bool { return e.Kind == "queued" }) {
 		t.Fatalf("the batch: %v, queue %+v", err, next.Queue)
 	}
