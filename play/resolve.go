@@ -119,8 +119,8 @@ func (u unseen) words(step int) []string {
 		if step > 2 {
 			before = fmt.Sprintf("steps 1 to %d on their own", step-1)
 		}
-		out = append(out, fmt.Sprintf(`answer "%s" once you see its options: %s not shown to you yet, so send %s and the answer shows them`,
-			strings.TrimSuffix(a.text, "."), what, before))
+		out = append(out, fmt.Sprintf(`answer %s once you see its options: %s not shown to you yet, so send %s and the answer shows them`,
+			quoted(a.text), what, before))
 	}
 	if u.hand > 0 {
 		what := "the card"
@@ -362,11 +362,11 @@ func (r *resolver) howMany(act engine.Action) string {
 	if act.Type != engine.ActAnswer {
 		return ""
 	}
-	i := slices.IndexFunc(r.c.Prompts, func(p engine.Prompt) bool { return p.ID == act.Prompt && p.Seat == r.seat })
-	if i < 0 {
+	p := r.prompt(act.Prompt)
+	if p == nil || p.Seat != r.seat {
 		return ""
 	}
-	p, got := r.c.Prompts[i], len(act.Choices)
+	got := len(act.Choices)
 	if got >= p.Min && got <= p.Max {
 		return ""
 	}
@@ -374,9 +374,21 @@ func (r *resolver) howMany(act engine.Action) string {
 	if p.Max != p.Min {
 		want = fmt.Sprintf("%d to %d", p.Min, p.Max)
 	}
-	return fmt.Sprintf(`the question "%s" takes %s options, given together on one line (as "2 5"), and this gives %d`,
-		strings.TrimSuffix(p.Text, "."), want, got)
+	return fmt.Sprintf(`the question %s takes %s options, given together on one line (as "2 5"), and this gives %d`,
+		quoted(p.Text), want, got)
 }
+
+// prompt is the open prompt with this id, nil if none is.
+func (r *resolver) prompt(id string) *engine.Prompt {
+	if i := slices.IndexFunc(r.c.Prompts, func(p engine.Prompt) bool { return p.ID == id }); i >= 0 {
+		return &r.c.Prompts[i]
+	}
+	return nil
+}
+
+// quoted is a question's text as a refusal quotes it: in double quotes,
+// without its full stop.
+func quoted(question string) string { return `"` + strings.TrimSuffix(question, ".") + `"` }
 
 // lineWords words le, the refusal of the numbers nums of the email's list,
 // for a person: the engine's words name "line 2", which in a reply reads
@@ -392,8 +404,8 @@ func (r *resolver) lineWords(le *engine.LineError, nums []int) string {
 		return fmt.Sprintf("%d is given twice", n)
 	case engine.LineOneAnswer:
 		prompt := r.lines[n-1].Prompt
-		i := slices.IndexFunc(r.c.Prompts, func(p engine.Prompt) bool { return p.ID == prompt })
-		if i < 0 {
+		p := r.prompt(prompt)
+		if p == nil {
 			break
 		}
 		var before []string // the numbers before n that answer the same question
@@ -405,8 +417,8 @@ func (r *resolver) lineWords(le *engine.LineError, nums []int) string {
 				before = append(before, strconv.Itoa(m))
 			}
 		}
-		return fmt.Sprintf(`%s and %d both answer the question "%s", which takes one answer: give one of them`,
-			strings.Join(before, ", "), n, strings.TrimSuffix(r.c.Prompts[i].Text, "."))
+		return fmt.Sprintf(`%s and %d both answer the question %s, which takes one answer: give one of them`,
+			strings.Join(before, ", "), n, quoted(p.Text))
 	}
 	return le.Error()
 }
