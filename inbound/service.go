@@ -550,7 +550,7 @@ func (a *answer) play(ctx context.Context) (Result, error) {
 		if batch.Index < len(texts) {
 			what = " (" + texts[batch.Index] + ")"
 		}
-		return a.refuse(ctx, fmt.Sprintf("Move %d of your reply%s is not allowed: %s. Nothing was played.", batch.Index+1, what, reason), "")
+		return a.refuseMoves(ctx, fmt.Sprintf("Move %d of your reply%s is not allowed: %s", batch.Index+1, what, reason), "")
 	}
 	if text, ok := RefusalAnswer(err, r.GameID, "nothing was played"); ok {
 		return a.refuse(ctx, text, "")
@@ -582,7 +582,7 @@ func (a *answer) refuseCommands(ctx context.Context, ce *play.CommandError) (Res
 		reason = fmt.Sprintf("At step %d of your reply: %s", ce.Step, ce.Reason)
 	}
 	a.data.Moves = ce.Moves
-	return a.refuse(ctx, strings.TrimSuffix(reason, ".")+". Nothing was played.", ce.Command)
+	return a.refuseMoves(ctx, reason, ce.Command)
 }
 
 // info answers a reply that asks only for help or the board, or that
@@ -839,11 +839,25 @@ func (a *answer) appliedBefore(ctx context.Context, texts []string) (Result, err
 // as it is now with the recipient's fresh lines and reply address. line
 // is the reply's line at fault ("" for none).
 func (a *answer) refuse(ctx context.Context, reason, line string) (Result, error) {
-	shown := reason
-	if len(a.data.Said) == 0 {
-		// The answer's headline says it (notifier.Headline): once is enough.
-		shown = strings.TrimSuffix(shown, " Nothing was played.")
+	return a.refuseAs(ctx, reason, reason, line)
+}
+
+// refuseMoves is refuse for a reply whose moves were refused, for why:
+// the reason logged and returned says "Nothing was played." after it;
+// the answer's headline says so (notifier.Headline) unless a message of
+// the reply was posted.
+func (a *answer) refuseMoves(ctx context.Context, why, line string) (Result, error) {
+	shown := strings.TrimSuffix(why, ".") + "."
+	reason := shown + " Nothing was played."
+	if len(a.data.Said) > 0 {
+		shown = reason
 	}
+	return a.refuseAs(ctx, shown, reason, line)
+}
+
+// refuseAs is refuse with the words the answer shows apart from the
+// reason logged and returned.
+func (a *answer) refuseAs(ctx context.Context, shown, reason, line string) (Result, error) {
 	if len(a.says) > 0 && len(a.data.Said) == 0 {
 		reason += " Your message was not posted either."
 		shown += " Your message was not posted either."
