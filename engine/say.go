@@ -350,14 +350,23 @@ func (v *View) answerText(a Action) string {
 	if len(a.Choices) == 0 {
 		return "Choose none"
 	}
-	texts := make([]string, len(a.Choices))
-	for i, id := range a.Choices {
+	return p.ChoiceText(a.Choices)
+}
+
+// ChoiceText words the options ids of p as one answer, in their order:
+// options that open with one verb say it once ("Discard Data Lake and
+// Doodle", not "Discard Data Lake and Discard Doodle"). An id p lacks
+// stands as itself; no ids word as "".
+func (p *Prompt) ChoiceText(ids []string) string {
+	if len(ids) == 0 {
+		return ""
+	}
+	texts := make([]string, len(ids))
+	for i, id := range ids {
 		if texts[i] = p.optionText(id); texts[i] == "" {
 			texts[i] = id
 		}
 	}
-	// Options that open with one verb say it once: "Discard Data Lake and
-	// Doodle", not "Discard Data Lake and Discard Doodle".
 	verb, _, ok := strings.Cut(texts[0], " ")
 	if ok && !slices.ContainsFunc(texts[1:], func(t string) bool { return !strings.HasPrefix(t, verb+" ") }) {
 		for i := 1; i < len(texts); i++ {

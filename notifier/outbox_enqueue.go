@@ -639,29 +639,21 @@ func Prompts(st *engine.State, ps []engine.Prompt, deadline time.Time) []Prompt 
 }
 
 // TimeoutWords says what a timeout answers to p for its seat
-// (engine.Prompt.Default): "you pass", "nothing is chosen", "the first
-// option is chosen: Keep Glitchy".
+// (engine.Prompt.Default), in the words of an answer: "you pass",
+// "nothing is chosen", "the first option is chosen: Keep Glitchy", "the
+// first 2 options are chosen: Discard Doodle and Glitchy".
 func TimeoutWords(p engine.Prompt) string {
 	if p.Kind == engine.PromptInterrupt {
 		return "you pass"
 	}
 	ids := p.Default()
-	var names []string
-	for _, id := range ids {
-		for _, o := range p.Options {
-			if o.ID == id {
-				names = append(names, o.Text)
-			}
-		}
-	}
-	switch len(names) {
+	switch len(ids) {
 	case 0:
 		return "nothing is chosen"
 	case 1:
-		return "the first option is chosen: " + names[0]
+		return "the first option is chosen: " + p.ChoiceText(ids)
 	}
-	return "the first " + strconv.Itoa(len(names)) + " options are chosen: " + strings.Join(names[:len(names)-1], ", ") +
-		" and " + names[len(names)-1]
+	return "the first " + strconv.Itoa(len(ids)) + " options are chosen: " + p.ChoiceText(ids)
 }
 
 // eventTexts returns the texts of events as seat may see them.
