@@ -307,8 +307,10 @@ func (s *Service) key(name string) []byte {
 }
 
 // mayRefuse takes a refusal answer to the reply r from the sender from,
-// and reports whether one is left, for the decision and for the sender.
-func (s *Service) mayRefuse(ctx context.Context, r notifier.Reply, from string) (bool, error) {
+// and reports whether one is left, for the decision and for the sender;
+// when this answer is the last one the limits allow for now, until is when
+// the next could be taken (zero: more are left).
+func (s *Service) mayRefuse(ctx context.Context, r notifier.Reply, from string) (ok bool, until time.Time, err error) {
 	now := s.now()
 	decision := fmt.Sprintf("inbound refusals of game %d seat %d user %d version %d", r.GameID, r.Seat, r.UserID, r.Version)
 	for _, b := range []struct {
@@ -317,10 +319,17 @@ func (s *Service) mayRefuse(ctx context.Context, r notifier.Reply, from string) 
 	}{{s.key(decision), s.cfg.Refusals}, {s.key("inbound refusals to " + strings.ToLower(from)), s.cfg.RefusalsPerSender}} {
 		rs, err := s.cfg.Play.Store().TakeRate(ctx, b.key, b.limit, now)
 		if err != nil || rs.Wait > 0 {
-			return false, err
+			return false, time.Time{}, err
+		}
+		if rs.Left == 0 {
+			// The next attempt fits once the bucket is Burst-1 from full.
+			next := now.Add(rs.Full - time.Duration(max(b.limit.Burst, 1)-1)*b.limit.Every)
+			if next.After(until) {
+				until = next
+			}
 		}
 	}
-	return true, nil
+	return true, until, nil
 }
 
 // checkDKIM verifies the message's DKIM signatures when it carries any,
@@ -867,9 +876,11 @@ func (a *answer) refuseAs(ctx context.Context, shown, reason, line string) (Resu
 	if err != nil {
 		return Result{}, err
 	}
-	if ok, err := a.s.mayRefuse(ctx, a.reply, a.user.Email); err != nil {
+	ok, until, err := a.s.mayRefuse(ctx, a.reply, a.user.Email)
+	if err != nil {
 		return Result{}, err
-	} else if !ok {
+	}
+	if !ok {
 		// Most likely an auto-responder without auto-reply headers, which
 		// would answer the answer: silence ends the exchange.
 		a.log.Warn("inbound: reply refused and not answered: too many refusals for this decision or sender", "reason", reason)
@@ -879,6 +890,7 @@ func (a *answer) refuseAs(ctx context.Context, shown, reason, line string) (Resu
 		}
 		return Result{Outcome: Refused, Reason: reason, GameID: a.reply.GameID, Version: version}, nil
 	}
+	a.data.QuietUntil = until
 	if err := a.write(ctx, Refused); err != nil {
 		return Result{}, err
 	}

@@ -157,14 +157,22 @@ func TestAutoResponderAnsweredAFewTimes(t *testing.T) {
 	if n := len(e.sink.to(u.Email)); n == 0 {
 		t.Fatal("no email at all")
 	}
-	refusals := 0
+	// The last answer each limit allows says so, and until when: the
+	// decision's third and the sender's fifth.
+	refusals, warned := 0, 0
 	for _, m := range e.sink.to(u.Email) {
 		if strings.Contains(m.Text, "\nNothing was played.\n") {
 			refusals++
 		}
+		if strings.Contains(m.Text, "To keep mail loops away, a reply refused before ") {
+			warned++
+			if !strings.Contains(strings.Join(strings.Fields(m.Text), " "), " will get no answer; the game's page always shows your moves.") {
+				t.Errorf("the warning of the last answer:\n%s", m.Text)
+			}
+		}
 	}
-	if refusals != 5 {
-		t.Fatalf("%d refusal emails sent, want 5", refusals)
+	if refusals != 5 || warned != 2 {
+		t.Fatalf("%d refusal emails sent, want 5; %d say the next gets no answer, want 2", refusals, warned)
 	}
 	if v := e.version(id); v != before {
 		t.Fatalf("the game moved from version %d to %d", before, v)

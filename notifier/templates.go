@@ -335,6 +335,10 @@ type ReplyAnswer struct {
 	// Moves are what the recipient could do at the step of the reply that
 	// was refused, in words; empty: not told.
 	Moves []string
+	// QuietUntil, on a refusal, is set when it is the last refused reply
+	// answered for now (the limits against mail loops): one refused
+	// before then gets no answer. Zero: more would be answered.
+	QuietUntil time.Time
 	// Skipped are the parts of the reply read as no command (a greeting,
 	// thanks, a mail app's line), skipped.
 	Skipped []string

@@ -3,6 +3,7 @@ package notifier
 import (
 	"encoding/json"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -387,5 +388,34 @@ func TestRenderHowToChoose(t *testing.T) {
 		if !strings.Contains(html, tc.wantHTML) || strings.Contains(html, tc.notHTMLish) {
 			t.Errorf("%s: the HTML should say %q and not %q:\n%s", tc.what, tc.wantHTML, tc.notHTMLish, html)
 		}
+	}
+}
+
+// TestRenderLastRefusalAnswered: the answer to a refused reply that is
+// the last the limits against mail loops allow says until when the next
+// gets none, in the text and the HTML; one with more left says nothing of
+// it.
+func TestRenderLastRefusalAnswered(t *testing.T) {
+	t.Parallel()
+	refused := ReplyAnswer{Common: common(), Refused: "No line of the email's list reads \"hello\".", Line: "hello"}
+	last := refused
+	last.QuietUntil = renderNow.Add(20 * time.Minute)
+	const words = "To keep mail loops away, a reply refused before Sun 29 Nov 2026, 21:20 UTC will get no answer; the game%s page always shows your moves."
+	_, text, html, err := Render(last)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "  > hello\nNo line of the email's list reads \"hello\".\n\n" + fmt.Sprintf(words, "'s") + "\n"; !strings.Contains(text, want) {
+		t.Errorf("text lacks %q:\n%s", want, text)
+	}
+	if want := "<p>" + fmt.Sprintf(words, "&#39;s") + "</p>"; !strings.Contains(html, want) {
+		t.Errorf("HTML lacks %q:\n%s", want, html)
+	}
+	_, text, html, err = Render(refused)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(text, "mail loops") || strings.Contains(html, "mail loops") {
+		t.Errorf("a refusal with more answers left speaks of the limit:\n%s", text)
 	}
 }
