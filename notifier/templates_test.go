@@ -187,7 +187,8 @@ func TestRenderYourTurnContent(t *testing.T) {
 		"It is your turn (turn 7)",
 		"Since you last played:\n  - Bob drew 2 cards.\n  - Cleo claimed Sort a Billion Rows (3 Big Data Points).\n",
 		"Your hand (2 cards):\n  * Data Lake\n      Tool · TECH 2 · SCI 1\n      When played: draw 1 card.\n  * Overfit Goblin\n",
-		"  1. Bob proposes to claim the challenge Sort a Billion Rows. Interrupt?\n     You may answer: pass | play Null Pointer (cancel the claim)\n     Answer by Mon 30 Nov 2026, 21:00 UTC. If you do not answer by then, you pass.\n",
+		// A bullet, not a number: the numbers of an email are its moves'.
+		"Waiting for your answer:\n  - Bob proposes to claim the challenge Sort a Billion Rows. Interrupt?\n    You may answer: pass | play Null Pointer (cancel the claim)\n    Answer by Mon 30 Nov 2026, 21:00 UTC. If you do not answer by then, you pass.\n",
 		"Deadline: answer by Wed 2 Dec 2026, 14:30 UTC (in 2 days 17 hours)\n",
 		"Open the game: https://dm.example/games/42\n",
 	} {
