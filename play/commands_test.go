@@ -151,6 +151,32 @@ challenge_deck: [spam-filter]
 	}
 }
 
+// TestRefusalWhenNothingWaits: Ana answers Ben's Hack with Red Tape,
+// which draws her a card, then writes "end" as if it were her turn. At
+// that step nothing waits for her, whatever the card: the refusal says
+// whose turn it is and lists no move, not even a move with the card she
+// has not seen.
+func TestRefusalWhenNothingWaits(t *testing.T) {
+	t.Parallel()
+	st := positionAt(t, `
+players:
+  - {name: Ana, hand: [red-tape], deck: [merge-conflict, data-lake]}
+  - {name: Ben, hand: [audit-season]}
+active: 1
+steps: [{do: play_hack, card: audit-season}]
+`)
+	for _, text := range []string{"play red tape\nend", "play red tape end"} {
+		_, _, err := resolve(st, text)
+		var ce *play.CommandError
+		if !errors.As(err, &ce) || ce.Step != 2 {
+			t.Fatalf("%q: %#v", text, err)
+		}
+		if ce.Reason != "nothing waits for you at this step: it is Ben's turn" || len(ce.Moves) != 0 {
+			t.Errorf("%q: %q, moves %q", text, ce.Reason, ce.Moves)
+		}
+	}
+}
+
 // TestPlanThroughAWindow: a place that Ben may answer with Hiring Freeze
 // opens a window in the middle of the plan; the words after it resolve as
 // if Ben passes, and the play path's batch holds them until he answers.

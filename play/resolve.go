@@ -472,9 +472,13 @@ func (r *resolver) stepLines() (lines []engine.Line, hidden unseen) {
 			hidden.asks = append(hidden.asks, ask{text: p.Text, n: n})
 		}
 	}
-	for _, c := range v.Hand {
-		if !r.known[c.ID] && !counted[c.ID] {
-			hidden.hand++
+	// Off its turn with no question, nothing waits for the seat whatever
+	// its cards are: the cards it has not seen hide no move.
+	if v.Active == r.seat || len(v.Prompts) > 0 {
+		for _, c := range v.Hand {
+			if !r.known[c.ID] && !counted[c.ID] {
+				hidden.hand++
+			}
 		}
 	}
 	for _, l := range all {
