@@ -140,13 +140,47 @@ challenge_deck: [spam-filter]
 			t.Fatalf("%q: %#v", tc.text, err)
 		}
 		if len(ce.Moves) != 1 || !strings.HasPrefix(ce.Moves[0], `answer "Scrum Planning: take one of the top 3 cards`) ||
-			!strings.Contains(ce.Moves[0], "its 3 cards are not shown to you yet") || !strings.Contains(ce.Moves[0], tc.before) {
+			!strings.Contains(ce.Moves[0], "its 3 options are cards not shown to you yet") || !strings.Contains(ce.Moves[0], tc.before) {
 			t.Errorf("%q: the moves at step %d: %q", tc.text, ce.Step, ce.Moves)
 		}
 		for _, name := range []string{"Data Lake", "Proof of Concept", "Growth Hacking", "Rapid Prototype", "(and any"} {
 			if slices.ContainsFunc(ce.Moves, func(m string) bool { return strings.Contains(m, name) }) {
 				t.Errorf("%q: the moves name %q: %q", tc.text, name, ce.Moves)
 			}
+		}
+	}
+}
+
+// TestRefusalAtAQuestionPartlySeen: Ana passes on Ben's Hack; Ben had
+// ended his turn along, so her turn begins and its draw puts her over the
+// hand limit. Her "end" is refused at that step: the moves list the
+// discards of the cards she knows and count the two she drew among the
+// question's options, in words that cannot be read as the two cards the
+// question discards.
+func TestRefusalAtAQuestionPartlySeen(t *testing.T) {
+	t.Parallel()
+	st := positionAt(t, `
+players:
+  - {name: Ana, hand: [red-tape, glitchy-junior, scrum-planning, cloud-credits, data-lake, open-source-library], deck: [merge-conflict, proof-of-concept, rapid-prototype]}
+  - {name: Ben, hand: [audit-season]}
+active: 1
+steps:
+  - batch:
+      - {do: play_hack, card: audit-season}
+      - {do: end_turn}
+`)
+	_, _, err := resolve(st, "pass\nend")
+	var ce *play.CommandError
+	if !errors.As(err, &ce) || ce.Step != 2 {
+		t.Fatalf("%#v", err)
+	}
+	if len(ce.Moves) != 7 || ce.Moves[0] != "Discard Red Tape" ||
+		ce.Moves[6] != `answer "Hand limit: discard 2 cards to keep 6" once you see all its options: 2 of its 8 options are cards not shown to you yet, so send step 1 on its own and the answer shows them` {
+		t.Errorf("the moves at step 2: %q", ce.Moves)
+	}
+	for _, name := range []string{"Merge Conflict", "Proof of Concept", "Rapid Prototype", "(and any"} {
+		if slices.ContainsFunc(ce.Moves, func(m string) bool { return strings.Contains(m, name) }) {
+			t.Errorf("the moves name %q: %q", name, ce.Moves)
 		}
 	}
 }

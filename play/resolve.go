@@ -96,11 +96,11 @@ type unseen struct {
 	asks []ask // questions whose options are such cards
 }
 
-// ask is a question of the seat's whose options hold n cards it has not
-// seen.
+// ask is a question of the seat's, of options in all, n of them cards it
+// has not seen.
 type ask struct {
-	text string
-	n    int
+	text       string
+	n, options int
 }
 
 func (u unseen) none() bool { return u.hand == 0 && len(u.asks) == 0 }
@@ -111,15 +111,24 @@ func (u unseen) none() bool { return u.hand == 0 && len(u.asks) == 0 }
 func (u unseen) words(step int) []string {
 	var out []string
 	for _, a := range u.asks {
-		what := "its card is"
-		if a.n > 1 {
-			what = fmt.Sprintf("its %d cards are", a.n)
+		// The options counted, not "its cards": "discard 3 cards" and "3
+		// cards not shown" would read as the same three.
+		var what string
+		switch {
+		case a.n == a.options && a.n == 1:
+			what = "its option is a card"
+		case a.n == a.options:
+			what = fmt.Sprintf("its %d options are cards", a.n)
+		case a.n == 1:
+			what = fmt.Sprintf("1 of its %d options is a card", a.options)
+		default:
+			what = fmt.Sprintf("%d of its %d options are cards", a.n, a.options)
 		}
 		before := "step 1 on its own"
 		if step > 2 {
 			before = fmt.Sprintf("steps 1 to %d on their own", step-1)
 		}
-		out = append(out, fmt.Sprintf(`answer %s once you see its options: %s not shown to you yet, so send %s and the answer shows them`,
+		out = append(out, fmt.Sprintf(`answer %s once you see all its options: %s not shown to you yet, so send %s and the answer shows them`,
 			quoted(a.text), what, before))
 	}
 	if u.hand > 0 {
@@ -469,7 +478,7 @@ func (r *resolver) stepLines() (lines []engine.Line, hidden unseen) {
 			}
 		}
 		if n > 0 {
-			hidden.asks = append(hidden.asks, ask{text: p.Text, n: n})
+			hidden.asks = append(hidden.asks, ask{text: p.Text, n: n, options: len(p.Options)})
 		}
 	}
 	// Off its turn with no question, nothing waits for the seat whatever
