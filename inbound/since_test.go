@@ -83,7 +83,7 @@ func TestAnswerAsksOnce(t *testing.T) {
 	if len(asked) == 0 {
 		t.Fatalf("the answer asks nothing:\n%s", a.Text)
 	}
-	question := strings.TrimPrefix(asked[0], "1. ")
+	question := strings.TrimPrefix(asked[0], "- ")
 	if n := strings.Count(a.Text, question); n != 1 {
 		t.Errorf("the answer shows the question %q %d times, want once:\n%s", question, n, a.Text)
 	}
@@ -123,5 +123,35 @@ func TestAnswerSaysAChoiceOnce(t *testing.T) {
 		if strings.Contains(a.Text, said) {
 			t.Errorf("the answer says the take again (%q):\n%s", said, a.Text)
 		}
+	}
+}
+
+// TestPassEndToAWindow: Ana answers Ben's Hack with "pass end", as the
+// email's example ("1 4 end") reads. Her pass is played and the "end",
+// with nothing of hers left to end, is skipped and said so: the window
+// closes at once rather than after another round trip.
+func TestPassEndToAWindow(t *testing.T) {
+	e := newEnv(t, models.SQLite)
+	ana, ben := e.user("ana"), e.user("ben")
+	g := e.scenarioGame(t, `name: a window
+players:
+  - {name: ana, hand: [red-tape], deck: [merge-conflict, data-lake]}
+  - {name: ben, hand: [audit-season, frontend-framework], deck: [rapid-prototype, design-system]}
+active: 1
+steps: [{do: play_hack, card: audit-season}]
+`, ana, ben)
+	before := e.version(g.ID)
+	a := e.answered(t, ana, e.general(g.ID, ana, 0), "pass end")
+	if applied := section(a.Text, "Your moves were played."); !slices.Equal(applied, []string{"- Pass"}) {
+		t.Errorf("the moves played: %q, want the pass:\n%s", applied, a.Text)
+	}
+	if skipped := section(a.Text, "Not read as commands, so skipped:"); !slices.Equal(skipped, []string{"> end"}) {
+		t.Errorf("skipped: %q, want the end:\n%s", skipped, a.Text)
+	}
+	if strings.Contains(a.Text, "Nothing was played") {
+		t.Errorf("the answer refuses:\n%s", a.Text)
+	}
+	if v := e.version(g.ID); v == before {
+		t.Fatalf("the game stayed at version %d", v)
 	}
 }

@@ -86,7 +86,7 @@ func TestAttackBatchAcrossTheTurn(t *testing.T) {
 		text string
 		step int
 	}{
-		{"6\n3", 2}, {"end\n3", 2}, {"3\nend\nplay rapid", 3}, {"end\nend", 2}, {"end\npass", 2}, {"end\nalways pass\n4", 3},
+		{"6\n3", 2}, {"end\n3", 2}, {"3\nend\nplay rapid", 3}, {"end\nend\n3", 2}, {"end\npass", 2}, {"end\nalways pass\n4", 3},
 		{"3\nplay front", 2}, {"play front\nplay front", 2}, {"4\n4", 1},
 	} {
 		_, plan, err := resolve(st, tc.text)
@@ -101,6 +101,12 @@ func TestAttackBatchAcrossTheTurn(t *testing.T) {
 				t.Errorf("%q: the refusal tells %q: %s %q", tc.text, hidden, ce.Reason, ce.Moves)
 			}
 		}
+	}
+	// An "end" that ends the text after the turn's end ends nothing of
+	// Ben's: it is skipped.
+	if _, plan, err := resolve(st, "end\nend"); err != nil || len(plan.Actions) != 1 || plan.Actions[0].Type != engine.ActEndTurn ||
+		!slices.Equal(plan.SignOffs, []string{"end"}) {
+		t.Errorf("\"end\\nend\": %v %v, skipped %q", planTexts(plan), err, planSkipped(plan))
 	}
 }
 

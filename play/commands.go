@@ -224,11 +224,15 @@ func ReadCommands(text string) (*Reading, error) {
 				rd.skip(clip(part), at)
 				continue
 			}
+			before := len(rd.Commands)
 			got, err := rd.part(part, i+1)
 			if err != nil {
 				return rd, err
 			}
 			got.at = at
+			for k := before; k < len(rd.Commands); k++ { // read by mixed
+				rd.Commands[k].at = at
+			}
 			if got.control != NoControl {
 				controls++
 				rd.Control = got.control

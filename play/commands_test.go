@@ -185,12 +185,14 @@ steps:
 	}
 }
 
-// TestRefusalWhenNothingWaits: Ana answers Ben's Hack with Red Tape,
-// which draws her a card, then writes "end" as if it were her turn. At
-// that step nothing waits for her, whatever the card: the refusal says
-// whose turn it is and lists no move, not even a move with the card she
-// has not seen.
-func TestRefusalWhenNothingWaits(t *testing.T) {
+// TestEndWhenNothingWaits: Ana answers Ben's Hack with Red Tape (or
+// passes), which may draw her a card, then writes "end", as the email's
+// example does ("1 4 end"). At that step nothing waits for her, whatever
+// the card: the last "end" is skipped as a sign-off and her answer
+// stands, rather than costing a round trip. An "end" with commands after
+// it is refused, saying whose turn it is and listing no move, not even
+// one with the card she has not seen; "end" alone answers nothing.
+func TestEndWhenNothingWaits(t *testing.T) {
 	t.Parallel()
 	st := positionAt(t, `
 players:
@@ -199,7 +201,23 @@ players:
 active: 1
 steps: [{do: play_hack, card: audit-season}]
 `)
-	for _, text := range []string{"play red tape\nend", "play red tape end"} {
+	for _, tc := range []struct{ text, move string }{
+		{"play red tape\nend", "Play Red Tape: cancel it, then draw 1 card"},
+		{"play red tape end", "Play Red Tape: cancel it, then draw 1 card"},
+		{"pass end", "Pass"},
+		{"1 end", "Pass"},
+		{"2\nend\nThanks!", "Play Red Tape: cancel it, then draw 1 card"},
+	} {
+		_, plan, err := resolve(st, tc.text)
+		if err != nil {
+			t.Errorf("%q: %v", tc.text, err)
+			continue
+		}
+		if !slices.Equal(plan.Texts, []string{tc.move}) || len(plan.SignOffs) == 0 || plan.SignOffs[0] != "end" {
+			t.Errorf("%q: moves %q, skipped %q", tc.text, plan.Texts, plan.SignOffs)
+		}
+	}
+	for _, text := range []string{"play red tape\nend\nplace data lake", "pass\nend\nend\n2"} {
 		_, _, err := resolve(st, text)
 		var ce *play.CommandError
 		if !errors.As(err, &ce) || ce.Step != 2 {
@@ -208,6 +226,11 @@ steps: [{do: play_hack, card: audit-season}]
 		if ce.Reason != "nothing waits for you at this step: it is Ben's turn" || len(ce.Moves) != 0 {
 			t.Errorf("%q: %q, moves %q", text, ce.Reason, ce.Moves)
 		}
+	}
+	// "end" alone is no answer to the window.
+	var ce *play.CommandError
+	if _, _, err := resolve(st, "end"); !errors.As(err, &ce) || ce.Step != 1 || len(ce.Moves) != 2 {
+		t.Errorf("\"end\" alone: %v", err)
 	}
 }
 

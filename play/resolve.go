@@ -198,6 +198,13 @@ func (r *resolver) next(cmds []Command) (int, error) {
 	}
 	lines, hidden := r.stepLines()
 	if len(lines) == 0 && hidden.none() {
+		if cmd.kind == cmdEnd && len(r.plan.Actions) > 0 && !slices.ContainsFunc(cmds[1:], func(c Command) bool { return !c.loose }) {
+			// "pass end" to a window, as the email's example reads ("1 4
+			// end"): with nothing left to do, an "end" after the moves is
+			// a sign-off, not the loss of a round trip.
+			r.plan.SignOffs, r.plan.signOffAt = append(r.plan.SignOffs, "end"), append(r.plan.signOffAt, cmd.at)
+			return 1, nil
+		}
 		return 0, unmatched(r.fail(cmd, nil, "nothing waits for you at this step: it is %s", r.whose()))
 	}
 	var act engine.Action
@@ -234,7 +241,7 @@ func (r *resolver) next(cmds []Command) (int, error) {
 				if err := r.apply(l2.Action, cmd, lines); err != nil {
 					return 0, err
 				}
-				return r.next(append([]Command{{Text: cmd.Text, Line: cmd.Line, kind: cmdEnd}}, cmds[1:]...))
+				return r.next(append([]Command{{Text: cmd.Text, Line: cmd.Line, kind: cmdEnd, at: cmd.at}}, cmds[1:]...))
 			}
 		}
 		var none noLineError

@@ -198,5 +198,10 @@ var Cases = []Case{
 	{Name: "both options of a question that takes one", At: Window, Text: "1 2", Step: 1,
 		Err: `1 and 2 both answer the question "Ben is about to place Qubo (Junior). Play an interrupt Hack, or pass", which takes one answer: give one of them`},
 	{Name: "the end of a turn that is not hers", At: Window, Text: "end", Step: 1, Err: "ending your turn is not among your moves"},
-	{Name: "a pass, then the end of a turn that is not hers", At: Window, Text: "pass\nend", Step: 2, Err: "nothing waits for you at this step: it is Ben's turn"},
+	// The email's example reads "1 4 end": after her answer nothing waits
+	// for her, and an "end" that ends the reply is skipped, not refused
+	// (a refusal would hold Ben's turn until she replied again).
+	{Name: "a pass, then the end of a turn that is not hers", At: Window, Text: "pass\nend", Played: []string{"Pass"}, Skipped: []string{"end"}},
+	{Name: "a pass by number, then end", At: Window, Text: "1 end", Played: []string{"Pass"}, Skipped: []string{"end"}},
+	{Name: "a pass, an end, then a move in Ben's turn", At: Window, Text: "pass\nend\n2", Step: 2, Err: "nothing waits for you at this step: it is Ben's turn"},
 }
