@@ -98,9 +98,28 @@ func (e Event) Echoes(seat int) bool {
 // that seat: the others' copy does not name the question.
 func (e Event) Chosen() bool { return e.Prompt != "" && slices.Contains(chosenMoves[:], e.Kind) }
 
-// Asks reports whether e is the question of one of the prompts (ids) put
-// to its reader: what a message that shows those questions on their own
-// leaves out of the log it lists.
-func (e Event) Asks(prompts []string) bool {
-	return e.Kind == KindPrompt && slices.Contains(prompts, e.Prompt)
+// Asked marks the events that ask again the questions ps put to their
+// reader: what a message that shows those questions on their own leaves
+// out of the log it lists. They are each question's own event and, for an
+// interrupt question put to its reader alone, the event that opened its
+// window ("Ben is about to play ...; Ana may answer"), the last such, so
+// that an earlier window on a like event, closed since, keeps its line. A
+// window that asks others too keeps its line, which names them.
+func Asked(events []Event, ps []Prompt) []bool {
+	out := make([]bool, len(events))
+	for _, p := range ps {
+		opened := -1
+		for i, e := range events {
+			switch {
+			case e.Kind == KindPrompt && e.Prompt == p.ID:
+				out[i] = true
+			case e.Kind == KindWindowOpened && p.Kind == PromptInterrupt && e.Seat == p.Actor && e.On == p.Event && slices.Equal(e.Seats, []int{p.Seat}):
+				opened = i
+			}
+		}
+		if opened >= 0 {
+			out[opened] = true
+		}
+	}
+	return out
 }

@@ -98,3 +98,47 @@ func isIdent(e ast.Expr, name string) bool {
 	id, ok := e.(*ast.Ident)
 	return ok && id.Name == name
 }
+
+// TestAskedWindowLine: a message that shows Ben's interrupt question
+// leaves out the question's event and the line of the window that asks
+// him alone; a window that asks Cy too keeps its line, which names her.
+func TestAskedWindowLine(t *testing.T) {
+	for _, tc := range []struct {
+		cyHand string
+		kept   bool
+	}{{"[]", false}, {"[red-tape]", true}} {
+		res := scenarioRun(t, `
+players:
+  - {name: Ana, hand: [audit-season]}
+  - {name: Ben, hand: [red-tape]}
+  - {name: Cy, hand: `+tc.cyHand+`}
+steps: [{do: play_hack, card: audit-season}]
+`)
+		events := stepEvents(res)
+		ps := PromptsFor(res.State, 1)
+		if len(ps) != 1 || ps[0].Kind != PromptInterrupt {
+			t.Fatalf("Cy's hand %s: Ben's prompts %+v", tc.cyHand, ps)
+		}
+		again := Asked(events, ps)
+		windows, questions := 0, 0
+		for i, e := range events {
+			switch {
+			case e.Kind == KindWindowOpened:
+				windows++
+				if again[i] == tc.kept {
+					t.Errorf("Cy's hand %s: the window's line %q left out: %v, want %v", tc.cyHand, e.Text, again[i], !tc.kept)
+				}
+			case e.Kind == KindPrompt && e.Prompt == ps[0].ID:
+				questions++
+				if !again[i] {
+					t.Errorf("Cy's hand %s: the question's own event is kept", tc.cyHand)
+				}
+			case again[i]:
+				t.Errorf("Cy's hand %s: %s %q left out", tc.cyHand, e.Kind, e.Text)
+			}
+		}
+		if windows != 1 || questions != 1 {
+			t.Errorf("Cy's hand %s: %d windows, %d questions of Ben's in the events", tc.cyHand, windows, questions)
+		}
+	}
+}

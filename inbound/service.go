@@ -785,21 +785,25 @@ func deckNames() string {
 // what comes next.
 func (a *answer) applied(ctx context.Context, res *play.Result, texts []string) (Result, error) {
 	a.data.Applied = texts
-	var open []string // the seat's questions still open: the answer shows them once, under "Waiting for your answer"
+	var open []engine.Prompt // the seat's questions still open: the answer shows them once, under "Waiting for your answer"
 	if res.State != nil {
-		for _, p := range engine.PromptsFor(res.State, a.reply.Seat) {
-			open = append(open, p.ID)
-		}
+		open = engine.PromptsFor(res.State, a.reply.Seat)
 	}
-	var evs []engine.Event
+	var evs, views []engine.Event
 	for _, e := range res.Events() {
-		if v, ok := e.For(a.reply.Seat); ok && v.Text != "" && !v.Echoes(a.reply.Seat) && !v.Asks(open) {
-			a.data.Since = append(a.data.Since, v.Text)
+		if v, ok := e.For(a.reply.Seat); ok {
+			views = append(views, v)
 		}
 		if e.Kind == "game_over" {
 			a.reason = notifier.EndReason(e.Event)
 		}
 		evs = append(evs, e.Event)
+	}
+	again := engine.Asked(views, open)
+	for i, v := range views {
+		if v.Text != "" && !v.Echoes(a.reply.Seat) && !again[i] {
+			a.data.Since = append(a.data.Since, v.Text)
+		}
 	}
 	if res.State != nil {
 		// What the change did that the moves' author did not write (an

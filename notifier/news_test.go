@@ -418,11 +418,17 @@ players:
 // text, with plain line ends.
 func (e *outboxEnv) turnMail(t *testing.T, addr string, n int) string {
 	t.Helper()
+	return e.kindMail(t, addr, KindYourTurn, n)
+}
+
+// kindMail is the text of the nth email of kind to addr, waited for.
+func (e *outboxEnv) kindMail(t *testing.T, addr string, kind Kind, n int) string {
+	t.Helper()
 	var text string
-	waitFor(t, "your-turn email to "+addr, func() bool {
+	waitFor(t, string(kind)+" email to "+addr, func() bool {
 		var turns []string
 		for _, m := range mailsTo(t, e.sink.messages(), addr) {
-			if strings.Contains(m.Header.Get("Message-Id"), ".your_turn.") {
+			if strings.Contains(m.Header.Get("Message-Id"), "."+string(kind)+".") {
 				turns = append(turns, strings.ReplaceAll(m.Text, "\r\n", "\n"))
 			}
 		}
@@ -481,6 +487,37 @@ active: 1
 		text := e.turnMail(t, ana.Email, 1)
 		if n := strings.Count(text, prompts[0].Text); n != 1 {
 			t.Errorf("the email shows the question %q %d times, want once:\n%s", prompts[0].Text, n, text)
+		}
+	})
+}
+
+// TestWindowEmailShowsTheWindowOnce: Ben plays a Hack that Ana may
+// cancel. Her decision email asks the question under "Waiting for your
+// answer" and its list says Ben played the card, without the window's
+// line, which would say again that he is about to play it.
+func TestWindowEmailShowsTheWindowOnce(t *testing.T) {
+	eachOutboxDB(t, func(t *testing.T, d models.Dialect) {
+		e := newOutboxEnv(t, d)
+		e.outbox(t, true)
+		st, submit := e.playScenario(t, `name: a window
+players:
+  - {name: ana, hand: [red-tape], deck: [data-lake]}
+  - {name: ben, hand: [audit-season], deck: [data-lake]}
+active: 1
+`)
+		ana, ben := e.users[0], e.users[1]
+		st = submit(ben.ID, engine.Action{Type: engine.ActPlayHack, Card: st.Players[1].Hand[0].ID})
+		prompts := engine.PromptsFor(st, 0)
+		if len(prompts) != 1 || prompts[0].Kind != engine.PromptInterrupt {
+			t.Fatalf("Ana is not asked to interrupt: %+v", prompts)
+		}
+		text := e.kindMail(t, ana.Email, KindPromptWaiting, 1)
+		since, _, _ := strings.Cut(text[strings.Index(text, "Since you last played:"):], "\n\n")
+		if !strings.Contains(since, "ben plays Audit Season.") || strings.Contains(since, "about to play") {
+			t.Errorf("the list does not say the play once, the question apart:\n%s", text)
+		}
+		if n := strings.Count(text, "about to play"); n != 1 {
+			t.Errorf("the email says %d times that ben is about to play, want once (the question):\n%s", n, text)
 		}
 	})
 }

@@ -219,15 +219,16 @@ func (o *Outbox) changeNotes(ctx context.Context, tx models.OutboxTx, g *models.
 			continue // the service plays the seat: it is not the player's turn to take
 		}
 		var fresh []string
+		var asked []engine.Prompt
 		for _, p := range st.Prompts {
 			if p.Seat == seat && slices.Contains(h.Opened, p.ID) {
-				fresh = append(fresh, p.ID)
+				fresh, asked = append(fresh, p.ID), append(asked, p)
 			}
 		}
 		turnStarted := slices.ContainsFunc(events, func(e event) bool { return e.ev.Kind == "turn_started" && e.ev.Seat == seat })
 		switch {
 		case turnStarted && st.Active == seat && !h.Started:
-			d := &YourTurn{Turn: st.Turn, Since: sinceAsked(events, seat, fresh), News: news, Told: told, Deadline: deadline}
+			d := &YourTurn{Turn: st.Turn, Since: sinceAsked(events, seat, asked), News: news, Told: told, Deadline: deadline}
 			notes = append(notes, note{userID: uid, seat: seat, kind: KindYourTurn, data: d, common: &d.Common, fill: fill})
 		case len(fresh) == 0 && st.Active == seat && !h.Started && slices.Contains(h.Awaited, seat):
 			// The game waits for the seat again, its turn going on (an
@@ -238,7 +239,7 @@ func (o *Outbox) changeNotes(ctx context.Context, tx models.OutboxTx, g *models.
 			f.NoPrompts = true
 			notes = append(notes, note{userID: uid, seat: seat, kind: KindYourTurn, data: d, common: &d.Common, fill: &f})
 		case len(fresh) > 0:
-			d := &PromptWaiting{TurnOf: seatName(g, st.Active), InYourTurn: st.Active == seat, Turn: st.Turn, Since: sinceAsked(events, seat, fresh), News: news, Told: told, Deadline: deadline}
+			d := &PromptWaiting{TurnOf: seatName(g, st.Active), InYourTurn: st.Active == seat, Turn: st.Turn, Since: sinceAsked(events, seat, asked), News: news, Told: told, Deadline: deadline}
 			f := *fill
 			f.Prompts = fresh
 			notes = append(notes, note{userID: uid, seat: seat, kind: KindPromptWaiting, data: d, common: &d.Common, fill: &f})
@@ -660,13 +661,20 @@ func TimeoutWords(p engine.Prompt) string {
 func eventTexts(events []event, seat int) []string { return sinceAsked(events, seat, nil) }
 
 // sinceAsked is eventTexts for an email that asks seat the questions
-// asked (prompt ids; a turn's email may ask one too, as the hand limit
-// does): their own lines are left out, as the email shows each question
-// once, under "Waiting for your answer".
-func sinceAsked(events []event, seat int, asked []string) []string {
-	var out []string
+// asked (a turn's email may ask one too, as the hand limit does): the
+// lines that ask them again are left out (engine.Asked), as the email
+// shows each question once, under "Waiting for your answer".
+func sinceAsked(events []event, seat int, asked []engine.Prompt) []string {
+	views := make([]engine.Event, 0, len(events))
 	for _, e := range events {
-		if v, ok := e.ev.For(seat); ok && v.Text != "" && !v.Asks(asked) {
+		if v, ok := e.ev.For(seat); ok {
+			views = append(views, v)
+		}
+	}
+	again := engine.Asked(views, asked)
+	var out []string
+	for i, v := range views {
+		if v.Text != "" && !again[i] {
 			out = append(out, v.Text)
 		}
 	}
