@@ -2,6 +2,7 @@ package play_test
 
 import (
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -130,14 +131,33 @@ players:
 market: [landing-page]
 challenge_deck: [spam-filter]
 `)
-	for _, tc := range []struct{ text, before string }{
-		{"play scrum\nend", "send step 1 on its own"},
-		{"place glitchy\nplay scrum\nplay rapid", "send steps 1 to 2 on their own"},
+	lineOf := func(text string) int {
+		for _, l := range engine.Numbered(engine.Moves(st, 0)) {
+			if strings.HasPrefix(l.Text, text) {
+				return l.N
+			}
+		}
+		t.Fatalf("no line %q", text)
+		return 0
+	}
+	for _, tc := range []struct{ text, before, reason string }{
+		{"play scrum\nend", "send step 1 on its own", "ending your turn is not among your moves at this step"},
+		{"place glitchy\nplay scrum\nplay rapid", "send steps 1 to 2 on their own", `no move at this step reads "play rapid"`},
+		// By number, lines of the email answered: the engine refuses them,
+		// and the refusal quotes them as the list did (the second play of
+		// Scrum Planning no longer words itself: the card left the hand).
+		{fmt.Sprintf("play scrum\n%d", lineOf("Place Glitchy")), "send step 1 on its own",
+			"Place Glitchy (Junior) in your Lab is not possible at this step: the question that waits for you must be answered first"},
+		{fmt.Sprintf("play scrum\n%d", lineOf("Play Scrum")), "send step 1 on its own",
+			"Play Scrum Planning: look at the top 3 cards of your Laboratory Deck, put one into your hand and the rest on the bottom, then draw 1 card is not possible at this step: the question that waits for you must be answered first"},
 	} {
 		_, _, err := resolve(st, tc.text)
 		var ce *play.CommandError
 		if !errors.As(err, &ce) || ce.Step != strings.Count(tc.text, "\n")+1 {
 			t.Fatalf("%q: %#v", tc.text, err)
+		}
+		if ce.Reason != tc.reason {
+			t.Errorf("%q: %q, want %q", tc.text, ce.Reason, tc.reason)
 		}
 		if len(ce.Moves) != 1 || !strings.HasPrefix(ce.Moves[0], `answer "Scrum Planning: take one of the top 3 cards`) ||
 			!strings.Contains(ce.Moves[0], "its 3 options are cards not shown to you yet") || !strings.Contains(ce.Moves[0], tc.before) {

@@ -183,13 +183,13 @@ func (r *resolver) next(cmds []Command) (int, error) {
 		if err != nil {
 			return 0, err
 		}
-		return 1, r.apply(act, cmd, nil)
+		return 1, r.apply(act, cmd, nil, "")
 	}
 	r.waitOut()
 	if r.c.Over() {
 		if cmd.kind == cmdEnd {
 			// A turn written before its outcome was known ends with "end".
-			return 1, r.apply(engine.Action{Type: engine.ActEndTurn}, cmd, nil)
+			return 1, r.apply(engine.Action{Type: engine.ActEndTurn}, cmd, nil, "")
 		}
 		return 0, unmatched(r.fail(cmd, nil, "the game is over by then (it ended at step %d)", r.ended))
 	}
@@ -238,7 +238,7 @@ func (r *resolver) next(cmds []Command) (int, error) {
 		if err != nil && len(cmd.words) > 1 && cmd.words[len(cmd.words)-1] == "end" {
 			// "place glitchy end": the move, then the end of the turn.
 			if l2, err2 := r.named(lines, cmd.words[:len(cmd.words)-1]); err2 == nil {
-				if err := r.apply(l2.Action, cmd, lines); err != nil {
+				if err := r.apply(l2.Action, cmd, lines, ""); err != nil {
 					return 0, err
 				}
 				return r.next(append([]Command{{Text: cmd.Text, Line: cmd.Line, kind: cmdEnd, at: cmd.at}}, cmds[1:]...))
@@ -277,7 +277,7 @@ func (r *resolver) next(cmds []Command) (int, error) {
 		}
 		act = acts[0]
 	}
-	return used, r.apply(act, cmd, lines)
+	return used, r.apply(act, cmd, lines, "")
 }
 
 // numbers resolves a run of numbers at the head of cmds: lines of the
@@ -315,7 +315,11 @@ func (r *resolver) numbers(cmds []Command) (int, error) {
 				return 0, r.fail(cmds[i], nil, "the game is over by then (it ended at step %d)", r.ended)
 			}
 		}
-		if err := r.apply(act, cmds[i], nil); err != nil {
+		listed := ""
+		if act.Type != engine.ActAnswer { // an answer's options are worded together
+			listed = r.lines[nums[i]-1].Text
+		}
+		if err := r.apply(act, cmds[i], nil, listed); err != nil {
 			return 0, err
 		}
 		i++
@@ -328,8 +332,11 @@ func (r *resolver) numbers(cmds []Command) (int, error) {
 }
 
 // apply applies act of cmd at the plan's next step; lines are the moves
-// of that step, for the refusal (nil: worked out now).
-func (r *resolver) apply(act engine.Action, cmd Command, lines []engine.Line) error {
+// of that step, for the refusal (nil: worked out now). listed is the
+// move as the list answered words it, which a refusal quotes where the
+// move no longer words itself (its card played by an earlier step); ""
+// for a move not taken from the list.
+func (r *resolver) apply(act engine.Action, cmd Command, lines []engine.Line, listed string) error {
 	if len(r.plan.Actions) >= MaxBatch {
 		// Commas put many commands on a line: a text may name more moves
 		// than one batch holds (Submit refuses them, SubmitCommands would
@@ -352,6 +359,9 @@ func (r *resolver) apply(act engine.Action, cmd Command, lines []engine.Line) er
 		if lines == nil {
 			lines, _ = r.stepLines()
 		}
+		if listed != "" {
+			text = listed
+		}
 		var ill *engine.IllegalActionError
 		reason := err.Error()
 		if errors.As(err, &ill) {
@@ -359,6 +369,10 @@ func (r *resolver) apply(act engine.Action, cmd Command, lines []engine.Line) er
 		}
 		if why := r.howMany(act); why != "" {
 			reason = why
+		}
+		if errors.Is(err, engine.ErrWaiting) && slices.Contains(engine.Awaiting(r.c), r.seat) {
+			// The engine names the seats awaited, the reader among them.
+			reason = "the question that waits for you must be answered first"
 		}
 		return r.fail(cmd, lines, "%s is not possible at this step: %s", text, reason)
 	}
