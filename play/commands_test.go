@@ -140,16 +140,17 @@ challenge_deck: [spam-filter]
 		t.Fatalf("no line %q", text)
 		return 0
 	}
+	const first = `the question "Scrum Planning: take one of the top 3 cards of your Laboratory Deck; the rest go to the bottom" must be answered first`
 	for _, tc := range []struct{ text, before, reason string }{
-		{"play scrum\nend", "send step 1 on its own", "ending your turn is not among your moves at this step"},
+		{"play scrum\nend", "send step 1 on its own", "ending your turn is not among your moves at this step: " + first},
 		{"place glitchy\nplay scrum\nplay rapid", "send steps 1 to 2 on their own", `no move at this step reads "play rapid"`},
 		// By number, lines of the email answered: the engine refuses them,
 		// and the refusal quotes them as the list did (the second play of
 		// Scrum Planning no longer words itself: the card left the hand).
 		{fmt.Sprintf("play scrum\n%d", lineOf("Place Glitchy")), "send step 1 on its own",
-			"Place Glitchy (Junior) in your Lab is not possible at this step: the question that waits for you must be answered first"},
+			"Place Glitchy (Junior) in your Lab is not possible at this step: " + first},
 		{fmt.Sprintf("play scrum\n%d", lineOf("Play Scrum")), "send step 1 on its own",
-			"Play Scrum Planning: look at the top 3 cards of your Laboratory Deck, put one into your hand and the rest on the bottom, then draw 1 card is not possible at this step: the question that waits for you must be answered first"},
+			"Play Scrum Planning: look at the top 3 cards of your Laboratory Deck, put one into your hand and the rest on the bottom, then draw 1 card is not possible at this step: " + first},
 	} {
 		_, _, err := resolve(st, tc.text)
 		var ce *play.CommandError

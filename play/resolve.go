@@ -212,6 +212,9 @@ func (r *resolver) next(cmds []Command) (int, error) {
 	switch cmd.kind {
 	case cmdEnd:
 		l, err := r.only(lines, func(l engine.Line) bool { return l.Action.Type == engine.ActEndTurn }, "ending your turn")
+		if first := r.asked(); err != nil && first != "" {
+			return 0, r.fail(cmd, lines, "%s: %s", err, first)
+		}
 		if err != nil {
 			return 0, r.fail(cmd, lines, "%s", err)
 		}
@@ -370,9 +373,8 @@ func (r *resolver) apply(act engine.Action, cmd Command, lines []engine.Line, li
 		if why := r.howMany(act); why != "" {
 			reason = why
 		}
-		if errors.Is(err, engine.ErrWaiting) && slices.Contains(engine.Awaiting(r.c), r.seat) {
-			// The engine names the seats awaited, the reader among them.
-			reason = "the question that waits for you must be answered first"
+		if first := r.asked(); errors.Is(err, engine.ErrWaiting) && first != "" {
+			reason = first // the engine names the seats awaited, the reader among them
 		}
 		return r.fail(cmd, lines, "%s is not possible at this step: %s", text, reason)
 	}
@@ -414,6 +416,18 @@ func (r *resolver) prompt(id string) *engine.Prompt {
 		return &r.c.Prompts[i]
 	}
 	return nil
+}
+
+// asked says, when a question waits for the seat, that it comes first
+// ("" when none does): the reason a move or the end of the turn must
+// wait, which the seat may not read from the moves listed (the options
+// of a question about cards it has not seen are not).
+func (r *resolver) asked() string {
+	ps := engine.PromptsFor(r.c, r.seat)
+	if len(ps) == 0 {
+		return ""
+	}
+	return "the question " + quoted(ps[0].Text) + " must be answered first"
 }
 
 // quoted is a question's text as a refusal quotes it: in double quotes,
