@@ -53,8 +53,9 @@ func (o *Outbox) turnNews(ctx context.Context, id, version int64, seat int, st *
 // game of three or four, the seats asked answer in changes of their own,
 // and the email tells them all. ok is false when the seat made no action
 // before version, or its last is further back than turnEvents events (the
-// email keeps what its own change says).
-func (o *Outbox) actedNews(ctx context.Context, id, version int64, seat int, st *engine.State) (news, told, since []string, ok bool, err error) {
+// email keeps what its own change says). The lines that ask the
+// questions asked again are left out (engine.Asked).
+func (o *Outbox) actedNews(ctx context.Context, id, version int64, seat int, st *engine.State, asked []engine.Prompt) (news, told, since []string, ok bool, err error) {
 	acted, err := o.store.LastActionVersion(ctx, id, seat, version)
 	if err != nil || acted == 0 || acted >= version {
 		return nil, nil, nil, false, err
@@ -67,8 +68,15 @@ func (o *Outbox) actedNews(ctx context.Context, id, version int64, seat int, st 
 	if err != nil {
 		return nil, nil, nil, false, err
 	}
+	views := make([]engine.Event, 0, len(events))
 	for _, ev := range events {
-		if v, ok := ev.For(seat); ok && v.Text != "" {
+		if v, ok := ev.For(seat); ok {
+			views = append(views, v)
+		}
+	}
+	again := engine.Asked(views, asked)
+	for i, v := range views {
+		if v.Text != "" && !again[i] {
 			since = append(since, v.Text)
 		}
 	}

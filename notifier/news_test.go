@@ -512,12 +512,54 @@ active: 1
 			t.Fatalf("Ana is not asked to interrupt: %+v", prompts)
 		}
 		text := e.kindMail(t, ana.Email, KindPromptWaiting, 1)
-		since, _, _ := strings.Cut(text[strings.Index(text, "Since you last played:"):], "\n\n")
+		since := sinceList(text)
 		if !strings.Contains(since, "ben plays Audit Season.") || strings.Contains(since, "about to play") {
 			t.Errorf("the list does not say the play once, the question apart:\n%s", text)
 		}
 		if n := strings.Count(text, "about to play"); n != 1 {
 			t.Errorf("the email says %d times that ben is about to play, want once (the question):\n%s", n, text)
+		}
+	})
+}
+
+// TestDecisionSaysWhatItAnswers: in a game of three, Ben ends his turn,
+// Cy places a Monster and Ana cancels it with Hiring Freeze, which Ben
+// may cancel in turn. Cy's turn and Ana's window came in changes that
+// emailed Ben nothing; his decision email says them, so that he knows
+// what Ana's Hack would cancel, and leaves out the window that asks him,
+// which his question says.
+func TestDecisionSaysWhatItAnswers(t *testing.T) {
+	eachOutboxDB(t, func(t *testing.T, d models.Dialect) {
+		e := newOutboxEnv(t, d)
+		e.outbox(t, true)
+		st, submit := e.playScenario(t, `name: a window on a window
+players:
+  - {name: ana, hand: [hiring-freeze], deck: [data-lake, data-lake, data-lake]}
+  - {name: ben, hand: [red-tape], deck: [data-lake, data-lake, data-lake]}
+  - {name: cy, hand: [glitchy-junior], deck: [data-lake, data-lake, data-lake]}
+active: 1
+`)
+		ana, ben, cy := e.users[0], e.users[1], e.users[2]
+		st = submit(ben.ID, engine.Action{Type: engine.ActEndTurn})
+		st = submit(cy.ID, engine.Action{Type: engine.ActPlace, Card: st.Players[2].Hand[0].ID})
+		ps := engine.PromptsFor(st, 0)
+		if len(ps) != 1 {
+			t.Fatalf("Ana is not asked: %+v", st.Prompts)
+		}
+		freeze := slices.IndexFunc(ps[0].Options, func(o engine.Option) bool { return o.ID != engine.Pass })
+		st = submit(ana.ID, engine.Action{Type: engine.ActAnswer, Prompt: ps[0].ID, Choices: []string{ps[0].Options[freeze].ID}})
+		if ps := engine.PromptsFor(st, 1); len(ps) != 1 {
+			t.Fatalf("Ben is not asked: %+v", st.Prompts)
+		}
+		text := e.kindMail(t, ben.Email, KindPromptWaiting, 1)
+		since := sinceList(text)
+		for _, want := range []string{"cy is about to place Glitchy (Junior); ana may answer with an interrupt.", "ana has answered."} {
+			if !strings.Contains(since, want) {
+				t.Errorf("the list lacks %q:\n%s", want, text)
+			}
+		}
+		if n := strings.Count(text, "ana is about to play"); n != 1 {
+			t.Errorf("the email says %d times that ana is about to play, want once (the question):\n%s", n, text)
 		}
 	})
 }
@@ -584,3 +626,15 @@ func TestTurnGoesOnKeepsOtherHeadlines(t *testing.T) {
 		t.Errorf("with no other headline: %q, want %q", got, since)
 	}
 }
+
+// sinceList is the list of an email's text under "Since you last
+// played", heading and all; "" when it has none.
+func sinceList(text string) string {
+	i := strings.Index(text, "Since you last played:")
+	if i < 0 {
+		return ""
+	}
+	list, _, _ := strings.Cut(text[i:], "\n\n")
+	return list
+}
+

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"time"
 
@@ -204,6 +205,11 @@ func (w *emailWorker) Work(ctx context.Context, job *river.Job[EmailArgs]) error
 	if err != nil {
 		return err
 	}
+	if pw, ok := d.(PromptWaiting); ok && st != nil {
+		if d, err = w.o.widenDecision(ctx, pw, a.Fill, st); err != nil {
+			return err
+		}
+	}
 	if yt, ok := d.(YourTurn); ok && st != nil {
 		if d, err = w.o.widenTurn(ctx, yt, a.Fill, st); err != nil {
 			return err
@@ -258,6 +264,26 @@ func (w *emailWorker) Work(ctx context.Context, job *river.Job[EmailArgs]) error
 	return nil
 }
 
+// widenDecision is the decision email pw with what it says happened
+// stretched back to its seat's last action (actedNews): in a game of
+// three or four the move a window asks about may answer another's move
+// made in a change that emailed the seat nothing (the window that asked
+// another seat first), and the question alone does not say what it
+// answers. The lines that ask its questions again stay out.
+func (o *Outbox) widenDecision(ctx context.Context, pw PromptWaiting, fill *Fill, st *engine.State) (Data, error) {
+	var asked []engine.Prompt
+	for _, p := range st.Prompts {
+		if p.Seat == fill.Seat && slices.Contains(fill.Prompts, p.ID) {
+			asked = append(asked, p)
+		}
+	}
+	news, told, since, ok, err := o.actedNews(ctx, fill.GameID, fill.Version, fill.Seat, st, asked)
+	if ok {
+		pw.News, pw.Told, pw.Since = news, told, withAlso(pw.Since, since)
+	}
+	return pw, err
+}
+
 // widenTurn is the email yt, of the turn that fill's change began or
 // let go on, with what it says happened stretched back past that change.
 // The turn comes after several changes of the others' turns, maybe: its
@@ -268,7 +294,7 @@ func (w *emailWorker) Work(ctx context.Context, job *river.Job[EmailArgs]) error
 // of three or four every seat asked answered in a change of its own.
 func (o *Outbox) widenTurn(ctx context.Context, yt YourTurn, fill *Fill, st *engine.State) (Data, error) {
 	if fill.NoPrompts {
-		news, told, since, ok, err := o.actedNews(ctx, fill.GameID, fill.Version, fill.Seat, st)
+		news, told, since, ok, err := o.actedNews(ctx, fill.GameID, fill.Version, fill.Seat, st, nil)
 		if ok {
 			yt.News, yt.Told, yt.Since = news, told, withAlso(yt.Since, since)
 		}
