@@ -637,4 +637,3 @@ func sinceList(text string) string {
 	list, _, _ := strings.Cut(text[i:], "\n\n")
 	return list
 }
-
