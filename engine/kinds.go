@@ -98,14 +98,28 @@ func (e Event) Echoes(seat int) bool {
 // that seat: the others' copy does not name the question.
 func (e Event) Chosen() bool { return e.Prompt != "" && slices.Contains(chosenMoves[:], e.Kind) }
 
-// Asked marks the events that ask again the questions ps put to their
-// reader: what a message that shows those questions on their own leaves
-// out of the log it lists. They are each question's own event and, for an
+// Unasked is the log's lines of views, events as their reader sees them
+// (For), less the empty ones and those that ask again the questions ps
+// put to that reader (asked): what a message that shows those questions
+// on their own lists of what happened.
+func Unasked(views []Event, ps []Prompt) []string {
+	again := asked(views, ps)
+	var out []string
+	for i, v := range views {
+		if v.Text != "" && !again[i] {
+			out = append(out, v.Text)
+		}
+	}
+	return out
+}
+
+// asked marks the events that ask again the questions ps put to their
+// reader (Unasked). They are each question's own event and, for an
 // interrupt question put to its reader alone, the event that opened its
 // window ("Ben is about to play ...; Ana may answer"), the last such, so
 // that an earlier window on a like event, closed since, keeps its line. A
 // window that asks others too keeps its line, which names them.
-func Asked(events []Event, ps []Prompt) []bool {
+func asked(events []Event, ps []Prompt) []bool {
 	out := make([]bool, len(events))
 	for _, p := range ps {
 		opened := -1

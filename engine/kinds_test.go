@@ -119,7 +119,7 @@ steps: [{do: play_hack, card: audit-season}]
 		if len(ps) != 1 || ps[0].Kind != PromptInterrupt {
 			t.Fatalf("Cy's hand %s: Ben's prompts %+v", tc.cyHand, ps)
 		}
-		again := Asked(events, ps)
+		again := asked(events, ps)
 		windows, questions := 0, 0
 		for i, e := range events {
 			switch {

@@ -791,7 +791,7 @@ func (a *answer) applied(ctx context.Context, res *play.Result, texts []string) 
 	}
 	var evs, views []engine.Event
 	for _, e := range res.Events() {
-		if v, ok := e.For(a.reply.Seat); ok {
+		if v, ok := e.For(a.reply.Seat); ok && !v.Echoes(a.reply.Seat) {
 			views = append(views, v)
 		}
 		if e.Kind == "game_over" {
@@ -799,12 +799,7 @@ func (a *answer) applied(ctx context.Context, res *play.Result, texts []string) 
 		}
 		evs = append(evs, e.Event)
 	}
-	again := engine.Asked(views, open)
-	for i, v := range views {
-		if v.Text != "" && !v.Echoes(a.reply.Seat) && !again[i] {
-			a.data.Since = append(a.data.Since, v.Text)
-		}
-	}
+	a.data.Since = append(a.data.Since, engine.Unasked(views, open)...)
 	if res.State != nil {
 		// What the change did that the moves' author did not write (an
 		// interrupt that cancelled a card of theirs, a claim that failed),

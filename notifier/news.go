@@ -54,7 +54,7 @@ func (o *Outbox) turnNews(ctx context.Context, id, version int64, seat int, st *
 // and the email tells them all. ok is false when the seat made no action
 // before version, or its last is further back than turnEvents events (the
 // email keeps what its own change says). The lines that ask the
-// questions asked again are left out (engine.Asked).
+// questions asked again are left out (engine.Unasked).
 func (o *Outbox) actedNews(ctx context.Context, id, version int64, seat int, st *engine.State, asked []engine.Prompt) (news, told, since []string, ok bool, err error) {
 	acted, err := o.store.LastActionVersion(ctx, id, seat, version)
 	if err != nil || acted == 0 || acted >= version {
@@ -74,12 +74,7 @@ func (o *Outbox) actedNews(ctx context.Context, id, version int64, seat int, st 
 			views = append(views, v)
 		}
 	}
-	again := engine.Asked(views, asked)
-	for i, v := range views {
-		if v.Text != "" && !again[i] {
-			since = append(since, v.Text)
-		}
-	}
+	since = engine.Unasked(views, asked)
 	news, told = NewsTold(st.Table(), seat, events)
 	return news, told, since, true, nil
 }

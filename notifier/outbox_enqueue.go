@@ -662,7 +662,7 @@ func eventTexts(events []event, seat int) []string { return sinceAsked(events, s
 
 // sinceAsked is eventTexts for an email that asks seat the questions
 // asked (a turn's email may ask one too, as the hand limit does): the
-// lines that ask them again are left out (engine.Asked), as the email
+// lines that ask them again are left out (engine.Unasked), as the email
 // shows each question once, under "Waiting for your answer".
 func sinceAsked(events []event, seat int, asked []engine.Prompt) []string {
 	views := make([]engine.Event, 0, len(events))
@@ -671,14 +671,7 @@ func sinceAsked(events []event, seat int, asked []engine.Prompt) []string {
 			views = append(views, v)
 		}
 	}
-	again := engine.Asked(views, asked)
-	var out []string
-	for i, v := range views {
-		if v.Text != "" && !again[i] {
-			out = append(out, v.Text)
-		}
-	}
-	return out
+	return engine.Unasked(views, asked)
 }
 
 func textsAfter(events []event, seq int64, seat int) []string {
